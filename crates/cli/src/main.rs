@@ -1,0 +1,51 @@
+//! `concord`: Concord's core from the shell — statistics, dataset inspection, paper tables.
+//!
+//! Each subcommand lives in its own module and receives the arguments after its name. Output
+//! goes to stdout (JSON unless a format says otherwise); errors go to stderr with exit code 1.
+
+use std::process::ExitCode;
+
+mod inspect;
+mod stats_cmd;
+mod table;
+
+const USAGE: &str = "\
+concord — LLM-as-a-judge evaluation from the command line
+
+USAGE:
+    concord stats CASES.json               statistics of STATS_SPEC.md, printed as JSON
+    concord inspect FILE                   detect a dataset's format; counts and diagnostics as JSON
+    concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
+                  [--format json|md|latex|csv]
+                                           correlation table of judge runs against human ratings
+    concord help                           this text
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "stats" => stats_cmd::run(rest),
+        "inspect" => inspect::run(rest),
+        "table" => table::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        "--version" | "-V" => {
+            println!("concord {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("concord {command}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

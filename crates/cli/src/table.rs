@@ -1,0 +1,122 @@
+//! `concord table`: correlation tables of judge runs against a dataset's human ratings.
+//!
+//! Thin shell over [`concord_core::judge::table`]: reads the files, parses the arguments,
+//! prints the rendered table. Loader diagnostics go to stderr so stdout stays machine-readable.
+
+use concord_core::data;
+use concord_core::judge::parse::Policy;
+use concord_core::judge::table::{self, Format, RunSpec};
+
+const HELP: &str = "\
+concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
+              [--format json|md|latex|csv]
+
+  --dataset FILE   the dataset with human ratings (e.g. topical_chat.json)
+  --run SPEC       NAME=ATTRIBUTE:FILE — a judge run file (e.g. a Chiang & Lee result file)
+                   rating ATTRIBUTE of the dataset; repeat for more rows
+  --parse POLICY   how responses are read: concord (default), geval, closer-look,
+                   closer-look-zero, coeval
+  --format FMT     json (default), md, latex, csv
+
+Each row: n, parse failures, Pearson r, Spearman rho and Kendall tau-b at dataset level and
+at document level (per source text, averaged over documents where defined), and Williams'
+one-sided p that the run's dataset-level r is greater than the first run's.
+";
+
+struct Args {
+    dataset: String,
+    runs: Vec<(String, String, String)>,
+    policy: Policy,
+    format: Format,
+}
+
+/// `Ok(None)` when help was asked for.
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let mut dataset = None;
+    let mut runs = Vec::new();
+    let mut policy = Policy::Concord;
+    let mut format = Format::Json;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            return Ok(None);
+        }
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value\n\n{HELP}"));
+        match flag.as_str() {
+            "--dataset" => dataset = Some(value()?.clone()),
+            "--run" => {
+                let spec = value()?;
+                let (name, rest) = spec
+                    .split_once('=')
+                    .ok_or_else(|| format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))?;
+                let (attribute, file) = rest
+                    .split_once(':')
+                    .ok_or_else(|| format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))?;
+                if name.is_empty() || attribute.is_empty() || file.is_empty() {
+                    return Err(format!(
+                        "--run `{spec}`: NAME, ATTRIBUTE and FILE must not be empty"
+                    ));
+                }
+                runs.push((name.to_owned(), attribute.to_owned(), file.to_owned()));
+            }
+            "--parse" => {
+                let name = value()?;
+                policy = Policy::from_name(name).ok_or_else(|| {
+                    let known: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+                    format!("unknown parse policy `{name}` (known: {})", known.join(", "))
+                })?;
+            }
+            "--format" => {
+                let name = value()?;
+                format = Format::from_name(name).ok_or_else(|| {
+                    format!("unknown format `{name}` (known: json, md, latex, csv)")
+                })?;
+            }
+            other => return Err(format!("unexpected argument `{other}`\n\n{HELP}")),
+        }
+    }
+    let dataset = dataset.ok_or_else(|| format!("--dataset is required\n\n{HELP}"))?;
+    if runs.is_empty() {
+        return Err(format!("at least one --run is required\n\n{HELP}"));
+    }
+    Ok(Some(Args { dataset, runs, policy, format }))
+}
+
+fn load(path: &str) -> Result<data::Loaded, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let name = std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path);
+    let loaded = data::load(name, &bytes).map_err(|e| e.to_string())?;
+    for d in loaded.diagnostics.iter().filter(|d| d.severity == data::Severity::Warning) {
+        eprintln!("warning: {d}");
+    }
+    Ok(loaded)
+}
+
+/// Runs `concord table` with the arguments after `table`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let Some(args) = parse_args(args)? else {
+        print!("{HELP}");
+        return Ok(());
+    };
+    let dataset = load(&args.dataset)?.dataset;
+    let mut loaded_runs = Vec::with_capacity(args.runs.len());
+    for (name, _, file) in &args.runs {
+        let loaded = load(file)?;
+        let run = loaded.runs.into_iter().next().ok_or_else(|| {
+            format!("run `{name}`: {file} holds no judge responses ({})", loaded.summary.format)
+        })?;
+        loaded_runs.push(run);
+    }
+    let specs: Vec<RunSpec<'_>> = args
+        .runs
+        .iter()
+        .zip(&loaded_runs)
+        .map(|((name, attribute, _), run)| RunSpec { name, attribute, run })
+        .collect();
+    let table = table::compute(&dataset, &specs, args.policy).map_err(|e| e.to_string())?;
+    print!("{}", table.render(args.format));
+    if args.format == Format::Json {
+        println!();
+    }
+    Ok(())
+}

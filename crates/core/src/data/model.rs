@@ -1,0 +1,378 @@
+//! The data model every loader produces: rating items, pairwise items, open-ended tasks and
+//! imported judge runs.
+//!
+//! One model serves every dataset Concord evaluates, so its shapes are the union of what the
+//! papers release: pointwise ratings (SummEval, Topical-Chat, CoEval), pairwise preferences
+//! (MT-bench, LLMBar) and released judge outputs (Chiang & Lee, UniEval, meta-evaluation).
+//! Items are joined to each other by key ([`ItemKey`]: document + system), never by position.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything one file (or the built-in example) contributes to an evaluation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// The file name the dataset was loaded from; diagnostics name it too.
+    pub name: String,
+    /// Rated attributes, in the order they appear in the file.
+    /// `RatingItem::ratings[i]` belongs to `attributes[i]`.
+    pub attributes: Vec<Attribute>,
+    /// Pointwise items: one output of one system for one document.
+    pub items: Vec<RatingItem>,
+    /// Pairwise items: two outputs for one input, with a gold preference.
+    pub pairs: Vec<PairwiseItem>,
+    /// Open-ended generation tasks (CoEval); items point at them by name.
+    pub tasks: Vec<OpenEndedTask>,
+    /// Human reviews of machine evaluations (CoEval action files), by item id.
+    pub actions: Vec<ReviewAction>,
+}
+
+impl Dataset {
+    /// Index of the attribute called `name`, if the dataset rates it.
+    pub fn attribute_index(&self, name: &str) -> Option<usize> {
+        self.attributes.iter().position(|a| a.name == name)
+    }
+
+    /// The aggregate human score of every item for attribute `index`, in item order;
+    /// `None` where an item has no rating. This is the vector the statistics consume.
+    pub fn human_scores(&self, index: usize) -> Vec<Option<f64>> {
+        self.items
+            .iter()
+            .map(|item| item.ratings.get(index).and_then(|r| r.as_ref()).map(|r| r.aggregate))
+            .collect()
+    }
+
+    /// The position of the item with this key, if any. Linear: callers joining many keys
+    /// build a map once (see [`crate::data::join`]).
+    pub fn find(&self, key: &ItemKey) -> Option<usize> {
+        self.items.iter().position(|item| item.key() == *key)
+    }
+}
+
+/// What an attribute measures on, as declared by the dataset (or observed, for generic files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attribute {
+    pub name: String,
+    pub scale: Scale,
+}
+
+/// The range and kind of a rating scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Scale {
+    pub min: f64,
+    pub max: f64,
+    pub kind: ScaleKind,
+}
+
+impl Scale {
+    /// An integer Likert scale such as SummEval's 1–5 or Topical-Chat's 1–3.
+    pub const fn likert(min: f64, max: f64) -> Scale {
+        Scale { min, max, kind: ScaleKind::Likert }
+    }
+
+    /// A yes/no scale stored as 0/1 (Topical-Chat groundedness).
+    pub const BINARY: Scale = Scale { min: 0.0, max: 1.0, kind: ScaleKind::Binary };
+
+    /// Whether `value` lies on the scale (inclusive bounds).
+    pub fn contains(&self, value: f64) -> bool {
+        value >= self.min && value <= self.max
+    }
+}
+
+/// How the points of a scale are spaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ScaleKind {
+    /// Integer points between `min` and `max`.
+    Likert,
+    /// Two points, 0 and 1.
+    Binary,
+    /// Any real value in the range (e.g. observed bounds of a generic numeric column).
+    Continuous,
+}
+
+/// An ordered list of named text fields, kept under their original names so prompt templates
+/// can look up `{{Document}}`, `{{Fact}}` or `{{source}}` exactly as the paper's files call them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fields(pub Vec<(String, String)>);
+
+impl Fields {
+    /// The value of the field called `name` (exact, case-sensitive match first, then
+    /// ASCII-case-insensitive, because templates are written by hand).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .or_else(|| self.0.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Appends a field, keeping file order.
+    pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.0.push((name.into(), value.into()));
+    }
+
+    /// Field names in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_str())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The identity of a pointwise item across files: which document, which system.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ItemKey {
+    pub document: String,
+    pub system: String,
+}
+
+/// One system output for one document, with its human ratings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatingItem {
+    /// Unique within the dataset; the file's own id when it has one.
+    pub id: String,
+    /// Groups the outputs of different systems for the same input (document-level statistics).
+    /// Files without a document id get a content hash of the input ([`content_id`]), so
+    /// two files that share the input text agree on it.
+    pub document_id: String,
+    pub system_id: String,
+    /// The open-ended task (by name) this item belongs to, for CoEval-style data.
+    pub task: Option<String>,
+    /// Input fields (article, dialogue history, fact, question…) under their original names.
+    pub inputs: Fields,
+    /// The name of the output field in the file (`system_output`, `summary`, `output`…).
+    pub output_name: String,
+    /// The text being rated.
+    pub output: String,
+    /// Parallel to [`Dataset::attributes`]; `None` where the file has no rating.
+    pub ratings: Vec<Option<HumanRating>>,
+    /// 1-based line (JSON/JSONL) or row (CSV) the item came from; 0 for built-in data.
+    pub line: usize,
+}
+
+impl RatingItem {
+    pub fn key(&self) -> ItemKey {
+        ItemKey { document: self.document_id.clone(), system: self.system_id.clone() }
+    }
+
+    /// A field by its original name: an input, or the output under [`RatingItem::output_name`].
+    /// This is what prompt templates look up.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.inputs.get(name).or_else(|| (self.output_name == name).then_some(self.output.as_str()))
+    }
+}
+
+/// The human judgement of one item on one attribute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HumanRating {
+    /// Individual raters' scores in file order; empty when the file only releases the aggregate.
+    pub raters: Vec<RaterScore>,
+    /// The score the statistics use; see [`Aggregate`] for how it was obtained.
+    pub aggregate: f64,
+    pub how: Aggregate,
+}
+
+impl HumanRating {
+    /// Aggregates per-rater scores by [`mean_in_order`]. `None` when `raters` is empty.
+    pub fn from_raters(raters: Vec<RaterScore>) -> Option<HumanRating> {
+        let scores: Vec<f64> = raters.iter().map(|r| r.score).collect();
+        let aggregate = mean_in_order(&scores)?;
+        Some(HumanRating { raters, aggregate, how: Aggregate::MeanOfRaters })
+    }
+
+    /// A rating of which only the released aggregate is known.
+    pub fn released(aggregate: f64) -> HumanRating {
+        HumanRating { raters: Vec::new(), aggregate, how: Aggregate::Released }
+    }
+}
+
+/// One rater's score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RaterScore {
+    pub rater: String,
+    pub score: f64,
+}
+
+/// Where an item's aggregate score comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Aggregate {
+    /// The file ships the aggregate (SummEval and Topical-Chat publish the mean of 3 raters
+    /// rounded to 10 decimals); we keep the published number so ties match the papers.
+    Released,
+    /// Computed here by [`mean_in_order`].
+    MeanOfRaters,
+}
+
+/// The one way Concord averages raters: sum in input order, then divide by the count.
+///
+/// STATS_SPEC §0: ties are detected by exact `f64` equality, so the summation order must be
+/// the same everywhere or two items with the same ratings could get different means.
+pub fn mean_in_order(scores: &[f64]) -> Option<f64> {
+    if scores.is_empty() {
+        return None;
+    }
+    let mut sum = 0.0;
+    for &s in scores {
+        sum += s;
+    }
+    Some(sum / scores.len() as f64)
+}
+
+/// Two outputs for the same input, with the gold preference when known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseItem {
+    pub id: String,
+    pub inputs: Fields,
+    pub output_a: String,
+    pub output_b: String,
+    pub model_a: Option<String>,
+    pub model_b: Option<String>,
+    /// The gold label; for per-rater data the majority of `votes` (a split vote is a tie).
+    pub label: Option<PairLabel>,
+    /// Individual human votes, when the file has them (MT-bench human judgments).
+    pub votes: Vec<PairVote>,
+    pub line: usize,
+}
+
+/// A pairwise preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairLabel {
+    /// Neither is better (meta-evaluation label 0).
+    Tie,
+    /// Output A / output_1 is better (label 1).
+    A,
+    /// Output B / output_2 is better (label 2).
+    B,
+}
+
+impl PairLabel {
+    /// Reads the meta-evaluation encoding 0 = tie, 1 = first, 2 = second.
+    pub fn from_code(code: i64) -> Option<PairLabel> {
+        match code {
+            0 => Some(PairLabel::Tie),
+            1 => Some(PairLabel::A),
+            2 => Some(PairLabel::B),
+            _ => None,
+        }
+    }
+}
+
+/// One rater's pairwise vote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairVote {
+    pub rater: String,
+    pub label: PairLabel,
+}
+
+/// An open-ended generation task (CoEval): what is asked, how the fields are called, and the
+/// task-specific criteria.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenEndedTask {
+    pub name: String,
+    pub description: String,
+    /// The name of the input field (`reddit question`, `story requirement`…).
+    pub input_name: String,
+    /// The name of the output field (`answer`, `story`…).
+    pub output_name: String,
+    pub criteria: Vec<String>,
+}
+
+/// What a human did with a machine evaluation of one item on one criterion (CoEval's
+/// `*_action.json`): one action (`pass`, `revise`, `delete`, `add`) per point of ChatGPT's
+/// evaluation, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewAction {
+    pub item_id: String,
+    pub criterion: String,
+    pub rater: String,
+    pub actions: Vec<String>,
+}
+
+/// Outputs of one judge configuration over a dataset, as released by a paper or produced by a
+/// run: per item the prompt sent and every raw response.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRun {
+    /// Usually the file name (`gpt3.5_coh_geval.json`).
+    pub name: String,
+    /// The attribute judged, when the file says (Chiang & Lee file names do: `coh`, `nat`…).
+    pub attribute: Option<String>,
+    pub records: Vec<JudgeRecord>,
+}
+
+/// One item's judging: the prompt and the raw responses (Chiang & Lee sample 20 per item).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRecord {
+    pub key: RecordKey,
+    pub prompt: Option<String>,
+    pub responses: Vec<String>,
+    /// Scores already parsed by the file's authors (UniEval `predict_scores`, meta-evaluation
+    /// `score`), by attribute name; the response parser fills this for raw runs.
+    pub parsed: Vec<(String, f64)>,
+    pub line: usize,
+}
+
+/// How a judge record names the item it judged.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKey {
+    /// A pointwise item by document + system.
+    Item(ItemKey),
+    /// A pairwise or scoring item by its id in the dataset.
+    Id(String),
+}
+
+/// A short, stable identifier for a text: 16 hex digits of its 64-bit FNV-1a hash.
+///
+/// Used as the document id of files that have none (Topical-Chat, CoEval), so the dataset and
+/// each released result file — which carry the same dialogue text — agree on the key.
+pub fn content_id(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_sums_in_input_order() {
+        // 0.1 + 0.2 + 0.3 in this order is 0.6000000000000001 / 3; another order differs in
+        // the last bit, which is exactly what would break tie detection.
+        let m = mean_in_order(&[0.1, 0.2, 0.3]).unwrap();
+        assert_eq!(m, (0.1 + 0.2 + 0.3) / 3.0);
+        assert_eq!(mean_in_order(&[]), None);
+        assert_eq!(mean_in_order(&[4.0, 5.0]), Some(4.5));
+    }
+
+    #[test]
+    fn content_id_is_fnv1a() {
+        // Reference values of 64-bit FNV-1a.
+        assert_eq!(content_id(""), "cbf29ce484222325");
+        assert_eq!(content_id("a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn fields_lookup_prefers_exact_case() {
+        let mut f = Fields::default();
+        f.push("document", "lower");
+        f.push("Document", "upper");
+        assert_eq!(f.get("Document"), Some("upper"));
+        assert_eq!(f.get("DOCUMENT"), Some("lower"));
+        assert_eq!(f.get("fact"), None);
+    }
+}

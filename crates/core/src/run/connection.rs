@@ -1,0 +1,129 @@
+//! "Test connection": list the provider's models and tell apart the ways it can fail —
+//! unreachable (network/CORS), a bad key, a wrong base URL, or a model the server lacks.
+//!
+//! The request comes from [`crate::run::build_list_models`]; the edge sends it and passes the
+//! outcome (status 0 for a status-less `TypeError`) to [`classify_connection`].
+
+use crate::run::error::{ErrorKind, classify_error};
+use crate::run::provider::Endpoint;
+use crate::run::response::parse_model_list;
+
+/// What Test connection found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectionStatus {
+    /// Reached, key accepted, and the chosen model is listed (or no model is chosen yet).
+    Ok,
+    /// Reached and key accepted, but the chosen model is not among the listed ones.
+    ModelMissing,
+    /// No response the page could read: server down, wrong host, or CORS refused.
+    Unreachable,
+    /// The key was rejected.
+    BadKey,
+    /// The server answered 404 for the model list: the base URL is probably wrong.
+    WrongBaseUrl,
+    /// Anything else (rate limit, server error, unreadable list).
+    Failed,
+}
+
+/// The result with what to tell the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionReport {
+    pub status: ConnectionStatus,
+    /// Model ids the server listed (empty unless it answered with a list).
+    pub models: Vec<String>,
+    /// One sentence: what happened.
+    pub summary: String,
+    /// What to do about it (empty when all is well).
+    pub advice: String,
+}
+
+/// Whether `listed` names `wanted`, allowing Ollama's implicit `:latest` tag and Gemini's
+/// `models/` prefix.
+fn same_model(listed: &str, wanted: &str) -> bool {
+    let listed = listed.trim_start_matches("models/");
+    let wanted = wanted.trim().trim_start_matches("models/");
+    listed == wanted || listed.strip_suffix(":latest") == Some(wanted)
+}
+
+/// Classifies the outcome of the list-models request for `endpoint`.
+pub fn classify_connection(
+    endpoint: &Endpoint,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+    now_unix_ms: u64,
+) -> ConnectionReport {
+    let preset = endpoint.provider.preset();
+    let report = |status, summary: String, advice: String| ConnectionReport {
+        status,
+        models: Vec::new(),
+        summary,
+        advice,
+    };
+    if (200..300).contains(&status) {
+        let models = match parse_model_list(endpoint.provider.api(), body) {
+            Ok(m) => m,
+            Err(e) => {
+                return report(
+                    ConnectionStatus::Failed,
+                    format!("{} answered, but its model list could not be read: {e}", preset.name),
+                    "Check that the base URL points at the API root (it usually ends in /v1)."
+                        .into(),
+                );
+            }
+        };
+        let wanted = endpoint.model.trim();
+        if wanted.is_empty() || models.iter().any(|m| same_model(m, wanted)) {
+            let summary =
+                format!("Connected to {}: {} models available.", preset.name, models.len());
+            return ConnectionReport {
+                status: ConnectionStatus::Ok,
+                models,
+                summary,
+                advice: String::new(),
+            };
+        }
+        let mut advice = "Pick one of the listed models.".to_string();
+        if endpoint.provider == crate::run::ProviderId::Ollama {
+            advice = format!("Run `ollama pull {wanted}`, or pick one of the listed models.");
+        }
+        return ConnectionReport {
+            status: ConnectionStatus::ModelMissing,
+            summary: format!(
+                "Connected to {}, but it does not list the model `{wanted}` ({} models listed).",
+                preset.name,
+                models.len()
+            ),
+            models,
+            advice,
+        };
+    }
+    let error = classify_error(status, headers, body, now_unix_ms);
+    match error.kind {
+        ErrorKind::Network => report(
+            ConnectionStatus::Unreachable,
+            format!(
+                "Could not reach {} at {} (no response the browser may read).",
+                preset.name,
+                endpoint.normalized_base_url()
+            ),
+            preset.cors_advice.to_string(),
+        ),
+        ErrorKind::Auth | ErrorKind::BrowserAccessDenied => report(
+            ConnectionStatus::BadKey,
+            format!("{} rejected the key (HTTP {status}): {}", preset.name, error.message),
+            error.advice(endpoint.provider),
+        ),
+        _ if status == 404 => report(
+            ConnectionStatus::WrongBaseUrl,
+            format!("{} answered 404 for the model list.", preset.name),
+            format!("Check the base URL; {}'s is usually {}.", preset.name, preset.base_url),
+        ),
+        _ => report(
+            ConnectionStatus::Failed,
+            format!("{}: {error}", preset.name),
+            error.advice(endpoint.provider),
+        ),
+    }
+}

@@ -1,0 +1,593 @@
+//! The run scheduler: a state machine that decides which call to send next and when.
+//!
+//! The browser edge drives it in a loop:
+//!
+//! ```text
+//! loop {
+//!     match scheduler.next_action(now_ms) {
+//!         Action::Send(id)         => start the fetch for scheduler.job(id) (do not await it)
+//!         Action::Wait(ms)         => sleep ms, or until a response arrives, whichever is first
+//!         Action::AwaitResponses   => wait for the next response
+//!         Action::Paused           => wait for resume (responses in flight are still accepted)
+//!         Action::Done(finish)     => stop and show `finish`
+//!     }
+//!     // as each response arrives: store it in the cache first, then
+//!     // scheduler.on_success(id, now_ms, usage) or scheduler.on_failure(id, now_ms, error)
+//! }
+//! ```
+//!
+//! Time is always passed in, never read, so the machine is deterministic and runs unchanged
+//! in wasm32. Concurrency is bounded and adapts to 429s (AIMD: halve on a rate limit, grow by
+//! one per window of successes); a known requests-per-minute limit spaces sends evenly.
+//! Resumption is the edge's business: it builds the job list from the cache keys that are not
+//! in the cache yet, so nothing already paid for is queued again.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::fmt;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+
+use crate::run::cost::{CostMeter, Price};
+use crate::run::error::{ApiError, ErrorKind};
+use crate::run::provider::Param;
+use crate::run::response::Usage;
+use crate::run::retry::{GiveUpReason, RetryDecision, RetryPolicy};
+
+/// Index of a job in the scheduler (its position in the list passed to [`Scheduler::new`]).
+pub type JobId = usize;
+
+/// One call to make: its cache key (the sample it produces, or the first of a batch), the
+/// edge's payload (what to send), and its estimated cost for the spend cap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job<T> {
+    pub key: String,
+    pub payload: T,
+    pub estimated_cost_usd: f64,
+}
+
+/// Settings of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerConfig {
+    /// Upper bound of parallel calls (LLM_PROVIDERS.md suggests 4–8 per provider).
+    pub max_concurrency: u32,
+    /// Known requests-per-minute limit; sends are spaced to stay under it.
+    pub requests_per_minute: Option<u32>,
+    /// Fraction of the limit actually used, so timer and network jitter do not trip it.
+    pub pacing_fraction: f64,
+    pub retry: RetryPolicy,
+    /// Stop cleanly (finish what is in flight, send nothing more) once this much is committed.
+    pub spend_cap_usd: Option<f64>,
+    /// Price used to turn reported usage into cost; `None` when unknown.
+    pub price: Option<Price>,
+    /// Seed of the backoff jitter.
+    pub seed: u64,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> SchedulerConfig {
+        SchedulerConfig {
+            max_concurrency: 6,
+            requests_per_minute: None,
+            pacing_fraction: 0.95,
+            retry: RetryPolicy::default(),
+            spend_cap_usd: None,
+            price: None,
+            seed: 0,
+        }
+    }
+}
+
+/// What the edge should do next.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Action {
+    /// Send this job now.
+    Send(JobId),
+    /// Nothing may be sent for this many ms (pacing, backoff, `retry-after`); a response
+    /// arriving earlier is handled as usual.
+    Wait(u64),
+    /// The concurrency limit is reached, or only in-flight calls remain: wait for a response.
+    AwaitResponses,
+    /// Paused by the user.
+    Paused,
+    /// Nothing is in flight and nothing more will be sent.
+    Done(Finish),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Finish {
+    /// Every job finished (some may have failed; see [`Progress::failed`]).
+    Completed,
+    /// The user cancelled.
+    Cancelled,
+    /// The run stopped early; the unsent jobs can be resumed later.
+    Stopped(StopReason),
+}
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// An error no retry can fix (auth, quota/spend, context length, unknown model).
+    Fatal(ApiError),
+    /// The next call would exceed the spend cap.
+    SpendCap { spent_usd: f64, cap_usd: f64 },
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Fatal(e) => write!(f, "stopped: {e}"),
+            StopReason::SpendCap { spent_usd, cap_usd } => write!(
+                f,
+                "stopped at the spend cap: ${spent_usd:.4} spent or committed of ${cap_usd:.4}"
+            ),
+        }
+    }
+}
+
+/// What the scheduler made of a failure (also written to the run log).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum FailureOutcome {
+    /// The job will be sent again after this many ms.
+    Retry { after_ms: u64 },
+    /// The parameter is dropped for the rest of the run (see [`Scheduler::dropped_params`]);
+    /// the job is sent again at once, rebuilt without it.
+    RetryWithout(Param),
+    /// The job failed for good; the run continues.
+    Failed,
+    /// The run stops (see [`Finish::Stopped`]).
+    RunStopped,
+}
+
+/// Misuse of the scheduler by the edge (a bug there, reported rather than panicking).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchedulerError {
+    UnknownJob(JobId),
+    /// A response was reported for a job that is not in flight (e.g. reported twice).
+    NotInFlight(JobId),
+}
+
+impl fmt::Display for SchedulerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchedulerError::UnknownJob(id) => write!(f, "job {id} does not exist"),
+            SchedulerError::NotInFlight(id) => {
+                write!(f, "job {id} is not in flight (reported twice?)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SchedulerError {}
+
+/// A run-log line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogEntry {
+    pub at_ms: u64,
+    pub job: Option<JobId>,
+    pub message: String,
+}
+
+/// The progress bar's figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub total: usize,
+    pub done: usize,
+    pub failed: usize,
+    pub in_flight: usize,
+    /// Finished calls per minute since the first send.
+    pub rate_per_minute: f64,
+    /// Estimated time to finish at the current rate.
+    pub eta_ms: Option<u64>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    /// The current adaptive concurrency limit.
+    pub concurrency: u32,
+    /// Retries made so far.
+    pub retries: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Status {
+    Queued,
+    /// In `retries_due`.
+    Waiting,
+    InFlight {
+        sent_at: u64,
+    },
+    Done,
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+struct Slot<T> {
+    job: Job<T>,
+    status: Status,
+    attempts: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum RunState {
+    Running,
+    Paused,
+    Cancelled,
+    Stopped(StopReason),
+}
+
+/// The scheduler. See the module docs for the driving loop.
+#[derive(Debug, Clone)]
+pub struct Scheduler<T> {
+    config: SchedulerConfig,
+    slots: Vec<Slot<T>>,
+    /// Jobs never sent, in order.
+    queue: VecDeque<JobId>,
+    /// Jobs waiting to be retried, earliest first (a heap: runs have tens of thousands of jobs).
+    retries_due: BinaryHeap<Reverse<(u64, JobId)>>,
+    in_flight: usize,
+    done: usize,
+    failed: usize,
+    retries: u64,
+    state: RunState,
+    /// AIMD window; the limit is its floor.
+    concurrency: f64,
+    last_decrease_at: Option<u64>,
+    /// Nothing is sent before this (a provider's `retry-after` applies to everyone).
+    hold_until: u64,
+    /// Earliest time of the next send under per-minute pacing.
+    next_slot_ms: f64,
+    first_send_at: Option<u64>,
+    dropped: BTreeSet<Param>,
+    meter: CostMeter,
+    committed_usd: f64,
+    rng: ChaCha8Rng,
+    log: Vec<LogEntry>,
+}
+
+impl<T> Scheduler<T> {
+    /// A scheduler for `jobs`, in order.
+    pub fn new(jobs: Vec<Job<T>>, config: SchedulerConfig) -> Scheduler<T> {
+        let queue = (0..jobs.len()).collect();
+        let slots =
+            jobs.into_iter().map(|job| Slot { job, status: Status::Queued, attempts: 0 }).collect();
+        let concurrency = f64::from(config.max_concurrency.max(1));
+        let rng = ChaCha8Rng::seed_from_u64(config.seed);
+        Scheduler {
+            config,
+            slots,
+            queue,
+            retries_due: BinaryHeap::new(),
+            in_flight: 0,
+            done: 0,
+            failed: 0,
+            retries: 0,
+            state: RunState::Running,
+            concurrency,
+            last_decrease_at: None,
+            hold_until: 0,
+            next_slot_ms: 0.0,
+            first_send_at: None,
+            dropped: BTreeSet::new(),
+            meter: CostMeter::default(),
+            committed_usd: 0.0,
+            rng,
+            log: Vec::new(),
+        }
+    }
+
+    /// The job with this id.
+    pub fn job(&self, id: JobId) -> Option<&Job<T>> {
+        self.slots.get(id).map(|s| &s.job)
+    }
+
+    /// How many times this job has been sent.
+    pub fn attempts(&self, id: JobId) -> u32 {
+        self.slots.get(id).map_or(0, |s| s.attempts)
+    }
+
+    /// Parameters the API rejected; the edge builds every request without them.
+    pub fn dropped_params(&self) -> &BTreeSet<Param> {
+        &self.dropped
+    }
+
+    /// The run log so far.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// The current concurrency limit.
+    pub fn concurrency_limit(&self) -> u32 {
+        // The window stays within [1, max_concurrency], so the cast cannot truncate wrongly.
+        self.concurrency.floor().max(1.0) as u32
+    }
+
+    /// Sets (or clears) the requests-per-minute limit, e.g. from a provider's
+    /// `x-ratelimit-limit-requests` header.
+    pub fn set_requests_per_minute(&mut self, rpm: Option<u32>, now_ms: u64) {
+        if self.config.requests_per_minute != rpm {
+            self.config.requests_per_minute = rpm;
+            self.note(
+                now_ms,
+                None,
+                match rpm {
+                    Some(r) => format!("pacing to {r} requests per minute"),
+                    None => "per-minute pacing off".to_string(),
+                },
+            );
+        }
+    }
+
+    /// Stops sending; calls in flight still complete.
+    pub fn pause(&mut self, now_ms: u64) {
+        if self.state == RunState::Running {
+            self.state = RunState::Paused;
+            self.note(now_ms, None, "paused".into());
+        }
+    }
+
+    /// Resumes a paused run.
+    pub fn resume(&mut self, now_ms: u64) {
+        if self.state == RunState::Paused {
+            self.state = RunState::Running;
+            self.note(now_ms, None, "resumed".into());
+        }
+    }
+
+    /// Cancels the run: nothing more is sent. Responses in flight are still accepted (they are
+    /// paid for); the edge may also abort them and report [`Scheduler::on_aborted`].
+    pub fn cancel(&mut self, now_ms: u64) {
+        if matches!(self.state, RunState::Running | RunState::Paused) {
+            self.state = RunState::Cancelled;
+            self.note(now_ms, None, "cancelled".into());
+        }
+    }
+
+    fn note(&mut self, at_ms: u64, job: Option<JobId>, message: String) {
+        self.log.push(LogEntry { at_ms, job, message });
+    }
+
+    fn pacing_interval_ms(&self) -> Option<f64> {
+        let rpm = f64::from(self.config.requests_per_minute.filter(|&r| r > 0)?);
+        let fraction = self.config.pacing_fraction.clamp(0.01, 1.0);
+        Some(60_000.0 / (rpm * fraction))
+    }
+
+    /// The next thing to do at time `now_ms`.
+    pub fn next_action(&mut self, now_ms: u64) -> Action {
+        match &self.state {
+            RunState::Cancelled => {
+                return if self.in_flight == 0 {
+                    Action::Done(Finish::Cancelled)
+                } else {
+                    Action::AwaitResponses
+                };
+            }
+            RunState::Stopped(reason) => {
+                return if self.in_flight == 0 {
+                    Action::Done(Finish::Stopped(reason.clone()))
+                } else {
+                    Action::AwaitResponses
+                };
+            }
+            RunState::Paused => return Action::Paused,
+            RunState::Running => {}
+        }
+        // The earliest retry that is due, else the next fresh job.
+        let (due, earliest_wait) = match self.retries_due.peek() {
+            Some(&Reverse((ready_at, id))) if ready_at <= now_ms => (Some((ready_at, id)), None),
+            Some(&Reverse((ready_at, _))) => (None, Some(ready_at)),
+            None => (None, None),
+        };
+        let candidate = due.map(|(_, id)| id).or_else(|| self.queue.front().copied());
+        let Some(id) = candidate else {
+            if self.in_flight > 0 {
+                return match earliest_wait {
+                    Some(t) => Action::Wait(t - now_ms),
+                    None => Action::AwaitResponses,
+                };
+            }
+            return match earliest_wait {
+                Some(t) => Action::Wait(t - now_ms),
+                None => Action::Done(Finish::Completed),
+            };
+        };
+        if self.in_flight >= self.concurrency_limit() as usize {
+            return Action::AwaitResponses;
+        }
+        if let Some(cap) = self.config.spend_cap_usd {
+            let estimate = self.slots[id].job.estimated_cost_usd.max(0.0);
+            let committed = self.meter.total_usd() + self.committed_usd;
+            if committed + estimate > cap {
+                let reason = StopReason::SpendCap { spent_usd: committed, cap_usd: cap };
+                self.note(now_ms, None, reason.to_string());
+                self.state = RunState::Stopped(reason);
+                return self.next_action(now_ms);
+            }
+        }
+        let mut not_before = self.hold_until;
+        if self.pacing_interval_ms().is_some() {
+            not_before = not_before.max(self.next_slot_ms.ceil() as u64);
+        }
+        if not_before > now_ms {
+            return Action::Wait(not_before - now_ms);
+        }
+        // Send it.
+        if due.is_some() {
+            self.retries_due.pop();
+        } else {
+            self.queue.pop_front();
+        }
+        if let Some(interval) = self.pacing_interval_ms() {
+            self.next_slot_ms = self.next_slot_ms.max(now_ms as f64) + interval;
+        }
+        self.first_send_at.get_or_insert(now_ms);
+        let slot = &mut self.slots[id];
+        slot.attempts += 1;
+        slot.status = Status::InFlight { sent_at: now_ms };
+        self.committed_usd += slot.job.estimated_cost_usd.max(0.0);
+        self.in_flight += 1;
+        Action::Send(id)
+    }
+
+    fn take_in_flight(&mut self, id: JobId) -> Result<u64, SchedulerError> {
+        let slot = self.slots.get_mut(id).ok_or(SchedulerError::UnknownJob(id))?;
+        let Status::InFlight { sent_at } = slot.status else {
+            return Err(SchedulerError::NotInFlight(id));
+        };
+        self.in_flight -= 1;
+        self.committed_usd = (self.committed_usd - slot.job.estimated_cost_usd.max(0.0)).max(0.0);
+        Ok(sent_at)
+    }
+
+    /// A response arrived and was stored. `usage` is what the provider reported, if anything.
+    pub fn on_success(
+        &mut self,
+        id: JobId,
+        _now_ms: u64,
+        usage: Option<Usage>,
+    ) -> Result<(), SchedulerError> {
+        self.take_in_flight(id)?;
+        let estimate = self.slots[id].job.estimated_cost_usd;
+        self.meter.record(usage, self.config.price, estimate);
+        self.slots[id].status = Status::Done;
+        self.done += 1;
+        // Additive increase: about one more slot per window's worth of successes.
+        let max = f64::from(self.config.max_concurrency.max(1));
+        self.concurrency = (self.concurrency + 1.0 / self.concurrency).min(max);
+        Ok(())
+    }
+
+    /// The edge aborted an in-flight call (cancel or pause with abort): it goes back to the
+    /// front of the queue and the attempt does not count.
+    pub fn on_aborted(&mut self, id: JobId) -> Result<(), SchedulerError> {
+        self.take_in_flight(id)?;
+        let slot = &mut self.slots[id];
+        slot.attempts = slot.attempts.saturating_sub(1);
+        slot.status = Status::Queued;
+        self.queue.push_front(id);
+        Ok(())
+    }
+
+    /// A call failed with `error` (classified by [`crate::run::classify_error`]).
+    pub fn on_failure(
+        &mut self,
+        id: JobId,
+        now_ms: u64,
+        error: ApiError,
+    ) -> Result<FailureOutcome, SchedulerError> {
+        let sent_at = self.take_in_flight(id)?;
+        if let Some(rpm) = error.limit_requests_per_minute
+            && self.config.requests_per_minute.is_none()
+        {
+            self.set_requests_per_minute(Some(rpm), now_ms);
+        }
+        if error.kind == ErrorKind::RateLimited {
+            // Multiplicative decrease, once per burst: only calls sent after the last decrease
+            // carry news about the reduced window.
+            if self.last_decrease_at.is_none_or(|t| sent_at >= t) {
+                self.concurrency = (self.concurrency / 2.0).max(1.0);
+                self.last_decrease_at = Some(now_ms);
+                self.note(
+                    now_ms,
+                    Some(id),
+                    format!("rate limited: concurrency lowered to {}", self.concurrency_limit()),
+                );
+            }
+            if let Some(wait) = error.retry_after_ms {
+                self.hold_until = self.hold_until.max(now_ms + wait);
+            }
+        }
+        let attempts = self.slots[id].attempts;
+        let dropped = &self.dropped;
+        let decision =
+            self.config.retry.decide(&error, attempts, |p| dropped.contains(&p), &mut self.rng);
+        let outcome = match decision {
+            RetryDecision::RetryAfter(after_ms) => {
+                self.retries += 1;
+                self.slots[id].status = Status::Waiting;
+                self.retries_due.push(Reverse((now_ms + after_ms, id)));
+                self.note(now_ms, Some(id), format!("{error}; retry {attempts} in {after_ms} ms"));
+                FailureOutcome::Retry { after_ms }
+            }
+            RetryDecision::DropParamAndRetry(param) => {
+                self.dropped.insert(param);
+                let slot = &mut self.slots[id];
+                // Dropping a parameter is a correction, not a retry of the same thing.
+                slot.attempts = slot.attempts.saturating_sub(1);
+                slot.status = Status::Waiting;
+                self.retries_due.push(Reverse((now_ms, id)));
+                self.note(
+                    now_ms,
+                    Some(id),
+                    format!(
+                        "the API rejected `{param}` ({}); continuing without it",
+                        error.message
+                    ),
+                );
+                FailureOutcome::RetryWithout(param)
+            }
+            RetryDecision::GiveUp(reason) => {
+                let why = match &reason {
+                    GiveUpReason::NotRetryable => "not retryable".to_string(),
+                    GiveUpReason::AttemptsExhausted { attempts } => {
+                        format!("gave up after {attempts} attempts")
+                    }
+                    GiveUpReason::ParamAlreadyDropped(p) => {
+                        format!("`{p}` was already dropped and the API still rejects the call")
+                    }
+                };
+                if error.stops_run() {
+                    // Leave the job unsent rather than failed, so a later resume retries it.
+                    self.slots[id].status = Status::Queued;
+                    self.queue.push_front(id);
+                    self.note(now_ms, Some(id), format!("{error} ({why}); stopping the run"));
+                    if matches!(self.state, RunState::Running | RunState::Paused) {
+                        self.state = RunState::Stopped(StopReason::Fatal(error));
+                    }
+                    FailureOutcome::RunStopped
+                } else {
+                    self.slots[id].status = Status::Failed;
+                    self.failed += 1;
+                    self.note(now_ms, Some(id), format!("{error} ({why}); job failed"));
+                    FailureOutcome::Failed
+                }
+            }
+        };
+        Ok(outcome)
+    }
+
+    /// The progress bar's figures at `now_ms`.
+    pub fn progress(&self, now_ms: u64) -> Progress {
+        let total = self.slots.len();
+        let finished = self.done + self.failed;
+        let elapsed = self.first_send_at.map_or(0, |t| now_ms.saturating_sub(t));
+        let rate_per_minute =
+            if elapsed > 0 { finished as f64 * 60_000.0 / elapsed as f64 } else { 0.0 };
+        let remaining = total - finished;
+        let eta_ms = (rate_per_minute > 0.0)
+            .then(|| (remaining as f64 / rate_per_minute * 60_000.0).round() as u64);
+        Progress {
+            total,
+            done: self.done,
+            failed: self.failed,
+            in_flight: self.in_flight,
+            rate_per_minute,
+            eta_ms,
+            usage: self.meter.usage,
+            cost_usd: self.meter.total_usd(),
+            concurrency: self.concurrency_limit(),
+            retries: self.retries,
+        }
+    }
+
+    /// The cost meter (reported vs estimated spend).
+    pub fn cost(&self) -> &CostMeter {
+        &self.meter
+    }
+}

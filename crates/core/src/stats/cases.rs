@@ -1,0 +1,896 @@
+//! The JSON case format of `stats_examples/cases.json` (§14) and its results in the format of
+//! `expected.json`: what `concord stats CASES.json` reads and prints.
+//!
+//! Input is parsed leniently into typed cases (numbers or `null` where scores go); a malformed
+//! case becomes a result with an `error` field naming the field and the problem, and the other
+//! cases are still computed.
+
+use super::correlation::{AllCorrelations, correlate_all};
+use super::group::{GroupOptions, GroupStat, group_correlations};
+use super::preference::{EloParams, shuffled_orders};
+use super::resample::{
+    BootResult, Level, PermResult, ResampleStat, Triples, bootstrap_triples, draw_boot_indices,
+    draw_perm_masks, observed, permutation_triples,
+};
+use super::{
+    CohenWeights, KrippendorffLevel, Label, Match, NullOutcome, Outcome, bradley_terry,
+    cohen_kappa, elo, fleiss_kappa, krippendorff_alpha, label_accuracy, match_summary,
+    mean_pairwise_cohen, williams, williams_vectors,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+/// Default WMT DA threshold of the Kendall-like τ (0–100 scale).
+pub const DEFAULT_KENDALL_LIKE_THRESH: f64 = 25.0;
+/// Default number of bootstrap resamples / permutations when a case gives none.
+pub const DEFAULT_RESAMPLES: usize = 1000;
+/// Default number of shuffled orders for averaged Elo (meta-evaluation paper).
+pub const DEFAULT_ELO_SHUFFLES: usize = 200;
+
+/// Why a case file could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CaseFileError {
+    /// Not JSON; the message includes line and column.
+    NotJson(String),
+    /// The top level is not `{"cases": [...]}` or a list of cases.
+    NoCaseList,
+}
+
+impl fmt::Display for CaseFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseFileError::NotJson(e) => write!(f, "not valid JSON: {e}"),
+            CaseFileError::NoCaseList => {
+                f.write_str("expected an object with a \"cases\" list (or a list of cases)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CaseFileError {}
+
+/// A problem with one field of one case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseError {
+    pub field: String,
+    pub problem: String,
+}
+
+impl fmt::Display for CaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field `{}`: {}", self.field, self.problem)
+    }
+}
+
+impl std::error::Error for CaseError {}
+
+fn bad(field: &str, problem: impl Into<String>) -> CaseError {
+    CaseError { field: field.to_string(), problem: problem.into() }
+}
+
+/// The whole output document.
+#[derive(Debug, Serialize)]
+pub struct CaseResults {
+    pub oracle: Engine,
+    pub results: Vec<Value>,
+}
+
+/// Which implementation produced the results (the reference file names its oracle here).
+#[derive(Debug, Serialize)]
+pub struct Engine {
+    pub oracle_version: u32,
+    pub concord: &'static str,
+}
+
+/// Parse a case file and compute every case.
+pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
+    let doc: Value = serde_json::from_str(json).map_err(|e| CaseFileError::NotJson(e.to_string()))?;
+    let cases = match &doc {
+        Value::Object(o) => o.get("cases").and_then(Value::as_array),
+        Value::Array(a) => Some(a),
+        _ => None,
+    }
+    .ok_or(CaseFileError::NoCaseList)?;
+    let results = cases.iter().map(run_case).collect();
+    Ok(CaseResults { oracle: Engine { oracle_version: 1, concord: env!("CARGO_PKG_VERSION") }, results })
+}
+
+/// Compute one case; errors become `{"id", "kind", "error"}`.
+pub fn run_case(case: &Value) -> Value {
+    let id = case.get("id").cloned().unwrap_or(Value::Null);
+    let kind = case.get("kind").and_then(Value::as_str).unwrap_or("");
+    let result = match case.as_object() {
+        None => Err(bad("case", "is not an object")),
+        Some(c) => match kind {
+            "correlation" => correlation_case(c).and_then(to_value),
+            "williams" => williams_case(c).and_then(to_value),
+            "resampling" => resampling_case(c).and_then(to_value),
+            "agreement" => agreement_case(c).and_then(to_value),
+            "pairwise_labels" => labels_case(c).and_then(to_value),
+            "matches" => matches_case(c).and_then(to_value),
+            other => Err(bad("kind", format!("unknown kind {other:?}"))),
+        },
+    };
+    let mut out = Map::new();
+    out.insert("id".into(), id);
+    out.insert("kind".into(), Value::String(kind.to_string()));
+    match result {
+        Ok(Value::Object(fields)) => out.extend(fields),
+        Ok(_) => {}
+        Err(e) => {
+            out.insert("error".into(), Value::String(e.to_string()));
+        }
+    }
+    Value::Object(out)
+}
+
+fn to_value<T: Serialize>(v: T) -> Result<Value, CaseError> {
+    serde_json::to_value(v).map_err(|e| bad("output", e.to_string()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Field readers
+
+type Obj = Map<String, Value>;
+
+fn scores(c: &Obj, field: &str) -> Result<Vec<Option<f64>>, CaseError> {
+    let list = c
+        .get(field)
+        .ok_or_else(|| bad(field, "is missing"))?
+        .as_array()
+        .ok_or_else(|| bad(field, "is not a list"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Null => Ok(None),
+            Value::Number(n) => Ok(n.as_f64().filter(|x| !x.is_nan())),
+            other => Err(bad(field, format!("item {i} is {other}, expected a number or null"))),
+        })
+        .collect()
+}
+
+fn opt_f64(c: &Obj, field: &str, default: f64) -> Result<f64, CaseError> {
+    match c.get(field) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v.as_f64().ok_or_else(|| bad(field, "is not a number")),
+    }
+}
+
+fn opt_usize(c: &Obj, field: &str) -> Result<Option<usize>, CaseError> {
+    match c.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(|n| Some(n as usize))
+            .ok_or_else(|| bad(field, "is not a non-negative integer")),
+    }
+}
+
+fn index_lists(c: &Obj, field: &str) -> Result<Option<Vec<Vec<usize>>>, CaseError> {
+    let Some(v) = c.get(field).filter(|v| !v.is_null()) else { return Ok(None) };
+    let rows = v.as_array().ok_or_else(|| bad(field, "is not a list of lists"))?;
+    rows.iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.as_array()
+                .ok_or_else(|| bad(field, format!("entry {r} is not a list")))?
+                .iter()
+                .map(|x| {
+                    x.as_u64()
+                        .map(|n| n as usize)
+                        .or_else(|| x.as_bool().map(usize::from))
+                        .ok_or_else(|| bad(field, format!("entry {r} has {x}, expected an index")))
+                })
+                .collect()
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// Group ids (any JSON scalar) as hashable keys plus the original values for the output.
+fn group_keys(c: &Obj, n: usize) -> Result<Option<(Vec<String>, HashMap<String, Value>)>, CaseError> {
+    let Some(v) = c.get("groups").filter(|v| !v.is_null()) else { return Ok(None) };
+    let list = v.as_array().ok_or_else(|| bad("groups", "is not a list"))?;
+    if list.len() != n {
+        return Err(bad("groups", format!("has {} entries, the scores have {n}", list.len())));
+    }
+    let mut original = HashMap::new();
+    let keys = list
+        .iter()
+        .map(|g| {
+            let key = g.to_string();
+            original.entry(key.clone()).or_insert_with(|| g.clone());
+            key
+        })
+        .collect();
+    Ok(Some((keys, original)))
+}
+
+// ---------------------------------------------------------------------------------------
+// correlation
+
+#[derive(Serialize)]
+struct CorrelationOut {
+    n_input: usize,
+    n_used: usize,
+    dataset: DatasetOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<GroupOut>,
+}
+
+#[derive(Serialize)]
+struct PearsonOut {
+    r: Option<f64>,
+    p: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct SpearmanOut {
+    rho: Option<f64>,
+    p: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct KendallBOut {
+    tau: Option<f64>,
+    p: Option<f64>,
+    p_method: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct KendallCOut {
+    tau: Option<f64>,
+    p: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct TauOut {
+    tau: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct CountsOut {
+    concordant: u64,
+    discordant: u64,
+    tie_x_only: u64,
+    tie_y_only: u64,
+    tie_both: u64,
+    pairs: u64,
+}
+
+#[derive(Serialize)]
+struct KendallLikeOut {
+    tau: Option<f64>,
+    concordant: u64,
+    discordant: u64,
+}
+
+#[derive(Serialize)]
+struct DatasetOut {
+    pearson: PearsonOut,
+    spearman: SpearmanOut,
+    kendall_b: KendallBOut,
+    kendall_c: KendallCOut,
+    kendall_a: TauOut,
+    counts: CountsOut,
+    tau_23: Option<f64>,
+    acc_23: Option<f64>,
+    kendall_like: KendallLikeOut,
+}
+
+impl From<&AllCorrelations> for DatasetOut {
+    fn from(a: &AllCorrelations) -> DatasetOut {
+        let k = &a.kendall;
+        DatasetOut {
+            pearson: PearsonOut { r: a.pearson.value, p: a.pearson.p_value },
+            spearman: SpearmanOut { rho: a.spearman.value, p: a.spearman.p_value },
+            kendall_b: KendallBOut {
+                tau: k.tau_b.value,
+                p: k.tau_b.p_value,
+                p_method: k.p_method.map(|m| m.as_str()),
+            },
+            kendall_c: KendallCOut { tau: k.tau_c.value, p: k.tau_c.p_value },
+            kendall_a: TauOut { tau: k.tau_a.value },
+            counts: CountsOut {
+                concordant: k.counts.concordant,
+                discordant: k.counts.discordant,
+                tie_x_only: k.counts.tie_x_only,
+                tie_y_only: k.counts.tie_y_only,
+                tie_both: k.counts.tie_both,
+                pairs: k.counts.pairs,
+            },
+            tau_23: a.tau_23.tau_23,
+            acc_23: a.tau_23.acc_23,
+            kendall_like: KendallLikeOut {
+                tau: a.kendall_like.value,
+                concordant: a.kendall_like.concordant,
+                discordant: a.kendall_like.discordant,
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct GroupStatOut {
+    mean: Option<f64>,
+    mean_nan_as_zero: Option<f64>,
+    n_valid: usize,
+    values: Vec<Option<f64>>,
+}
+
+impl From<GroupStat> for GroupStatOut {
+    fn from(g: GroupStat) -> GroupStatOut {
+        GroupStatOut {
+            mean: g.mean,
+            mean_nan_as_zero: g.mean_nan_as_zero,
+            n_valid: g.n_valid,
+            values: g.values,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct GroupKendallLikeOut {
+    #[serde(flatten)]
+    stat: GroupStatOut,
+    micro: Option<f64>,
+    concordant: u64,
+    discordant: u64,
+}
+
+#[derive(Serialize)]
+struct GroupOut {
+    n_groups: usize,
+    n_groups_min2: usize,
+    group_ids: Vec<Value>,
+    group_sizes_used: Vec<usize>,
+    pearson: GroupStatOut,
+    spearman: GroupStatOut,
+    kendall_b: GroupStatOut,
+    kendall_c: GroupStatOut,
+    tau_23: GroupStatOut,
+    acc_23: GroupStatOut,
+    kendall_like: GroupKendallLikeOut,
+}
+
+fn correlation_case(c: &Obj) -> Result<CorrelationOut, CaseError> {
+    let x = scores(c, "x")?;
+    let y = scores(c, "y")?;
+    if x.len() != y.len() {
+        return Err(bad("y", format!("has {} values, x has {}", y.len(), x.len())));
+    }
+    let thresh = opt_f64(c, "kendall_like_thresh", DEFAULT_KENDALL_LIKE_THRESH)?;
+    let epsilon = opt_f64(c, "epsilon", 0.0)?;
+    let all = correlate_all(&x, &y, thresh, epsilon);
+    let group = match group_keys(c, x.len())? {
+        None => None,
+        Some((keys, original)) => {
+            let options = GroupOptions { kendall_like_thresh: thresh, epsilon };
+            let g = group_correlations(&x, &y, &keys, &options);
+            Some(GroupOut {
+                n_groups: g.group_ids.len(),
+                n_groups_min2: g.n_groups_min2,
+                group_ids: g
+                    .group_ids
+                    .iter()
+                    .map(|k| original.get(k).cloned().unwrap_or(Value::Null))
+                    .collect(),
+                group_sizes_used: g.group_sizes_used,
+                pearson: g.pearson.into(),
+                spearman: g.spearman.into(),
+                kendall_b: g.kendall_b.into(),
+                kendall_c: g.kendall_c.into(),
+                tau_23: g.tau_23.into(),
+                acc_23: g.acc_23.into(),
+                kendall_like: GroupKendallLikeOut {
+                    stat: g.kendall_like.into(),
+                    micro: g.kendall_like_micro,
+                    concordant: g.kendall_like_concordant,
+                    discordant: g.kendall_like_discordant,
+                },
+            })
+        }
+    };
+    Ok(CorrelationOut { n_input: x.len(), n_used: all.n, dataset: (&all).into(), group })
+}
+
+// ---------------------------------------------------------------------------------------
+// williams
+
+#[derive(Serialize)]
+struct WilliamsOut {
+    r12: Option<f64>,
+    r13: Option<f64>,
+    r23: Option<f64>,
+    n: usize,
+    df: Option<usize>,
+    t: Option<f64>,
+    p_greater: Option<f64>,
+    p_abs_one_sided: Option<f64>,
+    p_two_sided: Option<f64>,
+}
+
+fn williams_case(c: &Obj) -> Result<WilliamsOut, CaseError> {
+    let w = if c.contains_key("human") {
+        let h = scores(c, "human")?;
+        let a = scores(c, "metric_a")?;
+        let b = scores(c, "metric_b")?;
+        if a.len() != h.len() || b.len() != h.len() {
+            return Err(bad("metric_a", "human, metric_a and metric_b differ in length"));
+        }
+        williams_vectors(&h, &a, &b)
+    } else {
+        let r = |f: &str| c.get(f).and_then(Value::as_f64).ok_or_else(|| bad(f, "is missing or not a number"));
+        let n = opt_usize(c, "n")?.ok_or_else(|| bad("n", "is missing"))?;
+        williams(r("r12")?, r("r13")?, r("r23")?, n)
+    };
+    Ok(WilliamsOut {
+        r12: w.r12,
+        r13: w.r13,
+        r23: w.r23,
+        n: w.n,
+        df: w.df,
+        t: w.t,
+        p_greater: w.p_greater,
+        p_abs_one_sided: w.p_abs_one_sided,
+        p_two_sided: w.p_two_sided,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// resampling
+
+#[derive(Serialize)]
+struct BootOut {
+    n_resamples: usize,
+    n_valid_a: usize,
+    n_valid_b: usize,
+    n_valid_delta: usize,
+    ci_a: Option<[f64; 2]>,
+    ci_b: Option<[f64; 2]>,
+    ci_delta: Option<[f64; 2]>,
+    mean_delta: Option<f64>,
+    frac_delta_le_0: Option<f64>,
+}
+
+impl From<BootResult> for BootOut {
+    fn from(b: BootResult) -> BootOut {
+        BootOut {
+            n_resamples: b.n_resamples,
+            n_valid_a: b.n_valid_a,
+            n_valid_b: b.n_valid_b,
+            n_valid_delta: b.n_valid_delta,
+            ci_a: b.ci_a,
+            ci_b: b.ci_b,
+            ci_delta: b.ci_delta,
+            mean_delta: b.mean_delta,
+            frac_delta_le_0: b.frac_delta_le_0,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct PermOut {
+    n_permutations: usize,
+    observed_delta_std: Option<f64>,
+    n_ge: usize,
+    n_abs_ge: usize,
+    n_valid: usize,
+    p_greater: Option<f64>,
+    p_two_sided: Option<f64>,
+}
+
+impl From<PermResult> for PermOut {
+    fn from(p: PermResult) -> PermOut {
+        PermOut {
+            n_permutations: p.n_permutations,
+            observed_delta_std: p.observed_delta_std,
+            n_ge: p.n_ge,
+            n_abs_ge: p.n_abs_ge,
+            n_valid: p.n_valid,
+            p_greater: p.p_greater,
+            p_two_sided: p.p_two_sided,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ResampleStatOut {
+    observed_a: Option<f64>,
+    observed_b: Option<f64>,
+    observed_delta: Option<f64>,
+    boot: BootOut,
+    perm: PermOut,
+}
+
+#[derive(Serialize)]
+struct ResamplingOut {
+    n_used: usize,
+    level: &'static str,
+    /// Recorded only when the resamples were drawn here rather than given by the case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(flatten)]
+    stats: BTreeMap<String, ResampleStatOut>,
+}
+
+fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
+    let h = scores(c, "human")?;
+    let a = scores(c, "metric_a")?;
+    let b = scores(c, "metric_b")?;
+    if a.len() != h.len() || b.len() != h.len() {
+        return Err(bad("metric_a", "human, metric_a and metric_b differ in length"));
+    }
+    let level = match c.get("level").and_then(Value::as_str).unwrap_or("dataset") {
+        "dataset" | "global" | "none" => Level::Dataset,
+        "group" | "document" | "input" | "item" => Level::Group,
+        other => return Err(bad("level", format!("unknown level {other:?} (dataset or group)"))),
+    };
+    let group_index: Option<Vec<usize>> = match group_keys(c, h.len())? {
+        Some((keys, _)) => {
+            let mut index = HashMap::new();
+            Some(keys.iter().map(|k| { let next = index.len(); *index.entry(k.clone()).or_insert(next) }).collect())
+        }
+        None if level == Level::Group => return Err(bad("groups", "is required at group level")),
+        None => None,
+    };
+    let t = Triples::new(&h, &a, &b, if level == Level::Group { group_index.as_deref() } else { None });
+    let confidence = opt_f64(c, "confidence", 0.95)?;
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(bad("confidence", "must be strictly between 0 and 1"));
+    }
+    let names: Vec<String> = match c.get("stats") {
+        None | Some(Value::Null) => vec!["pearson".into(), "kendall_b".into()],
+        Some(v) => v
+            .as_array()
+            .ok_or_else(|| bad("stats", "is not a list"))?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string).ok_or_else(|| bad("stats", "has a non-string entry")))
+            .collect::<Result<_, _>>()?,
+    };
+    let seed = opt_usize(c, "seed")?.unwrap_or(0) as u64;
+    let mut drew = false;
+    let boot = match index_lists(c, "boot_indices")? {
+        Some(b) => b,
+        None => {
+            drew = true;
+            let len = if level == Level::Group { t.groups.len() } else { t.len() };
+            draw_boot_indices(len, opt_usize(c, "n_boot")?.unwrap_or(DEFAULT_RESAMPLES), seed)
+        }
+    };
+    let masks: Vec<Vec<bool>> = match index_lists(c, "perm_masks")? {
+        Some(m) => m.into_iter().map(|row| row.into_iter().map(|b| b != 0).collect()).collect(),
+        None => {
+            drew = true;
+            draw_perm_masks(t.len(), opt_usize(c, "n_perm")?.unwrap_or(DEFAULT_RESAMPLES), seed.wrapping_add(1))
+        }
+    };
+    let mut stats = BTreeMap::new();
+    for name in names {
+        let stat = ResampleStat::from_name(&name)
+            .ok_or_else(|| bad("stats", format!("unknown statistic {name:?}")))?;
+        let (oa, ob) = observed(stat, level, &t);
+        let boot = bootstrap_triples(&t, stat, level, confidence, &boot)
+            .map_err(|e| bad("boot_indices", e.to_string()))?;
+        let perm = permutation_triples(&t, stat, level, &masks)
+            .map_err(|e| bad("perm_masks", e.to_string()))?;
+        stats.insert(
+            name,
+            ResampleStatOut {
+                observed_a: oa,
+                observed_b: ob,
+                observed_delta: oa.zip(ob).map(|(a, b)| a - b),
+                boot: boot.into(),
+                perm: perm.into(),
+            },
+        );
+    }
+    Ok(ResamplingOut {
+        n_used: t.len(),
+        level: if level == Level::Group { "group" } else { "dataset" },
+        seed: drew.then_some(seed),
+        stats,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// agreement
+
+#[derive(Serialize)]
+struct KrippOut {
+    nominal: Option<f64>,
+    ordinal: Option<f64>,
+    interval: Option<f64>,
+    ratio: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct CohenOut {
+    unweighted: Option<f64>,
+    linear: Option<f64>,
+    quadratic: Option<f64>,
+    linear_observed_labels: Option<f64>,
+    quadratic_observed_labels: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct FleissOut {
+    kappa: Option<f64>,
+    n_units_used: usize,
+}
+
+#[derive(Serialize)]
+struct AgreementOut {
+    n_raters: usize,
+    n_units: usize,
+    krippendorff: KrippOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cohen: Option<CohenOut>,
+    mean_pairwise_cohen: Option<f64>,
+    fleiss: FleissOut,
+}
+
+fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
+    let rows = c
+        .get("ratings")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("ratings", "is missing or not a list of rater rows"))?;
+    // Labels (strings) are allowed for nominal data: code them by first appearance.
+    let mut labels: HashMap<String, f64> = HashMap::new();
+    let mut numeric = true;
+    let mut ratings = Vec::with_capacity(rows.len());
+    for (r, row) in rows.iter().enumerate() {
+        let row = row.as_array().ok_or_else(|| bad("ratings", format!("row {r} is not a list")))?;
+        let mut out = Vec::with_capacity(row.len());
+        for (u, v) in row.iter().enumerate() {
+            out.push(match v {
+                Value::Null => None,
+                Value::Number(n) => n.as_f64().filter(|x| !x.is_nan()),
+                Value::String(s) => {
+                    numeric = false;
+                    let next = labels.len() as f64;
+                    Some(*labels.entry(s.clone()).or_insert(next))
+                }
+                other => {
+                    return Err(bad("ratings", format!("row {r}, unit {u} is {other}")));
+                }
+            });
+        }
+        ratings.push(out);
+    }
+    let categories: Option<Vec<f64>> = match c.get("categories") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_array()
+                .ok_or_else(|| bad("categories", "is not a list"))?
+                .iter()
+                .map(|x| match x {
+                    Value::Number(n) => n.as_f64().ok_or_else(|| bad("categories", "bad number")),
+                    Value::String(s) => {
+                        numeric = false;
+                        let next = labels.len() as f64;
+                        Ok(*labels.entry(s.clone()).or_insert(next))
+                    }
+                    _ => Err(bad("categories", "entries must be numbers or labels")),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    let alpha = |level| krippendorff_alpha(&ratings, level).value;
+    let cohen = (ratings.len() == 2).then(|| {
+        let k = |cats: Option<&[f64]>, w| cohen_kappa(&ratings[0], &ratings[1], cats, w).value;
+        let cats = categories.as_deref();
+        // Index-weighted κ needs ordered categories; labels have no order.
+        let ordered = |v: Option<f64>| if numeric { v } else { None };
+        CohenOut {
+            unweighted: k(cats, CohenWeights::Unweighted),
+            linear: ordered(k(cats, CohenWeights::Linear)),
+            quadratic: ordered(k(cats, CohenWeights::Quadratic)),
+            linear_observed_labels: ordered(k(None, CohenWeights::Linear)),
+            quadratic_observed_labels: ordered(k(None, CohenWeights::Quadratic)),
+        }
+    });
+    let fleiss = fleiss_kappa(&ratings);
+    let numeric_only = |v: Option<f64>| if numeric { v } else { None };
+    Ok(AgreementOut {
+        n_raters: ratings.len(),
+        n_units: ratings.iter().map(Vec::len).max().unwrap_or(0),
+        krippendorff: KrippOut {
+            nominal: alpha(KrippendorffLevel::Nominal),
+            ordinal: numeric_only(alpha(KrippendorffLevel::Ordinal)),
+            interval: numeric_only(alpha(KrippendorffLevel::Interval)),
+            ratio: numeric_only(alpha(KrippendorffLevel::Ratio)),
+        },
+        cohen,
+        mean_pairwise_cohen: mean_pairwise_cohen(&ratings).value,
+        fleiss: FleissOut { kappa: fleiss.kappa, n_units_used: fleiss.n_units_used },
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// pairwise_labels
+
+#[derive(Serialize)]
+struct LabelsOut {
+    n_used: usize,
+    agreement_with_ties: Option<f64>,
+    agreement_without_ties: Option<f64>,
+    n_without_ties: usize,
+    accuracy_tie_half_credit: Option<f64>,
+    accuracy_gold_nontie_strict: Option<f64>,
+    accuracy_gold_nontie_judge_tie_half: Option<f64>,
+    n_gold_nontie: usize,
+    cohen_kappa: Option<f64>,
+}
+
+fn label_list(c: &Obj, field: &str) -> Result<Vec<Option<Label>>, CaseError> {
+    c.get(field)
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad(field, "is missing or not a list"))?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::Null => Ok(None),
+            Value::String(s) => Label::parse(s)
+                .map(Some)
+                .ok_or_else(|| bad(field, format!("item {i} is {s:?}, expected A, B or tie"))),
+            other => Err(bad(field, format!("item {i} is {other}, expected A, B, tie or null"))),
+        })
+        .collect()
+}
+
+fn labels_case(c: &Obj) -> Result<LabelsOut, CaseError> {
+    let judge = label_list(c, "judge")?;
+    let gold = label_list(c, "gold")?;
+    if judge.len() != gold.len() {
+        return Err(bad("gold", format!("has {} labels, judge has {}", gold.len(), judge.len())));
+    }
+    let a = label_accuracy(&judge, &gold);
+    Ok(LabelsOut {
+        n_used: a.n_used,
+        agreement_with_ties: a.agreement_with_ties,
+        agreement_without_ties: a.agreement_without_ties,
+        n_without_ties: a.n_without_ties,
+        accuracy_tie_half_credit: a.accuracy_tie_half_credit,
+        accuracy_gold_nontie_strict: a.accuracy_gold_nontie_strict,
+        accuracy_gold_nontie_judge_tie_half: a.accuracy_gold_nontie_judge_tie_half,
+        n_gold_nontie: a.n_gold_nontie,
+        cohen_kappa: a.cohen_kappa.value,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// matches
+
+#[derive(Serialize)]
+struct MatchesOut {
+    models: Vec<Value>,
+    n_matches_used: usize,
+    n_null_outcomes: usize,
+    null_outcome: &'static str,
+    elo_given_order: Vec<f64>,
+    elo_mean_over_orders: Option<Vec<f64>>,
+    n_orders: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    wins: Vec<u64>,
+    losses: Vec<u64>,
+    ties: Vec<u64>,
+    win_rate: Vec<Option<f64>>,
+    win_rate_no_ties: Vec<Option<f64>>,
+    win_rate_ties_zero: Vec<Option<f64>>,
+    pairwise_win_rate: Vec<Vec<Option<f64>>>,
+    pairwise_win_rate_tie_half: Vec<Vec<Option<f64>>>,
+    bt_exists: bool,
+    bt: Option<Vec<f64>>,
+    bt_l2: Option<Vec<f64>>,
+    bt_l2_lambda: f64,
+}
+
+fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
+    let models = c
+        .get("models")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("models", "is missing or not a list"))?
+        .clone();
+    let index: HashMap<String, usize> =
+        models.iter().enumerate().map(|(i, m)| (name_of(m), i)).collect();
+    let list = c
+        .get("matches")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("matches", "is missing or not a list"))?;
+    let mut matches = Vec::with_capacity(list.len());
+    for (i, m) in list.iter().enumerate() {
+        let triple = m.as_array().filter(|t| t.len() == 3).ok_or_else(|| {
+            bad("matches", format!("match {i} is not [a, b, outcome]"))
+        })?;
+        let model = |v: &Value| {
+            index
+                .get(&name_of(v))
+                .copied()
+                .ok_or_else(|| bad("matches", format!("match {i} names {v}, which is not in models")))
+        };
+        let outcome = match &triple[2] {
+            Value::Null => None,
+            Value::String(s) => Some(match s.to_ascii_lowercase().as_str() {
+                "a" => Outcome::AWins,
+                "b" => Outcome::BWins,
+                s if s.starts_with("tie") => Outcome::Tie,
+                _ => return Err(bad("matches", format!("match {i} has outcome {s:?} (a, b, tie or null)"))),
+            }),
+            other => return Err(bad("matches", format!("match {i} has outcome {other}"))),
+        };
+        matches.push(Match { a: model(&triple[0])?, b: model(&triple[1])?, outcome });
+    }
+    let null_outcome = match c.get("null_outcome").and_then(Value::as_str).unwrap_or("tie") {
+        "tie" | "draw" => NullOutcome::Tie,
+        "skip" => NullOutcome::Skip,
+        other => return Err(bad("null_outcome", format!("unknown policy {other:?} (tie or skip)"))),
+    };
+    let params = EloParams {
+        k: opt_f64(c, "k", 4.0)?,
+        init: opt_f64(c, "init", 1000.0)?,
+        scale: opt_f64(c, "scale", 400.0)?,
+        base: opt_f64(c, "base", 10.0)?,
+    };
+    let lambda = opt_f64(c, "bt_l2", 0.01)?;
+    let m = models.len();
+    let (orders, seed) = match index_lists(c, "orders")? {
+        Some(o) => (o, None),
+        None => {
+            let seed = opt_usize(c, "seed")?.unwrap_or(0) as u64;
+            let count = opt_usize(c, "n_shuffles")?.unwrap_or(DEFAULT_ELO_SHUFFLES);
+            (shuffled_orders(matches.len(), count, seed), Some(seed))
+        }
+    };
+    for (o, order) in orders.iter().enumerate() {
+        if let Some(&bad_index) = order.iter().find(|&&i| i >= matches.len()) {
+            return Err(bad("orders", format!("order {o} has index {bad_index}, there are {} matches", matches.len())));
+        }
+    }
+    let mean_elo = (!orders.is_empty()).then(|| {
+        let mut sum = vec![0.0; m];
+        for order in &orders {
+            for (s, r) in sum.iter_mut().zip(elo(m, &matches, Some(order), null_outcome, &params)) {
+                *s += r;
+            }
+        }
+        sum.iter().map(|s| s / orders.len() as f64).collect()
+    });
+    let summary = match_summary(m, &matches, null_outcome);
+    let bt = bradley_terry(m, &matches, null_outcome, 0.0, &params);
+    let bt_l2 = bradley_terry(m, &matches, null_outcome, lambda, &params);
+    Ok(MatchesOut {
+        models,
+        n_matches_used: summary.n_matches_used,
+        n_null_outcomes: summary.n_null_outcomes,
+        null_outcome: if null_outcome == NullOutcome::Skip { "skip" } else { "tie" },
+        elo_given_order: elo(m, &matches, None, null_outcome, &params),
+        elo_mean_over_orders: mean_elo,
+        n_orders: orders.len(),
+        seed,
+        wins: summary.wins,
+        losses: summary.losses,
+        ties: summary.ties,
+        win_rate: summary.win_rate,
+        win_rate_no_ties: summary.win_rate_no_ties,
+        win_rate_ties_zero: summary.win_rate_ties_zero,
+        pairwise_win_rate: summary.pairwise_win_rate,
+        pairwise_win_rate_tie_half: summary.pairwise_win_rate_tie_half,
+        bt_exists: bt.ratings.is_some(),
+        bt: bt.ratings,
+        bt_l2: bt_l2.ratings,
+        bt_l2_lambda: lambda,
+    })
+}
+
+/// Model names may be strings or numbers; compare them by their text.
+fn name_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

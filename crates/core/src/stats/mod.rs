@@ -1,0 +1,192 @@
+//! Statistics of STATS_SPEC.md: correlations, significance tests, agreement, pairwise rankings.
+//!
+//! Every statistic is one public function returning a result struct whose value is an
+//! `Option<f64>`, the number of items it used, and an [`Undefined`] reason when the value is
+//! `None`. Nothing here returns NaN for an undefined result, and nothing panics on bad input.
+//!
+//! # Calling convention for the judging engine
+//!
+//! Score vectors are slices of anything implementing [`Score`]: `&[f64]` (NaN = missing) or
+//! `&[Option<f64>]` (`None` = missing). Correlations use pairwise deletion (§0).
+//!
+//! ```
+//! use concord_core::stats::{pearson, spearman, kendall, group_correlations, GroupOptions};
+//!
+//! let human = [1.0, 2.0, 3.0, 4.0, 5.0];
+//! let judge = [Some(2.0), Some(1.0), Some(4.0), None, Some(5.0)];
+//! let r = pearson(&human, &judge);
+//! assert_eq!(r.n, 4);
+//! let tau_b = kendall(&human, &judge).tau_b;
+//! assert!(tau_b.value.is_some());
+//! let rho = spearman(&human, &judge);
+//! assert!(rho.p_value.is_some());
+//!
+//! // Document level (§6): one correlation per group, averaged over the defined groups.
+//! let docs = ["d1", "d1", "d1", "d2", "d2"];
+//! let by_doc = group_correlations(&human, &judge, &docs, &GroupOptions::default());
+//! assert_eq!(by_doc.group_ids, vec!["d1", "d2"]);
+//! ```
+//!
+//! * [`pearson`], [`spearman`], [`kendall`] (τ-a/b/c with p-value and pair counts),
+//!   [`tau_23`] (ε-ties), [`kendall_like`] (WMT) — dataset level;
+//!   [`correlate_all`] computes all of them sharing one ranking of each vector.
+//! * [`group_correlations`] — document level with both undefined-group policies (§6);
+//!   [`system_correlations`] — system level (means per system, then one correlation).
+//! * [`williams`], [`williams_vectors`] — Williams' test (§7).
+//! * [`bootstrap`], [`permutation_test`] — paired resampling on given indices or masks (§8, §9);
+//!   [`draw_boot_indices`] / [`draw_perm_masks`] make them from a ChaCha seed.
+//! * [`krippendorff_alpha`], [`cohen_kappa`], [`fleiss_kappa`] — agreement (§10, §11).
+//! * [`label_accuracy`], [`match_summary`], [`elo`], [`bradley_terry`] — pairwise preferences (§12).
+//! * [`cases`] — the JSON case format of `stats_examples/` (used by `concord stats`).
+//! * [`bench_suite`] — the benchmark workload, callable from native and wasm.
+
+mod agreement;
+mod bench;
+pub mod cases;
+mod correlation;
+mod group;
+mod preference;
+mod rank;
+mod resample;
+mod williams;
+
+pub use agreement::{
+    CohenWeights, FleissKappa, KrippendorffLevel, cohen_kappa, fleiss_kappa, krippendorff_alpha,
+    mean_pairwise_cohen,
+};
+pub use bench::{BenchCase, BenchInputs, bench_inputs, bench_suite};
+pub use correlation::{
+    AllCorrelations, Correlation, KendallCounts, KendallLike, KendallResult, PMethod, Tau23,
+    correlate_all, kendall, kendall_like, pearson, spearman, tau_23,
+};
+pub use group::{
+    GroupOptions, GroupResult, GroupStat, SystemResult, group_correlations, system_correlations,
+};
+pub use preference::{
+    BradleyTerry, EloParams, Label, LabelAccuracy, Match, MatchSummary, NullOutcome, Outcome,
+    bradley_terry, elo, label_accuracy, match_summary, shuffled_orders,
+};
+pub use resample::{
+    BootResult, Level, PermResult, ResampleError, ResampleInput, ResampleStat, bootstrap, draw_boot_indices,
+    draw_perm_masks, permutation_test,
+};
+pub use williams::{Williams, williams, williams_vectors};
+
+use std::fmt;
+
+/// A score that may be missing: `f64` (NaN is missing) or `Option<f64>`.
+pub trait Score: Copy {
+    /// The value, or `None` when missing.
+    fn get(self) -> Option<f64>;
+}
+
+impl Score for f64 {
+    #[inline]
+    fn get(self) -> Option<f64> {
+        if self.is_nan() { None } else { Some(self) }
+    }
+}
+
+impl Score for Option<f64> {
+    #[inline]
+    fn get(self) -> Option<f64> {
+        self.filter(|v| !v.is_nan())
+    }
+}
+
+impl<S: Score> Score for &S {
+    #[inline]
+    fn get(self) -> Option<f64> {
+        (*self).get()
+    }
+}
+
+/// A value with the number of items it used and, when `None`, the reason.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub value: Option<f64>,
+    /// Items (units, pairs) used.
+    pub n: usize,
+    pub undefined: Option<Undefined>,
+}
+
+impl Estimate {
+    pub(crate) fn defined(value: f64, n: usize) -> Estimate {
+        Estimate { value: Some(value), n, undefined: None }
+    }
+
+    pub(crate) fn undefined(why: Undefined, n: usize) -> Estimate {
+        Estimate { value: None, n, undefined: Some(why) }
+    }
+}
+
+/// Why a statistic has no value. Shown to users next to "undefined".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Undefined {
+    /// Fewer items than the statistic needs after deleting missing values.
+    TooFewItems { n: usize, needed: usize },
+    /// The reference (human/gold) scores are all equal.
+    ConstantX,
+    /// The metric (judge) scores are all equal.
+    ConstantY,
+    /// No pair of items differs enough in the gold scores (WMT Kendall-like τ).
+    NoQualifyingPairs,
+    /// No group had a defined value.
+    NoValidGroups,
+    /// A denominator of the formula is zero or negative (e.g. Williams' test with two
+    /// perfectly correlated metrics, κ with a single category used by everyone).
+    DegenerateDenominator,
+    /// Krippendorff's α: no unit has two or more ratings.
+    NoPairableUnits,
+    /// Krippendorff's α: fewer than two distinct values in the data.
+    SingleValue,
+    /// No resample or permutation gave a defined value.
+    NoValidResamples,
+    /// Bradley–Terry: the maximum-likelihood estimate is infinite (a model never lost, never
+    /// won, or did not play).
+    NoFiniteMle,
+    /// A numeric solver did not converge.
+    NotConverged,
+    /// The statistic needs numeric values but some are labels.
+    NonNumericValues,
+}
+
+impl fmt::Display for Undefined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Undefined::TooFewItems { n, needed } => {
+                write!(f, "needs at least {needed} paired items, has {n}")
+            }
+            Undefined::ConstantX => f.write_str("the reference scores are constant"),
+            Undefined::ConstantY => f.write_str("the metric scores are constant"),
+            Undefined::NoQualifyingPairs => {
+                f.write_str("no pair of items differs by the gold-score threshold")
+            }
+            Undefined::NoValidGroups => f.write_str("no group has a defined value"),
+            Undefined::DegenerateDenominator => f.write_str("the formula's denominator is zero"),
+            Undefined::NoPairableUnits => f.write_str("no unit has two or more ratings"),
+            Undefined::SingleValue => f.write_str("all ratings have the same value"),
+            Undefined::NoValidResamples => f.write_str("no resample gave a defined value"),
+            Undefined::NoFiniteMle => f.write_str(
+                "ratings diverge: some model never lost or never won (use the regularised variant)",
+            ),
+            Undefined::NotConverged => f.write_str("the solver did not converge"),
+            Undefined::NonNumericValues => f.write_str("the values are labels, not numbers"),
+        }
+    }
+}
+
+/// Collect the positions where every vector has a value: pairwise deletion (§0).
+pub(crate) fn paired<S: Score, T: Score>(x: &[S], y: &[T]) -> (Vec<f64>, Vec<f64>) {
+    let n = x.len().min(y.len());
+    let mut xs = Vec::with_capacity(n);
+    let mut ys = Vec::with_capacity(n);
+    for (a, b) in x.iter().zip(y) {
+        if let (Some(a), Some(b)) = (a.get(), b.get()) {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    (xs, ys)
+}

@@ -1,0 +1,106 @@
+//! Every case file in the `stats_examples` format reproduced within STATS_SPEC §0's tolerances:
+//! the spec's own examples (`../shared/stats_examples`, skipped with a notice when absent) and
+//! our scipy-generated edge-case fixtures (`tests/fixtures/stats`, made by
+//! `benches/stats_make_fixtures.py`).
+
+use concord_core::stats::cases::run_cases;
+use serde_json::Value;
+use std::path::Path;
+
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/stats_examples");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats");
+
+/// Tolerance of §0 for a field name.
+fn tolerance(key: &str, expected: f64) -> f64 {
+    if key == "bt" || key == "bt_l2" {
+        1e-6
+    } else if key == "p" || key.starts_with("p_") && key != "p_method" {
+        1e-9 + 1e-6 * expected.abs()
+    } else {
+        1e-9
+    }
+}
+
+/// Compare `got` against `expected` recursively; differences are pushed as `path: message`.
+fn compare(path: &str, key: &str, got: &Value, expected: &Value, errors: &mut Vec<String>) {
+    match (got, expected) {
+        (Value::Number(g), Value::Number(e)) => {
+            if e.is_u64() || e.is_i64() {
+                // Counts are exact; integral floats in the reference (1.0) compare as numbers.
+                if g.as_f64() != e.as_f64() {
+                    errors.push(format!("{path}: got {g}, expected {e}"));
+                }
+            } else {
+                let (g, e) = (g.as_f64().unwrap_or(f64::NAN), e.as_f64().unwrap_or(f64::NAN));
+                if !((g - e).abs() <= tolerance(key, e)) {
+                    errors.push(format!("{path}: got {g:e}, expected {e:e} (diff {:e})", g - e));
+                }
+            }
+        }
+        (Value::Array(g), Value::Array(e)) => {
+            if g.len() != e.len() {
+                errors.push(format!("{path}: got {} items, expected {}", g.len(), e.len()));
+                return;
+            }
+            for (i, (g, e)) in g.iter().zip(e).enumerate() {
+                compare(&format!("{path}[{i}]"), key, g, e, errors);
+            }
+        }
+        (Value::Object(g), Value::Object(e)) => {
+            for (k, e) in e {
+                match g.get(k) {
+                    Some(g) => compare(&format!("{path}.{k}"), k, g, e, errors),
+                    None => errors.push(format!("{path}.{k}: missing")),
+                }
+            }
+            for k in g.keys().filter(|k| !e.contains_key(*k)) {
+                errors.push(format!("{path}.{k}: not in the reference"));
+            }
+        }
+        (g, e) if g == e => {}
+        (g, e) => errors.push(format!("{path}: got {g}, expected {e}")),
+    }
+}
+
+/// Run `cases` and compare every result with `expected` (matched by id).
+fn check(cases: &Path, expected: &Path) {
+    let input = std::fs::read_to_string(cases).unwrap_or_else(|e| panic!("{cases:?}: {e}"));
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(expected).unwrap_or_else(|e| panic!("{expected:?}: {e}")),
+    )
+    .unwrap_or_else(|e| panic!("{expected:?}: {e}"));
+    let got = run_cases(&input).unwrap_or_else(|e| panic!("{cases:?}: {e}"));
+    let reference = reference["results"].as_array().expect("reference has results");
+    assert_eq!(got.results.len(), reference.len(), "{cases:?}: number of results");
+    let mut errors = Vec::new();
+    for (g, e) in got.results.iter().zip(reference) {
+        assert_eq!(g["id"], e["id"], "results are in case order");
+        compare(e["id"].as_str().unwrap_or("?"), "", g, e, &mut errors);
+    }
+    assert!(errors.is_empty(), "{cases:?}: {} differences:\n{}", errors.len(), errors.join("\n"));
+}
+
+#[test]
+fn spec_examples_match_expected_json() {
+    let dir = Path::new(SHARED);
+    if !dir.join("cases.json").exists() {
+        eprintln!("notice: {SHARED} not found; skipping the spec examples");
+        return;
+    }
+    check(&dir.join("cases.json"), &dir.join("expected.json"));
+}
+
+#[test]
+fn scipy_fixtures_match() {
+    let dir = Path::new(FIXTURES);
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).expect("fixture directory exists") {
+        let path = entry.expect("readable directory").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(stem) = name.strip_suffix(".cases.json") {
+            check(&path, &dir.join(format!("{stem}.expected.json")));
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no fixtures found in {FIXTURES}");
+}

@@ -1,0 +1,220 @@
+//! The Data screen: load a dataset (file picker, drag-and-drop, the built-in example), see its
+//! counts, attributes, diagnostics and a preview.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::{DragEvent, File, HtmlInputElement};
+
+use crate::browser::read_file;
+use crate::state::{OpenDataset, use_workspace};
+
+#[component]
+pub fn DataPage() -> impl IntoView {
+    view! {
+        <LoadPanel/>
+        <SummaryPanel/>
+        <DiagnosticsPanel/>
+        <PreviewPanel/>
+    }
+}
+
+/// Reads `file` and opens it in the workspace, showing progress and errors.
+fn open_file(file: File) {
+    let ws = use_workspace();
+    let name = file.name();
+    ws.loading.set(Some(name.clone()));
+    spawn_local(async move {
+        match read_file(&file).await {
+            Ok(bytes) => ws.open_file(&name, &bytes),
+            Err(message) => ws.load_error.set(Some(message)),
+        }
+        ws.loading.set(None);
+    });
+}
+
+#[component]
+fn LoadPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let dragging = RwSignal::new(false);
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|files| files.get(0)) {
+            open_file(file);
+        }
+        // Picking the same file again must load it again.
+        input.set_value("");
+    };
+    let on_drop = move |ev: DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        let file = ev.data_transfer().and_then(|dt| dt.files()).and_then(|files| files.get(0));
+        if let Some(file) = file {
+            open_file(file);
+        }
+    };
+    let on_drag_over = move |ev: DragEvent| {
+        ev.prevent_default();
+        dragging.set(true);
+    };
+    view! {
+        <section class="panel" aria-labelledby="load-heading">
+            <h2 id="load-heading">"Load a dataset"</h2>
+            <p class="muted">
+                "CSV, TSV, JSON or JSON Lines: SummEval, Topical-Chat, the released judge outputs of "
+                "the papers, MT-bench and LLMBar pairs, CoEval files, or any table with a column mapping. "
+                "Files are read in your browser; nothing is uploaded."
+            </p>
+            <div
+                class="dropzone"
+                class:active=move || dragging.get()
+                on:dragover=on_drag_over
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=on_drop
+            >
+                <div class="row">
+                    <label for="dataset-file">"Load a dataset file"</label>
+                    <input id="dataset-file" type="file"
+                        accept=".csv,.tsv,.json,.jsonl,.txt,text/csv,application/json"
+                        on:change=on_pick/>
+                    <span class="muted">"or drop a file here"</span>
+                    <button class="secondary" type="button"
+                        on:click=move |_| {
+                            ws.dataset.set(OpenDataset::example());
+                            ws.load_error.set(None);
+                        }>
+                        "Use the built-in example"
+                    </button>
+                </div>
+            </div>
+            <Show when=move || ws.loading.get().is_some()>
+                <p role="status" data-testid="loading">
+                    "Reading " {move || ws.loading.get().unwrap_or_default()} "…"
+                </p>
+            </Show>
+            <Show when=move || ws.load_error.get().is_some()>
+                <p class="error-box" role="alert" data-testid="load-error">
+                    {move || ws.load_error.get().unwrap_or_default()}
+                </p>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn SummaryPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let view = move || ws.dataset.get().view;
+    let stat = move |label: &'static str, testid: &'static str, value: Signal<usize>| {
+        view! {
+            <li>
+                <span class="value" data-testid=testid>{move || value.get()}</span>
+                <span class="label">{label}</span>
+            </li>
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="summary-heading">
+            <h2 id="summary-heading">
+                "Dataset: " <span data-testid="dataset-name">{move || view().name.clone()}</span>
+            </h2>
+            <p class="muted">"Format: " <span data-testid="dataset-format">{move || view().format.clone()}</span></p>
+            <ul class="stats">
+                {stat("items", "item-count", Signal::derive(move || view().items))}
+                {stat("documents", "document-count", Signal::derive(move || view().documents))}
+                {stat("systems", "system-count", Signal::derive(move || view().systems))}
+                {stat("pairs", "pair-count", Signal::derive(move || view().pairs))}
+                {stat("raters", "rater-count", Signal::derive(move || view().raters))}
+                {stat("judge responses", "judge-record-count", Signal::derive(move || view().judge_records))}
+            </ul>
+            <p>
+                "Attributes: "
+                <span data-testid="attributes">
+                    {move || {
+                        let attributes = view().attributes.clone();
+                        if attributes.is_empty() { "none".to_string() } else { attributes.join(", ") }
+                    }}
+                </span>
+            </p>
+        </section>
+    }
+}
+
+#[component]
+fn DiagnosticsPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let lines = move || ws.dataset.get().view.diagnostics.clone();
+    view! {
+        <Show when=move || !lines().is_empty()>
+            <section class="panel" aria-labelledby="diagnostics-heading">
+                <h2 id="diagnostics-heading">"Diagnostics"</h2>
+                <ul class="diagnostics" data-testid="diagnostics">
+                    {move || {
+                        lines()
+                            .into_iter()
+                            .map(|line| view! { <li class=line.class>{line.text}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn PreviewPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let preview = move || ws.dataset.get().view.preview.clone();
+    view! {
+        <section class="panel" aria-labelledby="preview-heading">
+            <h2 id="preview-heading">"Preview"</h2>
+            {move || {
+                let preview = preview();
+                if preview.rows.is_empty() {
+                    return view! { <p class="muted">"This file has no rated items or pairs to preview."</p> }
+                        .into_any();
+                }
+                let hidden = preview.hidden_rows;
+                let numeric: Vec<bool> = preview.columns.iter().map(|c| c.numeric).collect();
+                view! {
+                    <div class="table-wrap">
+                        <table class="data" data-testid="preview">
+                            <thead>
+                                <tr>
+                                    {preview
+                                        .columns
+                                        .iter()
+                                        .map(|c| {
+                                            let class = if c.numeric { "num" } else { "" };
+                                            view! { <th scope="col" class=class>{c.title.clone()}</th> }
+                                        })
+                                        .collect_view()}
+                                </tr>
+                            </thead>
+                            <tbody>
+                                {preview
+                                    .rows
+                                    .into_iter()
+                                    .map(|row| {
+                                        let cells = row
+                                            .into_iter()
+                                            .zip(numeric.iter().copied())
+                                            .map(|(cell, num)| {
+                                                let class = if num { "num" } else { "text" };
+                                                view! { <td class=class>{cell}</td> }
+                                            })
+                                            .collect_view();
+                                        view! { <tr>{cells}</tr> }
+                                    })
+                                    .collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                    <Show when=move || { hidden > 0 }>
+                        <p class="muted">{format!("… and {hidden} more rows")}</p>
+                    </Show>
+                }
+                    .into_any()
+            }}
+        </section>
+    }
+}

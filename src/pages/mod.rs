@@ -1,0 +1,3 @@
+//! One module per screen.
+
+pub mod data;

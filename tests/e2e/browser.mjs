@@ -1,0 +1,45 @@
+// Launches Debian's Chromium through playwright-core with the flags this machine needs, and
+// watches a page for console errors, page errors and requests to other origins.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CONCORD_URL = process.env.CONCORD_URL ?? 'http://127.0.0.1:8080/';
+export const CONCORD_SUBPATH_URL = process.env.CONCORD_SUBPATH_URL;
+export const MOCK_URL = process.env.MOCK_URL;
+
+const FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** A fresh browser with its own profile directory; `close()` removes the profile. */
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'concord-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CONCORD_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Records what a page says went wrong, and every request it makes. */
+export function watch(page) {
+  const problems = [];
+  const requests = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console.${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('request', (req) => requests.push(req.url()));
+  return { problems, requests };
+}

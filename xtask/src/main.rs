@@ -1,0 +1,55 @@
+//! `cargo xtask`: Concord's build, serve and test orchestration, and its test servers.
+//!
+//! Everything a fresh machine needs is installed on demand (wasm32 target, wasm-bindgen-cli at
+//! the locked version, npm `binaryen` and `playwright-core`, Debian's Chromium and ChromeDriver),
+//! so `cargo xtask serve` and `cargo xtask test` are the only two commands a newcomer types.
+
+use std::process::ExitCode;
+
+mod bench;
+mod build;
+mod mock_llm;
+mod serve;
+mod test;
+mod toolchain;
+mod util;
+
+const USAGE: &str = "\
+cargo xtask <command>
+
+    serve [--port 8080] [--skip-build]   build the release web app into pkg/ and serve it
+    build [--dev]                         build the web app into pkg/ (release unless --dev)
+    test [--skip-browser]                 fmt, clippy (native + wasm32), native tests, wasm build,
+                                          wasm-bindgen browser tests, Playwright end-to-end tests
+    mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
+    static --port P [--base /sub/path/]   serve the built site (index.html, style/, pkg/) only
+    bench-stats [...]                     statistics benchmarks side by side with scipy
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "serve" => serve::serve_command(rest),
+        "build" => build::build_command(rest),
+        "test" => test::test_command(rest),
+        "mock-llm" => mock_llm::run(rest),
+        "static" => serve::static_command(rest),
+        "bench-stats" => bench::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask {command}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

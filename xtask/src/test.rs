@@ -1,0 +1,162 @@
+//! `cargo xtask test`: everything CI checks, in the order that fails fastest.
+//!
+//! fmt → core purity → clippy (native, then wasm32 with the wasm-only config) → native tests →
+//! release wasm build (size report) → wasm-bindgen browser tests → Playwright end-to-end tests.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::toolchain::{self, WasmToolchain};
+use crate::util::{self, has_flag, repo_root};
+use crate::{build, serve};
+
+/// Crates the pure core must never depend on, directly or transitively.
+const WEB_CRATES: &[&str] =
+    &["leptos", "web-sys", "js-sys", "wasm-bindgen", "gloo", "gloo-net", "gloo-utils"];
+
+pub fn test_command(args: &[String]) -> Result<(), String> {
+    util::check_flags(args, &[], &["--skip-browser"])?;
+    let start = Instant::now();
+    let root = repo_root();
+    let cargo = toolchain::cargo_program();
+
+    util::step("cargo fmt --check", || {
+        util::run(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))
+    })?;
+    util::step("the core has no web dependency", check_core_is_pure)?;
+    util::step("clippy (native)", || {
+        util::run(Command::new(&cargo).current_dir(&root).args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
+    let wasm = util::step("wasm32 toolchain", toolchain::ensure_wasm_target)?;
+    util::step("clippy (wasm32, wasm-only config)", || clippy_wasm(wasm))?;
+    util::step("native tests", || {
+        util::run(Command::new(&cargo).current_dir(&root).args(["test", "--workspace"]))
+    })?;
+    let report = util::step("release wasm build", || build::build_web(wasm, true))?;
+    build::print_report(&report);
+
+    if has_flag(args, "--skip-browser") {
+        println!("\n--skip-browser: browser tests not run");
+    } else {
+        util::step("Chromium and ChromeDriver", toolchain::ensure_chromium)?;
+        util::step("wasm-bindgen browser tests (headless Chromium)", || wasm_bindgen_tests(wasm))?;
+        let npm_ok = util::step("npm tools", toolchain::ensure_npm_tools)?;
+        if !npm_ok {
+            return Err("the Playwright tests need npm: `apt-get install nodejs npm`".to_string());
+        }
+        util::step("Playwright end-to-end tests (headless Chromium)", playwright_tests)?;
+    }
+    println!("\ncargo xtask test: all green in {:.1} min", start.elapsed().as_secs_f64() / 60.0);
+    Ok(())
+}
+
+/// Fails when `cargo tree` shows any web crate under concord-core, for any target.
+fn check_core_is_pure() -> Result<(), String> {
+    let tree = util::output(Command::new(toolchain::cargo_program()).current_dir(repo_root()).args([
+        "tree",
+        "-p",
+        "concord-core",
+        "-e",
+        "normal,build",
+        "--target",
+        "all",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ]))
+    .ok_or("`cargo tree -p concord-core` failed")?;
+    let offenders = web_crates_in(&tree);
+    if offenders.is_empty() {
+        println!("concord-core depends on no web crate ({} packages checked)", tree.lines().count());
+        Ok(())
+    } else {
+        Err(format!("concord-core depends on web crates: {}", offenders.join(", ")))
+    }
+}
+
+fn web_crates_in(tree: &str) -> Vec<String> {
+    let mut found: Vec<String> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| WEB_CRATES.contains(name) || name.starts_with("gloo-"))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn clippy_wasm(toolchain: WasmToolchain) -> Result<(), String> {
+    if toolchain == WasmToolchain::DebianBuildStd && !util::has_program("/usr/bin/cargo-clippy") {
+        println!("Debian's rustc-web has no clippy: wasm32 clippy skipped (native clippy ran)");
+        return Ok(());
+    }
+    util::run(
+        toolchain::wasm_cargo(toolchain, "clippy")
+            .env("CLIPPY_CONF_DIR", repo_root().join("clippy_wasm"))
+            .args(["-p", "concord-web", "-p", "concord-core", "--all-targets", "--", "-D", "warnings"]),
+    )
+}
+
+fn wasm_bindgen_tests(toolchain: WasmToolchain) -> Result<(), String> {
+    let bindgen = toolchain::ensure_wasm_bindgen()?;
+    let bin_dir = bindgen.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
+    let path = std::env::var("PATH").unwrap_or_default();
+    let path = match bin_dir {
+        Some(dir) => format!("{}:{path}", dir.display()),
+        None => path,
+    };
+    let mut cmd = toolchain::wasm_cargo(toolchain, "test");
+    // The Debian fallback puts /usr/bin first; keep it first and add the runner after it.
+    let path = if toolchain == WasmToolchain::DebianBuildStd { format!("/usr/bin:{path}") } else { path };
+    util::run(
+        cmd.env("PATH", path)
+            .env("CHROMEDRIVER", toolchain::CHROMEDRIVER)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
+            .args(["-p", "concord-web"]),
+    )
+}
+
+fn playwright_tests() -> Result<(), String> {
+    let root = repo_root();
+    let port = serve::spawn_static("/")?;
+    let sub_port = serve::spawn_static("/some/path/")?;
+    let mut files: Vec<String> = std::fs::read_dir(root.join("tests/e2e"))
+        .map_err(|e| format!("tests/e2e: {e}"))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".test.mjs"))
+        .map(|n| format!("tests/e2e/{n}"))
+        .collect();
+    files.sort();
+    util::run(
+        Command::new("node")
+            .current_dir(&root)
+            .env("CONCORD_URL", format!("http://127.0.0.1:{port}/"))
+            .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))
+            .env("CONCORD_CHROMIUM", toolchain::CHROMIUM)
+            .args(["--test", "--test-concurrency=1"])
+            .args(&files),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_web_crates_in_a_tree() {
+        let tree = "concord-core v0.1.0\nserde v1.0.0\njs-sys v0.3.1\ngloo-net v0.7.0\nserde v1.0.0 (*)";
+        assert_eq!(web_crates_in(tree), vec!["gloo-net".to_string(), "js-sys".to_string()]);
+        assert!(web_crates_in("concord-core v0.1.0\nstatrs v0.18.0").is_empty());
+    }
+}

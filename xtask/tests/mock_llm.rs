@@ -1,0 +1,375 @@
+//! The mock LLM server over real loopback sockets: CORS, OpenAI and Anthropic shapes, `n`,
+//! logprobs, rate limits, injected failures, the request log and the control endpoints.
+//! Every test starts its own server on a free port and stops it; all loops are bounded.
+
+#[allow(dead_code)]
+#[path = "../src/mock_llm.rs"]
+mod mock_llm;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use mock_llm::{Failure, ReplyMode, Scenario, spawn};
+use serde_json::{Value, json};
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+    /// The declared content-length, to detect truncation.
+    declared_length: Option<usize>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).expect("JSON body")
+    }
+}
+
+/// One request on a fresh connection. `None` when the server closed without a status line.
+fn call(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Option<Response> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(req.as_bytes()).expect("write");
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    parse_response(&String::from_utf8_lossy(&raw))
+}
+
+fn parse_response(raw: &str) -> Option<Response> {
+    let (head, body) = raw.split_once("\r\n\r\n")?;
+    let mut lines = head.lines();
+    let status = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let declared_length = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok());
+    Some(Response { status, headers, body: body.to_string(), declared_length })
+}
+
+fn chat(port: u16, body: &Value) -> Option<Response> {
+    call(
+        port,
+        "POST",
+        "/v1/chat/completions",
+        &[("content-type", "application/json")],
+        &body.to_string(),
+    )
+}
+
+fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let cov: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let vx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+    let vy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+fn texts(response: &Response) -> Vec<String> {
+    response.json()["choices"]
+        .as_array()
+        .expect("choices")
+        .iter()
+        .map(|c| c["message"]["content"].as_str().expect("content").to_string())
+        .collect()
+}
+
+#[test]
+fn preflight_allows_provider_headers_and_exposes_rate_limit_headers() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let r = call(
+        mock.port(),
+        "OPTIONS",
+        "/v1/messages",
+        &[
+            ("origin", "http://127.0.0.1:8080"),
+            ("access-control-request-method", "POST"),
+            ("access-control-request-headers", "x-api-key,anthropic-version"),
+        ],
+        "",
+    )
+    .expect("response");
+    assert_eq!(r.status, 204);
+    assert_eq!(r.header("access-control-allow-origin"), Some("http://127.0.0.1:8080"));
+    let allowed = r.header("access-control-allow-headers").expect("allow-headers");
+    for h in [
+        "authorization",
+        "x-api-key",
+        "anthropic-version",
+        "anthropic-dangerous-direct-browser-access",
+        "content-type",
+    ] {
+        assert!(allowed.contains(h), "{h} not in {allowed}");
+    }
+    let exposed = r.header("access-control-expose-headers").expect("expose-headers");
+    for h in ["retry-after", "x-ratelimit-reset-requests", "x-ratelimit-limit-requests"] {
+        assert!(exposed.contains(h), "{h} not in {exposed}");
+    }
+    mock.stop();
+}
+
+#[test]
+fn echo_mode_answers_n_choices_with_logprobs_peaked_at_the_planted_rating() {
+    let scenario = Scenario {
+        reply: ReplyMode::EchoRating { marker: "RATING=".into() },
+        ..Scenario::default()
+    };
+    let mock = spawn(0, scenario).expect("spawn");
+    let body = json!({
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "Rate this. RATING=4"}],
+        "n": 3, "seed": 10, "logprobs": true, "top_logprobs": 5
+    });
+    let r = chat(mock.port(), &body).expect("response");
+    assert_eq!(r.status, 200);
+    assert_eq!(texts(&r), vec!["Rating: 4", "Rating: 4", "Rating: 4"]);
+    let v = r.json();
+    let tokens = v["choices"][0]["logprobs"]["content"].as_array().expect("logprob tokens");
+    assert_eq!(tokens.len(), 2, "`Rating: ` and `4`");
+    assert_eq!(tokens[1]["token"], "4");
+    let top = tokens[1]["top_logprobs"].as_array().expect("top_logprobs");
+    assert_eq!(top.len(), 5);
+    assert_eq!(top[0]["token"], "4");
+    // p(r) ∝ exp(−1.5·|r − 4|) over 1..5: the weights are e^-4.5, e^-3, e^-1.5, 1, e^-1.5.
+    let z: f64 = [-4.5f64, -3.0, -1.5, 0.0, -1.5].iter().map(|l| l.exp()).sum();
+    let expected = -z.ln();
+    assert!((top[0]["logprob"].as_f64().expect("logprob") - expected).abs() < 1e-12);
+    assert_eq!(v["usage"]["prompt_tokens"], 5, "⌈20 chars / 4⌉ (with the newline)");
+    // No marker: an unparseable answer, as a bad small model would give.
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "no marker"}]});
+    assert_eq!(texts(&chat(mock.port(), &body).expect("response")), vec!["I cannot rate this."]);
+    mock.stop();
+}
+
+#[test]
+fn hash_ratings_are_deterministic_vary_with_length_and_stay_on_the_scale() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let ask = |content: &str, seed: u64| {
+        let body =
+            json!({"model": "m", "messages": [{"role": "user", "content": content}], "seed": seed});
+        texts(&chat(mock.port(), &body).expect("response"))[0].clone()
+    };
+    let short = ask("short text", 0);
+    assert_eq!(short, ask("short text", 0), "same prompt and sample, same answer");
+    // Pinned: the algorithm is part of what the browser tests' expectations mean.
+    assert_eq!(short, "Rating: 3");
+    // Over prompts of growing length, ratings follow length but not perfectly.
+    let (mut lengths, mut ratings) = (Vec::new(), Vec::new());
+    for i in 0..40u64 {
+        let text = format!("item {i} ") + &"word ".repeat(20 * i as usize);
+        let reply = ask(&text, i);
+        let value: f64 = reply.trim_start_matches("Rating: ").parse().expect("a number");
+        assert!((1.0..=5.0).contains(&value), "{reply}");
+        lengths.push(text.len() as f64);
+        ratings.push(value);
+    }
+    let r = pearson(&lengths, &ratings);
+    assert!(r > 0.5 && r < 0.99, "correlation of rating with length: {r}");
+    mock.stop();
+}
+
+#[test]
+fn rate_limit_answers_429_with_readable_retry_after_and_recovers() {
+    let scenario = Scenario { rpm_limit: Some(3), rate_window_ms: 600, ..Scenario::default() };
+    let mock = spawn(0, scenario).expect("spawn");
+    let body = |i: u32| json!({"model": "m", "messages": [{"role": "user", "content": format!("item {i}")}]});
+    for i in 0..3 {
+        assert_eq!(chat(mock.port(), &body(i)).expect("response").status, 200);
+    }
+    let limited = chat(mock.port(), &body(3)).expect("response");
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.header("retry-after"), Some("1"));
+    assert_eq!(limited.header("x-ratelimit-limit-requests"), Some("3"));
+    assert!(limited.header("x-ratelimit-reset-requests").is_some_and(|v| v.ends_with("ms")));
+    assert_eq!(limited.json()["error"]["code"], "rate_limit_exceeded");
+    std::thread::sleep(Duration::from_millis(650));
+    assert_eq!(chat(mock.port(), &body(3)).expect("response").status, 200);
+    let summary = mock.summary();
+    assert_eq!((summary.total, summary.answered_ok, summary.failed), (5, 4, 1));
+    mock.stop();
+}
+
+#[test]
+fn injected_failures_are_deterministic_and_near_the_configured_fraction() {
+    let scenario = Scenario {
+        failure_rate: 0.5,
+        failures: vec![Failure::RateLimited, Failure::ServerError, Failure::Overloaded],
+        seed: 7,
+        ..Scenario::default()
+    };
+    let outcomes = |scenario: &Scenario| {
+        let mock = spawn(0, scenario.clone()).expect("spawn");
+        let statuses: Vec<u16> = (0..40)
+            .map(|i| {
+                let body = json!({"model": "m", "messages": [{"role": "user", "content": format!("item {}", i % 20)}]});
+                chat(mock.port(), &body).expect("response").status
+            })
+            .collect();
+        mock.stop();
+        statuses
+    };
+    let first = outcomes(&scenario);
+    assert_eq!(first, outcomes(&scenario), "same seed, same fates");
+    let failed = first.iter().filter(|&&s| s != 200).count();
+    assert!((10..=30).contains(&failed), "{failed} of 40 failed at rate 0.5");
+    assert!(first.iter().all(|s| [200, 429, 500, 529].contains(s)), "{first:?}");
+    assert!(first.contains(&529) && first.contains(&500) && first.contains(&429));
+    let other = outcomes(&Scenario { seed: 8, ..scenario });
+    assert_ne!(first, other, "another seed, other fates");
+}
+
+#[test]
+fn dropped_and_truncated_responses() {
+    let drop = Scenario { failure_rate: 1.0, failures: vec![Failure::Drop], ..Scenario::default() };
+    let mock = spawn(0, drop).expect("spawn");
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
+    assert!(chat(mock.port(), &body).is_none(), "no status line on a dropped connection");
+    assert_eq!(mock.requests()[0].outcome, "dropped");
+    assert_eq!(mock.requests()[0].status, 0);
+    mock.set_scenario(Scenario {
+        failure_rate: 1.0,
+        failures: vec![Failure::Truncate],
+        ..Scenario::default()
+    });
+    let r = chat(mock.port(), &body).expect("status line");
+    assert_eq!(r.status, 200);
+    let declared = r.declared_length.expect("content-length");
+    assert!(r.body.len() < declared, "{} of {declared} bytes", r.body.len());
+    assert!(serde_json::from_str::<Value>(&r.body).is_err());
+    assert!(!mock.requests()[1].answered_ok);
+    mock.stop();
+}
+
+#[test]
+fn anthropic_messages_shape_and_key_check() {
+    let scenario = Scenario {
+        require_key: Some("sk-test".into()),
+        reply: ReplyMode::EchoRating { marker: "RATING=".into() },
+        ..Scenario::default()
+    };
+    let mock = spawn(0, scenario).expect("spawn");
+    let body = json!({"model": "claude-x", "max_tokens": 10, "system": "Be strict.",
+        "messages": [{"role": "user", "content": "RATING=2"}]})
+    .to_string();
+    let denied = call(mock.port(), "POST", "/v1/messages", &[], &body).expect("response");
+    assert_eq!(denied.status, 401);
+    assert_eq!(denied.json()["error"]["type"], "authentication_error");
+    let ok = call(mock.port(), "POST", "/v1/messages", &[("x-api-key", "sk-test")], &body)
+        .expect("response");
+    assert_eq!(ok.status, 200);
+    let v = ok.json();
+    assert_eq!(v["type"], "message");
+    assert_eq!(v["content"][0]["text"], "Rating: 2");
+    assert_eq!(v["usage"]["input_tokens"], 5, "⌈(10 + 1 + 8 + 1) / 4⌉");
+    let models = call(mock.port(), "GET", "/v1/models", &[("authorization", "Bearer sk-test")], "")
+        .expect("response");
+    assert_eq!(models.json()["data"][0]["id"], "mock-model");
+    mock.stop();
+}
+
+#[test]
+fn rejected_parameters_and_unsupported_n() {
+    let scenario = Scenario {
+        reject_params: vec!["logprobs".into()],
+        supports_n: false,
+        ..Scenario::default()
+    };
+    let mock = spawn(0, scenario).expect("spawn");
+    let with_logprobs =
+        json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "logprobs": true});
+    let r = chat(mock.port(), &with_logprobs).expect("response");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], "unsupported_parameter");
+    assert_eq!(r.json()["error"]["param"], "logprobs");
+    let with_n = json!({"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 2});
+    let r = chat(mock.port(), &with_n).expect("response");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["message"], "Only one completion choice is allowed");
+    mock.stop();
+}
+
+#[test]
+fn control_endpoints_script_log_duplicates_and_reset() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let port = mock.port();
+    let scenario = json!({
+        "reply": {"mode": "canned", "text": "Rating: 3"},
+        "script": [{"status": 503, "body": {"error": {"message": "scripted"}}, "headers": [["retry-after", "2"]]}]
+    });
+    let set = call(port, "POST", "/__mock/scenario", &[], &scenario.to_string()).expect("response");
+    assert_eq!(set.status, 200);
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "same"}], "seed": 4});
+    let scripted = chat(port, &body).expect("response");
+    assert_eq!((scripted.status, scripted.header("retry-after")), (503, Some("2")));
+    assert_eq!(texts(&chat(port, &body).expect("response")), vec!["Rating: 3"]);
+    // The same sample answered twice: exactly what the run engine must never cause.
+    chat(port, &body).expect("response");
+    let log = call(port, "GET", "/__mock/requests", &[], "").expect("response").json();
+    assert_eq!(log["requests"].as_array().expect("requests").len(), 3);
+    assert_eq!(log["requests"][0]["outcome"], "scripted");
+    assert_eq!(log["summary"]["answered_ok"], 2);
+    let dups = log["summary"]["duplicate_successes"].as_array().expect("duplicates");
+    assert_eq!(dups.len(), 1);
+    assert!(dups[0].as_str().expect("key").ends_with(":4"), "sample 4: {dups:?}");
+    assert_eq!(call(port, "POST", "/__mock/reset", &[], "").expect("response").status, 200);
+    let summary = call(port, "GET", "/__mock/summary", &[], "").expect("response").json();
+    assert_eq!(summary["total"], 0);
+    let bad = call(port, "POST", "/__mock/scenario", &[], "{\"latency_ms\": \"slow\"}")
+        .expect("response");
+    assert_eq!(bad.status, 400);
+    mock.stop();
+}
+
+#[test]
+fn keep_alive_serves_several_requests_on_one_connection() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let mut stream = TcpStream::connect(("127.0.0.1", mock.port())).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    let request = "GET /v1/models HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n";
+    let mut seen = 0;
+    for _ in 0..2 {
+        stream.write_all(request.as_bytes()).expect("write");
+        // Read exactly one response: the head, then content-length bytes.
+        let mut raw = Vec::new();
+        let mut byte = [0u8; 1];
+        while !raw.ends_with(b"\r\n\r\n") {
+            stream.read_exact(&mut byte).expect("head");
+            raw.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&raw).to_string();
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(head.contains("connection: keep-alive"));
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("content-length");
+        let mut body = vec![0u8; length];
+        stream.read_exact(&mut body).expect("body");
+        assert!(String::from_utf8_lossy(&body).contains("mock-model"));
+        seen += 1;
+    }
+    assert_eq!(seen, 2);
+    mock.stop();
+}
