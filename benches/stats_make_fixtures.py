@@ -545,6 +545,10 @@ def make_cases():
     add(id="n2-tied-x", kind="correlation", x=[2, 2], y=[1, 3])
     add(id="n3-no-ties", kind="correlation", x=[1.5, 0.2, 3.3], y=[2.0, 1.0, 0.5])
     add(id="n3-ties", kind="correlation", x=[1, 1, 2], y=[3, 1, 2], kendall_like_thresh=1)
+    add(id="n3-exactly-linear", kind="correlation", x=[1, 2, 3], y=[2, 4, 6])
+    add(id="n3-exactly-linear-decreasing", kind="correlation", x=[0.1, 0.2, 0.3], y=[0.3, 0.2, 0.1])
+    add(id="n3-identical-decimals", kind="correlation", x=[1.1, 2.7, 3.9], y=[1.1, 2.7, 3.9])
+    add(id="n4-monotone-not-linear", kind="correlation", x=[1, 2, 3, 4], y=[1, 5, 9, 10])
     add(id="both-constant", kind="correlation", x=[4, 4, 4, 4], y=[2, 2, 2, 2])
     add(id="constant-metric", kind="correlation", x=[1, 2, 3, 4, 5], y=[3, 3, 3, 3, 3],
         kendall_like_thresh=2)

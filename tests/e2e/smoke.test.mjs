@@ -28,6 +28,9 @@ test('opens on the built-in example and loads a CSV through the file input', asy
     assert.equal(await data.documentCount.textContent(), '5');
     assert.equal(await data.systemCount.textContent(), '3');
     assert.ok((await data.previewRows.count()) >= 15, 'preview shows the example rows');
+    if (process.env.CONCORD_SCREENSHOTS) {
+      await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/data.png` });
+    }
 
     await data.loadFile('small.csv', SMALL_CSV);
     assert.equal(await data.itemCount.textContent(), '7');

@@ -5,11 +5,12 @@
 //! 2. `benches/stats_scipy_bench.py` times scipy / krippendorff on the same files;
 //! 3. the release `concord stats` process on a file of 10⁶ pairs is timed against a Python
 //!    process doing json.load + pearsonr, spearmanr, kendalltau (b and c) on the same file;
-//! 4. a table of seconds and speed-ups (scipy ÷ concord) is printed, and written as Markdown to
-//!    `target/bench-stats/table.md`.
-//!
-//! The wasm-in-Chromium column needs the browser harness: it calls the same
-//! `concord_core::stats::BenchCase::run` and is not part of this command yet.
+//! 4. the same `concord_core::stats::bench::BenchCase::run` compiled to wasm32 (release) runs in
+//!    headless Chromium through wasm-bindgen-test (`tests/wasm_bench.rs`, ignored in normal test
+//!    runs) and logs `BENCH <case> <n> <ms> <finite>` lines (skip with `--skip-wasm`; a failure
+//!    there leaves the column empty instead of failing the command);
+//! 5. a table of times, speed-ups (scipy ÷ concord) and wasm ÷ native is printed, and written as
+//!    Markdown to `target/bench-stats/table.md`.
 
 use crate::util::{self, check_flags, flag_value, repo_root};
 use serde_json::Value;
@@ -19,10 +20,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const USAGE: &str = "cargo xtask bench-stats [--sizes 1600,100000,1000000] [--reps 5] [--process-n 1000000]";
+const USAGE: &str = "cargo xtask bench-stats [--sizes 1600,100000,1000000] [--reps 5] \
+                     [--process-n 1000000] [--skip-wasm]";
+
+/// Input seed shared with `tests/wasm_bench.rs`, so native, scipy and wasm time the same data.
+const SEED: &str = "20261122";
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    check_flags(args, &["--sizes", "--reps", "--process-n"], &[])
+    check_flags(args, &["--sizes", "--reps", "--process-n"], &["--skip-wasm"])
         .map_err(|e| format!("{e}\n{USAGE}"))?;
     let sizes = flag_value(args, "--sizes").unwrap_or("1600,100000,1000000");
     let reps = flag_value(args, "--reps").unwrap_or("5");
@@ -44,7 +49,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Command::new(cargo())
             .current_dir(&root)
             .args(["bench", "-p", "concord-core", "--bench", "stats", "--"])
-            .args(["--sizes", &dedup_sizes(&sizes_with_process), "--reps", reps])
+            .args(["--sizes", &dedup_sizes(&sizes_with_process), "--reps", reps, "--seed", SEED])
             .args(["--write-inputs", &dir_arg]),
     )?;
     println!("==> scipy reference");
@@ -57,17 +62,39 @@ pub fn run(args: &[String]) -> Result<(), String> {
     )?;
 
     println!("==> whole process on {process_n} pairs: concord stats vs python + scipy");
-    util::run(Command::new(cargo()).current_dir(&root).args(["build", "--release", "-p", "concord-cli"]))?;
+    util::run(Command::new(cargo()).current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "concord-cli",
+    ]))?;
     let cases = dir.join(format!("pairs_{process_n}.cases.json"));
     write_process_cases(&dir, process_n, &cases)?;
     let concord = target.join("release").join("concord");
     let concord_s = time_process(Command::new(&concord).arg("stats").arg(&cases), 3)?;
     let python_s = time_process(
-        Command::new(&python).current_dir(&root).arg("benches/stats_scipy_bench.py").arg("--process").arg(&cases),
+        Command::new(&python)
+            .current_dir(&root)
+            .arg("benches/stats_scipy_bench.py")
+            .arg("--process")
+            .arg(&cases),
         3,
     )?;
 
-    let table = render(&parse_lines(&native), &parse_lines(&scipy), process_n, concord_s, python_s);
+    let wasm = if util::has_flag(args, "--skip-wasm") {
+        Timings::new()
+    } else {
+        println!("==> wasm32 in headless Chromium (release)");
+        match wasm_bench() {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("wasm benchmark skipped: {e}");
+                Timings::new()
+            }
+        }
+    };
+    let table =
+        render(&parse_lines(&native), &parse_lines(&scipy), &wasm, process_n, concord_s, python_s);
     print!("\n{table}");
     let md = dir.join("table.md");
     std::fs::write(&md, &table).map_err(|e| format!("writing {}: {e}", md.display()))?;
@@ -91,7 +118,8 @@ fn python() -> Result<String, String> {
             return Ok(candidate.to_string());
         }
     }
-    Err("needs python3 with scipy, krippendorff and numpy: pip install scipy krippendorff numpy".into())
+    Err("needs python3 with scipy, krippendorff and numpy: pip install scipy krippendorff numpy"
+        .into())
 }
 
 fn dedup_sizes(list: &str) -> String {
@@ -159,6 +187,44 @@ fn time_process(cmd: &mut Command, reps: usize) -> Result<f64, String> {
     Ok(best)
 }
 
+/// Run `tests/wasm_bench.rs` in Chromium and collect its `BENCH case n ms finite` lines.
+fn wasm_bench() -> Result<Timings, String> {
+    use crate::toolchain;
+    let wasm_toolchain = toolchain::ensure_wasm_target()?;
+    toolchain::ensure_chromium()?;
+    let bindgen = toolchain::ensure_wasm_bindgen()?;
+    let mut path = std::env::var("PATH").unwrap_or_default();
+    if let Some(dir) = bindgen.parent().filter(|p| !p.as_os_str().is_empty()) {
+        path = format!("{}:{path}", dir.display());
+    }
+    if wasm_toolchain == toolchain::WasmToolchain::DebianBuildStd {
+        path = format!("/usr/bin:{path}");
+    }
+    let out = capture(
+        toolchain::wasm_cargo(wasm_toolchain, "test")
+            .env("PATH", path)
+            .env("CHROMEDRIVER", toolchain::CHROMEDRIVER)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "900")
+            .args(["--release", "-p", "concord-web", "--test", "wasm_bench", "--"])
+            .args(["--include-ignored", "--nocapture"]),
+    )?;
+    let timings: Timings = out
+        .lines()
+        .filter_map(|line| {
+            let rest = &line[line.find("BENCH ")? + 6..];
+            let mut parts = rest.split_whitespace();
+            let case = parts.next()?.to_string();
+            let n: u64 = parts.next()?.parse().ok()?;
+            let ms: f64 = parts.next()?.parse().ok()?;
+            Some(((case, n), (ms / 1e3, None)))
+        })
+        .collect();
+    if timings.is_empty() {
+        return Err("the browser run printed no BENCH lines".into());
+    }
+    Ok(timings)
+}
+
 fn seconds(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -171,26 +237,51 @@ fn seconds(s: f64) -> String {
 
 type Timings = BTreeMap<(String, u64), (f64, Option<f64>)>;
 
-fn render(native: &Timings, scipy: &Timings, process_n: usize, concord_s: f64, python_s: f64) -> String {
+fn render(
+    native: &Timings,
+    scipy: &Timings,
+    wasm: &Timings,
+    process_n: usize,
+    concord_s: f64,
+    python_s: f64,
+) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "| statistic | n | concord (native) | scipy | scipy ÷ concord | |Δ value| |");
-    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        t,
+        "| statistic | n | concord (native) | scipy | scipy ÷ concord | wasm (Chromium) | wasm ÷ native | |Δ value| |"
+    );
+    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut keys: Vec<_> = native.keys().collect();
     keys.sort_by_key(|(case, n)| (*n, case.clone()));
+    let cell = |s: Option<f64>| s.filter(|s| s.is_finite()).map_or("–".to_string(), seconds);
+    let ratio = |a: Option<f64>, b: f64| {
+        a.filter(|a| a.is_finite()).map_or("–".to_string(), |a| format!("{:.1}×", a / b))
+    };
     for key in keys {
         let (ns, nv) = native[key];
-        let (ss, sv) = scipy.get(key).copied().unwrap_or((f64::NAN, None));
-        let diff = match (nv, sv) {
+        let scipy_entry = scipy.get(key).copied();
+        let ss = scipy_entry.map(|e| e.0);
+        let ws = wasm.get(key).map(|e| e.0);
+        let diff = match (nv, scipy_entry.and_then(|e| e.1)) {
             (Some(a), Some(b)) => format!("{:.1e}", (a - b).abs()),
             _ => "–".to_string(),
         };
-        let ratio = if ss.is_finite() { format!("{:.1}×", ss / ns) } else { "–".to_string() };
-        let scipy_cell = if ss.is_finite() { seconds(ss) } else { "–".to_string() };
-        let _ = writeln!(t, "| {} | {} | {} | {} | {} | {} |", key.0, key.1, seconds(ns), scipy_cell, ratio, diff);
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            key.0,
+            key.1,
+            seconds(ns),
+            cell(ss),
+            ratio(ss, ns),
+            cell(ws),
+            ratio(ws, ns),
+            diff
+        );
     }
     let _ = writeln!(
         t,
-        "| whole process: `concord stats` vs python json.load + pearsonr, spearmanr, kendalltau b, c | {process_n} | {} | {} | {:.1}× | |",
+        "| whole process: `concord stats` vs python json.load + pearsonr, spearmanr, kendalltau b, c | {process_n} | {} | {} | {:.1}× | | | |",
         seconds(concord_s),
         seconds(python_s),
         python_s / concord_s

@@ -50,7 +50,8 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     })?;
     let artifact_profile = if release { "wasm-release" } else { "debug" };
     let input = toolchain::wasm_artifact_dir(toolchain, artifact_profile).join("concord_web.wasm");
-    let bindgen = util::step("wasm-bindgen-cli at the locked version", toolchain::ensure_wasm_bindgen)?;
+    let bindgen =
+        util::step("wasm-bindgen-cli at the locked version", toolchain::ensure_wasm_bindgen)?;
     let pkg = root.join("pkg");
     util::step("wasm-bindgen --target web", || {
         util::run(

@@ -18,6 +18,20 @@
 //! platforms); injected failures are chosen by hashing (seed, request key, how many times this
 //! key was seen), so the k-th attempt of a given request always meets the same fate whatever
 //! the order in which concurrent requests arrive.
+//!
+//! A scenario for the flaky-run acceptance test (every field is optional):
+//!
+//! ```json
+//! { "reply": {"mode": "echo_rating", "marker": "RATING="},
+//!   "failure_rate": 0.2, "failures": ["rate_limited", "server_error", "overloaded", "drop", "truncate"],
+//!   "retry_after_s": 1, "seed": 42, "latency_ms": 20,
+//!   "rpm_limit": 600, "rate_window_ms": 60000 }
+//! ```
+//!
+//! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
+//! `supports_n`, `reject_params`, `require_key`, `script` (`[{"status": 503, "body": {…},
+//! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
+//! and `{"mode": "hash_rating", "length_cap": 4000}` (the default).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};

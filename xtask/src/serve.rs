@@ -132,7 +132,9 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
     }
     match site.resolve(target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
         Some((file, body)) => respond(&mut stream, "200 OK", mime(&file), &body, method == "GET"),
-        None => respond(&mut stream, "404 Not Found", "text/plain", b"not found\n", method == "GET"),
+        None => {
+            respond(&mut stream, "404 Not Found", "text/plain", b"not found\n", method == "GET")
+        }
     }
 }
 
@@ -176,7 +178,9 @@ mod tests {
     fn check(base: &str, url: &str, expect: Option<&str>) {
         let site = Site::new(base);
         let got = site.resolve(url).map(|p| {
-            p.strip_prefix(repo_root()).map(|r| r.to_string_lossy().into_owned()).unwrap_or_default()
+            p.strip_prefix(repo_root())
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_default()
         });
         assert_eq!(got.as_deref(), expect, "base {base:?} url {url:?}");
     }

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::toolchain::{self, WasmToolchain};
 use crate::util::{self, has_flag, repo_root};
-use crate::{build, serve};
+use crate::{build, mock_llm, serve};
 
 /// Crates the pure core must never depend on, directly or transitively.
 const WEB_CRATES: &[&str] =
@@ -60,23 +60,27 @@ pub fn test_command(args: &[String]) -> Result<(), String> {
 
 /// Fails when `cargo tree` shows any web crate under concord-core, for any target.
 fn check_core_is_pure() -> Result<(), String> {
-    let tree = util::output(Command::new(toolchain::cargo_program()).current_dir(repo_root()).args([
-        "tree",
-        "-p",
-        "concord-core",
-        "-e",
-        "normal,build",
-        "--target",
-        "all",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-    ]))
-    .ok_or("`cargo tree -p concord-core` failed")?;
+    let tree =
+        util::output(Command::new(toolchain::cargo_program()).current_dir(repo_root()).args([
+            "tree",
+            "-p",
+            "concord-core",
+            "-e",
+            "normal,build",
+            "--target",
+            "all",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ]))
+        .ok_or("`cargo tree -p concord-core` failed")?;
     let offenders = web_crates_in(&tree);
     if offenders.is_empty() {
-        println!("concord-core depends on no web crate ({} packages checked)", tree.lines().count());
+        println!(
+            "concord-core depends on no web crate ({} packages checked)",
+            tree.lines().count()
+        );
         Ok(())
     } else {
         Err(format!("concord-core depends on web crates: {}", offenders.join(", ")))
@@ -100,11 +104,17 @@ fn clippy_wasm(toolchain: WasmToolchain) -> Result<(), String> {
         println!("Debian's rustc-web has no clippy: wasm32 clippy skipped (native clippy ran)");
         return Ok(());
     }
-    util::run(
-        toolchain::wasm_cargo(toolchain, "clippy")
-            .env("CLIPPY_CONF_DIR", repo_root().join("clippy_wasm"))
-            .args(["-p", "concord-web", "-p", "concord-core", "--all-targets", "--", "-D", "warnings"]),
-    )
+    // The core's own tests and benches are native-only (they read ../shared, time with
+    // Instant): lint the core's library for wasm32, and the app with its browser tests.
+    for scope in [["-p", "concord-core", "--lib"], ["-p", "concord-web", "--all-targets"]] {
+        util::run(
+            toolchain::wasm_cargo(toolchain, "clippy")
+                .env("CLIPPY_CONF_DIR", repo_root().join("clippy_wasm"))
+                .args(scope)
+                .args(["--", "-D", "warnings"]),
+        )?;
+    }
+    Ok(())
 }
 
 fn wasm_bindgen_tests(toolchain: WasmToolchain) -> Result<(), String> {
@@ -117,7 +127,8 @@ fn wasm_bindgen_tests(toolchain: WasmToolchain) -> Result<(), String> {
     };
     let mut cmd = toolchain::wasm_cargo(toolchain, "test");
     // The Debian fallback puts /usr/bin first; keep it first and add the runner after it.
-    let path = if toolchain == WasmToolchain::DebianBuildStd { format!("/usr/bin:{path}") } else { path };
+    let path =
+        if toolchain == WasmToolchain::DebianBuildStd { format!("/usr/bin:{path}") } else { path };
     util::run(
         cmd.env("PATH", path)
             .env("CHROMEDRIVER", toolchain::CHROMEDRIVER)
@@ -130,6 +141,8 @@ fn playwright_tests() -> Result<(), String> {
     let root = repo_root();
     let port = serve::spawn_static("/")?;
     let sub_port = serve::spawn_static("/some/path/")?;
+    // One mock LLM API for the whole run; each test scripts it through /__mock/scenario.
+    let mock = mock_llm::spawn(0, mock_llm::Scenario::default())?;
     let mut files: Vec<String> = std::fs::read_dir(root.join("tests/e2e"))
         .map_err(|e| format!("tests/e2e: {e}"))?
         .flatten()
@@ -138,12 +151,15 @@ fn playwright_tests() -> Result<(), String> {
         .map(|n| format!("tests/e2e/{n}"))
         .collect();
     files.sort();
+    std::fs::create_dir_all(root.join("docs/screenshots")).map_err(|e| e.to_string())?;
     util::run(
         Command::new("node")
             .current_dir(&root)
             .env("CONCORD_URL", format!("http://127.0.0.1:{port}/"))
             .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))
             .env("CONCORD_CHROMIUM", toolchain::CHROMIUM)
+            .env("MOCK_URL", mock.base_url())
+            .env("CONCORD_SCREENSHOTS", root.join("docs/screenshots"))
             .args(["--test", "--test-concurrency=1"])
             .args(&files),
     )
@@ -155,7 +171,8 @@ mod tests {
 
     #[test]
     fn finds_web_crates_in_a_tree() {
-        let tree = "concord-core v0.1.0\nserde v1.0.0\njs-sys v0.3.1\ngloo-net v0.7.0\nserde v1.0.0 (*)";
+        let tree =
+            "concord-core v0.1.0\nserde v1.0.0\njs-sys v0.3.1\ngloo-net v0.7.0\nserde v1.0.0 (*)";
         assert_eq!(web_crates_in(tree), vec!["gloo-net".to_string(), "js-sys".to_string()]);
         assert!(web_crates_in("concord-core v0.1.0\nstatrs v0.18.0").is_empty());
     }

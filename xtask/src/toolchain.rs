@@ -96,10 +96,10 @@ pub fn locked_wasm_bindgen_version() -> Result<String, String> {
         .map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "name = \"wasm-bindgen\"" {
-            if let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \"")) {
-                return Ok(v.trim_end_matches('"').to_string());
-            }
+        if line.trim() == "name = \"wasm-bindgen\""
+            && let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \""))
+        {
+            return Ok(v.trim_end_matches('"').to_string());
         }
     }
     Err("Cargo.lock has no wasm-bindgen package".to_string())
@@ -113,10 +113,10 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     let local = install_root.join("bin/wasm-bindgen");
     let candidates = [local.clone(), PathBuf::from("wasm-bindgen")];
     for candidate in &candidates {
-        if let Some(v) = output(Command::new(candidate).arg("--version")) {
-            if v.split_whitespace().nth(1) == Some(version.as_str()) {
-                return Ok(candidate.clone());
-            }
+        if let Some(v) = output(Command::new(candidate).arg("--version"))
+            && v.split_whitespace().nth(1) == Some(version.as_str())
+        {
+            return Ok(candidate.clone());
         }
     }
     println!("installing wasm-bindgen-cli {version} (the version in Cargo.lock) into target/tools");
@@ -149,7 +149,9 @@ pub fn ensure_npm_tools() -> Result<bool, String> {
         return Ok(true);
     }
     if !has_program("npm") {
-        println!("npm not found: install Node.js and npm (`apt-get install nodejs npm`) for wasm-opt and the browser tests");
+        println!(
+            "npm not found: install Node.js and npm (`apt-get install nodejs npm`) for wasm-opt and the browser tests"
+        );
         return Ok(false);
     }
     let lock = root.join("package-lock.json");

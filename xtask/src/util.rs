@@ -64,7 +64,11 @@ pub fn has_flag(args: &[String], name: &str) -> bool {
 }
 
 /// Rejects flags a command does not know, so typos are not silently ignored.
-pub fn check_flags(args: &[String], known_with_value: &[&str], known_bare: &[&str]) -> Result<(), String> {
+pub fn check_flags(
+    args: &[String],
+    known_with_value: &[&str],
+    known_bare: &[&str],
+) -> Result<(), String> {
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();

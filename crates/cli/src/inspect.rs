@@ -5,6 +5,7 @@
 //! function the web app calls with the bytes of a dropped file.
 
 use concord_core::data::{self, ColumnMapping};
+use serde::Serialize;
 use serde_json::json;
 
 const USAGE: &str = "usage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...";
@@ -44,14 +45,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let loaded =
         data::load_with_mapping(file, &read(file)?, mapping.as_ref()).map_err(|e| e.to_string())?;
 
-    let mut diagnostics: Vec<_> = loaded.diagnostics.iter().map(diagnostic_json).collect();
+    let mut diagnostics: Vec<data::Diagnostic> = loaded.diagnostics.clone();
     let mut joined = Vec::new();
     for path in joins {
         let run_file = data::load(path, &read(path)?).map_err(|e| e.to_string())?;
-        diagnostics.extend(run_file.diagnostics.iter().map(diagnostic_json));
+        diagnostics.extend(run_file.diagnostics.iter().cloned());
         for run in &run_file.runs {
             let j = data::join(&loaded.dataset, run);
-            diagnostics.extend(j.diagnostics.iter().map(diagnostic_json));
+            diagnostics.extend(j.diagnostics.iter().cloned());
             joined.push(json!({
                 "run": run.name,
                 "attribute": run.attribute,
@@ -62,33 +63,76 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }));
         }
     }
-    let mut out = json!({
-        "format": loaded.summary.format,
-        "counts": loaded.summary.counts,
-        "attributes": loaded.summary.attributes,
-        "diagnostics": diagnostics,
-    });
-    if let Some(m) = &loaded.mapping {
-        out["mapping"] = json!(m);
-    }
-    if !joined.is_empty() {
-        out["joins"] = json!(joined);
-    }
+    let out = Report {
+        format: &loaded.summary.format,
+        counts: &loaded.summary.counts,
+        attributes: &loaded.summary.attributes,
+        diagnostics,
+        mapping: loaded.mapping.as_ref(),
+        joins: joined,
+    };
     let text = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
     println!("{text}");
     Ok(())
+}
+
+/// The printed JSON, in the order the issue specifies (serde_json's `Value` would sort keys).
+#[derive(Serialize)]
+struct Report<'a> {
+    format: &'a str,
+    counts: &'a data::Counts,
+    attributes: &'a [data::AttributeRange],
+    diagnostics: Vec<data::Diagnostic>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mapping: Option<&'a ColumnMapping>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    joins: Vec<serde_json::Value>,
 }
 
 fn read(path: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
-fn diagnostic_json(d: &data::Diagnostic) -> serde_json::Value {
-    json!({
-        "severity": d.severity,
-        "file": d.file,
-        "line": d.line,
-        "field": d.field,
-        "message": d.message,
-    })
+#[cfg(test)]
+mod tests {
+    use super::run;
+
+    fn check(args: &[&str], expect: Result<(), &str>) {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        assert_eq!(run(&args), expect.map_err(str::to_owned), "{args:?}");
+    }
+
+    #[test]
+    fn usage_errors_name_the_problem() {
+        check(
+            &[],
+            Err("usage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]..."),
+        );
+        check(
+            &["a.csv", "--frobnicate"],
+            Err(
+                "unknown option `--frobnicate`\nusage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...",
+            ),
+        );
+        check(&["a.csv", "--join"], Err("--join needs a file"));
+        check(
+            &["/nonexistent/x.csv"],
+            Err("cannot read /nonexistent/x.csv: No such file or directory (os error 2)"),
+        );
+    }
+
+    #[test]
+    fn inspects_the_fixture_with_a_mapping() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/fixtures/data");
+        let mapping = std::env::temp_dir()
+            .join(format!("concord-inspect-mapping-{}.json", std::process::id()));
+        std::fs::write(&mapping, r#"{"document": "doc_id", "output": "output", "ratings": [{"column": "coherence_r1", "attribute": "coherence"}]}"#).unwrap_or_default();
+        let file = format!("{dir}/generic_min.csv");
+        check(&[&file, "--mapping", &mapping.to_string_lossy()], Ok(()));
+        let _ = std::fs::remove_file(mapping);
+        check(
+            &[&file, "--mapping", "/nonexistent.json"],
+            Err("cannot read /nonexistent.json: No such file or directory (os error 2)"),
+        );
+    }
 }

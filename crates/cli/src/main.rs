@@ -5,7 +5,9 @@
 
 use std::process::ExitCode;
 
+mod coeval;
 mod inspect;
+mod meta;
 mod stats_cmd;
 mod table;
 
@@ -18,6 +20,10 @@ USAGE:
     concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
                   [--format json|md|latex|csv]
                                            correlation table of judge runs against human ratings
+    concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S] [--format json]
+                                           seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
+    concord coeval PATH... [--format json] [--level LEVEL]
+                                           CoEval (seed 004) action rates and α from released files
     concord help                           this text
 ";
 
@@ -30,7 +36,9 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "stats" => stats_cmd::run(rest),
         "inspect" => inspect::run(rest),
+        "coeval" => coeval::run(rest),
         "table" => table::run(rest),
+        "meta" => meta::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -16,15 +16,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let text = if path == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("reading standard input: {e}"))?
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| format!("reading standard input: {e}"))?
     } else {
         std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?
     };
     let results = run_cases(&text).map_err(|e| format!("{path}: {e}"))?;
     for case in &results.results {
-        if let Some(error) = case.get("error").and_then(|e| e.as_str()) {
-            let id = case.get("id").map(|v| v.to_string()).unwrap_or_default();
-            eprintln!("concord stats: case {id}: {error}");
+        if let Some(error) = case.error() {
+            eprintln!("concord stats: case {}: {error}", case.id);
         }
     }
     let stdout = std::io::stdout();

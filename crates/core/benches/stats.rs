@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo bench -p concord-core --bench stats -- [--sizes 1600,100000,1000000] [--reps 5]
-//!     [--seed 7] [--write-inputs DIR]
+//!     [--seed 20261122] [--write-inputs DIR] [--only CASE]
 //! ```
 
 use concord_core::stats::{BenchCase, BenchInputs, bench_inputs};
@@ -18,11 +18,17 @@ struct Options {
     reps: usize,
     seed: u64,
     write_inputs: Option<PathBuf>,
+    only: Option<String>,
 }
 
 fn parse_options() -> Result<Options, String> {
-    let mut options =
-        Options { sizes: vec![1600, 100_000, 1_000_000], reps: 5, seed: 7, write_inputs: None };
+    let mut options = Options {
+        sizes: vec![1600, 100_000, 1_000_000],
+        reps: 5,
+        seed: 20_261_122,
+        write_inputs: None,
+        only: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -36,6 +42,7 @@ fn parse_options() -> Result<Options, String> {
             "--reps" => options.reps = value("--reps")?.parse().map_err(|_| "bad --reps")?,
             "--seed" => options.seed = value("--seed")?.parse().map_err(|_| "bad --seed")?,
             "--write-inputs" => options.write_inputs = Some(value("--write-inputs")?.into()),
+            "--only" => options.only = Some(value("--only")?),
             // `cargo bench` passes `--bench`; ignore it and anything libtest-like.
             _ => {}
         }
@@ -58,6 +65,9 @@ fn write_inputs(dir: &Path, n: usize, input: &BenchInputs) -> std::io::Result<()
     write("ratings", &mut input.ratings.iter().flatten().map(|v| v.unwrap_or(f64::NAN)))
 }
 
+// A native-only timing binary (the wasm timings come from `tests/wasm_bench.rs` with
+// `performance.now()`), so the wasm32 lint against `Instant::now` does not apply here.
+#[allow(clippy::disallowed_methods)]
 fn main() {
     let options = match parse_options() {
         Ok(o) => o,
@@ -70,14 +80,16 @@ fn main() {
     let mut out = stdout.lock();
     for &n in &options.sizes {
         let input = bench_inputs(n, options.seed);
-        if let Some(dir) = &options.write_inputs {
-            if let Err(e) = write_inputs(dir, n, &input) {
-                eprintln!("stats bench: writing inputs to {}: {e}", dir.display());
-                std::process::exit(1);
-            }
+        if let Some(dir) = &options.write_inputs
+            && let Err(e) = write_inputs(dir, n, &input)
+        {
+            eprintln!("stats bench: writing inputs to {}: {e}", dir.display());
+            std::process::exit(1);
         }
         for case in BenchCase::ALL {
-            if !case.scales_with_n() && n != options.sizes[0] {
+            if !case.scales_with_n() && n != options.sizes[0]
+                || options.only.as_ref().is_some_and(|only| only != case.name())
+            {
                 continue;
             }
             // Fewer repetitions for the slow large cases keep the whole run short.

@@ -4,8 +4,10 @@
 //! judging protocols emit request *values* and consume response *text*; statistics take
 //! slices. The web app (`concord-web`) and the CLI (`concord`) are thin shells over it.
 
+pub mod coeval;
 pub mod data;
 pub mod example;
 pub mod judge;
+pub mod meta;
 pub mod run;
 pub mod stats;

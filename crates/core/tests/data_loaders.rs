@@ -136,7 +136,7 @@ fn mt_bench_human_min_jsonl() {
     check(
         "mt_bench_human_min.jsonl",
         r#"
-mt-bench-human items=0 documents=0 systems=3 pairs=2 raters=3 tasks=0 judge_records=0
+mt-bench-human items=0 documents=0 systems=3 pairs=2 raters=4 tasks=0 judge_records=0
 "#,
     );
 }
@@ -308,6 +308,11 @@ fn pairwise_labels_and_votes() {
     assert_eq!((p.votes.len(), p.label), (3, Some(A)));
     assert_eq!(p.inputs.get("question"), Some("Write a haiku."));
     assert_eq!(p.output_b, "A haiku is a poem.");
+    // A human and GPT-4 (judge given as ["gpt-4", "pair-v2"]) disagree: a split vote is a tie.
+    let votes: Vec<_> =
+        mt.dataset.pairs[1].votes.iter().map(|v| (v.rater.as_str(), v.label)).collect();
+    assert_eq!(votes, [("author_0", B), ("gpt-4/pair-v2", Tie)]);
+    assert_eq!(mt.dataset.pairs[1].label, Some(Tie));
     // An evaluator's result file joins to the dataset by content, not by its row numbers.
     let ev = load("evaluator_pairwise_min.jsonl");
     let j = data::join(&l.dataset, &ev.runs[0]);

@@ -153,22 +153,33 @@ fn chiang_lee_results_join_to_topical_chat() {
     let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     assert_eq!(files.len(), 28);
-    let mut counts = Vec::new();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let loaded = data::load(&name, &std::fs::read(&path).unwrap()).unwrap();
-        assert_eq!(loaded.summary.format, "chiang-lee-results");
-        let run = &loaded.runs[0];
-        assert!(run.attribute.is_some(), "{name}");
-        assert!(
-            run.records.iter().all(|r| r.responses.len() == 20 && r.prompt.is_some()),
-            "{name}"
-        );
-        let j = data::join(&dataset.dataset, run);
-        assert_eq!(j.unmatched_records, [] as [usize; 0], "{name}");
-        assert_eq!(j.matched.len() + j.uncovered, 360, "{name}");
-        counts.push(run.records.len());
-    }
+    // Two threads: this test parses 70 MB, which takes a while in an unoptimised test build.
+    let (first, second) = files.split_at(files.len() / 2);
+    let check_files = |paths: &[PathBuf]| -> Vec<usize> {
+        let mut counts = Vec::new();
+        for path in paths {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let loaded = data::load(&name, &std::fs::read(path).unwrap()).unwrap();
+            assert_eq!(loaded.summary.format, "chiang-lee-results");
+            let run = &loaded.runs[0];
+            assert!(run.attribute.is_some(), "{name}");
+            assert!(
+                run.records.iter().all(|r| r.responses.len() == 20 && r.prompt.is_some()),
+                "{name}"
+            );
+            let j = data::join(&dataset.dataset, run);
+            assert_eq!(j.unmatched_records, [] as [usize; 0], "{name}");
+            assert_eq!(j.matched.len() + j.uncovered, 360, "{name}");
+            counts.push(run.records.len());
+        }
+        counts
+    };
+    let counts: Vec<usize> = std::thread::scope(|s| {
+        let other = s.spawn(|| check_files(second));
+        let mut counts = check_files(first);
+        counts.extend(other.join().unwrap());
+        counts
+    });
     assert_eq!(counts.iter().min(), Some(&353));
     assert_eq!(counts.iter().max(), Some(&360));
     assert_eq!(counts.iter().sum::<usize>(), 10000);

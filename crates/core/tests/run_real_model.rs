@@ -12,6 +12,10 @@
 //!
 //! Optional: `CONCORD_REAL_MODEL` (default `smollm2`), `CONCORD_REAL_ITEMS` (50),
 //! `CONCORD_REAL_SAMPLES` (2), `CONCORD_REAL_MAX_TOKENS` (32). Only loopback URLs are accepted.
+//!
+//! The driver itself can be tried against the mock (`cargo xtask mock-llm --port 18432
+//! --scenario` a file with `{"scale_min": 1, "scale_max": 3}`): all 400 calls complete, and the
+//! 0–1 groundedness scale shows up as out-of-scale parse failures, as it should.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};

@@ -1,7 +1,7 @@
 //! Response parsing, error classification, retry decisions, Test connection and cost.
 
 use concord_core::run::{
-    Api, ApiError, ConnectionStatus, Endpoint, ErrorKind, EstimateInput, FinishReason,
+    Api, ApiError, ConnectionStatus, CostMeter, Endpoint, ErrorKind, EstimateInput, FinishReason,
     GiveUpReason, Param, ParseError, Price, PriceTable, ProviderId, RetryDecision, RetryPolicy,
     Usage, classify_connection, classify_error, estimate_run, estimate_tokens, parse_chat_response,
 };
@@ -550,4 +550,17 @@ fn estimate_before_a_run() {
         "the prompt is paid per call"
     );
     assert_eq!(estimate_run(input, None).cost_usd, None);
+    // Reconciling with reported usage: two calls reported, one did not (estimated instead).
+    let mut meter = CostMeter::default();
+    assert_eq!(meter.projected_total_usd(0, 10), None);
+    meter.record(Some(Usage { prompt_tokens: 2000, completion_tokens: 60 }), Some(price), 1.0);
+    meter.record(Some(Usage { prompt_tokens: 1000, completion_tokens: 40 }), Some(price), 1.0);
+    meter.record(None, Some(price), 0.0005);
+    assert_eq!(meter.usage, Usage { prompt_tokens: 3000, completion_tokens: 100 });
+    assert_eq!(meter.calls_without_usage, 1);
+    // 3000 × 0.15/M + 100 × 0.6/M = 0.00045 + 0.00006, plus the 0.0005 estimate.
+    assert!((meter.reported_usd - 0.00051).abs() < 1e-15);
+    assert!((meter.total_usd() - 0.00101).abs() < 1e-15);
+    let projected = meter.projected_total_usd(3, 30).expect("after calls");
+    assert!((projected - 0.0101).abs() < 1e-12, "{projected}");
 }

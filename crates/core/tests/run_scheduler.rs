@@ -419,3 +419,20 @@ fn a_full_size_run_of_360_items_4_attributes_20_samples_completes() {
     assert!(out.successes.values().all(|&n| n == 1));
     assert_eq!(s.progress(out.now_ms).failed, 0);
 }
+
+#[test]
+fn pacing_makes_up_for_late_wakeups_but_not_for_idle_gaps() {
+    // 60 per minute at 95%: one send every 60,000 / 57 ≈ 1052.6 ms.
+    let config = SchedulerConfig { requests_per_minute: Some(60), ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(jobs(10, 0.0), config);
+    assert_eq!(s.next_action(0), Action::Send(0));
+    assert_eq!(s.next_action(0), Action::Wait(1053));
+    // The timer fired 447 ms late: the next slot stays on the original grid (2106 ms).
+    assert_eq!(s.next_action(1500), Action::Send(1));
+    assert_eq!(s.next_action(1500), Action::Wait(606));
+    // After a long idle gap only one interval is made up: two sends at once (the one due and
+    // one made up), then the grid again, never a longer burst.
+    assert_eq!(s.next_action(10_000), Action::Send(2));
+    assert_eq!(s.next_action(10_000), Action::Send(3));
+    assert_eq!(s.next_action(10_000), Action::Wait(1053));
+}

@@ -32,7 +32,7 @@ fn compare(path: &str, key: &str, got: &Value, expected: &Value, errors: &mut Ve
                 }
             } else {
                 let (g, e) = (g.as_f64().unwrap_or(f64::NAN), e.as_f64().unwrap_or(f64::NAN));
-                if !((g - e).abs() <= tolerance(key, e)) {
+                if g.is_nan() || (g - e).abs() > tolerance(key, e) {
                     errors.push(format!("{path}: got {g:e}, expected {e:e} (diff {:e})", g - e));
                 }
             }
@@ -70,10 +70,12 @@ fn check(cases: &Path, expected: &Path) {
     )
     .unwrap_or_else(|e| panic!("{expected:?}: {e}"));
     let got = run_cases(&input).unwrap_or_else(|e| panic!("{cases:?}: {e}"));
+    let got = serde_json::to_value(&got).expect("results serialise");
+    let got = got["results"].as_array().expect("output has results");
     let reference = reference["results"].as_array().expect("reference has results");
-    assert_eq!(got.results.len(), reference.len(), "{cases:?}: number of results");
+    assert_eq!(got.len(), reference.len(), "{cases:?}: number of results");
     let mut errors = Vec::new();
-    for (g, e) in got.results.iter().zip(reference) {
+    for (g, e) in got.iter().zip(reference) {
         assert_eq!(g["id"], e["id"], "results are in case order");
         compare(e["id"].as_str().unwrap_or("?"), "", g, e, &mut errors);
     }
@@ -103,4 +105,66 @@ fn scipy_fixtures_match() {
         }
     }
     assert!(checked > 0, "no fixtures found in {FIXTURES}");
+}
+
+/// A malformed case yields an `error` naming the field; the other cases are still computed.
+#[test]
+fn malformed_cases_report_the_field() {
+    let input = r#"{"cases": [
+        {"id": "ok", "kind": "correlation", "x": [1, 2, 3], "y": [1, 3, 2]},
+        {"id": "k", "kind": "regression"},
+        {"id": "x", "kind": "correlation", "x": [1, "two"], "y": [1, 2]},
+        {"id": "len", "kind": "correlation", "x": [1, 2, 3], "y": [1, 2]},
+        {"id": "g", "kind": "correlation", "x": [1, 2], "y": [1, 2], "groups": ["a"]},
+        {"id": "w", "kind": "williams", "r12": 0.5, "r13": 0.4, "r23": 0.1},
+        {"id": "b", "kind": "resampling", "human": [1, 2, 3], "metric_a": [1, 2, 3],
+         "metric_b": [3, 2, 1], "stats": ["pearson"], "boot_indices": [[0, 1, 7]],
+         "perm_masks": [[0, 1, 0]]},
+        {"id": "m", "kind": "resampling", "human": [1, 2, 3], "metric_a": [1, 2, 3],
+         "metric_b": [3, 2, 1], "stats": ["pearson"], "boot_indices": [[0, 1, 2]],
+         "perm_masks": [[0, 1]]},
+        {"id": "s", "kind": "resampling", "human": [1, 2], "metric_a": [1, 2],
+         "metric_b": [2, 1], "stats": ["cosine"], "boot_indices": [], "perm_masks": []},
+        {"id": "lv", "kind": "resampling", "human": [1, 2], "metric_a": [1, 2],
+         "metric_b": [2, 1], "level": "group"},
+        {"id": "r", "kind": "agreement", "ratings": [[1, 2], [true, 1]]},
+        {"id": "l", "kind": "pairwise_labels", "judge": ["A", "C"], "gold": ["A", "B"]},
+        {"id": "mm", "kind": "matches", "models": ["A", "B"], "matches": [["A", "Z", "a"]]},
+        {"id": "o", "kind": "matches", "models": ["A", "B"], "matches": [["A", "B", "a"]],
+         "orders": [[0, 1]]},
+        {"id": "out", "kind": "matches", "models": ["A", "B"], "matches": [["A", "B", "win"]]},
+        "not an object"
+    ]}"#;
+    let results = run_cases(input).expect("the file itself is fine");
+    let fields: Vec<(String, Option<&str>)> =
+        results.results.iter().map(|r| (r.id.to_string(), r.error())).collect();
+    let expect = [
+        ("\"ok\"", None),
+        ("\"k\"", Some("field `kind`")),
+        ("\"x\"", Some("field `x`: item 1")),
+        ("\"len\"", Some("field `y`")),
+        ("\"g\"", Some("field `groups`")),
+        ("\"w\"", Some("field `n`")),
+        ("\"b\"", Some("field `boot_indices`: resample 0: index 7")),
+        ("\"m\"", Some("field `perm_masks`")),
+        ("\"s\"", Some("field `stats`")),
+        ("\"lv\"", Some("field `groups`")),
+        ("\"r\"", Some("field `ratings`")),
+        ("\"l\"", Some("field `judge`")),
+        ("\"mm\"", Some("field `matches`")),
+        ("\"o\"", Some("field `orders`")),
+        ("\"out\"", Some("field `matches`")),
+        ("null", Some("field `case`")),
+    ];
+    assert_eq!(fields.len(), expect.len());
+    for ((id, got), (want_id, want)) in fields.iter().zip(expect) {
+        assert_eq!(id, want_id);
+        match (got, want) {
+            (None, None) => {}
+            (Some(g), Some(w)) => assert!(g.starts_with(w), "{id}: {g:?} should start with {w:?}"),
+            _ => panic!("{id}: got {got:?}, expected {want:?}"),
+        }
+    }
+    assert!(matches!(run_cases("{"), Err(e) if e.to_string().starts_with("not valid JSON")));
+    assert!(run_cases("{\"x\": 1}").is_err());
 }

@@ -767,8 +767,15 @@ pub(crate) fn mt_bench_human(
                 continue;
             }
         };
-        let rater =
-            at.opt_text(&obj, "judge", diags).unwrap_or_else(|| format!("line{}", rec.line));
+        // Human judges are named ("author_0"); the GPT-4 split names its judge as
+        // ["gpt-4", "pair-v2"], which becomes "gpt-4/pair-v2".
+        let judge = match obj.get("judge") {
+            Some(raw) if raw.get().starts_with('[') => {
+                at.strings_of(raw, "judge", diags).map(|parts| parts.join("/"))
+            }
+            _ => at.opt_text(&obj, "judge", diags),
+        };
+        let rater = judge.unwrap_or_else(|| format!("line{}", rec.line));
         let id = format!("{q}/{ma}/{mb}/turn{turn}");
         let i = match index.get(&id) {
             Some(&i) => i,

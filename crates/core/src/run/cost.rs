@@ -292,4 +292,10 @@ impl CostMeter {
     pub fn total_usd(&self) -> f64 {
         self.reported_usd + self.estimated_usd
     }
+
+    /// The spend projected to the end of the run from what `done` of `total` calls cost, to
+    /// show next to the estimate made before the run. `None` before the first call.
+    pub fn projected_total_usd(&self, done: u64, total: u64) -> Option<f64> {
+        (done > 0).then(|| self.total_usd() / done as f64 * total.max(done) as f64)
+    }
 }

@@ -386,14 +386,9 @@ impl<T> Scheduler<T> {
         };
         let candidate = due.map(|(_, id)| id).or_else(|| self.queue.front().copied());
         let Some(id) = candidate else {
-            if self.in_flight > 0 {
-                return match earliest_wait {
-                    Some(t) => Action::Wait(t - now_ms),
-                    None => Action::AwaitResponses,
-                };
-            }
             return match earliest_wait {
                 Some(t) => Action::Wait(t - now_ms),
+                None if self.in_flight > 0 => Action::AwaitResponses,
                 None => Action::Done(Finish::Completed),
             };
         };
@@ -424,7 +419,9 @@ impl<T> Scheduler<T> {
             self.queue.pop_front();
         }
         if let Some(interval) = self.pacing_interval_ms() {
-            self.next_slot_ms = self.next_slot_ms.max(now_ms as f64) + interval;
+            // Lateness of up to one interval is made up, so timer and event-loop delays do not
+            // lower throughput; a longer idle gap is not (making it up would be a burst).
+            self.next_slot_ms = self.next_slot_ms.max(now_ms as f64 - interval) + interval;
         }
         self.first_send_at.get_or_insert(now_ms);
         let slot = &mut self.slots[id];

@@ -4,7 +4,7 @@
 //! Ratings are a raters × units matrix; `None` (or NaN) is a missing rating.
 
 use super::rank::few_distinct;
-use super::{Estimate, Undefined};
+use super::{Estimate, Undefined, is_positive};
 use std::collections::HashMap;
 
 /// Level of measurement of Krippendorff's α.
@@ -49,7 +49,12 @@ pub fn krippendorff_alpha(ratings: &[Vec<Option<f64>>], level: KrippendorffLevel
     let mut unit = Vec::with_capacity(ratings.len());
     for u in 0..n_units {
         unit.clear();
-        unit.extend(ratings.iter().filter_map(|r| r.get(u).copied().flatten()).filter_map(|v| present(Some(v))));
+        unit.extend(
+            ratings
+                .iter()
+                .filter_map(|r| r.get(u).copied().flatten())
+                .filter_map(|v| present(Some(v))),
+        );
         for &v in &unit {
             match domain_first {
                 None => domain_first = Some(v),
@@ -76,7 +81,7 @@ pub fn krippendorff_alpha(ratings: &[Vec<Option<f64>>], level: KrippendorffLevel
         }
         KrippendorffLevel::Ratio => ratio_disagreements(&values, &bounds),
     };
-    if !(d_e > 0.0) {
+    if !is_positive(d_e) {
         return Estimate::undefined(Undefined::DegenerateDenominator, n);
     }
     Estimate::defined(1.0 - d_o / d_e, n)
@@ -276,7 +281,7 @@ pub fn cohen_kappa(
             r2 * c0 + r0 * c2 - 2.0 * r1 * c1
         }
     } / total;
-    if !(expected > 0.0) {
+    if !is_positive(expected) {
         return Estimate::undefined(Undefined::DegenerateDenominator, n);
     }
     Estimate::defined(1.0 - observed / expected, n)
@@ -287,7 +292,9 @@ pub fn mean_pairwise_cohen(ratings: &[Vec<Option<f64>>]) -> Estimate {
     let (mut sum, mut count) = (0.0, 0usize);
     for i in 0..ratings.len() {
         for j in i + 1..ratings.len() {
-            if let Some(k) = cohen_kappa(&ratings[i], &ratings[j], None, CohenWeights::Unweighted).value {
+            if let Some(k) =
+                cohen_kappa(&ratings[i], &ratings[j], None, CohenWeights::Unweighted).value
+            {
                 sum += k;
                 count += 1;
             }
@@ -345,7 +352,7 @@ pub fn fleiss_kappa(ratings: &[Vec<Option<f64>>]) -> FleissKappa {
     }
     p_bar /= used as f64;
     let p_e: f64 = totals.iter().map(|t| (t / (used as f64 * rf)).powi(2)).sum();
-    if !(p_e < 1.0) {
+    if !is_positive(1.0 - p_e) {
         return undefined(Undefined::SingleValue);
     }
     FleissKappa { kappa: Some((p_bar - p_e) / (1.0 - p_e)), n_units_used: used, undefined: None }

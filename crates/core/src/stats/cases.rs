@@ -19,7 +19,7 @@ use super::{
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Default WMT DA threshold of the Kendall-like τ (0–100 scale).
@@ -75,7 +75,7 @@ fn bad(field: &str, problem: impl Into<String>) -> CaseError {
 #[derive(Debug, Serialize)]
 pub struct CaseResults {
     pub oracle: Engine,
-    pub results: Vec<Value>,
+    pub results: Vec<CaseResult>,
 }
 
 /// Which implementation produced the results (the reference file names its oracle here).
@@ -85,9 +85,42 @@ pub struct Engine {
     pub concord: &'static str,
 }
 
+/// One case's result: its id and kind, then the kind's fields (or `error`).
+#[derive(Debug, Serialize)]
+pub struct CaseResult {
+    pub id: Value,
+    pub kind: String,
+    #[serde(flatten)]
+    body: Body,
+}
+
+impl CaseResult {
+    /// The problem with the case, when it could not be computed.
+    pub fn error(&self) -> Option<&str> {
+        match &self.body {
+            Body::Error { error } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// Output fields per kind; serialised in declaration order, like `expected.json`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Body {
+    Correlation(Box<CorrelationOut>),
+    Williams(Box<WilliamsOut>),
+    Resampling(Box<ResamplingOut>),
+    Agreement(Box<AgreementOut>),
+    Labels(Box<LabelsOut>),
+    Matches(Box<MatchesOut>),
+    Error { error: String },
+}
+
 /// Parse a case file and compute every case.
 pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
-    let doc: Value = serde_json::from_str(json).map_err(|e| CaseFileError::NotJson(e.to_string()))?;
+    let doc: Value =
+        serde_json::from_str(json).map_err(|e| CaseFileError::NotJson(e.to_string()))?;
     let cases = match &doc {
         Value::Object(o) => o.get("cases").and_then(Value::as_array),
         Value::Array(a) => Some(a),
@@ -95,40 +128,30 @@ pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
     }
     .ok_or(CaseFileError::NoCaseList)?;
     let results = cases.iter().map(run_case).collect();
-    Ok(CaseResults { oracle: Engine { oracle_version: 1, concord: env!("CARGO_PKG_VERSION") }, results })
+    Ok(CaseResults {
+        oracle: Engine { oracle_version: 1, concord: env!("CARGO_PKG_VERSION") },
+        results,
+    })
 }
 
-/// Compute one case; errors become `{"id", "kind", "error"}`.
-pub fn run_case(case: &Value) -> Value {
+/// Compute one case; a malformed case gives a result with an `error` field.
+pub fn run_case(case: &Value) -> CaseResult {
     let id = case.get("id").cloned().unwrap_or(Value::Null);
-    let kind = case.get("kind").and_then(Value::as_str).unwrap_or("");
-    let result = match case.as_object() {
+    let kind = case.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let body = match case.as_object() {
         None => Err(bad("case", "is not an object")),
-        Some(c) => match kind {
-            "correlation" => correlation_case(c).and_then(to_value),
-            "williams" => williams_case(c).and_then(to_value),
-            "resampling" => resampling_case(c).and_then(to_value),
-            "agreement" => agreement_case(c).and_then(to_value),
-            "pairwise_labels" => labels_case(c).and_then(to_value),
-            "matches" => matches_case(c).and_then(to_value),
+        Some(c) => match kind.as_str() {
+            "correlation" => correlation_case(c).map(|o| Body::Correlation(Box::new(o))),
+            "williams" => williams_case(c).map(|o| Body::Williams(Box::new(o))),
+            "resampling" => resampling_case(c).map(|o| Body::Resampling(Box::new(o))),
+            "agreement" => agreement_case(c).map(|o| Body::Agreement(Box::new(o))),
+            "pairwise_labels" => labels_case(c).map(|o| Body::Labels(Box::new(o))),
+            "matches" => matches_case(c).map(|o| Body::Matches(Box::new(o))),
             other => Err(bad("kind", format!("unknown kind {other:?}"))),
         },
     };
-    let mut out = Map::new();
-    out.insert("id".into(), id);
-    out.insert("kind".into(), Value::String(kind.to_string()));
-    match result {
-        Ok(Value::Object(fields)) => out.extend(fields),
-        Ok(_) => {}
-        Err(e) => {
-            out.insert("error".into(), Value::String(e.to_string()));
-        }
-    }
-    Value::Object(out)
-}
-
-fn to_value<T: Serialize>(v: T) -> Result<Value, CaseError> {
-    serde_json::to_value(v).map_err(|e| bad("output", e.to_string()))
+    let body = body.unwrap_or_else(|e| Body::Error { error: e.to_string() });
+    CaseResult { id, kind, body }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -191,7 +214,10 @@ fn index_lists(c: &Obj, field: &str) -> Result<Option<Vec<Vec<usize>>>, CaseErro
 }
 
 /// Group ids (any JSON scalar) as hashable keys plus the original values for the output.
-fn group_keys(c: &Obj, n: usize) -> Result<Option<(Vec<String>, HashMap<String, Value>)>, CaseError> {
+/// Per-item group keys and, for each key, the id as it appeared in the input.
+type GroupKeys = (Vec<String>, HashMap<String, Value>);
+
+fn group_keys(c: &Obj, n: usize) -> Result<Option<GroupKeys>, CaseError> {
     let Some(v) = c.get("groups").filter(|v| !v.is_null()) else { return Ok(None) };
     let list = v.as_array().ok_or_else(|| bad("groups", "is not a list"))?;
     if list.len() != n {
@@ -212,7 +238,7 @@ fn group_keys(c: &Obj, n: usize) -> Result<Option<(Vec<String>, HashMap<String, 
 // ---------------------------------------------------------------------------------------
 // correlation
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct CorrelationOut {
     n_input: usize,
     n_used: usize,
@@ -221,37 +247,37 @@ struct CorrelationOut {
     group: Option<GroupOut>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct PearsonOut {
     r: Option<f64>,
     p: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct SpearmanOut {
     rho: Option<f64>,
     p: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct KendallBOut {
     tau: Option<f64>,
     p: Option<f64>,
     p_method: Option<&'static str>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct KendallCOut {
     tau: Option<f64>,
     p: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct TauOut {
     tau: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct CountsOut {
     concordant: u64,
     discordant: u64,
@@ -261,14 +287,14 @@ struct CountsOut {
     pairs: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct KendallLikeOut {
     tau: Option<f64>,
     concordant: u64,
     discordant: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct DatasetOut {
     pearson: PearsonOut,
     spearman: SpearmanOut,
@@ -313,7 +339,7 @@ impl From<&AllCorrelations> for DatasetOut {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct GroupStatOut {
     mean: Option<f64>,
     mean_nan_as_zero: Option<f64>,
@@ -332,7 +358,7 @@ impl From<GroupStat> for GroupStatOut {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct GroupKendallLikeOut {
     #[serde(flatten)]
     stat: GroupStatOut,
@@ -341,7 +367,7 @@ struct GroupKendallLikeOut {
     discordant: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct GroupOut {
     n_groups: usize,
     n_groups_min2: usize,
@@ -400,7 +426,7 @@ fn correlation_case(c: &Obj) -> Result<CorrelationOut, CaseError> {
 // ---------------------------------------------------------------------------------------
 // williams
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct WilliamsOut {
     r12: Option<f64>,
     r13: Option<f64>,
@@ -423,7 +449,9 @@ fn williams_case(c: &Obj) -> Result<WilliamsOut, CaseError> {
         }
         williams_vectors(&h, &a, &b)
     } else {
-        let r = |f: &str| c.get(f).and_then(Value::as_f64).ok_or_else(|| bad(f, "is missing or not a number"));
+        let r = |f: &str| {
+            c.get(f).and_then(Value::as_f64).ok_or_else(|| bad(f, "is missing or not a number"))
+        };
         let n = opt_usize(c, "n")?.ok_or_else(|| bad("n", "is missing"))?;
         williams(r("r12")?, r("r13")?, r("r23")?, n)
     };
@@ -443,7 +471,7 @@ fn williams_case(c: &Obj) -> Result<WilliamsOut, CaseError> {
 // ---------------------------------------------------------------------------------------
 // resampling
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct BootOut {
     n_resamples: usize,
     n_valid_a: usize,
@@ -472,7 +500,7 @@ impl From<BootResult> for BootOut {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct PermOut {
     n_permutations: usize,
     observed_delta_std: Option<f64>,
@@ -497,7 +525,7 @@ impl From<PermResult> for PermOut {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ResampleStatOut {
     observed_a: Option<f64>,
     observed_b: Option<f64>,
@@ -506,7 +534,7 @@ struct ResampleStatOut {
     perm: PermOut,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct ResamplingOut {
     n_used: usize,
     level: &'static str,
@@ -514,7 +542,22 @@ struct ResamplingOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
     #[serde(flatten)]
-    stats: BTreeMap<String, ResampleStatOut>,
+    stats: InOrder<ResampleStatOut>,
+}
+
+/// Named entries serialised as a JSON object in the order given (the case's `stats` order).
+#[derive(Debug)]
+struct InOrder<T>(Vec<(String, T)>);
+
+impl<T: Serialize> Serialize for InOrder<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
@@ -532,12 +575,20 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
     let group_index: Option<Vec<usize>> = match group_keys(c, h.len())? {
         Some((keys, _)) => {
             let mut index = HashMap::new();
-            Some(keys.iter().map(|k| { let next = index.len(); *index.entry(k.clone()).or_insert(next) }).collect())
+            Some(
+                keys.iter()
+                    .map(|k| {
+                        let next = index.len();
+                        *index.entry(k.clone()).or_insert(next)
+                    })
+                    .collect(),
+            )
         }
         None if level == Level::Group => return Err(bad("groups", "is required at group level")),
         None => None,
     };
-    let t = Triples::new(&h, &a, &b, if level == Level::Group { group_index.as_deref() } else { None });
+    let t =
+        Triples::new(&h, &a, &b, if level == Level::Group { group_index.as_deref() } else { None });
     let confidence = opt_f64(c, "confidence", 0.95)?;
     if !(confidence > 0.0 && confidence < 1.0) {
         return Err(bad("confidence", "must be strictly between 0 and 1"));
@@ -548,7 +599,9 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
             .as_array()
             .ok_or_else(|| bad("stats", "is not a list"))?
             .iter()
-            .map(|s| s.as_str().map(str::to_string).ok_or_else(|| bad("stats", "has a non-string entry")))
+            .map(|s| {
+                s.as_str().map(str::to_string).ok_or_else(|| bad("stats", "has a non-string entry"))
+            })
             .collect::<Result<_, _>>()?,
     };
     let seed = opt_usize(c, "seed")?.unwrap_or(0) as u64;
@@ -565,10 +618,14 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
         Some(m) => m.into_iter().map(|row| row.into_iter().map(|b| b != 0).collect()).collect(),
         None => {
             drew = true;
-            draw_perm_masks(t.len(), opt_usize(c, "n_perm")?.unwrap_or(DEFAULT_RESAMPLES), seed.wrapping_add(1))
+            draw_perm_masks(
+                t.len(),
+                opt_usize(c, "n_perm")?.unwrap_or(DEFAULT_RESAMPLES),
+                seed.wrapping_add(1),
+            )
         }
     };
-    let mut stats = BTreeMap::new();
+    let mut stats = Vec::new();
     for name in names {
         let stat = ResampleStat::from_name(&name)
             .ok_or_else(|| bad("stats", format!("unknown statistic {name:?}")))?;
@@ -577,7 +634,7 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
             .map_err(|e| bad("boot_indices", e.to_string()))?;
         let perm = permutation_triples(&t, stat, level, &masks)
             .map_err(|e| bad("perm_masks", e.to_string()))?;
-        stats.insert(
+        stats.push((
             name,
             ResampleStatOut {
                 observed_a: oa,
@@ -586,20 +643,20 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
                 boot: boot.into(),
                 perm: perm.into(),
             },
-        );
+        ));
     }
     Ok(ResamplingOut {
         n_used: t.len(),
         level: if level == Level::Group { "group" } else { "dataset" },
         seed: drew.then_some(seed),
-        stats,
+        stats: InOrder(stats),
     })
 }
 
 // ---------------------------------------------------------------------------------------
 // agreement
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct KrippOut {
     nominal: Option<f64>,
     ordinal: Option<f64>,
@@ -607,7 +664,7 @@ struct KrippOut {
     ratio: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct CohenOut {
     unweighted: Option<f64>,
     linear: Option<f64>,
@@ -616,13 +673,13 @@ struct CohenOut {
     quadratic_observed_labels: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct FleissOut {
     kappa: Option<f64>,
     n_units_used: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct AgreementOut {
     n_raters: usize,
     n_units: usize,
@@ -713,7 +770,7 @@ fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
 // ---------------------------------------------------------------------------------------
 // pairwise_labels
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct LabelsOut {
     n_used: usize,
     agreement_with_ties: Option<f64>,
@@ -765,7 +822,7 @@ fn labels_case(c: &Obj) -> Result<LabelsOut, CaseError> {
 // ---------------------------------------------------------------------------------------
 // matches
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct MatchesOut {
     models: Vec<Value>,
     n_matches_used: usize,
@@ -804,14 +861,14 @@ fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
         .ok_or_else(|| bad("matches", "is missing or not a list"))?;
     let mut matches = Vec::with_capacity(list.len());
     for (i, m) in list.iter().enumerate() {
-        let triple = m.as_array().filter(|t| t.len() == 3).ok_or_else(|| {
-            bad("matches", format!("match {i} is not [a, b, outcome]"))
-        })?;
+        let triple = m
+            .as_array()
+            .filter(|t| t.len() == 3)
+            .ok_or_else(|| bad("matches", format!("match {i} is not [a, b, outcome]")))?;
         let model = |v: &Value| {
-            index
-                .get(&name_of(v))
-                .copied()
-                .ok_or_else(|| bad("matches", format!("match {i} names {v}, which is not in models")))
+            index.get(&name_of(v)).copied().ok_or_else(|| {
+                bad("matches", format!("match {i} names {v}, which is not in models"))
+            })
         };
         let outcome = match &triple[2] {
             Value::Null => None,
@@ -819,7 +876,12 @@ fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
                 "a" => Outcome::AWins,
                 "b" => Outcome::BWins,
                 s if s.starts_with("tie") => Outcome::Tie,
-                _ => return Err(bad("matches", format!("match {i} has outcome {s:?} (a, b, tie or null)"))),
+                _ => {
+                    return Err(bad(
+                        "matches",
+                        format!("match {i} has outcome {s:?} (a, b, tie or null)"),
+                    ));
+                }
             }),
             other => return Err(bad("matches", format!("match {i} has outcome {other}"))),
         };
@@ -828,7 +890,9 @@ fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
     let null_outcome = match c.get("null_outcome").and_then(Value::as_str).unwrap_or("tie") {
         "tie" | "draw" => NullOutcome::Tie,
         "skip" => NullOutcome::Skip,
-        other => return Err(bad("null_outcome", format!("unknown policy {other:?} (tie or skip)"))),
+        other => {
+            return Err(bad("null_outcome", format!("unknown policy {other:?} (tie or skip)")));
+        }
     };
     let params = EloParams {
         k: opt_f64(c, "k", 4.0)?,
@@ -848,7 +912,10 @@ fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
     };
     for (o, order) in orders.iter().enumerate() {
         if let Some(&bad_index) = order.iter().find(|&&i| i >= matches.len()) {
-            return Err(bad("orders", format!("order {o} has index {bad_index}, there are {} matches", matches.len())));
+            return Err(bad(
+                "orders",
+                format!("order {o} has index {bad_index}, there are {} matches", matches.len()),
+            ));
         }
     }
     let mean_elo = (!orders.is_empty()).then(|| {

@@ -2,7 +2,7 @@
 //! τ₂₃ / acc₂₃ with ε-ties, and WMT's Kendall-like τ. All O(n log n).
 
 use super::rank::{Fenwick, Ranking, count_inversions, order_by_ranks};
-use super::{Score, Undefined, paired};
+use super::{Score, Undefined, is_positive, paired};
 use statrs::function::beta::checked_beta_reg;
 use statrs::function::erf::erfc;
 
@@ -195,11 +195,40 @@ pub(crate) fn pearson_clean(x: &[f64], y: &[f64]) -> Correlation {
         return Correlation::defined(n, sign, Some(1.0));
     }
     let r = pearson_r(x, y);
-    Correlation::defined(n, r, p_from_r(r, n - 2))
+    Correlation::defined(n, r, pearson_p(r, n - 2))
 }
 
-/// r by the two-pass centred formula (never the one-pass Σxy − n·mx·my form).
+/// r with scipy's `pearsonr` order of operations: centre (two-pass, never the one-pass
+/// Σxy − n·mx·my form), take each norm as max|d|·‖d/max|d|‖ (no overflow), divide each
+/// centred vector by its norm, then take the dot product. Matching scipy's rounding matters at n = 3, where the
+/// p-value of an exactly linear relation is ~√(1 − |r|) and so sees the last bit of r.
 pub(crate) fn pearson_r(x: &[f64], y: &[f64]) -> f64 {
+    let nf = x.len() as f64;
+    let mx = x.iter().sum::<f64>() / nf;
+    let my = y.iter().sum::<f64>() / nf;
+    let (mut xmax, mut ymax) = (0.0f64, 0.0f64);
+    for (&a, &b) in x.iter().zip(y) {
+        xmax = xmax.max((a - mx).abs());
+        ymax = ymax.max((b - my).abs());
+    }
+    let (mut sxx, mut syy) = (0.0, 0.0);
+    for (&a, &b) in x.iter().zip(y) {
+        let (dx, dy) = ((a - mx) / xmax, (b - my) / ymax);
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    let (nx, ny) = (xmax * sxx.sqrt(), ymax * syy.sqrt());
+    let mut r = 0.0;
+    for (&a, &b) in x.iter().zip(y) {
+        r += ((a - mx) / nx) * ((b - my) / ny);
+    }
+    r.clamp(-1.0, 1.0)
+}
+
+/// Correlation with numpy `corrcoef`'s order of operations (covariance divided by each standard
+/// deviation in turn), which scipy's `spearmanr` applies to the ranks: identical rank vectors
+/// give exactly ±1 there, and so here.
+pub(crate) fn corrcoef(x: &[f64], y: &[f64]) -> f64 {
     let nf = x.len() as f64;
     let mx = x.iter().sum::<f64>() / nf;
     let my = y.iter().sum::<f64>() / nf;
@@ -210,7 +239,25 @@ pub(crate) fn pearson_r(x: &[f64], y: &[f64]) -> f64 {
         syy += dy * dy;
         sxy += dx * dy;
     }
-    (sxy / (sxx.sqrt() * syy.sqrt())).clamp(-1.0, 1.0)
+    let fact = nf - 1.0;
+    (sxy / fact / (sxx / fact).sqrt() / (syy / fact).sqrt()).clamp(-1.0, 1.0)
+}
+
+/// Pearson's p with scipy's rounding: scipy evaluates the beta distribution of r on [−1, 1] at
+/// u = (r + 1)/2 (rounded), using the upper tail for r > 0. With t = min(u, 1 − u) the same
+/// p is `I_{4t(1−t)}(df/2, 1/2)`, which keeps statrs' continued fraction well conditioned for
+/// large df. The rounding of u is visible at n = 3, where p ~ √(1 − |r|).
+pub(crate) fn pearson_p(r: f64, df: usize) -> Option<f64> {
+    if df == 0 {
+        return Some(1.0);
+    }
+    let u = (r + 1.0) / 2.0;
+    let t = if r > 0.0 { 1.0 - u } else { u };
+    let x = 4.0 * t * (1.0 - t);
+    if !is_positive(x) {
+        return Some(0.0);
+    }
+    checked_beta_reg(df as f64 / 2.0, 0.5, x.min(1.0)).ok().map(|p| p.clamp(0.0, 1.0))
 }
 
 /// Two-sided p of a correlation under H0 with `df` degrees of freedom:
@@ -239,7 +286,7 @@ pub(crate) fn spearman_ranked(rx: &Ranking, ry: &Ranking) -> Correlation {
     if ry.distinct == 1 {
         return Correlation::undefined(n, Undefined::ConstantY);
     }
-    let rho = pearson_r(&rx.average(), &ry.average());
+    let rho = corrcoef(&rx.average(), &ry.average());
     // n = 2: p = 1 by definition (§2; scipy gives NaN).
     Correlation::defined(n, rho, p_from_r(rho, n - 2))
 }
@@ -402,7 +449,7 @@ fn kendall_p(
     let var = (m * (2.0 * nf + 5.0) - x1 - y1) / 18.0
         + (2.0 * (xt / 2.0) * (yt / 2.0)) / m
         + x2 * y2 / (9.0 * m * (nf - 2.0));
-    if !(var > 0.0) {
+    if !is_positive(var) {
         return (None, PMethod::Asymptotic);
     }
     let z = s / var.sqrt();
@@ -484,7 +531,7 @@ pub(crate) fn tau_23_ranked(
     order: Option<&[u32]>,
 ) -> Tau23 {
     let n = y.len();
-    if !(epsilon > 0.0) || n < 2 {
+    if !is_positive(epsilon) || n < 2 {
         let counts = if n >= 2 { kendall_counts(rx, ry) } else { KendallCounts::default() };
         return tau_23_from_counts(n, &counts, epsilon.max(0.0));
     }
@@ -569,7 +616,7 @@ pub(crate) fn kendall_like_ranked(
     let n = x.len();
     let (concordant, discordant) = if n < 2 {
         (0, 0)
-    } else if !(thresh > 0.0) {
+    } else if !is_positive(thresh) {
         // Every pair qualifies; a gold tie cannot be ordered "the same way", so it is discordant.
         let c = match counts {
             Some(c) => *c,
@@ -594,7 +641,14 @@ pub(crate) fn kendall_like_ranked(
     };
     let total = concordant + discordant;
     let (value, undefined) = if total == 0 {
-        (None, Some(if n < 2 { Undefined::TooFewItems { n, needed: 2 } } else { Undefined::NoQualifyingPairs }))
+        (
+            None,
+            Some(if n < 2 {
+                Undefined::TooFewItems { n, needed: 2 }
+            } else {
+                Undefined::NoQualifyingPairs
+            }),
+        )
     } else {
         (Some((concordant as f64 - discordant as f64) / total as f64), None)
     };

@@ -94,9 +94,10 @@ pub fn group_correlations<S: Score, T: Score, G: Clone + Eq + Hash>(
     let mut sizes = Vec::with_capacity(ids.len());
     for (xs, ys) in &members {
         sizes.push(xs.len());
-        per_group.push((xs.len() >= 2).then(|| {
-            correlate_all_clean(xs, ys, options.kendall_like_thresh, options.epsilon)
-        }));
+        per_group
+            .push((xs.len() >= 2).then(|| {
+                correlate_all_clean(xs, ys, options.kendall_like_thresh, options.epsilon)
+            }));
     }
     let collect = |f: &dyn Fn(&AllCorrelations) -> Option<f64>| -> GroupStat {
         let values = per_group.iter().map(|g| g.as_ref().and_then(f)).collect();

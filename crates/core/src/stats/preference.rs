@@ -3,7 +3,7 @@
 //! check, and its L2-regularised variant.
 
 use super::agreement::{CohenWeights, cohen_kappa};
-use super::{Estimate, Undefined};
+use super::{Estimate, Undefined, is_positive};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
@@ -161,7 +161,11 @@ pub struct MatchSummary {
 
 /// Win/loss/tie tallies and win rates for `n_models` models. Matches naming a model index
 /// ≥ `n_models` must be rejected by the caller.
-pub fn match_summary(n_models: usize, matches: &[Match], null_outcome: NullOutcome) -> MatchSummary {
+pub fn match_summary(
+    n_models: usize,
+    matches: &[Match],
+    null_outcome: NullOutcome,
+) -> MatchSummary {
     let m = n_models;
     let (mut wins, mut losses, mut ties) = (vec![0u64; m], vec![0u64; m], vec![0u64; m]);
     let mut beat = vec![vec![0u64; m]; m];
@@ -313,7 +317,7 @@ pub fn bradley_terry(
         games[game.a][game.b] += 1.0;
         games[game.b][game.a] += 1.0;
     }
-    if !(lambda > 0.0) && !mle_exists(&score) {
+    if !is_positive(lambda) && !mle_exists(&score) {
         return fail(Undefined::NoFiniteMle);
     }
     let mut theta = vec![0.0f64; m];
@@ -341,7 +345,7 @@ pub fn bradley_terry(
         for i in 0..m {
             grad[i] -= lambda * theta[i];
             hess[i][i] += lambda;
-            if !(lambda > 0.0) {
+            if !is_positive(lambda) {
                 // Fix the translation invariance: adds 11ᵀ/m to the (negated) Hessian.
                 for h in hess[i].iter_mut() {
                     *h += 1.0 / m as f64;
@@ -402,7 +406,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for col in 0..n {
         let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        if !(a[pivot][col].abs() > 1e-300) {
+        if !is_positive(a[pivot][col].abs() - 1e-300) {
             return None;
         }
         a.swap(col, pivot);
@@ -410,8 +414,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         for row in col + 1..n {
             let f = a[row][col] / a[col][col];
             if f != 0.0 {
-                for k in col..n {
-                    a[row][k] -= f * a[col][k];
+                let (upper, lower) = a.split_at_mut(row);
+                for (x, &p) in lower[0][col..].iter_mut().zip(&upper[col][col..]) {
+                    *x -= f * p;
                 }
                 b[row] -= f * b[col];
             }

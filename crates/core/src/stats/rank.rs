@@ -12,7 +12,8 @@ pub(crate) struct Ranking {
     pub distinct: usize,
     /// Size of each tie group (one entry per distinct value, in value order).
     pub group_sizes: Vec<u32>,
-    /// Item indices in increasing value order (ties in unspecified order).
+    /// Item indices in increasing value order (ties in unspecified order); empty when not
+    /// kept (see [`Ranking::sorted_order`]).
     pub order: Vec<u32>,
 }
 
@@ -101,27 +102,39 @@ impl Ranking {
         for &c in codes {
             counts[c as usize] += 1;
         }
-        // Re-densify (a resample may not contain every code) and place items by counting sort.
+        // Re-densify: a resample may not contain every code.
         let mut remap = vec![0u32; k];
-        let mut next_slot = vec![0u32; k];
         let mut group_sizes = Vec::new();
-        let mut filled = 0u32;
         for (code, &count) in counts.iter().enumerate() {
             if count > 0 {
                 remap[code] = group_sizes.len() as u32;
-                next_slot[code] = filled;
-                filled += count;
                 group_sizes.push(count);
             }
         }
-        let mut order = vec![0u32; codes.len()];
-        for (i, &c) in codes.iter().enumerate() {
-            let slot = &mut next_slot[c as usize];
+        let dense = codes.iter().map(|&c| remap[c as usize]).collect();
+        // `order` is filled on demand by `sorted_order`: the contingency-table path of Kendall
+        // and Spearman never need it.
+        Ranking { dense, distinct: group_sizes.len(), group_sizes, order: Vec::new() }
+    }
+
+    /// Item indices in increasing value order (computed by counting sort when not kept).
+    pub fn sorted_order(&self) -> Vec<u32> {
+        if self.order.len() == self.dense.len() {
+            return self.order.clone();
+        }
+        let mut next = Vec::with_capacity(self.distinct);
+        let mut filled = 0u32;
+        for &t in &self.group_sizes {
+            next.push(filled);
+            filled += t;
+        }
+        let mut order = vec![0u32; self.dense.len()];
+        for (i, &r) in self.dense.iter().enumerate() {
+            let slot = &mut next[r as usize];
             order[*slot as usize] = i as u32;
             *slot += 1;
         }
-        let dense = codes.iter().map(|&c| remap[c as usize]).collect();
-        Ranking { dense, distinct: group_sizes.len(), group_sizes, order }
+        order
     }
 
     /// Average ranks (1-based, ties get the mean of the ranks they span), as scipy's
@@ -192,7 +205,7 @@ impl Fenwick {
 /// Indices 0..n ordered by (`primary`, `secondary`) value: the primary order with each run
 /// of equal primary values sorted by the secondary rank.
 pub(crate) fn order_by_ranks(primary: &Ranking, secondary: &Ranking) -> Vec<u32> {
-    let mut order = primary.order.clone();
+    let mut order = primary.sorted_order();
     let mut start = 0;
     for &t in &primary.group_sizes {
         let run = &mut order[start..start + t as usize];
@@ -246,18 +259,17 @@ pub(crate) fn count_inversions(seq: &mut [u32]) -> u64 {
 }
 
 /// Merge two sorted runs; returns how many (left, right) pairs have left > right.
+/// Branch-free selection: on random ranks the comparison is unpredictable.
 fn merge(left: &[u32], right: &[u32], out: &mut [u32]) -> u64 {
     let (mut i, mut j, mut k) = (0, 0, 0);
     let mut inversions = 0u64;
     while i < left.len() && j < right.len() {
-        if left[i] <= right[j] {
-            out[k] = left[i];
-            i += 1;
-        } else {
-            out[k] = right[j];
-            j += 1;
-            inversions += (left.len() - i) as u64;
-        }
+        let (l, r) = (left[i], right[j]);
+        let take_right = r < l;
+        out[k] = if take_right { r } else { l };
+        inversions += if take_right { (left.len() - i) as u64 } else { 0 };
+        j += usize::from(take_right);
+        i += usize::from(!take_right);
         k += 1;
     }
     out[k..k + left.len() - i].copy_from_slice(&left[i..]);
@@ -281,7 +293,8 @@ mod tests {
 
     #[test]
     fn inversions_match_naive_count() {
-        let seq: Vec<u32> = (0..1000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 97).collect();
+        let seq: Vec<u32> =
+            (0..1000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) % 97).collect();
         let mut naive = 0u64;
         for i in 0..seq.len() {
             for j in i + 1..seq.len() {

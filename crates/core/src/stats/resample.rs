@@ -6,7 +6,7 @@
 //! from a seed with ChaCha8 (portable across native and wasm).
 
 use super::Undefined;
-use super::correlation::{kendall_counts, pearson_r};
+use super::correlation::{corrcoef, kendall_counts, pearson_r};
 use super::rank::Ranking;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -66,7 +66,10 @@ impl fmt::Display for ResampleError {
                 "resample {resample}: index {index} is out of range (there are {len} to draw from)"
             ),
             ResampleError::MaskLength { mask, got, expected } => {
-                write!(f, "permutation mask {mask} has {got} bits, expected {expected} (one per used item)")
+                write!(
+                    f,
+                    "permutation mask {mask} has {got} bits, expected {expected} (one per used item)"
+                )
             }
             ResampleError::MissingGroups => f.write_str("group level needs group ids"),
         }
@@ -161,7 +164,7 @@ fn stat_on(stat: ResampleStat, h: &[f64], v: &[f64], rh: &Ranking, rv: &Ranking)
             }
         }
         ResampleStat::Spearman => {
-            (rh.distinct >= 2 && rv.distinct >= 2).then(|| pearson_r(&rh.average(), &rv.average()))
+            (rh.distinct >= 2 && rv.distinct >= 2).then(|| corrcoef(&rh.average(), &rv.average()))
         }
         ResampleStat::KendallB | ResampleStat::KendallC => {
             if rh.distinct < 2 || rv.distinct < 2 {
@@ -171,7 +174,8 @@ fn stat_on(stat: ResampleStat, h: &[f64], v: &[f64], rh: &Ranking, rv: &Ranking)
             let s = c.concordant as f64 - c.discordant as f64;
             let pairs = c.pairs as f64;
             let tau = if stat == ResampleStat::KendallB {
-                s / (pairs - rh.tied_pairs() as f64).sqrt() / (pairs - rv.tied_pairs() as f64).sqrt()
+                s / (pairs - rh.tied_pairs() as f64).sqrt()
+                    / (pairs - rv.tied_pairs() as f64).sqrt()
             } else {
                 let m = rh.distinct.min(rv.distinct) as f64;
                 2.0 * s / ((n * n) as f64 * (m - 1.0) / m)
@@ -226,7 +230,8 @@ fn level_stat(stat: ResampleStat, level: Level, t: &Triples, h: &[f64], v: &[f64
                 if gh.len() < 2 {
                     continue;
                 }
-                if let Some(x) = stat_on(stat, &gh, &gv, &rank_for(stat, &gh), &rank_for(stat, &gv)) {
+                if let Some(x) = stat_on(stat, &gh, &gv, &rank_for(stat, &gh), &rank_for(stat, &gv))
+                {
                     sum += x;
                     count += 1;
                 }
@@ -237,7 +242,11 @@ fn level_stat(stat: ResampleStat, level: Level, t: &Triples, h: &[f64], v: &[f64
 }
 
 /// Observed value of the statistic for A and B at a level.
-pub(crate) fn observed(stat: ResampleStat, level: Level, t: &Triples) -> (Option<f64>, Option<f64>) {
+pub(crate) fn observed(
+    stat: ResampleStat,
+    level: Level,
+    t: &Triples,
+) -> (Option<f64>, Option<f64>) {
     (level_stat(stat, level, t, &t.h, &t.a), level_stat(stat, level, t, &t.h, &t.b))
 }
 
@@ -269,16 +278,15 @@ pub(crate) fn bootstrap_triples(
             let (ph, pa, pb) = (prep(&t.h), prep(&t.a), prep(&t.b));
             let (mut h, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
             let mut codes = Vec::new();
-            let rank_draw = |p: &Option<Ranking>, v: &[f64], draw: &[usize], codes: &mut Vec<u32>| {
-                match p {
+            let rank_draw =
+                |p: &Option<Ranking>, v: &[f64], draw: &[usize], codes: &mut Vec<u32>| match p {
                     Some(r) => {
                         codes.clear();
                         codes.extend(draw.iter().map(|&i| r.dense[i]));
                         Ranking::from_codes(codes, r.distinct)
                     }
                     None => rank_for(ResampleStat::Pearson, v),
-                }
-            };
+                };
             for draw in indices {
                 h.clear();
                 a.clear();
@@ -289,7 +297,13 @@ pub(crate) fn bootstrap_triples(
                 let rh = rank_draw(&ph, &h, draw, &mut codes);
                 let ra = rank_draw(&pa, &a, draw, &mut codes);
                 let rb = rank_draw(&pb, &b, draw, &mut codes);
-                push_draw(stat_on(stat, &h, &a, &rh, &ra), stat_on(stat, &h, &b, &rh, &rb), &mut va, &mut vb, &mut vd);
+                push_draw(
+                    stat_on(stat, &h, &a, &rh, &ra),
+                    stat_on(stat, &h, &b, &rh, &rb),
+                    &mut va,
+                    &mut vb,
+                    &mut vd,
+                );
             }
         }
         Level::Group => {
@@ -345,7 +359,13 @@ pub(crate) fn bootstrap_triples(
     })
 }
 
-fn push_draw(a: Option<f64>, b: Option<f64>, va: &mut Vec<f64>, vb: &mut Vec<f64>, vd: &mut Vec<f64>) {
+fn push_draw(
+    a: Option<f64>,
+    b: Option<f64>,
+    va: &mut Vec<f64>,
+    vb: &mut Vec<f64>,
+    vd: &mut Vec<f64>,
+) {
     if let Some(a) = a {
         va.push(a);
     }
@@ -399,7 +419,9 @@ pub(crate) fn permutation_triples(
         });
         return Ok(out);
     };
-    let (Some(oa), Some(ob)) = (level_stat(stat, level, t, &t.h, &za), level_stat(stat, level, t, &t.h, &zb)) else {
+    let (Some(oa), Some(ob)) =
+        (level_stat(stat, level, t, &t.h, &za), level_stat(stat, level, t, &t.h, &zb))
+    else {
         out.undefined = Some(Undefined::NoValidGroups);
         return Ok(out);
     };
@@ -410,7 +432,9 @@ pub(crate) fn permutation_triples(
         for i in 0..n {
             (a[i], b[i]) = if mask[i] { (zb[i], za[i]) } else { (za[i], zb[i]) };
         }
-        let (Some(x), Some(y)) = (level_stat(stat, level, t, &t.h, &a), level_stat(stat, level, t, &t.h, &b)) else {
+        let (Some(x), Some(y)) =
+            (level_stat(stat, level, t, &t.h, &a), level_stat(stat, level, t, &t.h, &b))
+        else {
             continue;
         };
         let d = x - y;
@@ -487,9 +511,7 @@ pub fn permutation_test<S: super::Score>(
 /// `resamples` draws of `len` indices with replacement from 0..len, ChaCha8 seeded by `seed`.
 pub fn draw_boot_indices(len: usize, resamples: usize, seed: u64) -> Vec<Vec<usize>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..resamples)
-        .map(|_| (0..len).map(|_| uniform_below(&mut rng, len)).collect())
-        .collect()
+    (0..resamples).map(|_| (0..len).map(|_| uniform_below(&mut rng, len)).collect()).collect()
 }
 
 /// `count` masks of `len` fair coin flips, ChaCha8 seeded by `seed`.

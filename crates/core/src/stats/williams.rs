@@ -2,7 +2,7 @@
 //! used by Graham & Baldwin (2014) and R `psych::r.test`, with df = n − 3.
 
 use super::correlation::pearson_clean;
-use super::{Score, Undefined};
+use super::{Score, Undefined, is_positive};
 use statrs::function::beta::checked_beta_reg;
 
 /// Result of Williams' test. `t` and the p-values are `None` when undefined.
@@ -47,7 +47,7 @@ pub fn williams(r12: f64, r13: f64, r23: f64, n: usize) -> Williams {
     let k = 1.0 - r12 * r12 - r13 * r13 - r23 * r23 + 2.0 * r12 * r13 * r23;
     let rbar = (r12 + r13) / 2.0;
     let denominator = 2.0 * k * (nf - 1.0) / (nf - 3.0) + rbar * rbar * (1.0 - r23).powi(3);
-    if !(denominator > 0.0) || !(1.0 + r23 >= 0.0) {
+    if !is_positive(denominator) || (1.0 + r23).is_nan() || 1.0 + r23 < 0.0 {
         out.undefined = Some(Undefined::DegenerateDenominator);
         return out;
     }

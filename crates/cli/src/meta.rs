@@ -1,0 +1,106 @@
+//! `concord meta FILE|DIR… [--k 4 --init 1000 --scale 400 --base 10 --shuffles 200 --seed S]
+//! [--format json]`: seed 003's meta-evaluation figures from released evaluator and
+//! meta-evaluator files (evaluator accuracy / Pearson, JDEval-i and BSMEval averages, Elo).
+//!
+//! Formats are detected by the core's loaders; the analysis is `concord_core::meta::analyze`,
+//! the function the web workspace calls. Files it cannot use are listed on stderr.
+
+use std::path::{Path, PathBuf};
+
+use concord_core::meta::{self, EloOptions, Input};
+
+const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--scale 400] \
+[--base 10] [--shuffles 200] [--seed 0] [--format json]";
+
+/// Runs `concord meta` with the arguments after `meta`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut options = EloOptions::default();
+    let mut paths = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| -> Result<&String, String> {
+            it.next().ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--k" => options.params.k = number(value("--k")?, "--k")?,
+            "--init" => options.params.init = number(value("--init")?, "--init")?,
+            "--scale" => options.params.scale = number(value("--scale")?, "--scale")?,
+            "--base" => options.params.base = number(value("--base")?, "--base")?,
+            "--shuffles" => {
+                let v = value("--shuffles")?;
+                options.shuffles =
+                    v.parse().map_err(|_| format!("--shuffles: `{v}` is not a count"))?;
+            }
+            "--seed" => {
+                let v = value("--seed")?;
+                options.seed = v.parse().map_err(|_| format!("--seed: `{v}` is not a seed"))?;
+            }
+            "--format" => {
+                let v = value("--format")?;
+                if v != "json" {
+                    return Err(format!("--format: `{v}` is not supported (json)"));
+                }
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            flag if flag.starts_with("--") => {
+                return Err(format!("unknown option `{flag}`\n{USAGE}"));
+            }
+            path => paths.push(PathBuf::from(path)),
+        }
+    }
+    if paths.is_empty() {
+        return Err(USAGE.to_owned());
+    }
+    let mut files = Vec::new();
+    for p in &paths {
+        collect(p, &mut files)?;
+    }
+    let mut contents = Vec::with_capacity(files.len());
+    for f in &files {
+        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        contents.push((f.display().to_string(), bytes));
+    }
+    let inputs: Vec<Input<'_>> =
+        contents.iter().map(|(name, bytes)| Input { name, bytes }).collect();
+    let analysis = meta::analyze(&inputs, &options);
+    for p in &analysis.problems {
+        eprintln!("concord meta: skipped {}: {}", p.file, p.message);
+    }
+    let r = &analysis.report;
+    if r.evaluators.is_empty() && r.meta_scores.is_empty() && r.elo.is_empty() {
+        return Err("none of the files is an evaluator or meta-evaluator results file".to_owned());
+    }
+    let json = serde_json::to_string_pretty(r).map_err(|e| e.to_string())?;
+    println!("{json}");
+    Ok(())
+}
+
+fn number(v: &str, name: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("{name}: `{v}` is not a number"))
+}
+
+/// A file as is; a directory's `.json` / `.jsonl` files, recursively, in name order.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    if !path.is_dir() {
+        out.push(path.to_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for e in entries {
+        let is_json = e.extension().is_some_and(|x| x == "json" || x == "jsonl");
+        if e.is_dir() || is_json {
+            collect(&e, out)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! The statistics benchmark compiled to wasm and timed in headless Chromium, on exactly the
+//! inputs the native bench uses (`concord_core::stats::bench`). Ignored in normal test runs;
+//! `cargo xtask bench-stats` runs it with `--include-ignored` in release mode and reads the
+//! `BENCH <case> <n> <ms>` lines it logs.
+#![cfg(target_arch = "wasm32")]
+
+use concord_core::stats::bench::{BenchCase, bench_inputs};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
+}
+
+#[wasm_bindgen_test]
+#[ignore = "benchmark: run by `cargo xtask bench-stats`"]
+fn bench_statistics_in_the_browser() {
+    for n in [1_600usize, 100_000, 1_000_000] {
+        let input = bench_inputs(n, 20_261_122);
+        for case in BenchCase::ALL {
+            let bootstrap = matches!(case, BenchCase::Bootstrap | BenchCase::GroupBootstrap);
+            // The bootstraps have a fixed size (1,600 items / 100 × 16): time them once.
+            if bootstrap && n != 1_600 {
+                continue;
+            }
+            // Best of a few repetitions, as the native bench reports its minimum too.
+            let reps = if n >= 1_000_000 { 3 } else { 5 };
+            let mut best = f64::INFINITY;
+            let mut checksum = 0.0;
+            for _ in 0..reps {
+                let start = now_ms();
+                checksum += case.run(&input);
+                best = best.min(now_ms() - start);
+            }
+            console_log!("BENCH {} {} {:.3} {}", case.name(), n, best, checksum.is_finite());
+        }
+    }
+}
