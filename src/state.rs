@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use concord_core::data::{self, LoadError, Loaded};
+use concord_core::data::{self, Loaded};
 use leptos::prelude::*;
 
 use crate::view_model::DatasetView;
@@ -71,7 +71,7 @@ impl Workspace {
                 self.dataset.set(OpenDataset::new(loaded));
                 self.load_error.set(None);
             }
-            Err(err) => self.load_error.set(Some(describe_load_error(&err))),
+            Err(err) => self.load_error.set(Some(format!("Could not load: {err}"))),
         }
     }
 }
@@ -93,10 +93,6 @@ fn empty(name: &str) -> Loaded {
         diagnostics: Vec::new(),
         summary,
     }
-}
-
-fn describe_load_error(err: &LoadError) -> String {
-    format!("Could not load: {err}")
 }
 
 /// The workspace from context (provided by [`crate::app::App`]).

@@ -42,8 +42,10 @@ test('the page reaches the mock LLM through CORS and reads retry-after', { skip:
     }, MOCK_URL);
     assert.deepEqual(limited, { status: 429, retryAfter: '7' });
 
+    // The mock logged the scripted call (and only it, since the reset) as not answered.
     const log = await (await fetch(`${MOCK_URL}/__mock/requests`)).json();
-    assert.ok(JSON.stringify(log).length > 0);
+    const chats = log.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+    assert.deepEqual(chats.map((r) => [r.status, r.answered_ok]), [[429, false]]);
     const pageErrors = seen.problems.filter((p) => !p.includes('429'));
     assert.deepEqual(pageErrors, [], 'no console or page errors besides the scripted 429');
   } finally {

@@ -3,22 +3,15 @@
 
 #![allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 
+mod common;
+
 use std::path::PathBuf;
 
 use concord_core::coeval::{CHATGPT, Reproduction, ScoreTable, parse_level};
 use concord_core::stats::KrippendorffLevel;
 
 fn root() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/CoEval/webapp/evaluation_data"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} is absent", dir.display());
-        None
-    }
+    common::shared("data/CoEval/webapp/evaluation_data")
 }
 
 fn reproduction(files: &[&str]) -> Option<Reproduction> {

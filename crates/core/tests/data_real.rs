@@ -3,19 +3,14 @@
 
 #![allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 
+mod common;
+
 use std::path::PathBuf;
 
 use concord_core::data::{self, Loaded};
 
 fn shared(rel: &str) -> Option<PathBuf> {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
-    let path = root.join(rel);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is absent", path.display());
-        None
-    }
+    common::shared(&format!("data/{rel}"))
 }
 
 fn load(rel: &str) -> Option<Loaded> {

@@ -8,6 +8,8 @@
 // A failed unwrap is a failed test, which is what it should be here.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use concord_core::judge::builtin::{Benchmark, OutputMode, builtin, closer_look_stem};
 use concord_core::judge::template::{Part, PartKind, Persona, PromptTemplate, RenderError};
 use std::path::PathBuf;
@@ -158,16 +160,7 @@ fn persona_goes_first() {
 }
 
 fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/A-Closer-Look-To-LLM-Evaluation"
-    ));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    common::shared("data/A-Closer-Look-To-LLM-Evaluation")
 }
 
 #[test]

@@ -4,6 +4,8 @@
 // A failed unwrap is a failed test, which is what it should be here.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use concord_core::data::{self, Dataset, JudgeRun};
 use concord_core::judge::parse::Policy;
 use concord_core::judge::table::{Format, RunSpec, Table, compute};
@@ -120,14 +122,7 @@ fn round3(v: Option<f64>) -> f64 {
 
 #[test]
 fn reproduces_seed_002_table_4() {
-    let root = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/A-Closer-Look-To-LLM-Evaluation"
-    ));
-    if !root.is_dir() {
-        eprintln!("skipped: {} is absent", root.display());
-        return;
-    }
+    let Some(root) = common::shared("data/A-Closer-Look-To-LLM-Evaluation") else { return };
     let dataset = load(&root.join("data/topical_chat.json")).dataset;
     let mut cells = 0;
     for (a, (abbr, attribute)) in ATTRIBUTES.iter().enumerate() {
@@ -168,14 +163,7 @@ fn reproduces_seed_002_table_4() {
 /// `all_eval.py` — while Table 4 needs them dropped (`closer-look`).
 #[test]
 fn reproduces_seed_002_table_3_auto_cot_row_with_zero_policy() {
-    let root = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/A-Closer-Look-To-LLM-Evaluation"
-    ));
-    if !root.is_dir() {
-        eprintln!("skipped: {} is absent", root.display());
-        return;
-    }
+    let Some(root) = common::shared("data/A-Closer-Look-To-LLM-Evaluation") else { return };
     let dataset = load(&root.join("data/topical_chat.json")).dataset;
     let want = [(0.554, 0.478), (0.512, 0.429), (0.613, 0.566), (0.555, 0.664)];
     for ((abbr, attribute), (r, tau)) in ATTRIBUTES.iter().zip(want) {

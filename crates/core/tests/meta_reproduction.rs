@@ -8,6 +8,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,19 +17,8 @@ use concord_core::data;
 use concord_core::judge::parse;
 use concord_core::meta::{self, EloOptions, Input, MetaProtocol, names};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
-
 fn root() -> Option<PathBuf> {
-    let dir = Path::new(SHARED).join("data/meta-evaluation");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} is absent (the released data is not in this checkout)",
-            dir.display()
-        );
-        None
-    }
+    common::shared("data/meta-evaluation")
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
