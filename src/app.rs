@@ -2,13 +2,44 @@
 
 use leptos::prelude::*;
 
+use crate::pages::coeval::CoEvalPage;
 use crate::pages::data::DataPage;
-use crate::state::{Screen, Workspace};
+use crate::pages::judge::JudgePage;
+use crate::pages::meta::MetaPage;
+use crate::pages::rate::RatePage;
+use crate::pages::results::ResultsPage;
+use crate::pages::run::RunPage;
+use crate::edge::store::Store;
+use crate::state::{Screen, Workbench, Workspace};
+
+/// The `bundle` query parameter of the page address, if any.
+fn bundle_param() -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    params.get("bundle").filter(|u| !u.trim().is_empty())
+}
 
 #[component]
 pub fn App() -> impl IntoView {
     let ws = Workspace::new();
     provide_context(ws);
+    let wb = Workbench::new();
+    provide_context(wb);
+    crate::pages::run::restore_remembered_key(wb);
+    // Storage opens in the background; until then (or if the browser refuses it) runs keep
+    // their results in memory only, and the Run screen says so.
+    leptos::task::spawn_local(async move {
+        let (store, problem) = Store::open_or_memory().await;
+        wb.store.set(Some(store));
+        wb.store_problem.set(problem.map(|e| e.to_string()));
+    });
+    // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link). A bundle is data
+    // only: it cannot change the provider settings, so it cannot send the key anywhere.
+    if let Some(url) = bundle_param() {
+        leptos::task::spawn_local(async move {
+            crate::pages::results::open_bundle_url(wb, ws, &url).await;
+        });
+    }
     view! {
         <header class="app-header">
             <h1>"Concord"</h1>
@@ -31,6 +62,12 @@ pub fn App() -> impl IntoView {
         <main>
             {move || match ws.screen.get() {
                 Screen::Data => view! { <DataPage/> }.into_any(),
+                Screen::Judge => view! { <JudgePage/> }.into_any(),
+                Screen::Run => view! { <RunPage/> }.into_any(),
+                Screen::Results => view! { <ResultsPage/> }.into_any(),
+                Screen::Rate => view! { <RatePage/> }.into_any(),
+                Screen::Meta => view! { <MetaPage/> }.into_any(),
+                Screen::CoEval => view! { <CoEvalPage/> }.into_any(),
             }}
         </main>
     }

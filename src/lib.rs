@@ -5,7 +5,10 @@
 
 pub mod app;
 pub mod browser;
+pub mod components;
+pub mod edge;
 pub mod pages;
+pub mod runner;
 pub mod state;
 pub mod view_model;
 

@@ -5,8 +5,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::{DragEvent, File, HtmlInputElement};
 
-use crate::browser::read_file;
+use wasm_bindgen::JsCast;
+
+use crate::edge::worker::{LoadStage, load_buffer_in_worker};
 use crate::state::{OpenDataset, use_workspace};
+
+/// A recorded run on the built-in example (no key needed), served beside the app.
+pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
 
 #[component]
 pub fn DataPage() -> impl IntoView {
@@ -18,15 +23,34 @@ pub fn DataPage() -> impl IntoView {
     }
 }
 
-/// Reads `file` and opens it in the workspace, showing progress and errors.
+/// Reads `file` and parses it in a Web Worker (the page stays responsive however big the
+/// file), showing each stage, then opens it in the workspace or says why it could not.
 fn open_file(file: File) {
     let ws = use_workspace();
     let name = file.name();
-    ws.loading.set(Some(name.clone()));
+    ws.loading.set(Some(format!("Reading {name}…")));
     spawn_local(async move {
-        match read_file(&file).await {
-            Ok(bytes) => ws.open_file(&name, &bytes),
-            Err(message) => ws.load_error.set(Some(message)),
+        let buffer = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => buffer.unchecked_into::<js_sys::ArrayBuffer>(),
+            Err(e) => {
+                ws.load_error.set(Some(format!("The browser could not read {name}: {e:?}")));
+                ws.loading.set(None);
+                return;
+            }
+        };
+        let label = name.clone();
+        let progress = move |stage: LoadStage| {
+            let text = match stage {
+                LoadStage::StartingWorker => format!("Starting a background worker for {label}…"),
+                LoadStage::Parsing { in_worker: true } => format!("Parsing {label} in the background…"),
+                LoadStage::Parsing { in_worker: false } => format!("Parsing {label}…"),
+                LoadStage::Receiving => format!("Opening {label}…"),
+            };
+            ws.loading.set(Some(text));
+        };
+        match load_buffer_in_worker(name.clone(), buffer, progress).await {
+            Ok(loaded) => ws.open_loaded(loaded),
+            Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
         }
         ws.loading.set(None);
     });
@@ -35,6 +59,7 @@ fn open_file(file: File) {
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
+    let wb = crate::state::use_workbench();
     let dragging = RwSignal::new(false);
     let on_pick = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
@@ -84,11 +109,19 @@ fn LoadPanel() -> impl IntoView {
                         }>
                         "Use the built-in example"
                     </button>
+                    <button class="primary" type="button"
+                        on:click=move |_| {
+                            leptos::task::spawn_local(async move {
+                                crate::pages::results::open_bundle_url(wb, ws, DEMO_BUNDLE).await;
+                            });
+                        }>
+                        "Open the demo"
+                    </button>
                 </div>
             </div>
             <Show when=move || ws.loading.get().is_some()>
                 <p role="status" data-testid="loading">
-                    "Reading " {move || ws.loading.get().unwrap_or_default()} "…"
+                    {move || ws.loading.get().unwrap_or_default()}
                 </p>
             </Show>
             <Show when=move || ws.load_error.get().is_some()>

@@ -7,7 +7,9 @@
 //!   (Anthropic-shaped); `OPTIONS *` answers CORS preflights.
 //! - `POST /__mock/scenario` replaces the scenario (JSON body, see [`Scenario`]);
 //!   `GET /__mock/requests` returns the request log and a summary; `GET /__mock/summary` the
-//!   summary only; `POST /__mock/reset` clears the log, the rate window and the counters.
+//!   summary only; `POST /__mock/reset` clears the log, the rate window and the counters;
+//!   `POST /__mock/hold` makes chat answers wait until `POST /__mock/release` (a client that
+//!   goes away meanwhile is logged `client_gone`, not answered).
 //!
 //! **Sample identity.** Concord sends `seed = sample index` (and `n` samples `seed..seed+n`).
 //! The mock names each sample `<hash of the messages>:<seed + choice index>` (`-` for no
@@ -62,6 +64,11 @@ pub enum ReplyMode {
     EchoRating {
         #[serde(default = "default_marker")]
         marker: String,
+        /// Prompts containing this text get a hash-derived rating instead of the echo: a
+        /// deliberately uninformative judge, so a test can compare a good method with a bad
+        /// one (e.g. `"scores ONLY"` singles out seed 002's score-only prompt).
+        #[serde(default)]
+        noisy_when: Option<String>,
     },
 }
 
@@ -170,7 +177,8 @@ pub struct Record {
     /// HTTP status sent; 0 when the connection was dropped.
     pub status: u16,
     /// `ok`, `rate_limited`, `server_error`, `overloaded`, `dropped`, `truncated`,
-    /// `unauthorized`, `bad_request`, `scripted`, `not_found`.
+    /// `unauthorized`, `bad_request`, `scripted`, `not_found`, `client_gone` (the client closed
+    /// the connection before the answer was sent).
     pub outcome: String,
     /// Whether a complete successful answer was sent.
     pub answered_ok: bool,
@@ -203,6 +211,9 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     stop: AtomicBool,
+    /// While set, chat answers wait before being sent (`/__mock/hold`, `/__mock/release`): a
+    /// test can reload the page while requests are certainly in flight.
+    hold: AtomicBool,
 }
 
 impl Shared {
@@ -293,6 +304,7 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
             seq: 0,
         }),
         stop: AtomicBool::new(false),
+        hold: AtomicBool::new(false),
     });
     let accept_shared = Arc::clone(&shared);
     let accept = thread::Builder::new()
@@ -417,9 +429,24 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             break;
         }
         let origin = request.header("origin").unwrap_or("*").to_string();
-        let (reply, delay) = handle(&request, shared);
+        let (reply, delay, seq) = handle(&request, shared);
         if !delay.is_zero() {
             thread::sleep(delay);
+        }
+        while seq.is_some() && shared.hold.load(Ordering::SeqCst) && !shared.stop.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(10));
+        }
+        // A client that went away while the answer was being "generated" never receives it:
+        // log it as such, so the duplicate check counts only answers that were delivered.
+        if let Some(seq) = seq
+            && client_gone(reader.get_ref())
+        {
+            let mut state = shared.lock();
+            if let Some(r) = state.log.iter_mut().rev().find(|r| r.seq == seq) {
+                r.answered_ok = false;
+                r.outcome = "client_gone".into();
+            }
+            break;
         }
         let keep_alive =
             !request.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
@@ -517,7 +544,9 @@ fn json_reply(status: u16, body: Value) -> Reply {
     Reply::Full { status, headers: Vec::new(), body: body.to_string() }
 }
 
-fn handle(req: &Request, shared: &Shared) -> (Reply, Duration) {
+/// The reply, how long to wait before sending it, and the log sequence number of a chat call
+/// (so the sender can correct the record when the client is gone by then).
+fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
     let path = req.path.split('?').next().unwrap_or("");
     if req.method == "OPTIONS" {
         let mut headers = vec![
@@ -533,7 +562,7 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration) {
         if req.header("access-control-request-private-network").is_some() {
             headers.push(("access-control-allow-private-network".into(), "true".into()));
         }
-        return (Reply::Full { status: 204, headers, body: String::new() }, Duration::ZERO);
+        return (Reply::Full { status: 204, headers, body: String::new() }, Duration::ZERO, None);
     }
     let mut state = shared.lock();
     let reply = match (req.method.as_str(), path) {
@@ -549,7 +578,16 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration) {
             json_reply(200, json!({"requests": state.log, "summary": summarize(&state.log)}))
         }
         ("GET", "/__mock/summary") => json_reply(200, json!(summarize(&state.log))),
+        ("POST", "/__mock/hold") => {
+            shared.hold.store(true, Ordering::SeqCst);
+            json_reply(200, json!({"ok": true}))
+        }
+        ("POST", "/__mock/release") => {
+            shared.hold.store(false, Ordering::SeqCst);
+            json_reply(200, json!({"ok": true}))
+        }
         ("POST", "/__mock/reset") => {
+            shared.hold.store(false, Ordering::SeqCst);
             state.log.clear();
             state.window.clear();
             state.seen.clear();
@@ -574,19 +612,31 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration) {
         ("POST", "/v1/chat/completions") | ("POST", "/chat/completions") => {
             let latency = Duration::from_millis(state.scenario.latency_ms);
             let reply = chat(req, &mut state, false);
-            return (reply, latency);
+            return (reply, latency, Some(state.seq));
         }
         ("POST", "/v1/messages") | ("POST", "/messages") => {
             let latency = Duration::from_millis(state.scenario.latency_ms);
             let reply = chat(req, &mut state, true);
-            return (reply, latency);
+            return (reply, latency, Some(state.seq));
         }
         _ => json_reply(
             404,
             json!({"error": {"message": format!("no route for {} {path}", req.method), "type": "not_found"}}),
         ),
     };
-    (reply, Duration::ZERO)
+    (reply, Duration::ZERO, None)
+}
+
+/// Whether the client has closed its side of the connection (a reloaded or closed page
+/// aborts its fetches): a non-blocking peek that reads end-of-stream.
+fn client_gone(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut byte = [0u8; 1];
+    let gone = matches!(stream.peek(&mut byte), Ok(0));
+    let _ = stream.set_nonblocking(false);
+    gone
 }
 
 fn check_key(req: &Request, scenario: &Scenario, anthropic: bool) -> Option<Reply> {
@@ -808,7 +858,11 @@ fn rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u64) ->
             let raw = lo as f64 + span * (0.6 * len_unit + 0.4 * hash_unit) + noise;
             Some((raw.round() as i64).clamp(lo, hi))
         }
-        ReplyMode::EchoRating { marker } => {
+        ReplyMode::EchoRating { noisy_when: Some(text), .. } if prompt.contains(text.as_str()) => {
+            let h = fnv(&[&messages_hash.to_le_bytes(), &sample.to_le_bytes()]);
+            Some(lo + (h % (hi - lo + 1).max(1) as u64) as i64)
+        }
+        ReplyMode::EchoRating { marker, .. } => {
             let at = prompt.find(marker.as_str())? + marker.len();
             let digits: String = prompt[at..]
                 .chars()

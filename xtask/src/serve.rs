@@ -78,7 +78,7 @@ impl Site {
     }
 
     /// Maps a request path to a file of the built site, or None (404). Only index.html,
-    /// style/ and pkg/ are exposed; anything with `..` is refused.
+    /// boot.js, worker.js, style/ and pkg/ are exposed; anything with `..` is refused.
     fn resolve(&self, url_path: &str) -> Option<PathBuf> {
         let path = url_path.split(['?', '#']).next().unwrap_or("");
         let rest = path.strip_prefix(&self.base)?;
@@ -88,7 +88,9 @@ impl Site {
         let rel = if rest.is_empty() || rest == "index.html" { "index.html" } else { rest };
         let allowed = rel == "index.html"
             || rel == "boot.js"
+            || rel == "worker.js"
             || rel.starts_with("style/")
+            || rel.starts_with("demo/")
             || rel.starts_with("pkg/");
         let file = self.root.join(rel);
         (allowed && file.is_file()).then_some(file)
@@ -192,6 +194,7 @@ mod tests {
         check("/some/path/", "/some/path/", Some("index.html"));
         check("/some/path", "/some/path/style/concord.css", Some("style/concord.css"));
         check("/some/path/", "/style/concord.css", None);
+        check("/some/path/", "/some/path/worker.js", Some("worker.js"));
         check("/", "/Cargo.toml", None);
         check("/", "/style/../Cargo.toml", None);
         check("/", "/.git/config", None);

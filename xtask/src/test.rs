@@ -152,8 +152,13 @@ fn playwright_tests() -> Result<(), String> {
         .collect();
     files.sort();
     std::fs::create_dir_all(root.join("docs/screenshots")).map_err(|e| e.to_string())?;
+    // Tests compare what the browser shows with the CLI's output on the same files.
+    util::run(
+        Command::new(toolchain::cargo_program()).current_dir(&root).args(["build", "-p", "concord-cli"]),
+    )?;
     util::run(
         Command::new("node")
+            .env("CONCORD_CLI", root.join("target/debug/concord"))
             .current_dir(&root)
             .env("CONCORD_URL", format!("http://127.0.0.1:{port}/"))
             .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))

@@ -11,3 +11,4 @@ pub mod judge;
 pub mod meta;
 pub mod run;
 pub mod stats;
+pub mod workbench;

@@ -337,3 +337,80 @@ fn example_dataset_loads_through_the_csv_loader() {
     assert_eq!(coh[0], Some(4.0));
     assert_eq!(coh[1], Some(5.0));
 }
+
+fn other_fixture(rel: &str) -> Loaded {
+    let path = format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    data::load(rel, &bytes).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+#[test]
+fn coeval_session_log_is_a_dataset_with_reviews() {
+    let l = other_fixture("coeval/ELI5/A01.json");
+    let got = render(&l);
+    let want = r#"
+coeval-session items=2 documents=1 systems=2 pairs=0 raters=1 tasks=0 judge_records=0
+attribute 1. Simple language. 1..5
+attribute 2. Factual. 1..5
+Warning 87 A01.3: entry skipped: no input field (one of ["reddit question", "instruction", "story requirement"])
+"#;
+    assert_eq!(got.trim(), want.trim(), "\n--- got ---\n{got}");
+    // Entries in key order ("1" before "2", whatever the file's order), keyed like the other
+    // CoEval files (content hash of the question), task from the folder.
+    let ids: Vec<_> = l.dataset.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["A01/1", "A01/2"]);
+    let item = &l.dataset.items[1];
+    assert_eq!((item.system_id.as_str(), item.task.as_deref()), ("human", Some("eli5")));
+    assert_eq!(item.document_id, data::content_id("Why is the sky blue?"));
+    assert_eq!(item.inputs.get("reddit question"), Some("Why is the sky blue?"));
+    assert_eq!((item.output_name.as_str(), item.output.as_str()), ("answer", "human answer"));
+    // Final scores are the annotator's ratings.
+    let simple = item.ratings[0].as_ref().unwrap();
+    assert_eq!((simple.raters[0].rater.as_str(), simple.aggregate), ("A01", 4.0));
+    // One review per criterion, lines verbatim, a `0` time is no time.
+    let reviews: Vec<_> = l.dataset.actions.iter().filter(|r| r.item_id == "A01/2").collect();
+    assert_eq!(reviews.len(), 2);
+    assert_eq!(reviews[0].start_time.as_deref(), Some("2023-05-29 06:22:10"));
+    assert_eq!(reviews[1].start_time, None);
+    let revised = &reviews[0].lines[1];
+    assert_eq!(
+        (revised.text.as_str(), revised.pass.as_str(), revised.revise_reason.as_str()),
+        ("2. Score: 5", "", "too high")
+    );
+    assert_eq!(revised.revised, "2. Score: 4");
+    assert!(reviews.iter().all(|r| r.actions.is_empty() && r.rater == "A01"));
+}
+
+#[test]
+fn meta_evaluator_records_keep_assessors_verdicts_and_branches() {
+    let jd = other_fixture("meta/mx_fixture_elo.jsonl");
+    let m = jd.runs[0].records[1].meta.as_ref().unwrap();
+    assert_eq!(m.evaluators, ["b", "c"]);
+    // Verbatim, spelling included.
+    assert_eq!(
+        (m.winner.as_deref(), m.better_response.as_deref()),
+        (Some("Assistant 2"), Some("AnswerA"))
+    );
+    assert!(m.branches.is_empty() && m.meta_evaluator.is_none());
+
+    let bsm = other_fixture("meta/metax_judgea_openmeva_bsm_fixture.jsonl");
+    let r = &bsm.runs[0].records[0];
+    let m = r.meta.as_ref().unwrap();
+    assert_eq!(
+        (m.meta_evaluator.as_deref(), m.evaluators.as_slice()),
+        (Some("metax"), &["judgea".to_owned()][..])
+    );
+    let branches: Vec<_> = m.branches.iter().map(|b| (b.response.as_str(), b.score)).collect();
+    // Two scored branches, then the merge response, which has no score of its own.
+    assert_eq!(
+        branches,
+        [("<Score>2.0</Score>", Some(2.0)), ("<Score>3.0</Score>", Some(3.0)), ("merge", None)]
+    );
+    assert_eq!(r.responses[0], "I assign 3.");
+    let info = bsm.diagnostics.iter().find(|d| d.field.as_deref() == Some("scores")).unwrap();
+    assert_eq!(info.severity, data::Severity::Info);
+    assert_eq!(
+        info.message,
+        "2 branch scores for 3 branch responses; unmatched ones are left without a score"
+    );
+}

@@ -206,3 +206,99 @@ fn meta_evaluation_results_join_to_datasets() {
     // 491 evaluated pairs = 391 MT-bench + 100 LLMBar.
     assert_eq!((j.matched.len(), j.unmatched_records.len(), j.uncovered), (391, 100, 0));
 }
+
+/// Every `.jsonl` file of a released folder, loaded.
+fn load_dir(rel: &str) -> Vec<(String, Loaded)> {
+    let Some(dir) = shared(rel) else { return Vec::new() };
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.into_iter().map(|n| (n.clone(), load(&format!("{rel}/{n}")).unwrap())).collect()
+}
+
+#[test]
+fn jdeval_assessors_and_cleaned_verdicts_are_kept() {
+    let files = load_dir("meta-evaluation/meta-evaluator_results/pairwise/JDEval");
+    let mut answer2 = 0;
+    for (name, l) in &files {
+        let records = &l.runs[0].records;
+        assert_eq!(records.len(), 300, "{name}");
+        for r in records {
+            let m = r.meta.as_ref().unwrap();
+            assert_eq!(m.evaluators.len(), 2, "{name}:{}", r.line);
+            assert!(m.winner.is_some() && m.better_response.is_some(), "{name}:{}", r.line);
+            assert!(m.branches.is_empty());
+            answer2 += usize::from(m.better_response.as_deref() == Some("Answer2"));
+        }
+    }
+    if !files.is_empty() {
+        // Kept verbatim: the 5 `Answer2` spellings of qwen7b's release (Python count).
+        assert_eq!((files.len(), answer2), (4, 5));
+        let first = &files[0].1.runs[0].records[0];
+        let m = first.meta.as_ref().unwrap();
+        // g4_llmbar_elo.jsonl line 1.
+        assert_eq!(m.evaluators, ["qwen7b", "qwen72b"]);
+        assert_eq!(
+            (m.winner.as_deref(), m.better_response.as_deref()),
+            (Some("Assistant2"), Some("AnswerA"))
+        );
+    }
+}
+
+#[test]
+fn bsmeval_branches_and_their_scores_are_kept() {
+    let files = load_dir("meta-evaluation/meta-evaluator_results/pointwise/BSMEval");
+    let (mut records, mut missing) = (0, 0);
+    for (name, l) in &files {
+        for r in &l.runs[0].records {
+            let m = r.meta.as_ref().unwrap();
+            assert_eq!(m.branches.len(), 5, "{name}:{}", r.line);
+            assert_eq!(m.evaluators.len(), 1);
+            // The branch texts are the responses after the evaluator's assessment.
+            let texts: Vec<&str> = m.branches.iter().map(|b| b.response.as_str()).collect();
+            assert_eq!(texts, r.responses[1..].iter().map(String::as_str).collect::<Vec<_>>());
+            // The release's merged score is the mean of the branch scores it has.
+            let scores: Vec<f64> = m.branches.iter().filter_map(|b| b.score).collect();
+            let merged = r.parsed.iter().find(|(k, _)| k == "score_for_evaluator").unwrap().1;
+            assert_eq!(data::mean_in_order(&scores), Some(merged), "{name}:{}", r.line);
+            records += 1;
+            missing += 5 - scores.len();
+        }
+        // The only warnings are the release's unreadable `score_meta_eval` strings ("4/5"…);
+        // branches and their scores read cleanly.
+        let odd = l.diagnostics.iter().filter(|d| d.severity == data::Severity::Warning);
+        assert!(odd.clone().all(|d| d.field.as_deref() == Some("score_meta_eval")), "{name}");
+    }
+    if !files.is_empty() {
+        // 18 files × 250; Python: 429 + 2·21 + 3·4 + 4·4 branch scores are null.
+        assert_eq!((files.len(), records, missing), (18, 4500, 499));
+    }
+}
+
+#[test]
+fn coeval_session_logs_load() {
+    // Per task folder: the first annotator and the number of criteria.
+    for (folder, first, criteria) in
+        [("ELI5", 1, 5), ("ROCStories", 6, 7), ("Self-Instruct", 11, 5)]
+    {
+        for a in first..first + 5 {
+            let rel = format!("CoEval/webapp/evaluation_data/{folder}/A{a:02}.json");
+            let Some(l) = load(&rel) else { return };
+            let c = &l.summary.counts;
+            assert_eq!(l.summary.format, "coeval-session", "{rel}");
+            assert_eq!([c.items, c.documents, c.systems, c.pairs, c.raters], [200, 50, 4, 0, 1]);
+            assert_eq!(l.summary.attributes.len(), criteria, "{rel}");
+            assert!(l.summary.attributes.iter().all(|a| (a.min, a.max) == (1.0, 5.0)), "{rel}");
+            assert!(l.diagnostics.iter().all(|d| d.severity != data::Severity::Warning), "{rel}");
+            // One reviewed criterion per entry and criterion; A06 and A07 each skipped one
+            // (Python count: 1,399 criteria entries).
+            let skipped = usize::from(matches!(a, 6 | 7));
+            assert_eq!(l.dataset.actions.len(), 200 * criteria - skipped, "{rel}");
+            assert!(l.dataset.actions.iter().all(|r| !r.lines.is_empty()), "{rel}");
+            let want = ["eli5", "roc", "self_instruct"][(a - 1) / 5];
+            assert_eq!(l.dataset.items[0].task.as_deref(), Some(want), "{rel}");
+        }
+    }
+}

@@ -138,6 +138,48 @@ fn verdicts() {
     assert_eq!(Verdict::First.swapped(), Verdict::Second);
 }
 
+/// Every spelling of a verdict the released meta-evaluation files contain (cleaned `winner` /
+/// `better_response` fields and raw tags of the JDEval and evaluator results), with its count
+/// there, read through the tag parsers.
+#[test]
+fn released_verdict_spellings() {
+    let check = |tag: &str, content: &str, want: Option<Verdict>| {
+        let response = format!("<{tag}>{content}</{tag}>");
+        let got = match tag {
+            "Winner" => parse::winner(&response),
+            "Better_answer" => parse::better_answer(&response),
+            _ => parse::better_assistant(&response),
+        };
+        assert_eq!(got.ok(), want, "<{tag}>{content}");
+    };
+    for (tag, content, want) in [
+        ("Winner", "1", Some(Verdict::First)),  // 1296 cleaned
+        ("Winner", "2", Some(Verdict::Second)), // 925
+        ("Winner", "0", Some(Verdict::Tie)),    // 234
+        ("Winner", "Tie", Some(Verdict::Tie)),  // 1 raw tag
+        ("Winner", "N/A", None),                // 1 raw tag
+        ("Better_answer", "AnswerA", Some(Verdict::First)), // 500
+        ("Better_answer", "AnswerB", Some(Verdict::Second)), // 670
+        ("Better_answer", "Answer B", Some(Verdict::Second)), // 14
+        ("Better_answer", "Answer2", Some(Verdict::Second)), // 5 cleaned, 2 raw
+        ("Better_answer", "answer2", Some(Verdict::Second)),
+        ("Better_answer", "Answer 2", Some(Verdict::Second)),
+        ("Better_answer", "Answer1", Some(Verdict::First)),
+        ("Better_answer", "answer 1", Some(Verdict::First)),
+        ("Better_answer", "equally good", Some(Verdict::Tie)), // 10
+        ("Better_answer", "AnswerA or AnswerB (equally good)", Some(Verdict::Tie)), // 1
+        ("Better_answer", "Positive sentiment (AnswerB)", None), // 1 raw tag: not a verdict
+        ("Better_assistant", "Assistant1", Some(Verdict::First)), // 382
+        ("Better_assistant", "Assistant2", Some(Verdict::Second)), // 420
+        ("Better_assistant", "Assistant 2", Some(Verdict::Second)), // 7
+        ("Better_assistant", "equally good", Some(Verdict::Tie)), // 378
+        ("Better_assistant", "Equally good", Some(Verdict::Tie)), // 13
+        ("Better_assistant", "Answer2 3", None),
+    ] {
+        check(tag, content, want);
+    }
+}
+
 #[test]
 fn numeric_tags_and_questions() {
     let r = "<Score_for_story>4</Score_for_story><Score_for_Assistant>2</Score_for_Assistant>";

@@ -94,7 +94,10 @@ fn meta_scores_of_both_protocols() {
 
 fn jdeval_fixture() -> Vec<meta::JdEvalRecord> {
     let name = "mx_fixture_elo.jsonl";
-    meta::jdeval_records(name, &bytes(name), &load(name)).unwrap()
+    let records = meta::jdeval_records_from(name, &load(name)).unwrap();
+    // The former signature (which re-read the file's bytes) gives the same records.
+    assert_eq!(meta::jdeval_records(name, &bytes(name), &load(name)).unwrap(), records);
+    records
 }
 
 #[test]
@@ -126,7 +129,7 @@ fn jdeval_records_read_cleaned_verdicts_and_fall_back_to_tags() {
 fn jdeval_without_assessor_names_is_an_error() {
     let line = br#"{"question":"q","answer1":"a","answer2":"b","label":1,"meta_eval_result":"x"}"#;
     let loaded = data::load("bad.jsonl", line).unwrap();
-    let err = meta::jdeval_records("bad.jsonl", line, &loaded).unwrap_err();
+    let err = meta::jdeval_records_from("bad.jsonl", &loaded).unwrap_err();
     assert_eq!(err.to_string(), "bad.jsonl, line 1: missing `evaluator_1/evaluator_2`");
 }
 

@@ -144,7 +144,7 @@ fn drive(
 #[test]
 fn a_flaky_run_with_a_reload_midway_completes_and_pays_for_nothing_twice() {
     let scenario = Scenario {
-        reply: ReplyMode::EchoRating { marker: "RATING=".into() },
+        reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
         failure_rate: 0.2,
         failures: vec![
             Failure::RateLimited,

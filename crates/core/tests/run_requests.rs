@@ -4,7 +4,7 @@ use concord_core::judge::{ChatRequest, Message};
 use concord_core::run::time::{parse_duration_ms, parse_http_date_ms, parse_rfc3339_ms};
 use concord_core::run::{
     Api, BuildError, CallOptions, Capabilities, Endpoint, HttpRequest, Method, PRESETS, Param,
-    ProviderId, SampleBatch, build_chat, build_list_models, cache_key, canonical_text,
+    ProviderId, SampleBatch, build_chat, build_list_models, cache_key, canonical_text, prompt_digest,
     sample_batches,
 };
 use serde_json::{Value, json};
@@ -310,14 +310,17 @@ fn cache_key_is_pinned_and_ignores_the_api_key_and_url_spelling() {
     let endpoint = Endpoint::preset(ProviderId::OpenAi, "gpt-4o-mini");
     let req = judge_request();
     assert_eq!(
-        canonical_text(&endpoint, &req, 3),
-        "concord-cache-v1\nprovider=openai\nbase_url=https://api.openai.com/v1\nmodel=gpt-4o-mini\n\
+        canonical_text(&endpoint, &req),
+        "concord-cache-v2\nprovider=openai\nbase_url=https://api.openai.com/v1\nmodel=gpt-4o-mini\n\
          params=[1.0,1.0,5,5,[]]\n\
-         messages=[[\"system\",\"You are a judge.\"],[\"user\",\"Rate: 1-5\"]]\nsample=3"
+         messages=[[\"system\",\"You are a judge.\"],[\"user\",\"Rate: 1-5\"]]"
     );
+    // sha256 of the text above, then of "<digest>\nsample=3", computed independently with
+    // `sha256sum`.
+    let digest = "4771d7f42dd8dddaa21c33cad0aaa173bf409789b5a6011544bd96bd08ef8f2e";
+    assert_eq!(prompt_digest(&endpoint, &req), digest);
     let key = cache_key(&endpoint, &req, 3);
-    // sha256 of the text above, computed independently with `sha256sum`.
-    assert_eq!(key, "db607c5b6ff61b99b0a5a42f2e699578363bb68cdebdf60f152b75348861566e");
+    assert_eq!(key, "629f9fb24a859287f7ccd1ce3b662b215e4a3ce909e506dfd158ab83c476eaf9");
     let respelled = Endpoint {
         base_url: "HTTPS://API.OPENAI.COM/v1/".into(),
         model: " gpt-4o-mini ".into(),

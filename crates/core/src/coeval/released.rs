@@ -1,17 +1,18 @@
 //! Seed 004's released CoEval files read for reproduction: the action and annotator-score
-//! files (through [`crate::data::load`]), and the files `data` does not cover yet — the
-//! annotators' session logs (`A01.json` … `A15.json`), `*_criteria_to_action.json` and
-//! `*_score_change.json` — parsed here.
+//! files and the annotators' session logs (`A01.json` … `A15.json`) through
+//! [`crate::data::load`], and the two summary files `data` does not model —
+//! `*_criteria_to_action.json` and `*_score_change.json` — parsed here.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::results::{ActionCounts, ComponentCounts, PairAlpha, ScoreTable, Unit};
 use super::session::{Action, Component};
-use crate::data::{self, Dataset, Diagnostic, Format, JudgeRun, RecordKey, content_id};
+use crate::data::{
+    self, Dataset, Diagnostic, Format, JudgeRun, RecordKey, ReviewAction, ReviewedLine, content_id,
+};
 use crate::stats::KrippendorffLevel;
 
 /// The rater name of ChatGPT in the annotator-score files.
@@ -63,47 +64,7 @@ fn base_name(path: &str) -> &str {
 /// (`ROCStories/annotator_scores.json`), else, for session logs, the annotator number
 /// (A01–A05 ELI5, A06–A10 ROCStories, A11–A15 Self-Instruct).
 pub fn task_of(path: &str) -> Option<&'static str> {
-    let base = base_name(path).to_ascii_lowercase();
-    if let Some(t) = TASKS.iter().find(|t| base.starts_with(*t)) {
-        return Some(t);
-    }
-    let parent = path.rsplit(['/', '\\']).nth(1).unwrap_or("").to_ascii_lowercase();
-    match parent.as_str() {
-        "eli5" => return Some("eli5"),
-        "rocstories" | "roc" => return Some("roc"),
-        "self-instruct" | "self_instruct" => return Some("self_instruct"),
-        _ => {}
-    }
-    match session_number(&base)? {
-        1..=5 => Some("eli5"),
-        6..=10 => Some("roc"),
-        11..=15 => Some("self_instruct"),
-        _ => None,
-    }
-}
-
-/// `a07.json` → 7.
-fn session_number(base: &str) -> Option<u32> {
-    let digits = base.strip_prefix('a')?.strip_suffix(".json")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// One line of an `eval_result` in a session log: the LLM's text and what the annotator did.
-///
-/// Released as `[text, pass, delete_reason, revise_reason, revised_text]`; lines an annotator
-/// added have empty LLM text.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvalLine {
-    pub text: String,
-    /// Non-empty when the annotator approved the line (usually `"1"`; a few lines hold other
-    /// text — seed 004's own counts treat any non-empty flag as approval).
-    pub pass: String,
-    pub delete_reason: String,
-    pub revise_reason: String,
-    pub revised: String,
+    data::coeval::task_of(path, None)
 }
 
 /// One criterion of one instance in a session log.
@@ -113,7 +74,8 @@ pub struct SessionCriterion {
     pub final_score: Option<f64>,
     pub start_time: Option<String>,
     pub end_time: Option<String>,
-    pub lines: Vec<EvalLine>,
+    /// The lines of ChatGPT's evaluation as the annotator reviewed them.
+    pub lines: Vec<ReviewedLine>,
 }
 
 /// One instance an annotator scrutinised.
@@ -135,134 +97,72 @@ pub struct SessionLog {
     pub entries: Vec<SessionEntry>,
 }
 
-#[derive(Deserialize)]
-struct RawCriterion {
-    #[serde(default)]
-    final_score: Option<f64>,
-    // Some released entries hold `0` instead of a timestamp (never timed); kept as JSON and
-    // read as "no time".
-    #[serde(default)]
-    start_time: Option<serde_json::Value>,
-    #[serde(default)]
-    end_time: Option<serde_json::Value>,
-    #[serde(default)]
-    eval_result: Vec<Vec<serde_json::Value>>,
-}
-
-fn text_of(v: Option<serde_json::Value>) -> Option<String> {
-    match v? {
-        serde_json::Value::String(s) => Some(s),
-        _ => None,
-    }
-}
-
-#[derive(Deserialize)]
-struct RawEntry {
-    model: String,
-    criteria: BTreeMap<String, RawCriterion>,
-    #[serde(flatten)]
-    fields: BTreeMap<String, serde_json::Value>,
-}
-
-/// The input field names of the three tasks, in the order the released files use them.
-const INPUT_FIELDS: [&str; 3] = ["reddit question", "instruction", "story requirement"];
-const OUTPUT_FIELDS: [&str; 3] = ["answer", "response", "story"];
-
-/// Parses a session log (`{"A01": {"1": {…}, …}}`). Entries that do not parse are skipped with
-/// a diagnostic naming their key.
+/// Parses a session log (`{"A01": {"1": {…}, …}}`) with [`data::load`] and reads the first
+/// annotator's log from the dataset ([`SessionLog::from_dataset`]). Entries that do not parse
+/// are skipped with a diagnostic naming their key (`A01.3`).
 pub fn parse_session(
     file: &str,
     bytes: &[u8],
 ) -> Result<(SessionLog, Vec<Diagnostic>), ReleasedError> {
-    let json_err = |e: serde_json::Error| ReleasedError::Json {
-        file: file.to_owned(),
-        message: format!("not a session log: {e}"),
-    };
-    let top: BTreeMap<String, BTreeMap<String, Box<RawValue>>> =
-        serde_json::from_slice(bytes).map_err(json_err)?;
-    let mut diags = Vec::new();
-    let Some((annotator, entries)) = top.into_iter().next() else {
+    let loaded = data::load(file, bytes)
+        .map_err(|e| ReleasedError::Load { file: file.to_owned(), message: e.to_string() })?;
+    if loaded.format != Format::CoevalSession {
         return Err(ReleasedError::Json {
             file: file.to_owned(),
-            message: "empty session log (no annotator key)".to_owned(),
+            message: format!("not a session log (read as {})", loaded.format.name()),
         });
-    };
-    let mut keyed: Vec<(u64, SessionEntry)> = Vec::new();
-    for (key, raw) in entries {
-        let entry: RawEntry = match serde_json::from_str(raw.get()) {
-            Ok(e) => e,
-            Err(e) => {
-                diags.push(Diagnostic::warning(
-                    file,
-                    None,
-                    Some(&format!("{annotator}.{key}")),
-                    format!("entry skipped: {e}"),
-                ));
-                continue;
-            }
-        };
-        let text = |names: &[&str]| {
-            names.iter().find_map(|n| entry.fields.get(*n)?.as_str()).map(str::to_owned)
-        };
-        let Some(input) = text(&INPUT_FIELDS) else {
-            diags.push(Diagnostic::warning(
-                file,
-                None,
-                Some(&format!("{annotator}.{key}")),
-                format!("entry skipped: no input field (one of {INPUT_FIELDS:?})"),
-            ));
-            continue;
-        };
-        let criteria = entry
-            .criteria
-            .into_iter()
-            .map(|(criterion, c)| SessionCriterion {
-                criterion,
-                final_score: c.final_score,
-                start_time: text_of(c.start_time),
-                end_time: text_of(c.end_time),
-                lines: c.eval_result.into_iter().map(eval_line).collect(),
-            })
-            .collect();
-        let order = key.parse::<u64>().unwrap_or(u64::MAX);
-        keyed.push((
-            order,
-            SessionEntry {
-                key,
-                input,
-                output: text(&OUTPUT_FIELDS).unwrap_or_default(),
-                system: entry.model,
-                criteria,
-            },
-        ));
     }
-    // Keys are "1" … "200"; JSON object order is lexicographic after the map, so sort by number.
-    keyed.sort_by_key(|(n, _)| *n);
-    Ok((SessionLog { annotator, entries: keyed.into_iter().map(|(_, e)| e).collect() }, diags))
-}
-
-fn eval_line(fields: Vec<serde_json::Value>) -> EvalLine {
-    // Non-string cells (none in the released files) are kept as their JSON text.
-    let mut fields: Vec<String> = fields
-        .into_iter()
-        .map(|v| match v {
-            serde_json::Value::String(s) => s,
-            other => other.to_string(),
-        })
-        .collect();
-    fields.resize(5, String::new());
-    let mut it = fields.into_iter();
-    let mut next = || it.next().unwrap_or_default();
-    EvalLine {
-        text: next(),
-        pass: next(),
-        delete_reason: next(),
-        revise_reason: next(),
-        revised: next(),
-    }
+    let log = SessionLog::from_dataset(&loaded.dataset).into_iter().next().ok_or_else(|| {
+        ReleasedError::Json { file: file.to_owned(), message: "empty session log".to_owned() }
+    })?;
+    Ok((log, loaded.diagnostics))
 }
 
 impl SessionLog {
+    /// The session logs of a dataset loaded from session files ([`Format::CoevalSession`]),
+    /// one per annotator in file order: items are the entries (id `annotator/key`), review
+    /// actions the criteria, and the annotator's ratings the final scores.
+    pub fn from_dataset(dataset: &Dataset) -> Vec<SessionLog> {
+        let mut reviews: HashMap<&str, Vec<&ReviewAction>> = HashMap::new();
+        for r in &dataset.actions {
+            reviews.entry(r.item_id.as_str()).or_default().push(r);
+        }
+        let mut logs: Vec<SessionLog> = Vec::new();
+        for item in &dataset.items {
+            let Some((annotator, key)) = item.id.split_once('/') else { continue };
+            if logs.last().is_none_or(|l| l.annotator != annotator) {
+                logs.push(SessionLog { annotator: annotator.to_owned(), entries: Vec::new() });
+            }
+            let final_score = |r: &ReviewAction| {
+                let a = dataset.attribute_index(&r.criterion)?;
+                let rating = item.ratings.get(a)?.as_ref()?;
+                rating.raters.iter().find(|s| s.rater == r.rater).map(|s| s.score)
+            };
+            let criteria = reviews
+                .get(item.id.as_str())
+                .into_iter()
+                .flatten()
+                .map(|r| SessionCriterion {
+                    criterion: r.criterion.clone(),
+                    final_score: final_score(r),
+                    start_time: r.start_time.clone(),
+                    end_time: r.end_time.clone(),
+                    lines: r.lines.clone(),
+                })
+                .collect();
+            if let Some(log) = logs.last_mut() {
+                log.entries.push(SessionEntry {
+                    key: key.to_owned(),
+                    input: item.inputs.0.first().map(|(_, v)| v.clone()).unwrap_or_default(),
+                    output: item.output.clone(),
+                    system: item.system_id.clone(),
+                    criteria,
+                });
+            }
+        }
+        logs
+    }
+
     /// Table 6's score row: the score line (the second line of each `eval_result`) counts as
     /// approved when its pass flag is set, otherwise as revised.
     pub fn score_actions(&self) -> ActionCounts {
@@ -637,13 +537,6 @@ impl Reproduction {
             self.tasks.entry(task).or_default().changes = changes;
             return Ok(FileKind::ScoreChange);
         }
-        if session_number(&base).is_some() {
-            let task = task_of(path).ok_or_else(unknown_task)?;
-            let (log, diags) = parse_session(path, bytes)?;
-            self.diagnostics.extend(diags);
-            self.tasks.entry(task).or_default().sessions.push(log);
-            return Ok(FileKind::Session);
-        }
         let loaded = data::load(path, bytes)
             .map_err(|e| ReleasedError::Load { file: path.to_owned(), message: e.to_string() })?;
         self.diagnostics.extend(loaded.diagnostics.iter().cloned());
@@ -662,6 +555,14 @@ impl Reproduction {
                 let table = score_table(&loaded.dataset, &loaded.runs);
                 self.tasks.entry(task).or_default().scores.push((path.to_owned(), table));
                 Ok(FileKind::AnnotatorScores)
+            }
+            Format::CoevalSession => {
+                for log in SessionLog::from_dataset(&loaded.dataset) {
+                    let task = data::coeval::task_of(path, Some(&log.annotator))
+                        .ok_or_else(unknown_task)?;
+                    self.tasks.entry(task).or_default().sessions.push(log);
+                }
+                Ok(FileKind::Session)
             }
             Format::CoevalCombined => Ok(FileKind::Combined),
             _ => Err(ReleasedError::Unrecognised { file: path.to_owned() }),

@@ -1,6 +1,7 @@
 //! Loaders for CoEval's releases: `combine_data.json` (three open-ended tasks with instances
-//! and ChatGPT's criterion-wise evaluations), `*_annotator_scores.json` (per-rater 1–5 scores)
-//! and `*_action.json` (what each rater did with ChatGPT's evaluation).
+//! and ChatGPT's criterion-wise evaluations), `*_annotator_scores.json` (per-rater 1–5 scores),
+//! `*_action.json` (what each rater did with ChatGPT's evaluation) and the annotators' session
+//! logs `A01.json` … `A15.json` (each line of ChatGPT's evaluation as reviewed, with times).
 //!
 //! CoEval has no document ids; items are keyed by a content hash of the task input, so the
 //! three files agree on keys (see [`content_id`]).
@@ -10,10 +11,10 @@ use serde_json::value::RawValue;
 use super::diag::Diagnostic;
 use super::model::{
     Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun, OpenEndedTask, RaterScore,
-    RatingItem, RecordKey, ReviewAction, content_id,
+    RatingItem, RecordKey, ReviewAction, ReviewedLine, content_id,
 };
 use super::papers::{Attributes, Family};
-use super::text::{Fielder, LineCounter, Obj, clip};
+use super::text::{Fielder, LineCounter, Obj, Scalar, clip, scalar};
 
 /// The rater id CoEval uses for ChatGPT's own score inside the annotator files; it is a judge,
 /// not a human, so it becomes a judge run.
@@ -29,7 +30,7 @@ pub(crate) enum Shape {
     Combined,
     AnnotatorScores,
     Actions,
-    /// Per-annotator session files (`A01.json`): not loaded, but recognised for a clear error.
+    /// Per-annotator session logs (`A01.json`).
     Session,
 }
 
@@ -55,12 +56,6 @@ pub(crate) fn detect(top: &Obj<'_>) -> Option<Shape> {
         };
     }
     None
-}
-
-/// The task a CoEval file belongs to, from its name (`eli5_action.json` → `eli5`).
-fn task_from_file_name(file: &str) -> Option<String> {
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file).to_ascii_lowercase();
-    ["self_instruct", "eli5", "roc"].iter().find(|t| base.starts_with(*t)).map(|t| (*t).to_owned())
 }
 
 /// `combine_data.json`: per task, parallel arrays of instances plus criteria and ChatGPT's
@@ -173,6 +168,7 @@ pub(crate) fn combined(
                         responses: vec![e],
                         parsed: Vec::new(),
                         line,
+                        meta: None,
                     })
                     .collect();
                 runs.push(JudgeRun {
@@ -202,7 +198,7 @@ fn walk<'a>(
     mut per_rater: impl FnMut(usize, &str, &str, &'a RawValue, &Fielder<'_>, &mut Vec<Diagnostic>),
 ) {
     let mut lines = LineCounter::new(text);
-    let task = task_from_file_name(file);
+    let task = task_of(file, None).map(str::to_owned);
     for (question, raw) in &top.0 {
         let at = Fielder { file, line: lines.line_at(offset(text, raw)) };
         let Some(systems) = Obj::parse(raw) else {
@@ -313,6 +309,7 @@ pub(crate) fn annotator_scores(
                     responses: Vec::new(),
                     parsed: vec![(criterion, x)],
                     line: dataset.items[item].line,
+                    meta: None,
                 }),
             }
         }
@@ -336,7 +333,18 @@ pub(crate) fn actions(
         let Some(actions) = at.strings_of(raw, &field, diags) else { return };
         if diags.len() == before {
             let (criterion, rater) = (criterion.to_owned(), rater.to_owned());
-            found.push((item, ReviewAction { item_id: String::new(), criterion, rater, actions }));
+            found.push((
+                item,
+                ReviewAction {
+                    item_id: String::new(),
+                    criterion,
+                    rater,
+                    actions,
+                    lines: Vec::new(),
+                    start_time: None,
+                    end_time: None,
+                },
+            ));
         }
     });
     dataset.actions = found
@@ -347,4 +355,202 @@ pub(crate) fn actions(
         })
         .collect();
     dataset
+}
+
+/// The input and output field names of the three tasks in the session logs, in the order the
+/// released files use them (ELI5, Self-Instruct, ROCStories).
+const SESSION_INPUTS: [&str; 3] = ["reddit question", "instruction", "story requirement"];
+const SESSION_OUTPUTS: [&str; 3] = ["answer", "response", "story"];
+
+/// The CoEval task of a released file: from its prefix (`eli5_action.json`), else its folder
+/// (`ROCStories/…`), else, for session logs, the annotator number in the file name or in
+/// `annotator` (A01–A05 ELI5, A06–A10 ROCStories, A11–A15 Self-Instruct).
+pub(crate) fn task_of(path: &str, annotator: Option<&str>) -> Option<&'static str> {
+    const TASKS: [&str; 3] = ["eli5", "roc", "self_instruct"];
+    let mut parts = path.rsplit(['/', '\\']);
+    let base = parts.next().unwrap_or(path).to_ascii_lowercase();
+    if let Some(t) = TASKS.iter().find(|t| base.starts_with(*t)) {
+        return Some(t);
+    }
+    match parts.next().unwrap_or("").to_ascii_lowercase().as_str() {
+        "eli5" => return Some("eli5"),
+        "rocstories" | "roc" => return Some("roc"),
+        "self-instruct" | "self_instruct" => return Some("self_instruct"),
+        _ => {}
+    }
+    let number = session_number(base.strip_suffix(".json").unwrap_or(&base))
+        .or_else(|| session_number(&annotator?.to_ascii_lowercase()))?;
+    match number {
+        1..=5 => Some("eli5"),
+        6..=10 => Some("roc"),
+        11..=15 => Some("self_instruct"),
+        _ => None,
+    }
+}
+
+/// `a07` → 7.
+pub(crate) fn session_number(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix('a')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// An annotator's session log (`A01.json`: `{"A01": {"1": {question, answer, model,
+/// criteria: {criterion: {final_score, start_time, end_time, eval_result}}}}}`).
+///
+/// Each entry becomes a rating item (id `A01/1`: annotator and the entry's key; keyed by the
+/// content hash of its input like the other CoEval files) whose ratings are the annotator's
+/// final scores, and one [`ReviewAction`] per criterion with the reviewed lines and times.
+/// Entries are ordered by their numeric keys ("1" … "200"), whatever the file's order.
+pub(crate) fn session(
+    file: &str,
+    text: &str,
+    top: &Obj<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Dataset {
+    let mut lines = LineCounter::new(text);
+    let mut attrs = Attributes::new(Family::CoEval);
+    let mut dataset = Dataset { name: file.to_owned(), ..Dataset::default() };
+    // (item, attribute, rater, score), grouped after the walk.
+    let mut scores: Vec<(usize, usize, String, f64)> = Vec::new();
+    for (annotator, raw) in &top.0 {
+        let Some(entries) = Obj::parse(raw) else {
+            diags.push(Diagnostic::warning(
+                file,
+                Some(lines.line_at(offset(text, raw))),
+                Some(annotator),
+                format!("`{}` is not an object of entries; skipped", clip(annotator)),
+            ));
+            continue;
+        };
+        let task = task_of(file, Some(annotator)).map(str::to_owned);
+        let mut ordered: Vec<(usize, &str, &RawValue)> = entries
+            .0
+            .iter()
+            .map(|(key, raw)| (lines.line_at(offset(text, raw)), key.as_ref(), *raw))
+            .collect();
+        ordered.sort_by_key(|(_, key, _)| key.parse::<u64>().unwrap_or(u64::MAX));
+        for (line, key, raw) in ordered {
+            let at = Fielder { file, line };
+            let field = format!("{annotator}.{key}");
+            let skip = |message: String, diags: &mut Vec<Diagnostic>| {
+                diags.push(Diagnostic::warning(file, Some(line), Some(&field), message));
+            };
+            let Some(entry) = Obj::parse(raw) else {
+                skip("entry skipped: not an object".to_owned(), diags);
+                continue;
+            };
+            let named = |names: &[&'static str]| {
+                names.iter().find_map(|&n| match entry.get(n).map(scalar) {
+                    Some(Scalar::Text(t)) => Some((n, t)),
+                    _ => None,
+                })
+            };
+            let Some((input_name, input)) = named(&SESSION_INPUTS) else {
+                skip(format!("entry skipped: no input field (one of {SESSION_INPUTS:?})"), diags);
+                continue;
+            };
+            let Some(system) = at.text(&entry, "model", diags) else { continue };
+            let Some(criteria) = entry.get("criteria").and_then(Obj::parse) else {
+                skip("entry skipped: `criteria` should be an object".to_owned(), diags);
+                continue;
+            };
+            let (output_name, output) =
+                named(&SESSION_OUTPUTS).unwrap_or(("output", String::new()));
+            let document_id = content_id(&input);
+            let mut inputs = Fields::default();
+            inputs.push(input_name, input);
+            let index = dataset.items.len();
+            let id = format!("{annotator}/{key}");
+            for (criterion, raw) in &criteria.0 {
+                let cfield = format!("{field}.{}", clip(criterion));
+                let Some(c) = Obj::parse(raw) else {
+                    skip(
+                        format!("criterion {:?} is not an object; skipped", clip(criterion)),
+                        diags,
+                    );
+                    continue;
+                };
+                let a = attrs.index(criterion);
+                if let Some(x) = at.number(c.get("final_score"), &cfield, diags)
+                    && attrs.accept(a, x, &at, &cfield, diags)
+                {
+                    scores.push((index, a, annotator.to_string(), x));
+                }
+                // Some released criteria hold `0` instead of a timestamp (never timed).
+                let time = |name: &str| match c.get(name).map(scalar) {
+                    Some(Scalar::Text(t)) => Some(t),
+                    _ => None,
+                };
+                dataset.actions.push(ReviewAction {
+                    item_id: id.clone(),
+                    criterion: criterion.to_string(),
+                    rater: annotator.to_string(),
+                    actions: Vec::new(),
+                    lines: reviewed_lines(&at, c.get("eval_result"), &cfield, diags),
+                    start_time: time("start_time"),
+                    end_time: time("end_time"),
+                });
+            }
+            dataset.items.push(RatingItem {
+                id,
+                document_id,
+                system_id: system,
+                task: task.clone(),
+                inputs,
+                output_name: output_name.to_owned(),
+                output,
+                ratings: Vec::new(),
+                line,
+            });
+        }
+    }
+    let n = attrs.len();
+    let mut per_item: Vec<Vec<Vec<RaterScore>>> = vec![vec![Vec::new(); n]; dataset.items.len()];
+    for (item, a, rater, score) in scores {
+        per_item[item][a].push(RaterScore { rater, score });
+    }
+    for (item, raters) in dataset.items.iter_mut().zip(per_item) {
+        item.ratings = raters.into_iter().map(HumanRating::from_raters).collect();
+    }
+    dataset.attributes = attrs.finish();
+    dataset
+}
+
+/// `eval_result`: `[[text, pass, delete_reason, revise_reason, revised], …]`. Short rows are
+/// padded with empty cells; non-string cells (none in the release) are kept as JSON text.
+fn reviewed_lines(
+    at: &Fielder<'_>,
+    raw: Option<&RawValue>,
+    field: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ReviewedLine> {
+    let Some(raw) = raw else { return Vec::new() };
+    let Ok(rows) = serde_json::from_str::<Vec<Vec<&RawValue>>>(raw.get()) else {
+        diags.push(Diagnostic::warning(
+            at.file,
+            Some(at.line),
+            Some(field),
+            "`eval_result` should be an array of arrays; ignored".to_owned(),
+        ));
+        return Vec::new();
+    };
+    rows.into_iter()
+        .map(|row| {
+            let mut cells = row.into_iter().map(|v| match scalar(v) {
+                Scalar::Text(t) => t,
+                _ => v.get().to_owned(),
+            });
+            let mut next = || cells.next().unwrap_or_default();
+            ReviewedLine {
+                text: next(),
+                pass: next(),
+                delete_reason: next(),
+                revise_reason: next(),
+                revised: next(),
+            }
+        })
+        .collect()
 }

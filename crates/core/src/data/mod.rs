@@ -18,7 +18,7 @@
 //! (generic tables and the column mapping), `papers` and `coeval` (the released shapes),
 //! [`join`] (judge runs ↔ items by key).
 
-mod coeval;
+pub(crate) mod coeval;
 pub mod diag;
 pub mod join;
 pub mod mapping;
@@ -35,8 +35,8 @@ pub use join::{Joined, Target, join};
 pub use mapping::{ColumnMapping, RatingColumn};
 pub use model::{
     Aggregate, Attribute, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun,
-    OpenEndedTask, PairLabel, PairVote, PairwiseItem, RaterScore, RatingItem, RecordKey,
-    ReviewAction, Scale, ScaleKind, content_id, mean_in_order,
+    MetaAssessment, MetaBranch, OpenEndedTask, PairLabel, PairVote, PairwiseItem, RaterScore,
+    RatingItem, RecordKey, ReviewAction, ReviewedLine, Scale, ScaleKind, content_id, mean_in_order,
 };
 
 use text::{Obj, Record};
@@ -76,6 +76,8 @@ pub enum Format {
     CoevalAnnotatorScores,
     /// CoEval `*_action.json`.
     CoevalActions,
+    /// CoEval annotator session logs (`A01.json` … `A15.json`).
+    CoevalSession,
     /// Comma-separated values with a header row, through a column mapping.
     Csv,
     /// Tab-separated values with a header row, through a column mapping.
@@ -104,6 +106,7 @@ impl Format {
             Format::CoevalCombined => "coeval-combined",
             Format::CoevalAnnotatorScores => "coeval-annotator-scores",
             Format::CoevalActions => "coeval-actions",
+            Format::CoevalSession => "coeval-session",
             Format::Csv => "csv",
             Format::Tsv => "tsv",
             Format::Json => "json",
@@ -388,10 +391,8 @@ fn from_object(
                 ));
             }
             Some(coeval::Shape::Session) => {
-                return Err(LoadError::UnknownFormat {
-                    file: name.to_owned(),
-                    detail: "a CoEval per-annotator session file; load the task's *_annotator_scores.json instead".to_owned(),
-                });
+                let dataset = coeval::session(name, text, &top, diags);
+                return Ok((Format::CoevalSession, dataset, Vec::new(), None));
             }
             None => {}
         }
@@ -491,6 +492,7 @@ mod tests {
             CoevalCombined,
             CoevalAnnotatorScores,
             CoevalActions,
+            CoevalSession,
             Csv,
             Tsv,
             Json,

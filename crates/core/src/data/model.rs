@@ -287,15 +287,42 @@ pub struct OpenEndedTask {
     pub criteria: Vec<String>,
 }
 
-/// What a human did with a machine evaluation of one item on one criterion (CoEval's
-/// `*_action.json`): one action (`pass`, `revise`, `delete`, `add`) per point of ChatGPT's
-/// evaluation, in order.
+/// What a human did with a machine evaluation of one item on one criterion.
+///
+/// Two CoEval releases fill it: the action files (`*_action.json`) give `actions`, one word
+/// (`pass`, `revise`, `delete`, `add`) per point of ChatGPT's evaluation, in order; the
+/// annotators' session logs (`A01.json`…) give `lines` verbatim and the start and end times,
+/// and leave `actions` empty — the released action files were not derived from the lines by
+/// any rule we could find (under the obvious one, 532 of A01's 1,000 reviews differ).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReviewAction {
     pub item_id: String,
     pub criterion: String,
     pub rater: String,
     pub actions: Vec<String>,
+    /// Session logs: every line of the machine evaluation with what the rater did to it.
+    #[serde(default)]
+    pub lines: Vec<ReviewedLine>,
+    /// Session logs: when the rater opened and closed this criterion, as released
+    /// (`YYYY-MM-DD HH:MM:SS`); `None` where the log has no time (some hold `0`).
+    #[serde(default)]
+    pub start_time: Option<String>,
+    #[serde(default)]
+    pub end_time: Option<String>,
+}
+
+/// One line of a machine evaluation as a rater reviewed it in a CoEval session log, released
+/// as `[text, pass, delete_reason, revise_reason, revised_text]`. A line the rater added has
+/// empty `text`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewedLine {
+    pub text: String,
+    /// Non-empty when the rater approved the line (usually `"1"`; a few lines hold other text,
+    /// which seed 004's own counts also treat as approval).
+    pub pass: String,
+    pub delete_reason: String,
+    pub revise_reason: String,
+    pub revised: String,
 }
 
 /// Outputs of one judge configuration over a dataset, as released by a paper or produced by a
@@ -319,6 +346,50 @@ pub struct JudgeRecord {
     /// `score`), by attribute name; the response parser fills this for raw runs.
     pub parsed: Vec<(String, f64)>,
     pub line: usize,
+    /// What a meta-evaluator record says beyond its texts (seed 003's JDEval, JDEval-i and
+    /// BSMEval files); `None` for every other run.
+    #[serde(default)]
+    pub meta: Option<MetaAssessment>,
+}
+
+/// The fields of a meta-evaluator record (seed 003) that are not raw responses: who was
+/// assessed, and the release's own cleaned verdicts and branch scores, kept verbatim.
+///
+/// The record's `responses` keep every text in file order:
+/// * JDEval (pairwise): `result_evaluator_1`, `result_evaluator_2`, then `meta_eval_result`;
+///   `evaluators` is `[evaluator_1, evaluator_2]` (Assistant 1 and 2 of the meta prompt), and
+///   `winner` / `better_response` are the release's cleaned verdicts. They are not always what
+///   the tags of `meta_eval_result` say: the cleaned field always has a verdict, while e.g. 95 of
+///   qwen7b's 300 meta responses have no readable `<Better_assistant>` tag.
+/// * JDEval-i (pointwise): `result_evaluator`, then `meta_eval_result`; `evaluators` is
+///   `[evaluator]`; the scores are in `parsed` (`score_for_text`, `score_for_evaluator`).
+/// * BSMEval (pointwise, branch–solve–merge): `result_evaluator`, then one response per branch
+///   (each branch is a criterion the meta-evaluator generated and judged on its own); `branches`
+///   pairs each branch response with its released score (`scores`), and `parsed` holds their
+///   merged mean (`score_for_evaluator`). The generated criteria themselves are only named inside
+///   the branch texts: the release has no separate field for them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetaAssessment {
+    /// `meta_evaluator` when the record names it (JDEval records do not; their file names do).
+    pub meta_evaluator: Option<String>,
+    /// The assessed evaluators, in prompt order.
+    pub evaluators: Vec<String>,
+    /// JDEval's cleaned verdict on the better assessor (`winner`: `Assistant1`, `Assistant 2`,
+    /// `equally good`, …), as released.
+    pub winner: Option<String>,
+    /// JDEval's cleaned choice between the two answers (`better_response`: `AnswerA`,
+    /// `Answer2`, `equally good`, …), as released.
+    pub better_response: Option<String>,
+    /// BSMEval's branches in order; empty for the other protocols.
+    pub branches: Vec<MetaBranch>,
+}
+
+/// One branch of a BSMEval meta-evaluation: the meta-evaluator's response for one generated
+/// criterion and the score read from it by the release (`None` where the release has none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetaBranch {
+    pub response: String,
+    pub score: Option<f64>,
 }
 
 /// How a judge record names the item it judged.

@@ -11,8 +11,9 @@ use serde_json::value::RawValue;
 
 use super::diag::Diagnostic;
 use super::model::{
-    Attribute, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun, PairLabel, PairVote,
-    PairwiseItem, RatingItem, RecordKey, Scale, ScaleKind, content_id,
+    Attribute, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun, MetaAssessment,
+    MetaBranch, PairLabel, PairVote, PairwiseItem, RatingItem, RecordKey, Scale, ScaleKind,
+    content_id,
 };
 use super::text::{Fielder, Obj, Record, Scalar, clip, scalar};
 
@@ -185,21 +186,11 @@ pub(crate) fn pointwise(
     let mut items = Vec::with_capacity(records.len());
     let mut run: Option<JudgeRun> = None;
     let mut keys = Keys(HashSet::new());
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = Obj::parse(rec.raw) else {
-            diags.push(Diagnostic::warning(
-                file,
-                Some(rec.line),
-                None,
-                "record is not a JSON object; skipped".to_owned(),
-            ));
-            continue;
-        };
+    each_object(file, records, diags, |at, obj, diags| {
         let (Some(system_id), Some(output)) =
-            (at.text(&obj, "system_id", diags), at.text(&obj, "system_output", diags))
+            (at.text(obj, "system_id", diags), at.text(obj, "system_output", diags))
         else {
-            continue;
+            return;
         };
         let mut inputs = Fields::default();
         for (k, raw) in &obj.0 {
@@ -211,30 +202,30 @@ pub(crate) fn pointwise(
             }
         }
         let document_id = match obj.get("doc_id") {
-            Some(_) => match at.text(&obj, "doc_id", diags) {
+            Some(_) => match at.text(obj, "doc_id", diags) {
                 Some(d) => d,
-                None => continue,
+                None => return,
             },
             None => match inputs.get("source") {
                 Some(source) => content_id(source),
                 None => {
                     diags.push(Diagnostic::warning(
                         file,
-                        Some(rec.line),
+                        Some(at.line),
                         Some("source"),
                         "missing field `source`; record skipped".to_owned(),
                     ));
-                    continue;
+                    return;
                 }
             },
         };
         let key = ItemKey { document: document_id.clone(), system: system_id.clone() };
-        if !keys.fresh(key.clone(), &at, diags) {
-            continue;
+        if !keys.fresh(key.clone(), at, diags) {
+            return;
         }
         let mut ratings = vec![None; attrs.len()];
         if let Some(scores) = obj.get("scores") {
-            read_scores(&at, scores, "scores", &mut attrs, &mut ratings, diags);
+            read_scores(at, scores, "scores", &mut attrs, &mut ratings, diags);
         }
         if obj.has("all_responses") || obj.has("predict_scores") {
             let run = run.get_or_insert_with(|| JudgeRun {
@@ -243,7 +234,7 @@ pub(crate) fn pointwise(
                 records: Vec::new(),
             });
             let responses = if obj.has("all_responses") {
-                at.strings(&obj, "all_responses", diags).unwrap_or_default()
+                at.strings(obj, "all_responses", diags).unwrap_or_default()
             } else {
                 Vec::new()
             };
@@ -259,10 +250,11 @@ pub(crate) fn pointwise(
             }
             run.records.push(JudgeRecord {
                 key: RecordKey::Item(key),
-                prompt: at.opt_text(&obj, "prompt", diags),
+                prompt: at.opt_text(obj, "prompt", diags),
                 responses,
                 parsed,
-                line: rec.line,
+                line: at.line,
+                meta: None,
             });
         }
         items.push(RatingItem {
@@ -274,9 +266,9 @@ pub(crate) fn pointwise(
             output_name: "system_output".to_owned(),
             output,
             ratings,
-            line: rec.line,
+            line: at.line,
         });
-    }
+    });
     pad(&mut items, attrs.len());
     let dataset =
         Dataset { name: file.to_owned(), attributes: attrs.finish(), items, ..Dataset::default() };
@@ -324,27 +316,17 @@ pub(crate) fn ppairs(file: &str, records: &[Record<'_>], diags: &mut Vec<Diagnos
     let mut attrs = Attributes::new(Family::SummEval);
     let mut items = Vec::with_capacity(records.len());
     let mut keys = Keys(HashSet::new());
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = Obj::parse(rec.raw) else {
-            diags.push(Diagnostic::warning(
-                file,
-                Some(rec.line),
-                None,
-                "record is not a JSON object; skipped".to_owned(),
-            ));
-            continue;
-        };
+    each_object(file, records, diags, |at, obj, diags| {
         let (Some(doc), Some(sys), Some(article), Some(summary)) = (
-            at.text(&obj, "article_id", diags),
-            at.text(&obj, "summary_id", diags),
-            at.text(&obj, "article", diags),
-            at.text(&obj, "summary", diags),
+            at.text(obj, "article_id", diags),
+            at.text(obj, "summary_id", diags),
+            at.text(obj, "article", diags),
+            at.text(obj, "summary", diags),
         ) else {
-            continue;
+            return;
         };
-        if !keys.fresh(ItemKey { document: doc.clone(), system: sys.clone() }, &at, diags) {
-            continue;
+        if !keys.fresh(ItemKey { document: doc.clone(), system: sys.clone() }, at, diags) {
+            return;
         }
         let mut ratings = vec![None; attrs.len()];
         for (k, raw) in &obj.0 {
@@ -356,7 +338,7 @@ pub(crate) fn ppairs(file: &str, records: &[Record<'_>], diags: &mut Vec<Diagnos
             if ratings.len() <= i {
                 ratings.resize(i + 1, None);
             }
-            if attrs.accept(i, x, &at, k, diags) {
+            if attrs.accept(i, x, at, k, diags) {
                 ratings[i] = Some(HumanRating::released(x));
             }
         }
@@ -371,9 +353,9 @@ pub(crate) fn ppairs(file: &str, records: &[Record<'_>], diags: &mut Vec<Diagnos
             output_name: "summary".to_owned(),
             output: summary,
             ratings,
-            line: rec.line,
+            line: at.line,
         });
-    }
+    });
     pad(&mut items, attrs.len());
     Dataset { name: file.to_owned(), attributes: attrs.finish(), items, ..Dataset::default() }
 }
@@ -435,54 +417,77 @@ fn pair_from(
     })
 }
 
-/// Keeps the first pair per id (the same pair twice in one file would double-count it).
-fn push_pair(
-    pairs: &mut Vec<PairwiseItem>,
-    seen: &mut HashSet<String>,
-    pair: PairwiseItem,
-    at: &Fielder<'_>,
+/// Every record that is a JSON object, with a field reader naming its line; the others are
+/// skipped with a diagnostic. The one loop every record loader runs.
+fn each_object<'a>(
+    file: &str,
+    records: &[Record<'a>],
     diags: &mut Vec<Diagnostic>,
-) -> bool {
-    if seen.insert(pair.id.clone()) {
-        pairs.push(pair);
-        true
-    } else {
-        diags.push(Diagnostic::warning(
-            at.file,
-            Some(at.line),
-            None,
-            "the same pair (input and both outputs) appears again; the first is kept".to_owned(),
-        ));
-        false
+    mut read: impl FnMut(&Fielder<'_>, &Obj<'a>, &mut Vec<Diagnostic>),
+) {
+    for rec in records {
+        let at = Fielder { file, line: rec.line };
+        match Obj::parse(rec.raw) {
+            Some(obj) => read(&at, &obj, diags),
+            None => diags.push(Diagnostic::warning(
+                file,
+                Some(rec.line),
+                None,
+                "record is not a JSON object; skipped".to_owned(),
+            )),
+        }
+    }
+}
+
+/// The pairs of a file, each kept once (the same pair twice would double-count it).
+#[derive(Default)]
+struct Pairs {
+    list: Vec<PairwiseItem>,
+    seen: HashSet<String>,
+}
+
+impl Pairs {
+    /// Reads the pair under `names` ([`pair_from`]); returns its id and whether it was new. A
+    /// repeat is reported when `repeats_are_odd` (in a meta-evaluator file the same pair is
+    /// judged once per evaluator couple, so repeats are expected there).
+    fn read(
+        &mut self,
+        at: &Fielder<'_>,
+        obj: &Obj<'_>,
+        names: [&str; 3],
+        repeats_are_odd: bool,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<(String, bool)> {
+        let pair = pair_from(at, obj, names, diags)?;
+        let id = pair.id.clone();
+        let fresh = self.seen.insert(id.clone());
+        if fresh {
+            self.list.push(pair);
+        } else if repeats_are_odd {
+            diags.push(Diagnostic::warning(
+                at.file,
+                Some(at.line),
+                None,
+                "the same pair (input and both outputs) appears again; the first is kept"
+                    .to_owned(),
+            ));
+        }
+        Some((id, fresh))
+    }
+
+    fn finish(self, file: &str) -> Dataset {
+        Dataset { name: file.to_owned(), pairs: self.list, ..Dataset::default() }
     }
 }
 
 /// meta-evaluation pairwise datasets (MT-bench, LLMBar): `input`, `output_1`, `output_2`,
 /// `label` (0 = tie, 1, 2).
 pub(crate) fn pairwise(file: &str, records: &[Record<'_>], diags: &mut Vec<Diagnostic>) -> Dataset {
-    let mut pairs = Vec::new();
-    let mut seen = HashSet::new();
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        if let Some(p) = pair_from(&at, &obj, ["input", "output_1", "output_2"], diags) {
-            push_pair(&mut pairs, &mut seen, p, &at, diags);
-        }
-    }
-    Dataset { name: file.to_owned(), pairs, ..Dataset::default() }
-}
-
-fn object<'a>(rec: &Record<'a>, file: &str, diags: &mut Vec<Diagnostic>) -> Option<Obj<'a>> {
-    let o = Obj::parse(rec.raw);
-    if o.is_none() {
-        diags.push(Diagnostic::warning(
-            file,
-            Some(rec.line),
-            None,
-            "record is not a JSON object; skipped".to_owned(),
-        ));
-    }
-    o
+    let mut pairs = Pairs::default();
+    each_object(file, records, diags, |at, obj, diags| {
+        pairs.read(at, obj, ["input", "output_1", "output_2"], true, diags);
+    });
+    pairs.finish(file)
 }
 
 /// Builds scoring items (one text, one gold score); the document id is the text's content hash,
@@ -502,14 +507,17 @@ impl ScoringItems {
         }
     }
 
-    fn push(
+    /// Reads a record's `text` and its gold score under `gold_field`; the item's key, or
+    /// `None` (and a diagnostic) when the record has no text.
+    fn read(
         &mut self,
         at: &Fielder<'_>,
-        text: String,
-        gold: Option<f64>,
+        obj: &Obj<'_>,
         gold_field: &str,
         diags: &mut Vec<Diagnostic>,
-    ) -> ItemKey {
+    ) -> Option<ItemKey> {
+        let text = at.text(obj, "text", diags)?;
+        let gold = at.number(obj.get(gold_field), gold_field, diags);
         let base = content_id(&text);
         let n = self.seen.entry(base.clone()).or_insert(0);
         *n += 1;
@@ -530,7 +538,7 @@ impl ScoringItems {
             ratings: vec![rating],
             line: at.line,
         });
-        key
+        Some(key)
     }
 
     fn finish(self, file: &str) -> Dataset {
@@ -543,16 +551,59 @@ impl ScoringItems {
     }
 }
 
+/// The judge run of a results file, one record per judged item or pair.
+struct RunRecords(JudgeRun);
+
+impl RunRecords {
+    fn new(file: &str) -> Self {
+        RunRecords(JudgeRun { name: file.to_owned(), attribute: None, records: Vec::new() })
+    }
+
+    /// One record: the file's `prompt` when it has one, the given responses and the numbers of
+    /// the `parsed` fields that are present. Returns it, for the caller to add meta fields.
+    fn push(
+        &mut self,
+        at: &Fielder<'_>,
+        obj: &Obj<'_>,
+        key: RecordKey,
+        responses: Vec<String>,
+        parsed: &[&str],
+        diags: &mut Vec<Diagnostic>,
+    ) -> &mut JudgeRecord {
+        let parsed = parsed
+            .iter()
+            .filter_map(|&f| at.number(obj.get(f), f, diags).map(|x| (f.to_owned(), x)))
+            .collect();
+        let records = &mut self.0.records;
+        records.push(JudgeRecord {
+            key,
+            prompt: at.opt_text(obj, "prompt", diags),
+            responses,
+            parsed,
+            line: at.line,
+            meta: None,
+        });
+        let last = records.len() - 1;
+        &mut records[last]
+    }
+}
+
+/// The optional text fields present, in the given order.
+fn texts(
+    at: &Fielder<'_>,
+    obj: &Obj<'_>,
+    fields: &[&str],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    fields.iter().filter_map(|f| at.opt_text(obj, f, diags)).collect()
+}
+
 /// meta-evaluation scoring datasets (OpenMEVA, SummEval coherence): `text`, `score`.
 pub(crate) fn scoring(file: &str, records: &[Record<'_>], diags: &mut Vec<Diagnostic>) -> Dataset {
     let mut out = ScoringItems::new();
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        let Some(text) = at.text(&obj, "text", diags) else { continue };
-        let score = at.number(obj.get("score"), "score", diags);
-        out.push(&at, text, score, "score", diags);
-    }
+    each_object(file, records, diags, |at, obj, diags| {
+        out.read(at, obj, "score", diags);
+    });
     out.finish(file)
 }
 
@@ -564,26 +615,13 @@ pub(crate) fn evaluator_pointwise(
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, JudgeRun) {
     let mut out = ScoringItems::new();
-    let mut run = JudgeRun { name: file.to_owned(), attribute: None, records: Vec::new() };
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        let Some(text) = at.text(&obj, "text", diags) else { continue };
-        let gold = at.number(obj.get("label"), "label", diags);
-        let key = out.push(&at, text, gold, "label", diags);
-        let parsed = at
-            .number(obj.get("score"), "score", diags)
-            .map(|x| vec![("score".to_owned(), x)])
-            .unwrap_or_default();
-        run.records.push(JudgeRecord {
-            key: RecordKey::Item(key),
-            prompt: at.opt_text(&obj, "prompt", diags),
-            responses: at.opt_text(&obj, "response", diags).into_iter().collect(),
-            parsed,
-            line: rec.line,
-        });
-    }
-    (out.finish(file), run)
+    let mut run = RunRecords::new(file);
+    each_object(file, records, diags, |at, obj, diags| {
+        let Some(key) = out.read(at, obj, "label", diags) else { return };
+        let responses = texts(at, obj, &["response"], diags);
+        run.push(at, obj, RecordKey::Item(key), responses, &["score"], diags);
+    });
+    (out.finish(file), run.0)
 }
 
 /// meta-evaluation evaluator results, pairwise: `question`, `answer1`, `answer2`, gold `label`,
@@ -593,113 +631,136 @@ pub(crate) fn evaluator_pairwise(
     records: &[Record<'_>],
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, JudgeRun) {
-    let mut pairs = Vec::new();
-    let mut seen = HashSet::new();
-    let mut run = JudgeRun { name: file.to_owned(), attribute: None, records: Vec::new() };
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        let Some(pair) = pair_from(&at, &obj, ["question", "answer1", "answer2"], diags) else {
-            continue;
+    let mut pairs = Pairs::default();
+    let mut run = RunRecords::new(file);
+    each_object(file, records, diags, |at, obj, diags| {
+        let Some((id, true)) = pairs.read(at, obj, ["question", "answer1", "answer2"], true, diags)
+        else {
+            return;
         };
-        let id = pair.id.clone();
-        if !push_pair(&mut pairs, &mut seen, pair, &at, diags) {
-            continue;
-        }
-        let parsed = at
-            .number(obj.get("winner"), "winner", diags)
-            .map(|x| vec![("winner".to_owned(), x)])
-            .unwrap_or_default();
-        run.records.push(JudgeRecord {
-            key: RecordKey::Id(id),
-            prompt: at.opt_text(&obj, "prompt", diags),
-            responses: at.opt_text(&obj, "response", diags).into_iter().collect(),
-            parsed,
-            line: rec.line,
-        });
-    }
-    (Dataset { name: file.to_owned(), pairs, ..Dataset::default() }, run)
+        let responses = texts(at, obj, &["response"], diags);
+        run.push(at, obj, RecordKey::Id(id), responses, &["winner"], diags);
+    });
+    (pairs.finish(file), run.0)
 }
 
-/// Reads `meta_eval_result`, which is one string (JDEval) or an array of strings (BSMEval).
-fn meta_responses(at: &Fielder<'_>, obj: &Obj<'_>, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+/// `meta_eval_result`: one string (JDEval, JDEval-i) or an array of branch responses (BSMEval),
+/// with the branch scores (`scores`) when it is an array.
+fn meta_result(
+    at: &Fielder<'_>,
+    obj: &Obj<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<String>, Vec<MetaBranch>) {
     match obj.get("meta_eval_result").map(scalar) {
-        Some(Scalar::Text(t)) => vec![t],
-        Some(Scalar::Nested(_)) => at.strings(obj, "meta_eval_result", diags).unwrap_or_default(),
-        _ => Vec::new(),
+        Some(Scalar::Text(t)) => (vec![t], Vec::new()),
+        Some(Scalar::Nested(_)) => {
+            let responses = at.strings(obj, "meta_eval_result", diags).unwrap_or_default();
+            let scores = branch_scores(at, obj, diags);
+            // A merge response after the branches has no score of its own: worth saying, not
+            // a fault.
+            if !scores.is_empty() && scores.len() != responses.len() {
+                diags.push(Diagnostic::info(
+                    at.file,
+                    Some(at.line),
+                    Some("scores"),
+                    format!(
+                        "{} branch scores for {} branch responses; unmatched ones are left without a score",
+                        scores.len(),
+                        responses.len()
+                    ),
+                ));
+            }
+            let branches = responses
+                .iter()
+                .enumerate()
+                .map(|(i, r)| MetaBranch {
+                    response: r.clone(),
+                    score: scores.get(i).copied().flatten(),
+                })
+                .collect();
+            (responses, branches)
+        }
+        _ => (Vec::new(), Vec::new()),
     }
 }
 
-/// meta-evaluator results, pairwise (JDEval over LLMBar): the pair, two evaluators' verdicts and
-/// the meta-evaluator's judgement of them.
+/// BSMEval's per-branch `scores` (numbers or numeric strings; `""` is no score).
+fn branch_scores(at: &Fielder<'_>, obj: &Obj<'_>, diags: &mut Vec<Diagnostic>) -> Vec<Option<f64>> {
+    let Some(raw) = obj.get("scores") else { return Vec::new() };
+    match serde_json::from_str::<Vec<&RawValue>>(raw.get()) {
+        Ok(elems) => elems
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| at.number(Some(e), &format!("scores[{i}]"), diags))
+            .collect(),
+        Err(_) => {
+            diags.push(Diagnostic::warning(
+                at.file,
+                Some(at.line),
+                Some("scores"),
+                "`scores` should be an array of numbers; ignored".to_owned(),
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// meta-evaluator results, pairwise (JDEval over LLMBar): the pair, two evaluators' verdicts,
+/// the meta-evaluator's judgement of them, who the two evaluators were and the release's
+/// cleaned verdicts ([`MetaAssessment`]).
 pub(crate) fn meta_pairwise(
     file: &str,
     records: &[Record<'_>],
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, JudgeRun) {
-    let mut pairs = Vec::new();
-    let mut seen = HashSet::new();
-    let mut run = JudgeRun { name: file.to_owned(), attribute: None, records: Vec::new() };
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        let Some(pair) = pair_from(&at, &obj, ["question", "answer1", "answer2"], diags) else {
-            continue;
-        };
-        let id = pair.id.clone();
-        if seen.insert(id.clone()) {
-            pairs.push(pair);
-        }
+    let mut pairs = Pairs::default();
+    let mut run = RunRecords::new(file);
+    each_object(file, records, diags, |at, obj, diags| {
         // The same pair is meta-evaluated for several evaluator couples, so records repeat ids.
-        let mut responses = Vec::new();
-        for f in ["result_evaluator_1", "result_evaluator_2"] {
-            responses.extend(at.opt_text(&obj, f, diags));
-        }
-        responses.extend(meta_responses(&at, &obj, diags));
-        run.records.push(JudgeRecord {
-            key: RecordKey::Id(id),
-            prompt: None,
-            responses,
-            parsed: Vec::new(),
-            line: rec.line,
-        });
-    }
-    (Dataset { name: file.to_owned(), pairs, ..Dataset::default() }, run)
+        let Some((id, _)) = pairs.read(at, obj, ["question", "answer1", "answer2"], false, diags)
+        else {
+            return;
+        };
+        let mut responses = texts(at, obj, &["result_evaluator_1", "result_evaluator_2"], diags);
+        responses.extend(meta_result(at, obj, diags).0);
+        let meta = MetaAssessment {
+            meta_evaluator: at.opt_text(obj, "meta_evaluator", diags),
+            evaluators: texts(at, obj, &["evaluator_1", "evaluator_2"], diags),
+            winner: at.opt_text(obj, "winner", diags),
+            better_response: at.opt_text(obj, "better_response", diags),
+            branches: Vec::new(),
+        };
+        run.push(at, obj, RecordKey::Id(id), responses, &[], diags).meta = Some(meta);
+    });
+    (pairs.finish(file), run.0)
 }
 
 /// meta-evaluator results, pointwise (JDEval-i, BSMEval): a scored text, the evaluator's
-/// verdict and the meta-evaluator's judgement of it.
+/// verdict and the meta-evaluator's judgement of it (one response, or one per BSMEval branch
+/// with its score).
 pub(crate) fn meta_pointwise(
     file: &str,
     records: &[Record<'_>],
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, JudgeRun) {
     let mut out = ScoringItems::new();
-    let mut run = JudgeRun { name: file.to_owned(), attribute: None, records: Vec::new() };
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
-        let Some(text) = at.text(&obj, "text", diags) else { continue };
-        let gold = at.number(obj.get("label"), "label", diags);
-        let key = out.push(&at, text, gold, "label", diags);
-        let mut parsed = Vec::new();
-        for f in ["score_for_text", "score_for_evaluator", "score_meta_eval"] {
-            if let Some(x) = at.number(obj.get(f), f, diags) {
-                parsed.push((f.to_owned(), x));
-            }
-        }
-        let mut responses: Vec<String> =
-            at.opt_text(&obj, "result_evaluator", diags).into_iter().collect();
-        responses.extend(meta_responses(&at, &obj, diags));
-        run.records.push(JudgeRecord {
-            key: RecordKey::Item(key),
-            prompt: None,
-            responses,
-            parsed,
-            line: rec.line,
-        });
-    }
-    (out.finish(file), run)
+    let mut run = RunRecords::new(file);
+    each_object(file, records, diags, |at, obj, diags| {
+        let Some(key) = out.read(at, obj, "label", diags) else { return };
+        let mut responses = texts(at, obj, &["result_evaluator"], diags);
+        let (meta_responses, branches) = meta_result(at, obj, diags);
+        responses.extend(meta_responses);
+        let meta = MetaAssessment {
+            meta_evaluator: at.opt_text(obj, "meta_evaluator", diags),
+            evaluators: texts(at, obj, &["evaluator"], diags),
+            winner: None,
+            better_response: None,
+            branches,
+        };
+        let parsed = ["score_for_text", "score_for_evaluator", "score_meta_eval"];
+        run.push(at, obj, RecordKey::Item(key), responses, &parsed, diags).meta = Some(meta);
+    });
+    (out.finish(file), run.0)
 }
 
 /// The text of a conversation's turns by role, joined by blank lines (lmsys `conversation_a`).
@@ -741,18 +802,16 @@ pub(crate) fn mt_bench_human(
 ) -> Dataset {
     let mut pairs: Vec<PairwiseItem> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for rec in records {
-        let at = Fielder { file, line: rec.line };
-        let Some(obj) = object(rec, file, diags) else { continue };
+    each_object(file, records, diags, |at, obj, diags| {
         let (Some(q), Some(ma), Some(mb), Some(winner)) = (
-            at.text(&obj, "question_id", diags),
-            at.text(&obj, "model_a", diags),
-            at.text(&obj, "model_b", diags),
-            at.text(&obj, "winner", diags),
+            at.text(obj, "question_id", diags),
+            at.text(obj, "model_a", diags),
+            at.text(obj, "model_b", diags),
+            at.text(obj, "winner", diags),
         ) else {
-            continue;
+            return;
         };
-        let turn = at.opt_text(&obj, "turn", diags).unwrap_or_else(|| "1".to_owned());
+        let turn = at.opt_text(obj, "turn", diags).unwrap_or_else(|| "1".to_owned());
         let label = match winner.as_str() {
             "model_a" => PairLabel::A,
             "model_b" => PairLabel::B,
@@ -760,11 +819,11 @@ pub(crate) fn mt_bench_human(
             w => {
                 diags.push(Diagnostic::warning(
                     file,
-                    Some(rec.line),
+                    Some(at.line),
                     Some("winner"),
                     format!("unknown winner {:?}; vote skipped", clip(w)),
                 ));
-                continue;
+                return;
             }
         };
         // Human judges are named ("author_0"); the GPT-4 split names its judge as
@@ -773,9 +832,9 @@ pub(crate) fn mt_bench_human(
             Some(raw) if raw.get().starts_with('[') => {
                 at.strings_of(raw, "judge", diags).map(|parts| parts.join("/"))
             }
-            _ => at.opt_text(&obj, "judge", diags),
+            _ => at.opt_text(obj, "judge", diags),
         };
-        let rater = judge.unwrap_or_else(|| format!("line{}", rec.line));
+        let rater = judge.unwrap_or_else(|| format!("line{}", at.line));
         let id = format!("{q}/{ma}/{mb}/turn{turn}");
         let i = match index.get(&id) {
             Some(&i) => i,
@@ -783,27 +842,27 @@ pub(crate) fn mt_bench_human(
                 let mut inputs = Fields::default();
                 inputs.push(
                     "question",
-                    turns(&at, &obj, "conversation_a", "user", diags).unwrap_or_default(),
+                    turns(at, obj, "conversation_a", "user", diags).unwrap_or_default(),
                 );
                 pairs.push(PairwiseItem {
                     id: id.clone(),
                     inputs,
-                    output_a: turns(&at, &obj, "conversation_a", "assistant", diags)
+                    output_a: turns(at, obj, "conversation_a", "assistant", diags)
                         .unwrap_or_default(),
-                    output_b: turns(&at, &obj, "conversation_b", "assistant", diags)
+                    output_b: turns(at, obj, "conversation_b", "assistant", diags)
                         .unwrap_or_default(),
                     model_a: Some(ma),
                     model_b: Some(mb),
                     label: None,
                     votes: Vec::new(),
-                    line: rec.line,
+                    line: at.line,
                 });
                 index.insert(id, pairs.len() - 1);
                 pairs.len() - 1
             }
         };
         pairs[i].votes.push(PairVote { rater, label });
-    }
+    });
     for p in &mut pairs {
         p.label = majority(&p.votes);
     }

@@ -373,8 +373,30 @@ fn classify_verdict(content: &str) -> Option<Verdict> {
     if c.contains("equal") || c == "0" || c == "tie" {
         return Some(Verdict::Tie);
     }
-    let first = ["1", "a", "answera", "answer a", "assistant1", "assistant 1", "ai assistant 1"];
-    let second = ["2", "b", "answerb", "answer b", "assistant2", "assistant 2", "ai assistant 2"];
+    // `Answer2` / `Answer 2`: the released JDEval files name the answers by number too (5
+    // cleaned `better_response` values and 2 raw `<Better_answer>` tags say `Answer2`).
+    let first = [
+        "1",
+        "a",
+        "answera",
+        "answer a",
+        "answer1",
+        "answer 1",
+        "assistant1",
+        "assistant 1",
+        "ai assistant 1",
+    ];
+    let second = [
+        "2",
+        "b",
+        "answerb",
+        "answer b",
+        "answer2",
+        "answer 2",
+        "assistant2",
+        "assistant 2",
+        "ai assistant 2",
+    ];
     if first.contains(&c) {
         return Some(Verdict::First);
     }

@@ -145,45 +145,93 @@ impl fmt::Display for TableError {
 impl std::error::Error for TableError {}
 
 /// A run's per-item judge scores, aligned with the dataset's items.
-struct Scored {
-    judge: Vec<Option<f64>>,
-    failures: usize,
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeScores {
+    /// Parallel to [`Dataset::items`]: the mean of the item's parsed samples, `None` where the
+    /// run has no record for the item or no sample could be read.
+    pub scores: Vec<Option<f64>>,
+    /// Samples no rating could be read from.
+    pub parse_failures: usize,
+    /// Samples read (parsed or not).
+    pub samples: usize,
 }
 
-fn score_run(
+/// Parses every sample of `run` under `policy` (with the attribute's scale), averages per item
+/// and aligns the items with `dataset` by key. Records without responses contribute the score
+/// their file already parsed under the attribute's name (UniEval, meta-evaluation).
+pub fn judge_scores(
     dataset: &Dataset,
-    spec: &RunSpec<'_>,
+    name: &str,
+    attribute: &str,
+    run: &JudgeRun,
     policy: Policy,
-    scale: Option<(f64, f64)>,
-) -> Result<Scored, TableError> {
-    let joined = join(dataset, spec.run);
+) -> Result<JudgeScores, TableError> {
+    let index = attribute_index(dataset, name, attribute)?;
+    let scale = dataset.attributes.get(index).map(|a| (a.scale.min, a.scale.max));
+    let joined = join(dataset, run);
     if joined.matched.is_empty() {
         return Err(TableError::NothingJoined {
-            run: spec.name.to_owned(),
+            run: name.to_owned(),
             dataset: dataset.name.clone(),
         });
     }
-    let mut judge = vec![None; dataset.items.len()];
-    let mut failures = 0;
-    for (record, item) in joined
+    let mut out =
+        JudgeScores { scores: vec![None; dataset.items.len()], parse_failures: 0, samples: 0 };
+    for (item, record) in joined
         .record_per_item(dataset.items.len())
         .into_iter()
         .enumerate()
-        .filter_map(|(i, r)| r.map(|r| (r, i)))
+        .filter_map(|(i, r)| r.map(|r| (i, r)))
     {
-        let Some(rec) = spec.run.records.get(record) else { continue };
-        let score = if rec.responses.is_empty() {
-            // Runs imported with already-parsed scores (UniEval, meta-evaluation) carry them
-            // under the attribute's name.
-            rec.parsed.iter().find(|(a, _)| a == spec.attribute).map(|(_, v)| *v)
+        let Some(rec) = run.records.get(record) else { continue };
+        out.scores[item] = if rec.responses.is_empty() {
+            rec.parsed.iter().find(|(a, _)| a == attribute).map(|(_, v)| *v)
         } else {
             let s = ItemScore::parse(&rec.responses, policy, scale);
-            failures += s.failures.len();
+            out.parse_failures += s.failures.len();
+            out.samples += rec.responses.len();
             s.mean
         };
-        judge[item] = score;
     }
-    Ok(Scored { judge, failures })
+    Ok(out)
+}
+
+fn attribute_index(dataset: &Dataset, run: &str, attribute: &str) -> Result<usize, TableError> {
+    dataset.attribute_index(attribute).ok_or_else(|| TableError::UnknownAttribute {
+        run: run.to_owned(),
+        attribute: attribute.to_owned(),
+        available: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
+    })
+}
+
+/// One row from item-aligned judge scores: the three correlations at both levels, and
+/// Williams' test against `baseline` (another judge's scores for the same attribute).
+pub fn row(
+    dataset: &Dataset,
+    name: &str,
+    attribute: &str,
+    judge: &JudgeScores,
+    baseline: Option<&[Option<f64>]>,
+) -> Result<Row, TableError> {
+    let index = attribute_index(dataset, name, attribute)?;
+    let groups: Vec<&str> = dataset.items.iter().map(|i| i.document_id.as_str()).collect();
+    let human = dataset.human_scores(index);
+    let scores = &judge.scores;
+    let pearson = stats::pearson(&human, scores);
+    let spearman = stats::spearman(&human, scores);
+    let kendall = stats::kendall(&human, scores);
+    let by_doc = stats::group_correlations(&human, scores, &groups, &GroupOptions::default());
+    let p = baseline.and_then(|base| stats::williams_vectors(&human, scores, base).p_greater);
+    Ok(Row {
+        run: name.to_owned(),
+        attribute: attribute.to_owned(),
+        n: pearson.n,
+        parse_failures: judge.parse_failures,
+        pearson: Levels { dataset: pearson.value, document: by_doc.pearson.mean },
+        spearman: Levels { dataset: spearman.value, document: by_doc.spearman.mean },
+        kendall_b: Levels { dataset: kendall.tau_b.value, document: by_doc.kendall_b.mean },
+        williams_vs_first: WilliamsVsFirst { p },
+    })
 }
 
 /// Computes the table. `policy` reads every sample; the attribute's declared scale is passed
@@ -193,43 +241,13 @@ pub fn compute(
     runs: &[RunSpec<'_>],
     policy: Policy,
 ) -> Result<Table, TableError> {
-    let groups: Vec<&str> = dataset.items.iter().map(|i| i.document_id.as_str()).collect();
     let mut rows = Vec::with_capacity(runs.len());
     let mut first: Option<Vec<Option<f64>>> = None;
     for spec in runs {
-        let index = dataset.attribute_index(spec.attribute).ok_or_else(|| {
-            TableError::UnknownAttribute {
-                run: spec.name.to_owned(),
-                attribute: spec.attribute.to_owned(),
-                available: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
-            }
-        })?;
-        let scale = dataset.attributes.get(index).map(|a| (a.scale.min, a.scale.max));
-        let human = dataset.human_scores(index);
-        let scored = score_run(dataset, spec, policy, scale)?;
-        let judge = &scored.judge;
-        let pearson = stats::pearson(&human, judge);
-        let spearman = stats::spearman(&human, judge);
-        let kendall = stats::kendall(&human, judge);
-        let by_doc = stats::group_correlations(&human, judge, &groups, &GroupOptions::default());
-        let williams = match &first {
-            None => WilliamsVsFirst { p: None },
-            Some(base) => {
-                WilliamsVsFirst { p: stats::williams_vectors(&human, judge, base).p_greater }
-            }
-        };
-        rows.push(Row {
-            run: spec.name.to_owned(),
-            attribute: spec.attribute.to_owned(),
-            n: pearson.n,
-            parse_failures: scored.failures,
-            pearson: Levels { dataset: pearson.value, document: by_doc.pearson.mean },
-            spearman: Levels { dataset: spearman.value, document: by_doc.spearman.mean },
-            kendall_b: Levels { dataset: kendall.tau_b.value, document: by_doc.kendall_b.mean },
-            williams_vs_first: williams,
-        });
+        let scored = judge_scores(dataset, spec.name, spec.attribute, spec.run, policy)?;
+        rows.push(row(dataset, spec.name, spec.attribute, &scored, first.as_deref())?);
         if first.is_none() {
-            first = Some(scored.judge);
+            first = Some(scored.scores);
         }
     }
     Ok(Table { rows })

@@ -3,9 +3,9 @@
 //! intervals; plus the meta-evaluator's own answer accuracy ("post accuracy") and the Kendall τ
 //! between a meta-evaluator's ranking and a baseline ranking.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{MetaError, names};
 use crate::data::{self, Loaded, PairLabel, Target};
@@ -29,29 +29,8 @@ pub struct JdEvalRecord {
     pub line: usize,
 }
 
-/// The fields of a JDEval record that the shared loader does not carry (yet): who the two
-/// assessors were and the release's cleaned verdicts. Read per line and joined to the loader's
-/// records by line; see the module docs of [`crate::meta`] for why.
-#[derive(Deserialize)]
-struct Sidecar {
-    evaluator_1: Option<String>,
-    evaluator_2: Option<String>,
-    winner: Option<String>,
-    better_response: Option<String>,
-}
-
-fn sidecars(bytes: &[u8]) -> HashMap<usize, Sidecar> {
-    let text = String::from_utf8_lossy(bytes);
-    // Line numbers as the loader's JSON Lines splitter counts them (`str::lines`, 1-based).
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .filter_map(|(n, l)| serde_json::from_str::<Sidecar>(l).ok().map(|s| (n + 1, s)))
-        .collect()
-}
-
-/// A released cleaned verdict (`Assistant1`, `AnswerB`, `equally good`…) read with the judging
-/// engine's own verdict vocabulary, so the release and live runs agree on spellings.
+/// A released cleaned verdict (`Assistant1`, `AnswerB`, `Answer2`, `equally good`…) read with
+/// the judging engine's own verdict vocabulary, so the release and live runs agree on spellings.
 fn cleaned(value: &str, tag: &str) -> Option<Verdict> {
     let wrapped = format!("<{tag}>{value}</{tag}>");
     match tag {
@@ -60,17 +39,12 @@ fn cleaned(value: &str, tag: &str) -> Option<Verdict> {
     }
 }
 
-/// The JDEval records of a meta-evaluator-pairwise file. `bytes` are the file's bytes (the
-/// assessor names are read from them, see [`Sidecar`]); verdicts fall back to the
-/// `<Better_assistant>` / `<Better_answer>` tags of the meta response when the cleaned fields
-/// are absent.
-pub fn jdeval_records(
-    file: &str,
-    bytes: &[u8],
-    loaded: &Loaded,
-) -> Result<Vec<JdEvalRecord>, MetaError> {
+/// The JDEval records of a meta-evaluator-pairwise file, from the loader's
+/// [`data::MetaAssessment`] of each record: the two assessors and the release's cleaned
+/// verdicts, falling back to the `<Better_assistant>` / `<Better_answer>` tags of the meta
+/// response when a cleaned field is absent.
+pub fn jdeval_records_from(file: &str, loaded: &Loaded) -> Result<Vec<JdEvalRecord>, MetaError> {
     let run = loaded.runs.first().ok_or_else(|| MetaError::NoJudgeRun { file: file.to_owned() })?;
-    let side = sidecars(bytes);
     let joined = data::join(&loaded.dataset, run);
     let mut label_of_record = vec![None; run.records.len()];
     for &(r, target) in &joined.matched {
@@ -80,11 +54,10 @@ pub fn jdeval_records(
     }
     let mut out = Vec::with_capacity(run.records.len());
     for (i, record) in run.records.iter().enumerate() {
-        let fields = side.get(&record.line);
-        let (Some(e1), Some(e2)) = (
-            fields.and_then(|s| s.evaluator_1.clone()),
-            fields.and_then(|s| s.evaluator_2.clone()),
-        ) else {
+        let meta = record.meta.as_ref();
+        let (Some(e1), Some(e2)) =
+            (meta.and_then(|m| m.evaluators.first()), meta.and_then(|m| m.evaluators.get(1)))
+        else {
             return Err(MetaError::MissingField {
                 file: file.to_owned(),
                 line: record.line,
@@ -93,17 +66,17 @@ pub fn jdeval_records(
         };
         // The meta response is the last response (after the two assessments).
         let meta_response = record.responses.get(2).map(String::as_str).unwrap_or_default();
-        let winner = match fields.and_then(|s| s.winner.as_deref()) {
+        let winner = match meta.and_then(|m| m.winner.as_deref()) {
             Some(w) => cleaned(w, "Better_assistant"),
             None => parse::better_assistant(meta_response).ok(),
         };
-        let better_answer = match fields.and_then(|s| s.better_response.as_deref()) {
+        let better_answer = match meta.and_then(|m| m.better_response.as_deref()) {
             Some(b) => cleaned(b, "Better_answer"),
             None => parse::better_answer(meta_response).ok(),
         };
         out.push(JdEvalRecord {
-            evaluator_1: e1,
-            evaluator_2: e2,
+            evaluator_1: e1.clone(),
+            evaluator_2: e2.clone(),
             winner,
             better_answer,
             label: label_of_record.get(i).copied().flatten(),
@@ -111,6 +84,17 @@ pub fn jdeval_records(
         });
     }
     Ok(out)
+}
+
+/// [`jdeval_records_from`] under its former signature, for callers written when the loader
+/// did not yet carry the assessors and cleaned verdicts and this function re-read them from
+/// the file's bytes. `bytes` is no longer read; prefer [`jdeval_records_from`].
+pub fn jdeval_records(
+    file: &str,
+    _bytes: &[u8],
+    loaded: &Loaded,
+) -> Result<Vec<JdEvalRecord>, MetaError> {
+    jdeval_records_from(file, loaded)
 }
 
 /// Evaluators (sorted by name) and the matches between them.

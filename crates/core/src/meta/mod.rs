@@ -9,7 +9,7 @@
 //!   (two runs with the outputs exchanged);
 //! * individual paradigm — [`meta_score`]: the JDEval-i / BSMEval average a meta-evaluator gave
 //!   an evaluator;
-//! * pairwise paradigm — [`jdeval_records`] → [`match_set`] → [`win_rates`] (three tie
+//! * pairwise paradigm — [`jdeval_records_from`] → [`match_set`] → [`win_rates`] (three tie
 //!   conventions), [`elo_ratings`] (mean and spread over seeded shuffles), [`elo_seed_spread`],
 //!   [`bradley_terry_intervals`], [`post_accuracy`];
 //! * [`ranking_agreement`] — Kendall τ-b between a meta-evaluator's ranking and a baseline;
@@ -38,15 +38,14 @@
 //!   (K = 4, 1000, base 10, scale 400, mean over 200 shuffles, non-Assistant verdicts = draws)
 //!   and report the spread over shuffles and over seeds.
 //!
-//! # A workaround to remove
+//! # What the loader carries for this module
 //!
-//! The shared loader (`data::papers::meta_pairwise`) keeps a JDEval record's pair and its three
-//! texts but not `evaluator_1`, `evaluator_2`, nor the release's cleaned `winner` and
-//! `better_response`. Elo needs the assessors' names, and the cleaned verdicts differ from
-//! re-parsing the texts (qwen7b: 95 of 300 meta responses have no readable
-//! `<Better_assistant>` tag, while the cleaned field always has a verdict). Until the loader
-//! carries them, [`jdeval_records`] reads exactly those four fields from the file's lines and
-//! joins them to the loader's records by line number.
+//! A JDEval record's assessors (`evaluator_1`, `evaluator_2`) and the release's cleaned verdicts
+//! (`winner`, `better_response`) come from the loader as [`crate::data::MetaAssessment`] on each judge
+//! record; BSMEval's per-branch responses and scores as its `branches`. Elo needs the assessors'
+//! names, and the cleaned verdicts differ from re-parsing the texts (qwen7b: 95 of 300 meta
+//! responses have no readable `<Better_assistant>` tag, while the cleaned field always has a
+//! verdict), so [`jdeval_records_from`] prefers them.
 
 mod evaluators;
 mod matches;
@@ -63,7 +62,7 @@ pub use evaluators::{
 pub use matches::{
     BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet, PostAccuracy,
     RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread,
-    jdeval_records, match_set, post_accuracy, ranking_agreement, win_rates,
+    jdeval_records, jdeval_records_from, match_set, post_accuracy, ranking_agreement, win_rates,
 };
 pub use report::{Analysis, EvaluatorRow, FileProblem, Input, Report, analyze};
 pub use scores::{MetaProtocol, MetaScore, meta_score};

@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::{
-    EloOptions, EloResult, MetaScore, elo_ratings, jdeval_records, match_set, meta_score, names,
-    pairwise_accuracy, pointwise_pearson,
+    EloOptions, EloResult, MetaScore, elo_ratings, jdeval_records_from, match_set, meta_score,
+    names, pairwise_accuracy, pointwise_pearson,
 };
 use crate::data::{self, Format};
 
@@ -97,7 +97,7 @@ pub fn analyze(inputs: &[Input<'_>], options: &EloOptions) -> Analysis {
                 meta_score(input.name, &loaded).map(|s| out.report.meta_scores.push(s))
             }
             Format::MetaEvaluatorPairwise => {
-                jdeval_records(input.name, input.bytes, &loaded).map(|records| {
+                jdeval_records_from(input.name, &loaded).map(|records| {
                     let set = match_set(&records);
                     let meta = names::meta_pairwise_from_file(input.name);
                     out.report.elo.push(elo_ratings(&meta, &set, options));

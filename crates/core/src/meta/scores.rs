@@ -41,10 +41,14 @@ pub struct MetaScore {
 /// The field the release stores the meta-evaluator's score of the assessment under.
 const SCORE_FIELD: &str = "score_for_evaluator";
 
-/// BSMEval stores one meta response per branch (an array), JDEval-i one string; the file name
-/// says `bsm` too. Either signal is enough.
+/// BSMEval records have branches (one meta response per generated criterion), JDEval-i
+/// records none; the file name says `bsm` too. Either signal is enough.
 fn protocol_of(file: &str, loaded: &Loaded) -> MetaProtocol {
-    let branched = loaded.runs.iter().flat_map(|r| &r.records).any(|r| r.responses.len() > 2);
+    let branched = loaded
+        .runs
+        .iter()
+        .flat_map(|r| &r.records)
+        .any(|r| r.meta.as_ref().is_some_and(|m| !m.branches.is_empty()));
     if branched || names::stem(file).to_ascii_lowercase().contains("bsm") {
         MetaProtocol::BsmEval
     } else {

@@ -1,19 +1,22 @@
 //! Cache keys: a stable SHA-256 over everything that determines an answer, and nothing else.
 //!
-//! # Canonical serialization (version 1)
+//! # Canonical serialization (version 2)
 //!
-//! The key is the lower-case hex SHA-256 of this UTF-8 text, lines joined by `\n`, no trailing
-//! newline:
+//! A prompt's digest is the lower-case hex SHA-256 of this UTF-8 text, lines joined by `\n`,
+//! no trailing newline:
 //!
 //! ```text
-//! concord-cache-v1
+//! concord-cache-v2
 //! provider=<slug>                      e.g. openai, lmstudio (ProviderId::slug)
 //! base_url=<normalized base URL>       scheme and host lower-cased, no trailing slash
 //! model=<model id, trimmed>
 //! params=<JSON array>                  [temperature, top_p, max_tokens, top_logprobs, [stop…]]
 //! messages=<JSON array>                [[role, content], …] in order
-//! sample=<sample index>                decimal
 //! ```
+//!
+//! and the key of sample `s` is the hex SHA-256 of `<digest>\nsample=<s>` (decimal). Hashing
+//! the long prompt once and each sample's 80-byte line after it keeps planning a 20-sample run
+//! cheap (version 1 hashed the whole prompt once per sample).
 //!
 //! JSON is serde_json's compact form of arrays only (no objects, so no key-order question);
 //! absent options are `null`; numbers use serde_json's shortest round-trip formatting. The
@@ -30,8 +33,8 @@ use sha2::{Digest, Sha256};
 use crate::judge::ChatRequest;
 use crate::run::provider::Endpoint;
 
-/// The canonical text hashed by [`cache_key`] (see the module docs).
-pub fn canonical_text(endpoint: &Endpoint, req: &ChatRequest, sample_index: u32) -> String {
+/// The canonical text of a prompt, hashed into its [`prompt_digest`] (see the module docs).
+pub fn canonical_text(endpoint: &Endpoint, req: &ChatRequest) -> String {
     let number = |v: Option<f64>| {
         v.and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
     };
@@ -44,18 +47,30 @@ pub fn canonical_text(endpoint: &Endpoint, req: &ChatRequest, sample_index: u32)
     ]);
     let messages: Vec<Value> = req.messages.iter().map(|m| json!([m.role, m.content])).collect();
     format!(
-        "concord-cache-v1\nprovider={}\nbase_url={}\nmodel={}\nparams={}\nmessages={}\nsample={}",
+        "concord-cache-v2\nprovider={}\nbase_url={}\nmodel={}\nparams={}\nmessages={}",
         endpoint.provider.slug(),
         endpoint.normalized_base_url(),
         endpoint.model.trim(),
         params,
         Value::Array(messages),
-        sample_index
     )
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digest of a prompt sent to an endpoint: 64 lower-case hex digits.
+pub fn prompt_digest(endpoint: &Endpoint, req: &ChatRequest) -> String {
+    hex_sha256(canonical_text(endpoint, req).as_bytes())
+}
+
+/// The cache key of sample `sample_index` of the prompt with this digest.
+pub fn sample_key(digest: &str, sample_index: u32) -> String {
+    hex_sha256(format!("{digest}\nsample={sample_index}").as_bytes())
 }
 
 /// The cache key of sample `sample_index` of `req` sent to `endpoint`: 64 lower-case hex digits.
 pub fn cache_key(endpoint: &Endpoint, req: &ChatRequest, sample_index: u32) -> String {
-    let digest = Sha256::digest(canonical_text(endpoint, req, sample_index).as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    sample_key(&prompt_digest(endpoint, req), sample_index)
 }

@@ -30,7 +30,7 @@ pub mod retry;
 pub mod scheduler;
 pub mod time;
 
-pub use cache::{cache_key, canonical_text};
+pub use cache::{cache_key, canonical_text, prompt_digest, sample_key};
 pub use connection::{ConnectionReport, ConnectionStatus, classify_connection};
 pub use cost::{
     CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable, PriceTableError,

@@ -300,7 +300,7 @@ pub(crate) fn kendall_counts(rx: &Ranking, ry: &Ranking) -> KendallCounts {
         return kendall_counts_table(rx, ry);
     }
     let order = order_by_ranks(rx, ry);
-    let mut seq: Vec<u32> = order.iter().map(|&i| ry.dense[i as usize]).collect();
+    let seq: Vec<u32> = order.iter().map(|&i| ry.dense[i as usize]).collect();
     // Ties in both: runs of equal (x, y), i.e. equal y inside each x run.
     let mut tie_both = 0u64;
     let mut start = 0;
@@ -321,7 +321,7 @@ pub(crate) fn kendall_counts(rx: &Ranking, ry: &Ranking) -> KendallCounts {
         }
         d
     } else {
-        count_inversions(&mut seq)
+        count_inversions(&seq, ry.distinct)
     };
     let pairs = n as u64 * (n as u64).saturating_sub(1) / 2;
     let tie_x_only = rx.tied_pairs() - tie_both;

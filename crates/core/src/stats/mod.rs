@@ -54,9 +54,10 @@
 //!
 //! # Complexity
 //!
-//! Everything is O(n log n) or better in the number of items: ranks by one radix sort per
-//! vector (rating scales are coded in one pass instead), Kendall by Knight's method (merge-sort
-//! inversion count; a contingency table when both vectors have few distinct values), ε-ties and
+//! Everything is O(n log n) or better in the number of items: ranks by one sort per vector
+//! (radix natively, comparison in wasm32; rating scales are coded in one pass instead), Kendall
+//! by Knight's method (Fenwick-tree inversion count; a contingency table when both vectors have
+//! few distinct values), ε-ties and
 //! the Kendall-like τ by Fenwick sweeps, Krippendorff's α by the closed forms of §10. One
 //! exception: the *ratio* α's expected disagreement is O(V²) in the number V of distinct values
 //! (no closed form; O(V) memory). The document-level bootstrap computes per-group values once.

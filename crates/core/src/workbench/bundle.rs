@@ -1,0 +1,273 @@
+//! The bundle: one JSON file that reproduces a study's results with no key and no network.
+//!
+//! # Schema (version 1)
+//!
+//! ```text
+//! {
+//!   "schema": "concord-bundle",          fixed
+//!   "version": 1,                         readers refuse versions newer than theirs
+//!   "created": "2026-11-22T14:00:00Z",    export time (given by the app; the core reads no clock)
+//!   "generator": "Concord 0.1.0",
+//!   "dataset": {
+//!     "name", "format",                   as loaded
+//!     "sha256",                           of the embedded dataset's compact JSON (integrity)
+//!     "items",                            item count
+//!     "embedded": { Dataset }             items, attributes, every human rating per rater
+//!   },
+//!   "study": { "attributes", "methods": [ { name, mode, auto_cot, persona, sampling,
+//!              policy, templates } ] } | null,
+//!   "endpoint": { "provider", "base_url", "model" } | null,   never a key; the URL loses
+//!                                                             user info, query and fragment
+//!   "runs": [ { "method", "attribute", "policy", "origin",
+//!               "run": { name, attribute, records: [ { key, prompt, responses: [raw text…],
+//!                         parsed: [[attribute, mean of parsed samples]] } ] } } ],
+//!   "raters": [ { "name", "attribute", "scores": [[item id, score]…] } ],   Rate it yourself
+//!   "settings": { "baseline", "statistic", "level", "resamples", "seed", "confidence" },
+//!   "notes": [ "…" ]                      run log lines worth keeping (dropped parameters…)
+//! }
+//! ```
+//!
+//! Importing recomputes every number from the raw responses; the stored `parsed` means are
+//! there for readers of the file, not trusted by Concord.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::data::{Dataset, RatingItem};
+use crate::run::Endpoint;
+
+use super::results::{Granularity, JudgedRun, Statistic};
+use super::study::Study;
+
+/// The value of `schema`.
+pub const SCHEMA: &str = "concord-bundle";
+/// The version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// See the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bundle {
+    pub schema: String,
+    pub version: u32,
+    pub created: String,
+    pub generator: String,
+    pub dataset: DatasetEntry,
+    pub study: Option<Study>,
+    pub endpoint: Option<EndpointEntry>,
+    pub runs: Vec<JudgedRun>,
+    #[serde(default)]
+    pub raters: Vec<ExtraRater>,
+    pub settings: Settings,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// The dataset, embedded so the bundle stands alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetEntry {
+    pub name: String,
+    pub format: String,
+    pub sha256: String,
+    pub items: usize,
+    pub embedded: Dataset,
+}
+
+/// Where the responses came from (no key, ever).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndpointEntry {
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+}
+
+impl EndpointEntry {
+    pub fn from_endpoint(endpoint: &Endpoint) -> EndpointEntry {
+        EndpointEntry {
+            provider: endpoint.provider.slug().to_owned(),
+            base_url: public_url(&endpoint.base_url),
+            model: endpoint.model.clone(),
+        }
+    }
+}
+
+/// A rater added in Concord ("Rate it yourself").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtraRater {
+    pub name: String,
+    pub attribute: String,
+    /// (item id, score) in rating order.
+    pub scores: Vec<(String, f64)>,
+}
+
+impl ExtraRater {
+    /// The scores aligned with `dataset`'s items.
+    pub fn aligned(&self, dataset: &Dataset) -> Vec<Option<f64>> {
+        let mut out = vec![None; dataset.items.len()];
+        for (id, score) in &self.scores {
+            if let Some(i) = dataset.items.iter().position(|it: &RatingItem| it.id == *id) {
+                out[i] = Some(*score);
+            }
+        }
+        out
+    }
+}
+
+/// How the results were being viewed, so the importer sees the same table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub baseline: Option<String>,
+    pub statistic: Statistic,
+    pub level: Granularity,
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            baseline: None,
+            statistic: Statistic::Pearson,
+            level: Granularity::Dataset,
+            resamples: 1000,
+            seed: 0,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// Why a file is not a usable bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BundleError {
+    /// Not JSON, or JSON of another shape; `line`/`column` from the parser.
+    Malformed { line: usize, column: usize, message: String },
+    /// JSON, but not a Concord bundle.
+    NotABundle,
+    /// Written by a newer Concord.
+    TooNew { version: u32 },
+    /// The embedded dataset does not match its recorded hash (edited or damaged).
+    HashMismatch { expected: String, actual: String },
+}
+
+impl fmt::Display for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BundleError::Malformed { line, column, message } => {
+                write!(f, "not a valid bundle (line {line}, column {column}): {message}")
+            }
+            BundleError::NotABundle => f.write_str(
+                "this JSON file is not a Concord bundle (no \"schema\": \"concord-bundle\")",
+            ),
+            BundleError::TooNew { version } => write!(
+                f,
+                "this bundle has version {version}; this Concord reads up to version {VERSION} — open it with a newer Concord"
+            ),
+            BundleError::HashMismatch { expected, actual } => write!(
+                f,
+                "the embedded dataset was changed after export (sha256 {actual}, the bundle says {expected})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+/// The SHA-256 (lower-case hex) of a dataset's compact JSON.
+pub fn dataset_hash(dataset: &Dataset) -> String {
+    let json = serde_json::to_string(dataset).unwrap_or_default();
+    Sha256::digest(json.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A base URL without user info, query or fragment: what may be written to a file.
+pub fn public_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
+    match cut.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => cut.to_owned(),
+    }
+}
+
+impl Bundle {
+    /// A bundle of `runs` over `dataset`. Fills each record's `parsed` mean for readers.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        dataset: &Dataset,
+        format: &str,
+        study: Option<Study>,
+        endpoint: Option<&Endpoint>,
+        runs: Vec<JudgedRun>,
+        raters: Vec<ExtraRater>,
+        settings: Settings,
+        created: String,
+    ) -> Bundle {
+        let runs = runs.into_iter().map(|r| with_parsed(dataset, r)).collect();
+        Bundle {
+            schema: SCHEMA.to_owned(),
+            version: VERSION,
+            created,
+            generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
+            dataset: DatasetEntry {
+                name: dataset.name.clone(),
+                format: format.to_owned(),
+                sha256: dataset_hash(dataset),
+                items: dataset.items.len(),
+                embedded: dataset.clone(),
+            },
+            study,
+            endpoint: endpoint.map(EndpointEntry::from_endpoint),
+            runs,
+            raters,
+            settings,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Pretty JSON (bundles are meant to be read and diffed).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Reads and checks a bundle: schema, version, the dataset's hash.
+    pub fn from_json(text: &str) -> Result<Bundle, BundleError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
+        if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA) {
+            return Err(BundleError::NotABundle);
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(VERSION) {
+            return Err(BundleError::TooNew { version: version.min(u64::from(u32::MAX)) as u32 });
+        }
+        let bundle: Bundle = serde_json::from_value(value).map_err(malformed)?;
+        let actual = dataset_hash(&bundle.dataset.embedded);
+        if actual != bundle.dataset.sha256 {
+            return Err(BundleError::HashMismatch { expected: bundle.dataset.sha256, actual });
+        }
+        Ok(bundle)
+    }
+}
+
+fn malformed(e: serde_json::Error) -> BundleError {
+    BundleError::Malformed { line: e.line(), column: e.column(), message: e.to_string() }
+}
+
+fn with_parsed(dataset: &Dataset, mut run: JudgedRun) -> JudgedRun {
+    let scale = dataset
+        .attribute_index(&run.attribute)
+        .and_then(|i| dataset.attributes.get(i))
+        .map(|a| (a.scale.min, a.scale.max));
+    for record in &mut run.run.records {
+        if record.responses.is_empty() {
+            continue;
+        }
+        let score = crate::judge::aggregate::ItemScore::parse(&record.responses, run.policy, scale);
+        record.parsed = score.mean.map(|m| vec![(run.attribute.clone(), m)]).unwrap_or_default();
+    }
+    run
+}

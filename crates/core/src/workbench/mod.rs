@@ -1,0 +1,28 @@
+//! The rating workbench: seed 002's workflow as values the app and the CLI share.
+//!
+//! ```text
+//! Dataset ──► study (methods × attributes, prompt templates) ──► plan (prompts, calls, cache keys)
+//!                                                                   │  the edge sends the calls and
+//!                                                                   ▼  stores each sample by key
+//!            bundle ◄── results (methods × attributes table) ◄── collect (judge runs)
+//! ```
+//!
+//! | module | what |
+//! |---|---|
+//! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
+//! | [`plan`] | rendered prompts, calls split by `n` support, one cache key per sample, cost |
+//! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
+//! | [`bundle`] | the versioned, key-free export that recomputes every table on import |
+
+pub mod bundle;
+pub mod plan;
+pub mod results;
+pub mod study;
+
+pub use bundle::{Bundle, BundleError, ExtraRater, Settings};
+pub use plan::{Call, Plan, PlanProblem, Prompt, plan};
+pub use results::{
+    Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JudgedRun, RaterKind,
+    ResultsTable, Statistic, agreement, bootstrap_interval, collect, compute,
+};
+pub use study::{GridSpec, Method, Study, default_template, grid, method};

@@ -1,0 +1,579 @@
+//! From responses to seed 002's table: judge runs per (method, attribute), the methods ×
+//! attributes table with Williams' test against a baseline method, bootstrap intervals on
+//! demand, and agreement between raters (humans, students, judges).
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, JudgeRecord, JudgeRun, RecordKey};
+use crate::judge::parse::Policy;
+use crate::judge::table::{self, JudgeScores, Row};
+use crate::stats::{self, KrippendorffLevel, Level, ResampleInput, ResampleStat};
+
+use super::plan::Plan;
+use super::study::Study;
+
+/// The judgments of one method on one attribute, ready for the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgedRun {
+    pub method: String,
+    pub attribute: String,
+    /// How its samples are read.
+    pub policy: Policy,
+    pub run: JudgeRun,
+    /// Where it came from: `study` for runs made here, else the imported file's name.
+    pub origin: String,
+}
+
+/// Gathers the responses a run has so far into one [`JudgedRun`] per (method, attribute).
+/// `lookup` returns the stored text of a sample by its cache key; samples not stored yet are
+/// left out, so a partial run gives a partial (but correct) table.
+pub fn collect(
+    dataset: &Dataset,
+    study: &Study,
+    plan: &Plan,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<JudgedRun> {
+    let mut runs: Vec<JudgedRun> = Vec::new();
+    for method in &study.methods {
+        for attribute in &study.attributes {
+            runs.push(JudgedRun {
+                method: method.name.clone(),
+                attribute: attribute.clone(),
+                policy: method.policy,
+                run: JudgeRun {
+                    name: format!("{} / {attribute}", method.name),
+                    attribute: Some(attribute.clone()),
+                    records: Vec::new(),
+                },
+                origin: "study".into(),
+            });
+        }
+    }
+    let slot = |method: usize, attribute: &str| {
+        study
+            .attributes
+            .iter()
+            .position(|a| a == attribute)
+            .map(|a| method * study.attributes.len() + a)
+    };
+    for prompt in &plan.prompts {
+        let (Some(i), Some(item)) =
+            (slot(prompt.method, &prompt.attribute), dataset.items.get(prompt.item))
+        else {
+            continue;
+        };
+        let responses: Vec<String> = prompt.keys.iter().filter_map(|k| lookup(k)).collect();
+        if responses.is_empty() {
+            continue;
+        }
+        if let Some(run) = runs.get_mut(i) {
+            run.run.records.push(JudgeRecord {
+                key: RecordKey::Item(item.key()),
+                prompt: prompt.request.messages.last().map(|m| m.content.clone()),
+                responses,
+                parsed: Vec::new(),
+                line: 0,
+                meta: None,
+            });
+        }
+    }
+    runs
+}
+
+/// Which correlation a table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    Pearson,
+    Spearman,
+    KendallB,
+}
+
+impl Statistic {
+    pub const ALL: [Statistic; 3] = [Statistic::Pearson, Statistic::Spearman, Statistic::KendallB];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "Pearson r",
+            Statistic::Spearman => "Spearman ρ",
+            Statistic::KendallB => "Kendall τ-b",
+        }
+    }
+
+    fn resample(self) -> ResampleStat {
+        match self {
+            Statistic::Pearson => ResampleStat::Pearson,
+            Statistic::Spearman => ResampleStat::Spearman,
+            Statistic::KendallB => ResampleStat::KendallB,
+        }
+    }
+}
+
+/// Dataset level (all items) or document level (per document, averaged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    Dataset,
+    Document,
+}
+
+impl Granularity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Granularity::Dataset => "dataset level",
+            Granularity::Document => "document level",
+        }
+    }
+}
+
+/// The value of one statistic at one level in a row.
+pub fn value(row: &Row, stat: Statistic, level: Granularity) -> Option<f64> {
+    let levels = match stat {
+        Statistic::Pearson => row.pearson,
+        Statistic::Spearman => row.spearman,
+        Statistic::KendallB => row.kendall_b,
+    };
+    match level {
+        Granularity::Dataset => levels.dataset,
+        Granularity::Document => levels.document,
+    }
+}
+
+/// One cell of the methods × attributes table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub row: Row,
+    pub scores: JudgeScores,
+}
+
+impl Cell {
+    /// Williams' test says this method's dataset-level Pearson r beats the baseline's
+    /// (one-sided p < 0.05).
+    pub fn beats_baseline(&self) -> bool {
+        self.row.williams_vs_first.p.is_some_and(|p| p < 0.05)
+    }
+}
+
+/// Methods × attributes. `cells[m][a]` is `None` when that method has no run for the
+/// attribute, or the run could not be scored (see `errors`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultsTable {
+    pub methods: Vec<String>,
+    pub attributes: Vec<String>,
+    pub baseline: Option<String>,
+    pub cells: Vec<Vec<Option<Cell>>>,
+    pub errors: Vec<String>,
+}
+
+impl ResultsTable {
+    pub fn cell(&self, method: usize, attribute: usize) -> Option<&Cell> {
+        self.cells.get(method)?.get(attribute)?.as_ref()
+    }
+}
+
+/// Computes the table for `runs`. Williams' test compares each method with `baseline`
+/// (a method name) on the same attribute; no marks when `baseline` is `None`.
+pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) -> ResultsTable {
+    let mut methods: Vec<String> = Vec::new();
+    let mut attributes: Vec<String> = Vec::new();
+    for r in runs {
+        if !methods.contains(&r.method) {
+            methods.push(r.method.clone());
+        }
+        if !attributes.contains(&r.attribute) {
+            attributes.push(r.attribute.clone());
+        }
+    }
+    let mut errors = Vec::new();
+    let mut scores: Vec<Vec<Option<JudgeScores>>> =
+        vec![vec![None; attributes.len()]; methods.len()];
+    for r in runs {
+        let (Some(m), Some(a)) = (
+            methods.iter().position(|x| *x == r.method),
+            attributes.iter().position(|x| *x == r.attribute),
+        ) else {
+            continue;
+        };
+        if r.run.records.is_empty() {
+            continue;
+        }
+        match table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy) {
+            Ok(s) => scores[m][a] = Some(s),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    let base = baseline.and_then(|b| methods.iter().position(|m| m == b));
+    let mut cells = vec![vec![None; attributes.len()]; methods.len()];
+    for (m, method) in methods.iter().enumerate() {
+        for (a, attribute) in attributes.iter().enumerate() {
+            let Some(judge) = &scores[m][a] else { continue };
+            let baseline_scores = base
+                .filter(|&b| b != m)
+                .and_then(|b| scores[b][a].as_ref())
+                .map(|s| s.scores.as_slice());
+            match table::row(dataset, method, attribute, judge, baseline_scores) {
+                Ok(row) => cells[m][a] = Some(Cell { row, scores: judge.clone() }),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+    }
+    let baseline = base.map(|b| methods[b].clone());
+    ResultsTable { methods, attributes, baseline, cells, errors }
+}
+
+/// Export formats of the results table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Latex,
+    Csv,
+}
+
+fn fmt3(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"))
+}
+
+impl ResultsTable {
+    /// Renders the methods × attributes table of `stat` at `level`. Cells where Williams'
+    /// test beats the baseline are bold (Markdown `**`, LaTeX `\textbf`), CSV carries the
+    /// p-value in its own column instead.
+    pub fn render(&self, stat: Statistic, level: Granularity, format: Format) -> String {
+        let mut out = String::new();
+        match format {
+            Format::Markdown => {
+                out.push_str("| method |");
+                for a in &self.attributes {
+                    out.push_str(&format!(" {a} |"));
+                }
+                out.push_str("\n|---|");
+                out.push_str(&"---:|".repeat(self.attributes.len()));
+                out.push('\n');
+                for (m, method) in self.methods.iter().enumerate() {
+                    out.push_str(&format!("| {method} |"));
+                    for a in 0..self.attributes.len() {
+                        let text = self.cell(m, a).map_or("–".to_owned(), |c| {
+                            let v = fmt3(value(&c.row, stat, level));
+                            if c.beats_baseline() { format!("**{v}**") } else { v }
+                        });
+                        out.push_str(&format!(" {text} |"));
+                    }
+                    out.push('\n');
+                }
+            }
+            Format::Latex => {
+                out.push_str(&format!(
+                    "\\begin{{tabular}}{{l{}}}\n\\toprule\nMethod",
+                    "r".repeat(self.attributes.len())
+                ));
+                for a in &self.attributes {
+                    out.push_str(&format!(" & {}", latex_escape(a)));
+                }
+                out.push_str(" \\\\\n\\midrule\n");
+                for (m, method) in self.methods.iter().enumerate() {
+                    out.push_str(&latex_escape(method));
+                    for a in 0..self.attributes.len() {
+                        let text = self.cell(m, a).map_or("--".to_owned(), |c| {
+                            let v = fmt3(value(&c.row, stat, level)).replace('–', "--");
+                            if c.beats_baseline() { format!("\\textbf{{{v}}}") } else { v }
+                        });
+                        out.push_str(&format!(" & {text}"));
+                    }
+                    out.push_str(" \\\\\n");
+                }
+                out.push_str("\\bottomrule\n\\end{tabular}\n");
+            }
+            Format::Csv => {
+                out.push_str("method,attribute,statistic,level,value,n,parse_failures,williams_p_vs_baseline\n");
+                let full = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+                let stat_name = match stat {
+                    Statistic::Pearson => "pearson",
+                    Statistic::Spearman => "spearman",
+                    Statistic::KendallB => "kendall_b",
+                };
+                let level_name = match level {
+                    Granularity::Dataset => "dataset",
+                    Granularity::Document => "document",
+                };
+                for (m, method) in self.methods.iter().enumerate() {
+                    for (a, attribute) in self.attributes.iter().enumerate() {
+                        let Some(c) = self.cell(m, a) else { continue };
+                        out.push_str(&format!(
+                            "{},{},{stat_name},{level_name},{},{},{},{}\n",
+                            csv_field(method),
+                            csv_field(attribute),
+                            full(value(&c.row, stat, level)),
+                            c.row.n,
+                            c.row.parse_failures,
+                            full(c.row.williams_vs_first.p),
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn latex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '_' | '&' | '%' | '$' | '#' | '{' | '}') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// A percentile bootstrap interval of one cell's statistic (STATS_SPEC §8): items resampled
+/// at dataset level, documents at document level; ChaCha-seeded by `seed`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+/// What to bootstrap, how often, with which seed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapSpec {
+    pub statistic: Statistic,
+    pub level: Granularity,
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+/// Bootstraps `scores` (a judge's item-aligned scores) against the human scores of
+/// `attribute`. `None` when the statistic is undefined on too many resamples.
+pub fn bootstrap_interval(
+    dataset: &Dataset,
+    attribute: &str,
+    scores: &[Option<f64>],
+    spec: BootstrapSpec,
+) -> Option<Interval> {
+    let BootstrapSpec { statistic: stat, level, resamples, seed, confidence } = spec;
+    let index = dataset.attribute_index(attribute)?;
+    let human = dataset.human_scores(index);
+    let mut doc_ids: Vec<&str> = Vec::new();
+    let groups: Vec<usize> = dataset
+        .items
+        .iter()
+        .map(|item| match doc_ids.iter().position(|d| *d == item.document_id) {
+            Some(i) => i,
+            None => {
+                doc_ids.push(&item.document_id);
+                doc_ids.len() - 1
+            }
+        })
+        .collect();
+    let input =
+        ResampleInput { human: &human, metric_a: scores, metric_b: scores, groups: Some(&groups) };
+    let (level, len) = match level {
+        Granularity::Dataset => (
+            Level::Dataset,
+            (0..human.len()).filter(|&i| human[i].is_some() && scores[i].is_some()).count(),
+        ),
+        Granularity::Document => {
+            let mut used: Vec<usize> = (0..human.len())
+                .filter(|&i| human[i].is_some() && scores.get(i).is_some_and(Option::is_some))
+                .map(|i| groups[i])
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            (Level::Group, used.len())
+        }
+    };
+    if len < 3 {
+        return None;
+    }
+    let indices = stats::draw_boot_indices(len, resamples, seed);
+    let result = stats::bootstrap(&input, stat.resample(), level, confidence, &indices).ok()?;
+    let [low, high] = result.ci_a?;
+    Some(Interval { low, high, resamples, seed, confidence })
+}
+
+/// Who a rater in an agreement table is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaterKind {
+    Human,
+    /// Someone who rated in Concord ("Rate it yourself").
+    Student,
+    Judge,
+}
+
+/// One rater's agreement with the human aggregate and with the human raters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgreementRow {
+    pub name: String,
+    pub kind: RaterKind,
+    /// Items this rater scored that also have a human aggregate.
+    pub n: usize,
+    pub pearson: Option<f64>,
+    pub spearman: Option<f64>,
+    pub kendall_b: Option<f64>,
+    /// Krippendorff's α (interval) among the dataset's human raters plus this one.
+    pub alpha_with_humans: Option<f64>,
+}
+
+/// Agreement for one attribute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agreement {
+    pub attribute: String,
+    /// α (interval) among the dataset's own human raters.
+    pub alpha_humans: Option<f64>,
+    pub rows: Vec<AgreementRow>,
+}
+
+/// Per-rater score vectors of the dataset's human raters for attribute `index`.
+pub fn human_raters(dataset: &Dataset, index: usize) -> Vec<(String, Vec<Option<f64>>)> {
+    let mut out: Vec<(String, Vec<Option<f64>>)> = Vec::new();
+    for (i, item) in dataset.items.iter().enumerate() {
+        let Some(Some(rating)) = item.ratings.get(index) else { continue };
+        for r in &rating.raters {
+            let slot = match out.iter().position(|(n, _)| *n == r.rater) {
+                Some(p) => p,
+                None => {
+                    out.push((r.rater.clone(), vec![None; dataset.items.len()]));
+                    out.len() - 1
+                }
+            };
+            out[slot].1[i] = Some(r.score);
+        }
+    }
+    out
+}
+
+/// Compares every rater — the dataset's humans, `others` (students, judges) — with the human
+/// aggregate and with the human raters (α). Students and judges are item-aligned vectors.
+pub fn agreement(
+    dataset: &Dataset,
+    attribute: &str,
+    others: &[(String, RaterKind, Vec<Option<f64>>)],
+) -> Option<Agreement> {
+    let index = dataset.attribute_index(attribute)?;
+    let aggregate = dataset.human_scores(index);
+    let humans = human_raters(dataset, index);
+    let level = KrippendorffLevel::Interval;
+    let human_matrix: Vec<Vec<Option<f64>>> = humans.iter().map(|(_, v)| v.clone()).collect();
+    let alpha_humans = (human_matrix.len() >= 2)
+        .then(|| stats::krippendorff_alpha(&human_matrix, level).value)
+        .flatten();
+    let mut rows = Vec::new();
+    let all = humans
+        .iter()
+        .map(|(n, v)| (n.clone(), RaterKind::Human, v.clone()))
+        .chain(others.iter().cloned());
+    for (name, kind, scores) in all {
+        let pearson = stats::pearson(&aggregate, &scores);
+        let alpha_with_humans = if kind == RaterKind::Human {
+            None
+        } else {
+            let mut matrix = human_matrix.clone();
+            matrix.push(scores.clone());
+            (matrix.len() >= 2).then(|| stats::krippendorff_alpha(&matrix, level).value).flatten()
+        };
+        rows.push(AgreementRow {
+            name,
+            kind,
+            n: pearson.n,
+            pearson: pearson.value,
+            spearman: stats::spearman(&aggregate, &scores).value,
+            kendall_b: stats::kendall(&aggregate, &scores).tau_b.value,
+            alpha_with_humans,
+        });
+    }
+    Some(Agreement { attribute: attribute.to_owned(), alpha_humans, rows })
+}
+
+/// Estimated tokens a run consumed, from its prompts and responses (`chars / 4`, the same
+/// rule as the pre-run estimate): the prompt is paid once per call of `samples_per_call`
+/// samples, every response once. Used by the cost–quality view when the provider's reported
+/// usage is not kept per method.
+pub fn estimated_tokens(run: &JudgedRun, samples_per_call: u32) -> (u64, u64) {
+    let per_call = u64::from(samples_per_call.max(1));
+    let mut input = 0;
+    let mut output = 0;
+    for record in &run.run.records {
+        let calls = (record.responses.len() as u64).div_ceil(per_call);
+        let prompt = record.prompt.as_deref().map_or(0, str::len) as u64;
+        input += calls * crate::run::estimate_tokens(prompt);
+        output += record
+            .responses
+            .iter()
+            .map(|r| crate::run::estimate_tokens(r.len() as u64))
+            .sum::<u64>();
+    }
+    (input, output)
+}
+
+/// One method in the cost–quality view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostQuality {
+    pub method: String,
+    /// Mean over attributes of the chosen statistic.
+    pub quality: Option<f64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `None` when the price is unknown.
+    pub cost_usd: Option<f64>,
+    /// Quality per dollar; `None` when free, unknown or undefined.
+    pub quality_per_usd: Option<f64>,
+}
+
+/// Quality (mean over attributes of `stat` at `level`) against estimated cost, per method.
+pub fn cost_quality(
+    table: &ResultsTable,
+    runs: &[JudgedRun],
+    stat: Statistic,
+    level: Granularity,
+    samples_per_call: u32,
+    price: Option<crate::run::Price>,
+) -> Vec<CostQuality> {
+    table
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(m, method)| {
+            let values: Vec<f64> = (0..table.attributes.len())
+                .filter_map(|a| table.cell(m, a).and_then(|c| value(&c.row, stat, level)))
+                .collect();
+            let quality =
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
+            let (input_tokens, output_tokens) = runs
+                .iter()
+                .filter(|r| r.method == *method)
+                .map(|r| estimated_tokens(r, samples_per_call))
+                .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+            let cost_usd = price.map(|p| {
+                p.cost_usd(crate::run::Usage {
+                    prompt_tokens: input_tokens,
+                    completion_tokens: output_tokens,
+                })
+            });
+            let quality_per_usd = match (quality, cost_usd) {
+                (Some(q), Some(c)) if c > 0.0 => Some(q / c),
+                _ => None,
+            };
+            CostQuality {
+                method: method.clone(),
+                quality,
+                input_tokens,
+                output_tokens,
+                cost_usd,
+                quality_per_usd,
+            }
+        })
+        .collect()
+}

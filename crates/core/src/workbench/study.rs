@@ -1,0 +1,271 @@
+//! A study: which attributes are judged, and by which methods (one prompt configuration each).
+//!
+//! A [`Method`] is one row of seed 002's tables: an output mode, auto-CoT or not, a persona,
+//! sampling settings, a parser policy, and the concrete per-attribute prompt templates (the
+//! built-in ones of the papers, or a generic G-Eval-style template, as edited by the user).
+//! [`grid`] expands a comparison grid (modes × auto-CoT × temperatures × personas) into methods.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, RatingItem, Scale};
+use crate::judge::builtin::{Benchmark, OutputMode, builtin};
+use crate::judge::parse::Policy;
+use crate::judge::protocol::Sampling;
+use crate::judge::template::{Part, PartKind, Persona, PromptTemplate};
+
+/// One judging configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Method {
+    /// Unique within the study; the results table's row name.
+    pub name: String,
+    pub mode: OutputMode,
+    pub auto_cot: bool,
+    pub persona: Persona,
+    pub sampling: Sampling,
+    /// How each sample is read.
+    pub policy: Policy,
+    /// The prompt per attribute, after the user's edits.
+    pub templates: BTreeMap<String, PromptTemplate>,
+}
+
+impl Method {
+    /// The template for `attribute`, if the method judges it.
+    pub fn template(&self, attribute: &str) -> Option<&PromptTemplate> {
+        self.templates.get(attribute)
+    }
+}
+
+/// The attributes judged and the methods compared.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Study {
+    pub attributes: Vec<String>,
+    pub methods: Vec<Method>,
+}
+
+impl Study {
+    /// The method called `name`.
+    pub fn method(&self, name: &str) -> Option<&Method> {
+        self.methods.iter().find(|m| m.name == name)
+    }
+}
+
+/// Which of the papers' built-in prompt sets fits a dataset, judged by its fields: a
+/// dialogue with a fact (`source` + `context`) is Topical-Chat; anything else with the
+/// attribute names of SummEval is SummEval-like (an article and a summary).
+pub fn benchmark_for(dataset: &Dataset, attribute: &str) -> Option<Benchmark> {
+    let item = dataset.items.first()?;
+    let dialogue = item.inputs.get("context").is_some() && item.inputs.get("source").is_some();
+    let candidates = if dialogue {
+        [Benchmark::TopicalChat, Benchmark::SummEval]
+    } else {
+        [Benchmark::SummEval, Benchmark::TopicalChat]
+    };
+    candidates.into_iter().find(|b| {
+        let fits_fields = (*b == Benchmark::TopicalChat) == dialogue;
+        fits_fields && b.attributes().iter().any(|a| a.eq_ignore_ascii_case(attribute))
+    })
+}
+
+/// The default prompt for `attribute`: the paper's built-in template when the dataset fits
+/// one (placeholders re-bound to the dataset's field names), else a generic G-Eval-style
+/// template with the same parts. Auto-CoT adds an evaluation-steps part the user can edit.
+pub fn default_template(
+    dataset: &Dataset,
+    attribute: &str,
+    mode: OutputMode,
+    auto_cot: bool,
+) -> PromptTemplate {
+    let builtin_template =
+        benchmark_for(dataset, attribute).and_then(|b| builtin(b, attribute, mode, auto_cot).ok());
+    match (builtin_template, dataset.items.first()) {
+        (Some(t), Some(item)) => rebind(t, item),
+        (Some(t), None) => t,
+        (None, item) => generic_template(dataset, item, attribute, mode, auto_cot),
+    }
+}
+
+/// Points bindings whose field the item lacks at the item's own fields: the output at the
+/// output field, an input at the first input field.
+fn rebind(mut template: PromptTemplate, item: &RatingItem) -> PromptTemplate {
+    let first_input = item.inputs.names().next().map(str::to_owned);
+    for (placeholder, field) in &mut template.bindings {
+        if item.field(field).is_some() {
+            continue;
+        }
+        let output_like =
+            matches!(placeholder.as_str(), "Summary" | "Response") || field == "system_output";
+        if output_like {
+            *field = item.output_name.clone();
+        } else if let Some(input) = &first_input {
+            *field = input.clone();
+        }
+    }
+    template
+}
+
+fn title_case(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>().replace('_', " "),
+        None => String::new(),
+    }
+}
+
+fn scale_text(scale: Option<Scale>) -> String {
+    match scale {
+        Some(s) => format!("{}-{}", s.min, s.max),
+        None => "1-5".to_owned(),
+    }
+}
+
+/// A generic template in the shape of seed 002's prompts, for datasets without a built-in one.
+fn generic_template(
+    dataset: &Dataset,
+    item: Option<&RatingItem>,
+    attribute: &str,
+    mode: OutputMode,
+    auto_cot: bool,
+) -> PromptTemplate {
+    let label = title_case(attribute);
+    let scale = dataset.attribute_index(attribute).and_then(|i| dataset.attributes.get(i));
+    let range = scale_text(scale.map(|a| a.scale));
+    let mut parts = vec![
+        Part::new(
+            PartKind::Task,
+            "You will be given an output written for an input.\n\nYour task is to rate the output \
+             on one metric.\n\nPlease make sure you read and understand these instructions \
+             carefully. Please keep this document open while reviewing, and refer to it as \
+             needed.\n\n",
+        ),
+        Part::new(
+            PartKind::Criteria,
+            format!(
+                "Evaluation Criteria:\n\n{label} ({range}) - how good the output is in terms of \
+                 {attribute}. Edit this definition to match your annotation guidelines.\n\n"
+            ),
+        ),
+    ];
+    if auto_cot {
+        parts.push(Part::new(
+            PartKind::Steps,
+            format!(
+                "Evaluation Steps:\n\n1. Read the input and the output carefully.\n2. Judge the \
+                 output against the Evaluation Criteria.\n3. Assign a {attribute} score from \
+                 {range} based on the Evaluation Criteria.\n\n"
+            ),
+        ));
+    }
+    let mut sample = String::from("Example:\n\n");
+    if let Some(item) = item {
+        for name in item.inputs.names() {
+            sample.push_str(&format!("{}:\n\n{{{{{name}}}}}\n\n", title_case(name)));
+        }
+        sample.push_str(&format!("Output:\n\n{{{{{}}}}}", item.output_name));
+    }
+    parts.push(Part::new(PartKind::Sample, sample));
+    let output = match mode {
+        OutputMode::ScoreOnly => format!("\n\n\nEvaluation Form (scores ONLY):\n\n- {label}:\n"),
+        OutputMode::FreeText => format!(
+            "\n\n\nQuestion:\nHow good is the output in terms of {attribute}? (On a scale of \
+             {range}, with the lowest being the worst)\n"
+        ),
+        OutputMode::RateExplain => format!(
+            "\n\n\nEvaluation Form (Answer by starting with \"Rating:\" and then give the \
+             explanation of the rating on the next line by \"Rationale:\"):\n\n- {label}:\n"
+        ),
+        OutputMode::AnalyzeRate => format!(
+            "\n\n\nEvaluation Form (Answer by starting with \"Analysis:\" to analyze the given \
+             example regarding the evaluation criteria as concise as possible, and then give \
+             the numeric rating on the next line by \"Rating:):\n\n- {label}:\n"
+        ),
+    };
+    parts.push(Part::new(PartKind::Output, output));
+    PromptTemplate::new(parts)
+}
+
+/// What to vary in a comparison grid; one method per combination.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GridSpec {
+    pub modes: Vec<OutputMode>,
+    pub auto_cot: Vec<bool>,
+    pub personas: Vec<Persona>,
+    pub temperatures: Vec<Option<f64>>,
+    /// Settings shared by every method (its temperature is overridden per cell).
+    pub sampling: Sampling,
+    pub policy: Policy,
+}
+
+/// A method's name from its settings: `rate-explain`, `rate-explain +cot`, `… T=0.7`, `… hhh`.
+pub fn method_name(
+    mode: OutputMode,
+    auto_cot: bool,
+    persona: Persona,
+    temperature: Option<f64>,
+) -> String {
+    let mut name = mode.name().to_owned();
+    if auto_cot {
+        name.push_str(" +cot");
+    }
+    match persona {
+        Persona::None => {}
+        Persona::Hhh => name.push_str(" hhh"),
+        Persona::HumanAnnotator => name.push_str(" annotator"),
+    }
+    if let Some(t) = temperature {
+        name.push_str(&format!(" T={t}"));
+    }
+    name
+}
+
+/// One method with default templates for every attribute.
+pub fn method(
+    dataset: &Dataset,
+    attributes: &[String],
+    mode: OutputMode,
+    auto_cot: bool,
+    persona: Persona,
+    sampling: Sampling,
+    policy: Policy,
+) -> Method {
+    let templates = attributes
+        .iter()
+        .map(|a| (a.clone(), persona.apply(default_template(dataset, a, mode, auto_cot))))
+        .collect();
+    Method {
+        name: method_name(mode, auto_cot, persona, None),
+        mode,
+        auto_cot,
+        persona,
+        sampling,
+        policy,
+        templates,
+    }
+}
+
+/// Expands a grid into methods, in the order modes × auto-CoT × personas × temperatures.
+/// Temperatures are written into the names only when more than one is compared.
+pub fn grid(dataset: &Dataset, attributes: &[String], spec: &GridSpec) -> Vec<Method> {
+    let vary_t = spec.temperatures.len() > 1;
+    let temperatures = if spec.temperatures.is_empty() {
+        vec![spec.sampling.temperature]
+    } else {
+        spec.temperatures.clone()
+    };
+    let mut out = Vec::new();
+    for &mode in &spec.modes {
+        for &cot in &spec.auto_cot {
+            for &persona in &spec.personas {
+                for &t in &temperatures {
+                    let sampling = Sampling { temperature: t, ..spec.sampling.clone() };
+                    let mut m =
+                        method(dataset, attributes, mode, cot, persona, sampling, spec.policy);
+                    m.name = method_name(mode, cot, persona, vary_t.then_some(t).flatten());
+                    out.push(m);
+                }
+            }
+        }
+    }
+    out
+}

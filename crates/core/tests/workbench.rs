@@ -1,0 +1,414 @@
+//! The rating workbench: templates for a dataset, planning (calls, cache keys), collecting
+//! responses into runs, the methods × attributes table (checked against the scipy-pinned
+//! fixture of `judge_table.rs` and against `concord table` on the released Topical-Chat
+//! files), bootstrap intervals, rater agreement, and the bundle's round trip and key safety.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use concord_core::data::{self, Dataset, JudgeRun};
+use concord_core::judge::builtin::OutputMode;
+use concord_core::judge::parse::Policy;
+use concord_core::judge::protocol::Sampling;
+use concord_core::judge::table::{self, RunSpec};
+use concord_core::judge::template::Persona;
+use concord_core::run::{Capabilities, Endpoint, ProviderId};
+use concord_core::workbench::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
+use concord_core::workbench::results::{Format, Granularity, RaterKind, Statistic};
+use concord_core::workbench::{self as wb, BootstrapSpec, GridSpec, JudgedRun, Study};
+
+fn load(path: &Path) -> data::Loaded {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    data::load(name, &bytes).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn example() -> Dataset {
+    data::example().unwrap().dataset
+}
+
+fn attrs(d: &Dataset) -> Vec<String> {
+    d.attributes.iter().map(|a| a.name.clone()).collect()
+}
+
+fn sampling(n: u32) -> Sampling {
+    Sampling { n, temperature: Some(1.0), top_p: None, max_tokens: Some(64), logprobs: None }
+}
+
+fn endpoint() -> Endpoint {
+    Endpoint {
+        provider: ProviderId::OpenAi,
+        base_url: "https://api.openai.com/v1".into(),
+        model: "gpt-4o-mini".into(),
+    }
+}
+
+#[test]
+fn default_templates_fit_the_example_and_render_every_item() {
+    let d = example();
+    for attribute in attrs(&d) {
+        for mode in OutputMode::ALL {
+            let t = wb::default_template(&d, &attribute, mode, true);
+            for item in &d.items {
+                let text = t.render(item).unwrap_or_else(|e| panic!("{attribute} {mode:?}: {e}"));
+                assert!(text.contains(&item.output), "{attribute}: the summary is in the prompt");
+                assert!(text.contains(item.inputs.get("source").unwrap()), "the article too");
+            }
+        }
+    }
+    // The example rates coherence and fluency of summaries: SummEval's built-in prompts.
+    let t = wb::default_template(&d, "coherence", OutputMode::ScoreOnly, false);
+    let text = t.render(&d.items[0]).unwrap();
+    assert!(
+        text.starts_with("You will be given one summary written for a news article."),
+        "{text}"
+    );
+    assert!(text.contains("Coherence (1-5) - the collective quality of all sentences."));
+}
+
+#[test]
+fn a_generic_dataset_gets_a_generic_template_naming_its_fields() {
+    let csv = "doc,sys,question,answer,helpfulness\nq1,a,What is 2+2?,4,5\nq1,b,What is 2+2?,5,1\n";
+    let d = data::load("qa.csv", csv.as_bytes()).unwrap().dataset;
+    let t = wb::default_template(&d, "helpfulness", OutputMode::RateExplain, true);
+    let text = t.render(&d.items[0]).unwrap();
+    assert!(text.contains("Helpfulness (1-5)"), "{text}");
+    assert!(text.contains("Question:\n\nWhat is 2+2?"), "{text}");
+    assert!(text.contains("Evaluation Steps:"), "{text}");
+    assert!(text.contains("Answer by starting with \"Rating:\""), "{text}");
+}
+
+#[test]
+fn a_grid_names_each_method_by_what_varies() {
+    let d = example();
+    let spec = GridSpec {
+        modes: vec![OutputMode::ScoreOnly, OutputMode::RateExplain],
+        auto_cot: vec![false, true],
+        personas: vec![Persona::None],
+        temperatures: vec![Some(0.0), Some(1.0)],
+        sampling: sampling(1),
+        policy: Policy::Concord,
+    };
+    let methods = wb::grid(&d, &attrs(&d), &spec);
+    let names: Vec<&str> = methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "score-only T=0",
+            "score-only T=1",
+            "score-only +cot T=0",
+            "score-only +cot T=1",
+            "rate-explain T=0",
+            "rate-explain T=1",
+            "rate-explain +cot T=0",
+            "rate-explain +cot T=1"
+        ]
+    );
+    assert_eq!(methods[1].sampling.temperature, Some(1.0));
+    let hhh = wb::method(
+        &d,
+        &attrs(&d),
+        OutputMode::ScoreOnly,
+        false,
+        Persona::Hhh,
+        sampling(1),
+        Policy::Concord,
+    );
+    let text = hhh.template("fluency").unwrap().render(&d.items[0]).unwrap();
+    assert!(text.starts_with("You are an AI assistant."), "the persona comes first");
+}
+
+fn study(d: &Dataset, n: u32) -> Study {
+    let attributes = attrs(d);
+    let methods = [OutputMode::ScoreOnly, OutputMode::RateExplain]
+        .into_iter()
+        .map(|m| wb::method(d, &attributes, m, false, Persona::None, sampling(n), Policy::Concord))
+        .collect();
+    Study { attributes, methods }
+}
+
+#[test]
+fn the_plan_has_one_key_per_sample_and_splits_calls_by_n_support() {
+    let d = example();
+    let s = study(&d, 4);
+    let with_n = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(), &with_n, None);
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+    assert_eq!(p.prompts.len(), 15 * 2 * 2);
+    assert_eq!(p.samples(), 15 * 2 * 2 * 4);
+    assert_eq!(p.calls.len(), 60, "OpenAI draws the 4 samples in one call");
+    let keys: BTreeSet<&String> = p.prompts.iter().flat_map(|p| &p.keys).collect();
+    assert_eq!(keys.len(), 240, "every sample has its own key");
+    // A reload plans the same keys.
+    let again = wb::plan(&d, &s, &endpoint(), &with_n, None);
+    assert_eq!(again.prompts[17].keys, p.prompts[17].keys);
+    // Anthropic has no `n`: one call per sample.
+    let anthropic = Endpoint {
+        provider: ProviderId::Anthropic,
+        base_url: "https://api.anthropic.com/v1".into(),
+        model: "claude-3-5-haiku-latest".into(),
+    };
+    let caps = Capabilities::for_model(ProviderId::Anthropic, &anthropic.model);
+    let q = wb::plan(&d, &s, &anthropic, &caps, Some(&[0, 1]));
+    assert_eq!(q.prompts.len(), 2 * 2 * 2);
+    assert_eq!(q.calls.len(), 8 * 4);
+    assert_eq!(q.call_keys(&q.calls[5]), &q.prompts[1].keys[1..2]);
+    let estimate = p.estimate(&with_n, 5, None);
+    assert_eq!(estimate.calls, 60);
+    assert_eq!(estimate.output_tokens, 240 * 5);
+}
+
+#[test]
+fn collected_runs_follow_the_stored_samples() {
+    let d = example();
+    let s = study(&d, 2);
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(), &caps, None);
+    // The first method answers each item's human coherence/fluency (rounded); the second
+    // answers 3 always except on one item. Only sample 0 of each prompt is stored.
+    let mut store = HashMap::new();
+    for prompt in &p.prompts {
+        let item = &d.items[prompt.item];
+        let a = d.attribute_index(&prompt.attribute).unwrap();
+        let human = item.ratings[a].as_ref().unwrap().aggregate;
+        let text = if prompt.method == 0 {
+            format!("{}", human.round())
+        } else if prompt.item == 3 {
+            "Rating: 5".to_owned()
+        } else {
+            "Rating: 3".to_owned()
+        };
+        store.insert(prompt.keys[0].clone(), text);
+    }
+    let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|r| r.run.records.len() == 15));
+    assert!(runs.iter().all(|r| r.run.records.iter().all(|rec| rec.responses.len() == 1)));
+    let t = wb::compute(&d, &runs, Some("score-only"));
+    assert_eq!(t.methods, ["score-only", "rate-explain"]);
+    assert_eq!(t.attributes, ["coherence", "fluency"]);
+    let good = t.cell(0, 0).unwrap();
+    assert!(good.row.pearson.dataset.unwrap() > 0.9, "{:?}", good.row.pearson);
+    assert_eq!(good.row.williams_vs_first.p, None, "the baseline is not compared with itself");
+    let weak = t.cell(1, 0).unwrap();
+    assert_eq!(weak.row.n, 15);
+    assert!(weak.row.williams_vs_first.p.unwrap() > 0.5, "worse than the baseline");
+    assert!(!weak.beats_baseline());
+    let md = t.render(Statistic::Pearson, Granularity::Dataset, Format::Markdown);
+    assert!(
+        md.starts_with("| method | coherence | fluency |\n|---|---:|---:|\n| score-only |"),
+        "{md}"
+    );
+}
+
+/// The scipy-pinned fixture of `judge_table.rs`, through the workbench table.
+#[test]
+fn the_table_matches_the_scipy_fixture() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
+    let d = load(&dir.join("dataset.json")).dataset;
+    let judged = |name: &str, file: &str| JudgedRun {
+        method: name.into(),
+        attribute: "naturalness".into(),
+        policy: Policy::CloserLook,
+        run: load(&dir.join(file)).runs.remove(0),
+        origin: file.into(),
+    };
+    let runs = vec![judged("A", "run_a.json"), judged("B", "run_b.json")];
+    let t = wb::compute(&d, &runs, Some("A"));
+    let b = t.cell(1, 0).unwrap();
+    assert_eq!(b.row.pearson.dataset, Some(0.9084083005021133));
+    assert_eq!(b.row.kendall_b.document, Some(0.908248290463863));
+    assert!((b.row.williams_vs_first.p.unwrap() - 0.4809462157296497).abs() < 1e-12);
+    // Baseline B instead: A is compared with B.
+    let t = wb::compute(&d, &runs, Some("B"));
+    assert!(t.cell(0, 0).unwrap().row.williams_vs_first.p.is_some());
+    assert_eq!(t.cell(1, 0).unwrap().row.williams_vs_first.p, None);
+}
+
+#[test]
+fn bootstrap_intervals_are_seeded_and_bracket_the_estimate() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
+    let d = load(&dir.join("dataset.json")).dataset;
+    let run = load(&dir.join("run_a.json")).runs.remove(0);
+    let scores = table::judge_scores(&d, "A", "naturalness", &run, Policy::CloserLook).unwrap();
+    let ci = |seed| {
+        let spec = BootstrapSpec {
+            statistic: Statistic::Pearson,
+            level: Granularity::Dataset,
+            resamples: 500,
+            seed,
+            confidence: 0.95,
+        };
+        wb::bootstrap_interval(&d, "naturalness", &scores.scores, spec).unwrap()
+    };
+    let (a, b) = (ci(7), ci(7));
+    assert_eq!(a, b, "same seed, same interval");
+    assert!(a.low <= 0.9452167098712737 && 0.9452167098712737 <= a.high, "{a:?}");
+    assert_ne!(ci(8), a, "another seed draws other resamples");
+}
+
+#[test]
+fn agreement_compares_students_and_judges_with_the_human_raters() {
+    let d = example();
+    let coherence = d.attribute_index("coherence").unwrap();
+    let raters = wb::results::human_raters(&d, coherence);
+    assert_eq!(raters.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["r1", "r2"]);
+    // A student who copies r1 agrees with r1 exactly.
+    let student = raters[0].1.clone();
+    let a = wb::agreement(&d, "coherence", &[("me".into(), RaterKind::Student, student)]).unwrap();
+    assert_eq!(a.rows.len(), 3);
+    assert_eq!(a.rows[2].kind, RaterKind::Student);
+    assert_eq!(a.rows[2].n, 15);
+    assert_eq!(a.rows[2].pearson, a.rows[0].pearson, "same scores as r1, same correlation");
+    assert!(a.alpha_humans.is_some() && a.rows[2].alpha_with_humans.is_some());
+    assert!(a.rows[2].alpha_with_humans.unwrap() > a.alpha_humans.unwrap() - 0.2);
+}
+
+#[test]
+fn a_bundle_round_trips_and_never_carries_a_key() {
+    let d = example();
+    let s = study(&d, 1);
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let secret = "sk-live-DO-NOT-LEAK-1234";
+    let ep = Endpoint {
+        provider: ProviderId::Vllm,
+        base_url: format!("https://user:{secret}@llm.example.org/v1?api_key={secret}#{secret}"),
+        model: "m".into(),
+    };
+    let p = wb::plan(&d, &s, &ep, &caps, None);
+    let store: HashMap<String, String> = p
+        .prompts
+        .iter()
+        .map(|pr| (pr.keys[0].clone(), format!("Rating: {}", 1 + pr.item % 5)))
+        .collect();
+    let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
+    let rater = ExtraRater {
+        name: "student".into(),
+        attribute: "coherence".into(),
+        scores: vec![(d.items[0].id.clone(), 4.0)],
+    };
+    let b = Bundle::new(
+        &d,
+        "csv",
+        Some(s.clone()),
+        Some(&ep),
+        runs.clone(),
+        vec![rater],
+        Settings::default(),
+        "2026-11-22T14:00:00Z".into(),
+    );
+    let json = b.to_json();
+    assert!(!json.contains(secret), "the key is nowhere in the bundle");
+    assert_eq!(b.endpoint.as_ref().unwrap().base_url, "https://llm.example.org/v1");
+    let back = Bundle::from_json(&json).unwrap();
+    assert_eq!(back, b);
+    let t1 = wb::compute(&d, &runs, Some("score-only"));
+    let t2 = wb::compute(
+        &back.dataset.embedded,
+        &back.runs,
+        back.settings.baseline.as_deref().or(Some("score-only")),
+    );
+    for f in [Format::Markdown, Format::Csv, Format::Latex] {
+        assert_eq!(
+            t1.render(Statistic::KendallB, Granularity::Document, f),
+            t2.render(Statistic::KendallB, Granularity::Document, f)
+        );
+    }
+    assert_eq!(back.raters[0].aligned(&back.dataset.embedded)[0], Some(4.0));
+
+    // Damaged, foreign, newer and truncated files are refused with a reason.
+    let tampered = json.replacen("\"extractive\"", "\"EXTRACTIVE\"", 1);
+    assert!(matches!(Bundle::from_json(&tampered), Err(BundleError::HashMismatch { .. })));
+    assert_eq!(Bundle::from_json("{\"rows\": []}"), Err(BundleError::NotABundle));
+    let newer = json.replacen("\"version\": 1", "\"version\": 2", 1);
+    assert_eq!(Bundle::from_json(&newer), Err(BundleError::TooNew { version: 2 }));
+    match Bundle::from_json(&json[..json.len() / 2]) {
+        Err(BundleError::Malformed { line, .. }) => assert!(line > 1),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(bundle::public_url("http://localhost:8080/v1"), "http://localhost:8080/v1");
+}
+
+/// The acceptance check of the workbench UI: released Topical-Chat runs through the workbench
+/// table give exactly `concord table`'s numbers.
+#[test]
+fn released_topical_chat_runs_give_concord_tables_numbers() {
+    let Some(root) = common::shared("data/A-Closer-Look-To-LLM-Evaluation") else { return };
+    let d = load(&root.join("data/topical_chat.json")).dataset;
+    let modes = ["geval", "rate_explain", "analyze_rate"];
+    let runs: Vec<JudgeRun> = modes
+        .iter()
+        .map(|m| {
+            load(&root.join(format!("results/topical_chat/gpt3.5_nat_{m}.json"))).runs.remove(0)
+        })
+        .collect();
+    let specs: Vec<RunSpec<'_>> = modes
+        .iter()
+        .zip(&runs)
+        .map(|(m, run)| RunSpec { name: m, attribute: "naturalness", run })
+        .collect();
+    let cli = table::compute(&d, &specs, Policy::CloserLook).unwrap();
+    let judged: Vec<JudgedRun> = modes
+        .iter()
+        .zip(&runs)
+        .map(|(m, run)| JudgedRun {
+            method: (*m).into(),
+            attribute: "naturalness".into(),
+            policy: Policy::CloserLook,
+            run: run.clone(),
+            origin: "file".into(),
+        })
+        .collect();
+    let t = wb::compute(&d, &judged, Some("geval"));
+    for (m, row) in cli.rows.iter().enumerate() {
+        assert_eq!(&t.cell(m, 0).unwrap().row, row, "{}", row.run);
+    }
+    // Seed 002 Table 4: document-level r of rate-explain on naturalness is 0.621.
+    let v =
+        wb::results::value(&t.cell(1, 0).unwrap().row, Statistic::Pearson, Granularity::Document);
+    assert_eq!((v.unwrap() * 1000.0).round() / 1000.0, 0.621);
+}
+
+#[test]
+fn cost_quality_counts_prompts_once_per_call() {
+    let d = example();
+    let s = study(&d, 4);
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(), &caps, None);
+    let store: HashMap<String, String> = p
+        .prompts
+        .iter()
+        .flat_map(|pr| pr.keys.iter().map(move |k| (k.clone(), format!("{}", 1 + pr.item % 5))))
+        .collect();
+    let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
+    // Four samples in one call: each prompt is paid once; four one-character answers.
+    let want: u64 = runs[0]
+        .run
+        .records
+        .iter()
+        .map(|r| (r.prompt.as_ref().unwrap().len() as u64).div_ceil(4))
+        .sum();
+    let (input, output) = wb::results::estimated_tokens(&runs[0], 4);
+    assert_eq!((input, output), (want, 15 * 4));
+    let (input_looped, _) = wb::results::estimated_tokens(&runs[0], 1);
+    assert_eq!(input_looped, input * 4, "without n every sample pays the prompt");
+    let t = wb::compute(&d, &runs, None);
+    let price = concord_core::run::Price { input_per_million: 1.0, output_per_million: 2.0 };
+    let rows = wb::results::cost_quality(
+        &t,
+        &runs,
+        Statistic::Pearson,
+        Granularity::Dataset,
+        4,
+        Some(price),
+    );
+    assert_eq!(rows.len(), 2);
+    let r = &rows[0];
+    let cost = (r.input_tokens as f64 + 2.0 * r.output_tokens as f64) / 1e6;
+    assert!((r.cost_usd.unwrap() - cost).abs() < 1e-15);
+    assert_eq!(r.quality_per_usd, r.quality.map(|q| q / cost));
+}

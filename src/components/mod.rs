@@ -1,0 +1,4 @@
+//! Components and helpers shared by several screens.
+
+pub mod download;
+pub mod plot;

@@ -1,0 +1,56 @@
+//! Time at the edge: the wall clock, a monotonic clock, timers and yielding to the browser.
+//!
+//! The core never reads a clock (its scheduler and retry policy take the time as a parameter);
+//! these are the functions that feed it. All of them work in a window and in a worker.
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::js;
+
+/// Milliseconds since the Unix epoch (`Date.now()`), for logs, manifests and `retry-after`
+/// dates. It can jump when the user's clock changes: measure durations with [`monotonic_ms`].
+pub fn now_ms() -> u64 {
+    js_sys::Date::now().max(0.0) as u64
+}
+
+/// Milliseconds since the page (or worker) started, from `performance.now()`: never goes
+/// backwards, sub-millisecond resolution (coarsened by the browser). Falls back to
+/// `Date.now()` where `performance` is missing.
+pub fn monotonic_ms() -> f64 {
+    let performance = js::global_property("performance");
+    match performance.dyn_into::<web_sys::Performance>() {
+        Ok(p) => p.now(),
+        Err(_) => js_sys::Date::now(),
+    }
+}
+
+/// Resolves after at least `ms` milliseconds (`setTimeout`). Browsers delay timers in
+/// background tabs (to about once a second, or more); callers that pace requests should
+/// re-read [`monotonic_ms`] after waking rather than assume the exact delay.
+pub async fn sleep(ms: u32) {
+    let delay = i32::try_from(ms).unwrap_or(i32::MAX);
+    let promise = Promise::new(&mut |resolve: Function, _reject: Function| {
+        js::set_timeout(&resolve, delay);
+    });
+    // The promise never rejects.
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Gives the browser a chance to handle input and paint, then resumes: call it between
+/// chunks of main-thread work so no task runs long. Uses `scheduler.yield()` where the browser
+/// has it (Chromium 129+: resumes ahead of other queued tasks) and `setTimeout(0)` otherwise
+/// (a new task; after a few nested calls browsers clamp it to about 4 ms).
+pub async fn yield_now() {
+    let scheduler = js::global_property("scheduler");
+    let yield_fn = js::property(&scheduler, "yield");
+    if let Some(f) = yield_fn.dyn_ref::<Function>()
+        && let Ok(value) = f.call0(&scheduler)
+        && let Ok(promise) = value.dyn_into::<Promise>()
+    {
+        let _ = JsFuture::from(promise).await;
+        return;
+    }
+    sleep(0).await;
+}

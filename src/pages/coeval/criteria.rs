@@ -1,0 +1,157 @@
+//! Stage 1: criteria scrutiny. The current annotator approves, deletes or revises each LLM
+//! criterion (with a reason) or adds one; the final criteria are those a majority kept, and
+//! the action rates are seed 004's Table 5.
+
+use concord_core::coeval::{self, Action, Event};
+use leptos::prelude::*;
+
+use super::model::rates_table;
+use super::{TableView, use_ctx};
+
+#[component]
+pub fn CriteriaPanel() -> impl IntoView {
+    let ctx = use_ctx();
+    let criteria = move || ctx.study.get().map(|s| s.criteria.clone()).unwrap_or_default();
+    view! {
+        <super::llm::LlmPanel/>
+        <section class="panel" aria-labelledby="coeval-criteria-heading">
+            <h2 id="coeval-criteria-heading">"Stage 1: scrutinise the criteria"</h2>
+            <Show when=move || ctx.study.get().is_some()
+                fallback=|| view! { <p class="muted">"Set up a task first."</p> }>
+                <p class="muted">
+                    "For each criterion the LLM proposed: approve, delete or revise it, with a reason. "
+                    "Add criteria it missed. Each annotator decides on their own; the final criteria are "
+                    "those a majority kept."
+                </p>
+                <ol class="criteria-list" data-testid="criteria-list">
+                    {move || criteria().into_iter().enumerate().map(|(i, c)| view! { <CriterionRow index=i criterion=c/> }).collect_view()}
+                </ol>
+                <AddCriterion/>
+            </Show>
+        </section>
+        <FinalCriteria/>
+    }
+}
+
+#[component]
+fn CriterionRow(index: usize, criterion: String) -> impl IntoView {
+    let ctx = use_ctx();
+    let reason = RwSignal::new(String::new());
+    let revised = RwSignal::new(criterion.clone());
+    let c = criterion.clone();
+    let decision = move || ctx.state().criteria.get(&c).cloned();
+    let act = {
+        let criterion = criterion.clone();
+        move |action: Action| {
+            let text = (action == Action::Revise).then(|| revised.get_untracked());
+            if ctx.record(vec![Event::Criterion {
+                criterion: criterion.clone(),
+                action,
+                text,
+                reason: reason.get_untracked(),
+            }]) {
+                reason.set(String::new());
+            }
+        }
+    };
+    let (a1, a2, a3) = (act.clone(), act.clone(), act);
+    let id = format!("criterion-{index}");
+    view! {
+        <li class="criterion" data-testid="criterion">
+            <div class="criterion-text">{criterion.clone()}</div>
+            <div class="row">
+                <label for=format!("{id}-reason")>"Reason"</label>
+                <input id=format!("{id}-reason") type="text" aria-label=format!("Reason for criterion {}", index + 1)
+                    prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+                <label for=format!("{id}-revised")>"Revised wording"</label>
+                <input id=format!("{id}-revised") type="text" aria-label=format!("Revised wording of criterion {}", index + 1)
+                    prop:value=move || revised.get() on:input=move |ev| revised.set(event_target_value(&ev))/>
+            </div>
+            <div class="row">
+                <button class="secondary" type="button" aria-label=format!("Approve criterion {}", index + 1) on:click=move |_| a1(Action::Approve)>"Approve"</button>
+                <button class="secondary" type="button" aria-label=format!("Delete criterion {}", index + 1) on:click=move |_| a2(Action::Delete)>"Delete"</button>
+                <button class="secondary" type="button" aria-label=format!("Revise criterion {}", index + 1) on:click=move |_| a3(Action::Revise)>"Revise"</button>
+                <span class="decision" data-testid="criterion-decision">
+                    {move || match decision() {
+                        Some(d) => {
+                            let mut s = format!("Your decision: {}", d.action.name());
+                            if let Some(t) = d.text { s.push_str(&format!(" → “{t}”")); }
+                            if !d.reason.is_empty() { s.push_str(&format!(" (reason: {})", d.reason)); }
+                            s
+                        }
+                        None => "Not decided yet".to_owned(),
+                    }}
+                </span>
+            </div>
+        </li>
+    }
+}
+
+#[component]
+fn AddCriterion() -> impl IntoView {
+    let ctx = use_ctx();
+    let text = RwSignal::new(String::new());
+    let reason = RwSignal::new(String::new());
+    let added = move || {
+        let llm = ctx.study.get().map(|s| s.criteria.clone()).unwrap_or_default();
+        ctx.state()
+            .criteria
+            .into_iter()
+            .filter(|(c, d)| d.action == Action::Add && !llm.contains(c))
+            .map(|(c, d)| format!("{c} (reason: {})", d.reason))
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <form class="row" on:submit=move |ev| {
+            ev.prevent_default();
+            let name = text.get_untracked();
+            if ctx.record(vec![Event::Criterion { criterion: name.trim().to_owned(), action: Action::Add, text: None, reason: reason.get_untracked() }]) {
+                text.set(String::new());
+                reason.set(String::new());
+            }
+        }>
+            <label for="coeval-new-criterion">"New criterion"</label>
+            <input id="coeval-new-criterion" type="text" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
+            <label for="coeval-new-criterion-reason">"Reason for adding"</label>
+            <input id="coeval-new-criterion-reason" type="text" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+            <button class="primary" type="submit">"Add criterion"</button>
+        </form>
+        <ul class="added-criteria">{move || added().into_iter().map(|a| view! { <li>{a}</li> }).collect_view()}</ul>
+    }
+}
+
+#[component]
+fn FinalCriteria() -> impl IntoView {
+    let ctx = use_ctx();
+    let data = move || {
+        let study = ctx.study.get()?;
+        let annotations = ctx.annotations();
+        let states: Vec<_> = annotations.iter().map(|(_, a)| a).collect();
+        let finals = coeval::majority_criteria(&study.criteria, &states);
+        let counts = coeval::criterion_actions(states.iter().copied());
+        let voters = annotations.iter().filter(|(_, a)| !a.criteria.is_empty()).count();
+        Some((finals, counts, voters))
+    };
+    view! {
+        {move || data().map(|(finals, counts, voters)| {
+            let table = rates_table("Table 5: criteria scrutiny", &[("criteria", &counts)]);
+            view! {
+                <section class="panel" aria-labelledby="coeval-final-heading">
+                    <h2 id="coeval-final-heading">"Final criteria (majority vote)"</h2>
+                    <p class="muted">{format!("{voters} annotators decided on criteria (this device and imported files).")}</p>
+                    <ol data-testid="final-criteria">
+                        {finals.into_iter().map(|f| {
+                            let origin = match &f.original {
+                                Some(o) if *o != f.criterion => format!(" (revised from “{o}”)"),
+                                Some(_) => String::new(),
+                                None => " (added)".to_owned(),
+                            };
+                            view! { <li>{format!("{}{origin} — kept by {} of {}", f.criterion, f.keep, f.voters)}</li> }
+                        }).collect_view()}
+                    </ol>
+                    <TableView table=table testid="table5" file="coeval-table5"/>
+                </section>
+            }
+        })}
+    }
+}

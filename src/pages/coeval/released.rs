@@ -1,0 +1,140 @@
+//! Seed 004's released files (`*_action.json`, `*annotator_scores.json`, the session logs
+//! `A01.json`…`A15.json`, `combine_data.json`…) recomputed in the browser with the same code as
+//! `concord coeval`: Table 6 rows, the α matrices (Figure 3 is the ROCStories A08–A10 block)
+//! and the notes on the data's traps. "Download report (JSON)" writes exactly what
+//! `concord coeval --format json` prints.
+
+use std::sync::Arc;
+
+use concord_core::coeval::Reproduction;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::HtmlInputElement;
+
+use super::model::{ReleasedView, alpha_heatmap};
+use super::results::{AlphaMatrix, LevelSelect};
+use super::{PlotView, TableView, use_ctx};
+use crate::browser::read_file;
+use crate::components::download::save_text;
+use crate::edge::time::yield_now;
+
+#[component]
+pub fn ReleasedPanel() -> impl IntoView {
+    let ctx = use_ctx();
+    let reproduction = StoredValue::new_local(None::<Reproduction>);
+    let version = RwSignal::new(0u32);
+    let busy = RwSignal::new(None::<String>);
+    let problems = RwSignal::new(Vec::<String>::new());
+    let view_model = Memo::new(move |_| {
+        version.track();
+        let level = ctx.level.get();
+        reproduction.with_value(|r| r.as_ref().map(|r| Arc::new(ReleasedView::new(r, level))))
+    });
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(list) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+        input.set_value("");
+        spawn_local(async move {
+            let mut r = Reproduction::new();
+            let mut errors = Vec::new();
+            let n = files.len();
+            for (k, file) in files.into_iter().enumerate() {
+                // A folder pick keeps the released folder names (ELI5/, ROCStories/…), which
+                // tell the task of files without a task prefix.
+                let relative = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
+                    .ok()
+                    .and_then(|v| v.as_string())
+                    .filter(|p| !p.is_empty());
+                let path = relative.unwrap_or_else(|| file.name());
+                busy.set(Some(format!("Reading {path} ({} of {n})…", k + 1)));
+                yield_now().await;
+                match read_file(&file).await {
+                    Ok(bytes) => {
+                        if let Err(e) = r.add(&path, &bytes) {
+                            errors.push(e.to_string());
+                        }
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+            errors.extend(r.diagnostics.iter().map(ToString::to_string));
+            busy.set(Some("Computing…".to_owned()));
+            yield_now().await;
+            reproduction.set_value(Some(r));
+            problems.set(errors);
+            version.update(|v| *v += 1);
+            busy.set(None);
+        });
+    };
+    let download = move |_| {
+        let Some(v) = view_model.get_untracked() else { return };
+        match serde_json::to_string_pretty(&v.report) {
+            Ok(json) => {
+                if let Err(e) = save_text("coeval-report.json", "application/json", &json) {
+                    ctx.error.set(Some(e));
+                }
+            }
+            Err(e) => ctx.error.set(Some(e.to_string())),
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="coeval-released-heading">
+            <h2 id="coeval-released-heading">"Seed 004's released files"</h2>
+            <p class="muted">
+                "Pick CoEval's released files (or a folder of them): *_action.json, *annotator_scores.json, "
+                "the session logs A01.json … A15.json. The numbers are those of "
+                <code>"concord coeval PATH --format json"</code> "."
+            </p>
+            <div class="row">
+                <label for="coeval-released-files">"Released CoEval files"</label>
+                <input id="coeval-released-files" type="file" multiple accept=".json,application/json" on:change=on_pick/>
+                <LevelSelect id="coeval-released-level"/>
+                <button class="secondary" type="button" on:click=download disabled=move || view_model.get().is_none()>"Download report (JSON)"</button>
+            </div>
+            <Show when=move || busy.get().is_some()>
+                <p role="status" data-testid="released-busy">{move || busy.get().unwrap_or_default()}</p>
+            </Show>
+            <ul class="diagnostics" data-testid="released-problems">
+                {move || problems.get().into_iter().map(|e| view! { <li class="warning">{e}</li> }).collect_view()}
+            </ul>
+        </section>
+        {move || view_model.get().map(|v| {
+            let rows: Vec<Vec<String>> = v.report.alpha.iter().map(|a| vec![
+                a.task.clone(), a.pair.a.clone(), a.pair.b.clone(), a.pair.level.clone(),
+                a.pair.alpha.map_or_else(|| "–".to_owned(), |x| format!("{x:.4}")), a.pair.n_units.to_string(),
+            ]).collect();
+            let pairs = super::model::Table {
+                title: "Pairwise α (all tasks)".to_owned(),
+                headers: ["task", "a", "b", "level", "alpha", "units"].map(str::to_owned).to_vec(),
+                rows,
+            };
+            view! {
+                <section class="panel" aria-labelledby="coeval-released-results" data-testid="released-results">
+                    <h2 id="coeval-released-results">"Recomputed"</h2>
+                    {v.table6.iter().enumerate().map(|(i, t)| view! {
+                        <TableView table=t.clone() testid=format!("released-table6-{}", v.report.tasks[i].task) file=format!("coeval-table6-{}", v.report.tasks[i].task)/>
+                    }).collect_view()}
+                    {v.figure3.clone().map(|(t, mean)| view! {
+                        <TableView table=t testid="released-figure3" file="coeval-figure3"/>
+                        <p data-testid="released-group1">{format!("Group 1 α (mean of ChatGPT–A08, –A09, –A10): {}", mean.map_or_else(|| "–".to_owned(), |m| format!("{m:.4}")))}</p>
+                    })}
+                    {v.matrices.iter().map(|m| {
+                        let task = &m.task;
+                        let map = alpha_heatmap(&format!("Krippendorff's α, {task}"), &m.raters, &m.matrix);
+                        view! {
+                            <h3>{format!("α matrix, {task}")}</h3>
+                            <AlphaMatrix raters=m.raters.clone() matrix=m.matrix.clone() testid=format!("released-alpha-{task}")/>
+                            <PlotView map=map label=format!("α heatmap {task}") file=format!("coeval-alpha-{task}")/>
+                        }
+                    }).collect_view()}
+                    <TableView table=pairs testid="released-pairs" file="coeval-alpha-pairs"/>
+                    <h3>"Minutes per sample (session-log stamps; not the paper's Table 7 measure)"</h3>
+                    <ul>{v.minutes.iter().map(|(t, m)| view! { <li>{format!("{t}: {m:.2}")}</li> }).collect_view()}</ul>
+                    <h3>"Notes on the data"</h3>
+                    <ul data-testid="released-notes">{v.report.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+                </section>
+            }
+        })}
+    }
+}

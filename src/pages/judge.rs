@@ -1,0 +1,398 @@
+//! The Judge screen: which attributes, which methods (output mode, auto-CoT, persona, N,
+//! temperature, top-p, parser), a prompt editor that shows seed 002's parts in their colours,
+//! and a live preview of the exact prompt for any item.
+
+use concord_core::data::Dataset;
+use concord_core::judge::builtin::OutputMode;
+use concord_core::judge::parse::Policy;
+use concord_core::judge::protocol::Sampling;
+use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
+use concord_core::workbench::{GridSpec, Study, grid};
+use leptos::prelude::*;
+
+use crate::state::{Screen, use_workbench, use_workspace};
+
+fn part_label(kind: PartKind) -> &'static str {
+    match kind {
+        PartKind::Persona => "Persona",
+        PartKind::Task => "Task description",
+        PartKind::Criteria => "Evaluation criteria",
+        PartKind::Steps => "Evaluation steps (auto-CoT)",
+        PartKind::Sample => "Sample",
+        PartKind::Output => "Output prompt",
+        _ => "Other",
+    }
+}
+
+fn part_class(kind: PartKind) -> &'static str {
+    match kind {
+        PartKind::Persona => "part part-persona",
+        PartKind::Task => "part part-task",
+        PartKind::Criteria => "part part-criteria",
+        PartKind::Steps => "part part-steps",
+        PartKind::Sample => "part part-sample",
+        PartKind::Output => "part part-output",
+        _ => "part",
+    }
+}
+
+fn persona_name(p: Persona) -> &'static str {
+    match p {
+        Persona::None => "none",
+        Persona::Hhh => "HHH assistant",
+        Persona::HumanAnnotator => "human annotator",
+    }
+}
+
+/// A fresh study for a dataset: every attribute, no methods yet.
+pub fn study_for(dataset: &Dataset) -> Study {
+    Study { attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(), methods: Vec::new() }
+}
+
+#[component]
+pub fn JudgePage() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    // A new dataset starts a new study (methods refer to its fields).
+    Effect::new(move |previous: Option<String>| {
+        let dataset = ws.dataset.get();
+        let name = dataset.loaded.dataset.name.clone();
+        let study = wb.study.get_untracked();
+        let attributes_fit = study
+            .attributes
+            .iter()
+            .all(|a| dataset.loaded.dataset.attribute_index(a).is_some());
+        let fresh = study.attributes.is_empty() && study.methods.is_empty();
+        if fresh || previous.as_ref().is_some_and(|p| *p != name) || !attributes_fit {
+            wb.study.set(study_for(&dataset.loaded.dataset));
+        }
+        name
+    });
+    view! {
+        <Show
+            when=move || !ws.dataset.get().loaded.dataset.items.is_empty()
+            fallback=|| view! {
+                <section class="panel"><p class="muted" data-testid="judge-empty">
+                    "The open dataset has no rated items. Load a dataset with items and human ratings on the Data screen."
+                </p></section>
+            }
+        >
+            <AttributesPanel/>
+            <AddMethodsPanel/>
+            <MethodsPanel/>
+            <PromptPanel/>
+        </Show>
+    }
+}
+
+#[component]
+fn AttributesPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let all = move || {
+        ws.dataset.get().loaded.dataset.attributes.iter().map(|a| (a.name.clone(), a.scale)).collect::<Vec<_>>()
+    };
+    view! {
+        <section class="panel" aria-labelledby="attributes-heading">
+            <h2 id="attributes-heading">"Attributes"</h2>
+            <div class="row">
+                {move || all().into_iter().map(|(name, scale)| {
+                    let n1 = name.clone();
+                    let n2 = name.clone();
+                    let checked = move || wb.study.with(|s| s.attributes.contains(&n1));
+                    view! {
+                        <label class="check">
+                            <input type="checkbox" prop:checked=checked
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    let name = n2.clone();
+                                    let order: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
+                                    wb.study.update(|s| {
+                                        s.attributes.retain(|a| *a != name);
+                                        if on { s.attributes.push(name.clone()); }
+                                        s.attributes.sort_by_key(|a| order.iter().position(|o| o == a));
+                                    });
+                                }/>
+                            {format!("{name} ({}–{})", scale.min, scale.max)}
+                        </label>
+                    }
+                }).collect_view()}
+            </div>
+        </section>
+    }
+}
+
+/// Adds `value` to `list` or removes it.
+fn toggle<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, value: T, on: bool) {
+    list.update(|l| {
+        l.retain(|v| *v != value);
+        if on {
+            l.push(value);
+        }
+    })
+}
+
+fn parse_list(text: &str) -> Vec<Option<f64>> {
+    text.split([',', ' ']).filter(|s| !s.trim().is_empty()).filter_map(|s| s.trim().parse().ok()).map(Some).collect()
+}
+
+#[component]
+fn AddMethodsPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let modes = RwSignal::new(vec![OutputMode::RateExplain]);
+    let cot = RwSignal::new(vec![false]);
+    let personas = RwSignal::new(vec![Persona::None]);
+    let temperatures = RwSignal::new("1".to_owned());
+    let n = RwSignal::new(1u32);
+    let top_p = RwSignal::new(String::new());
+    let max_tokens = RwSignal::new("128".to_owned());
+    let policy = RwSignal::new(Policy::Concord);
+    let message = RwSignal::new(None::<String>);
+    let set_mode = move |v, on| toggle(modes, v, on);
+    let set_cot = move |v, on| toggle(cot, v, on);
+    let set_persona = move |v, on| toggle(personas, v, on);
+    let add = move |_| {
+        let dataset = ws.dataset.get_untracked();
+        let study = wb.study.get_untracked();
+        let temps = parse_list(&temperatures.get_untracked());
+        // The papers' order, whatever order the boxes were ticked in.
+        let mut m = modes.get_untracked();
+        m.sort_by_key(|x| OutputMode::ALL.iter().position(|y| y == x));
+        let mut c = cot.get_untracked();
+        c.sort();
+        let mut p = personas.get_untracked();
+        p.sort_by_key(|x| [Persona::None, Persona::Hhh, Persona::HumanAnnotator].iter().position(|y| y == x));
+        let spec = GridSpec {
+            modes: m,
+            auto_cot: c,
+            personas: p,
+            temperatures: if temps.is_empty() { vec![None] } else { temps },
+            sampling: Sampling {
+                n: n.get_untracked().max(1),
+                temperature: None,
+                top_p: top_p.get_untracked().trim().parse().ok(),
+                max_tokens: max_tokens.get_untracked().trim().parse().ok(),
+                logprobs: None,
+            },
+            policy: policy.get_untracked(),
+        };
+        let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
+        let before = study.methods.len();
+        wb.study.update(|s| {
+            for m in methods {
+                if !s.methods.iter().any(|x| x.name == m.name) {
+                    s.methods.push(m);
+                }
+            }
+        });
+        let added = wb.study.with_untracked(|s| s.methods.len()) - before;
+        message.set(Some(if added == 0 {
+            "Nothing added: pick at least one output mode, and methods with these names exist already.".into()
+        } else {
+            format!("Added {added} method(s).")
+        }));
+    };
+    let mode_box = move |mode: OutputMode| {
+        view! {
+            <label class="check">
+                <input type="checkbox" prop:checked=move || modes.with(|m| m.contains(&mode))
+                    on:change=move |ev| set_mode(mode, event_target_checked(&ev))/>
+                {mode.name()}
+            </label>
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="grid-heading">
+            <h2 id="grid-heading">"Add methods"</h2>
+            <p class="muted">"Every combination of the choices below becomes one method (a row of the results table)."</p>
+            <fieldset class="row">
+                <legend>"Output mode"</legend>
+                {OutputMode::ALL.into_iter().map(mode_box).collect_view()}
+            </fieldset>
+            <fieldset class="row">
+                <legend>"Auto-CoT evaluation steps"</legend>
+                <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&false))
+                    on:change=move |ev| set_cot(false, event_target_checked(&ev))/>"without"</label>
+                <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&true))
+                    on:change=move |ev| set_cot(true, event_target_checked(&ev))/>"with"</label>
+            </fieldset>
+            <fieldset class="row">
+                <legend>"Persona"</legend>
+                {[Persona::None, Persona::Hhh, Persona::HumanAnnotator].into_iter().map(|p| view! {
+                    <label class="check"><input type="checkbox" prop:checked=move || personas.with(|l| l.contains(&p))
+                        on:change=move |ev| set_persona(p, event_target_checked(&ev))/>{persona_name(p)}</label>
+                }).collect_view()}
+            </fieldset>
+            <div class="row">
+                <label>"Temperatures " <input type="text" size="10" prop:value=move || temperatures.get()
+                    on:input=move |ev| temperatures.set(event_target_value(&ev))
+                    aria-describedby="temps-help"/></label>
+                <span id="temps-help" class="muted">"comma-separated, e.g. 0, 0.7, 1"</span>
+                <label>"Samples N " <input type="number" min="1" max="100" prop:value=move || n.get().to_string()
+                    on:input=move |ev| n.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
+                <label>"top_p " <input type="text" size="5" placeholder="default" prop:value=move || top_p.get()
+                    on:input=move |ev| top_p.set(event_target_value(&ev))/></label>
+                <label>"Max tokens " <input type="text" size="6" prop:value=move || max_tokens.get()
+                    on:input=move |ev| max_tokens.set(event_target_value(&ev))/></label>
+                <label>"Parser "
+                    <select on:change=move |ev| {
+                        if let Some(p) = Policy::from_name(&event_target_value(&ev)) { policy.set(p) }
+                    }>
+                        {Policy::ALL.into_iter().map(|p| view! {
+                            <option value=p.name() selected=move || policy.get() == p>{p.name()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <div class="row">
+                <button class="primary" type="button" on:click=add>"Add methods"</button>
+                <span role="status" class="muted">{move || message.get().unwrap_or_default()}</span>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn MethodsPanel() -> impl IntoView {
+    let wb = use_workbench();
+    let ws = use_workspace();
+    view! {
+        <section class="panel" aria-labelledby="methods-heading">
+            <h2 id="methods-heading">"Methods"</h2>
+            {move || {
+                let study = wb.study.get();
+                if study.methods.is_empty() {
+                    return view! { <p class="muted" data-testid="no-methods">"No methods yet: add some above."</p> }.into_any();
+                }
+                let count = study.methods.len() * study.attributes.len();
+                view! {
+                    <table class="data" data-testid="methods">
+                        <thead><tr>
+                            <th scope="col">"Method"</th><th scope="col">"N"</th><th scope="col">"T"</th>
+                            <th scope="col">"top_p"</th><th scope="col">"Parser"</th><th scope="col"><span class="sr-only">"Actions"</span></th>
+                        </tr></thead>
+                        <tbody>
+                        {study.methods.iter().map(|m| {
+                            let name = m.name.clone();
+                            let label = format!("Remove {name}");
+                            view! {
+                                <tr>
+                                    <td>{m.name.clone()}</td>
+                                    <td class="num">{m.sampling.n}</td>
+                                    <td class="num">{m.sampling.temperature.map_or("default".into(), |t| t.to_string())}</td>
+                                    <td class="num">{m.sampling.top_p.map_or("default".into(), |t| t.to_string())}</td>
+                                    <td>{m.policy.name()}</td>
+                                    <td><button type="button" class="secondary" aria-label=label
+                                        on:click=move |_| wb.study.update(|s| s.methods.retain(|x| x.name != name))>"Remove"</button></td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                        </tbody>
+                    </table>
+                    <p class="muted">{format!("{count} (method, attribute) runs per item.")}</p>
+                    <button class="primary" type="button" on:click=move |_| ws.screen.set(Screen::Run)>"Go to Run"</button>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// Renders each part of `template` separately for `item`, so the preview can colour them.
+fn render_parts(template: &PromptTemplate, item: &concord_core::data::RatingItem) -> Vec<(PartKind, String)> {
+    template
+        .parts
+        .iter()
+        .map(|part| {
+            let single = PromptTemplate { parts: vec![part.clone()], bindings: template.bindings.clone() };
+            let text = single.render(item).unwrap_or_else(|e| format!("⚠ {e}"));
+            (part.kind, text)
+        })
+        .collect()
+}
+
+#[component]
+fn PromptPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let method = RwSignal::new(0usize);
+    let attribute = RwSignal::new(0usize);
+    let item = RwSignal::new(0usize);
+    let selected = move || {
+        let study = wb.study.get();
+        let m = study.methods.get(method.get())?.clone();
+        let a = study.attributes.get(attribute.get())?.clone();
+        let t = m.template(&a)?.clone();
+        Some((m.name, a, t))
+    };
+    let edit = move |index: usize, text: String| {
+        let (m, a) = (method.get_untracked(), attribute.get_untracked());
+        wb.study.update(|s| {
+            let Some(attr) = s.attributes.get(a).cloned() else { return };
+            if let Some(t) = s.methods.get_mut(m).and_then(|m| m.templates.get_mut(&attr))
+                && let Some(part) = t.parts.get_mut(index)
+            {
+                part.text = text;
+            }
+        });
+    };
+    view! {
+        <Show when=move || wb.study.with(|s| !s.methods.is_empty())>
+            <section class="panel" aria-labelledby="prompt-heading">
+                <h2 id="prompt-heading">"Prompt"</h2>
+                <div class="row">
+                    <label>"Method "
+                        <select on:change=move |ev| method.set(event_target_value(&ev).parse().unwrap_or(0))>
+                            {move || wb.study.get().methods.iter().enumerate().map(|(i, m)| view! {
+                                <option value=i.to_string() selected=move || method.get() == i>{m.name.clone()}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"Attribute "
+                        <select on:change=move |ev| attribute.set(event_target_value(&ev).parse().unwrap_or(0))>
+                            {move || wb.study.get().attributes.iter().enumerate().map(|(i, a)| view! {
+                                <option value=i.to_string() selected=move || attribute.get() == i>{a.clone()}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"Preview item "
+                        <input type="number" min="1" prop:value=move || (item.get() + 1).to_string()
+                            on:input=move |ev| {
+                                let max = ws.dataset.get_untracked().loaded.dataset.items.len().max(1);
+                                let v: usize = event_target_value(&ev).parse().unwrap_or(1);
+                                item.set(v.clamp(1, max) - 1);
+                            }/>
+                    </label>
+                </div>
+                <div class="prompt-grid">
+                    <div class="prompt-editor">
+                        <h3>"Template"</h3>
+                        {move || selected().map(|(_, _, t)| t.parts.iter().enumerate().map(|(i, part)| {
+                            let id = format!("part-{i}");
+                            let label = part_label(part.kind);
+                            view! {
+                                <label for=id.clone() class=part_class(part.kind)>{label}</label>
+                                <textarea id=id class=part_class(part.kind) rows="4"
+                                    prop:value=part.text.clone()
+                                    on:change=move |ev| edit(i, event_target_value(&ev))></textarea>
+                            }
+                        }).collect_view())}
+                    </div>
+                    <div class="prompt-preview">
+                        <h3>"Exact prompt for this item"</h3>
+                        <pre class="prompt" data-testid="prompt-preview">
+                            {move || {
+                                let dataset = ws.dataset.get();
+                                let Some((_, _, t)) = selected() else { return Vec::new() };
+                                let Some(it) = dataset.loaded.dataset.items.get(item.get()) else { return Vec::new() };
+                                render_parts(&t, it).into_iter().map(|(kind, text)| view! {
+                                    <span class=part_class(kind) title=part_label(kind)>{text}</span>
+                                }).collect::<Vec<_>>()
+                            }}
+                        </pre>
+                    </div>
+                </div>
+            </section>
+        </Show>
+    }
+}

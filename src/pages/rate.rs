@@ -1,0 +1,163 @@
+//! Rate it yourself (classrooms): a keyboard-driven screen where a student rates the open
+//! dataset's items on one attribute. Their ratings join the study as a rater (kept in this
+//! browser as they are made, and in exported bundles), and the Results screen compares them
+//! with the dataset's human raters and the LLM judges (correlation, Krippendorff's α).
+
+use concord_core::workbench::ExtraRater;
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::edge::store::StoreName;
+use crate::state::{Screen, Workbench, use_workbench, use_workspace};
+
+fn storage_key(name: &str, attribute: &str) -> String {
+    format!("rate/{name}/{attribute}")
+}
+
+/// Records `score` for `item_id` (replacing an earlier score) and saves the rater at once.
+fn record(wb: Workbench, name: &str, attribute: &str, item_id: &str, score: f64) {
+    wb.raters.update(|raters| {
+        let rater = match raters.iter().position(|r| r.name == name && r.attribute == attribute) {
+            Some(i) => &mut raters[i],
+            None => {
+                raters.push(ExtraRater { name: name.to_owned(), attribute: attribute.to_owned(), scores: Vec::new() });
+                let last = raters.len() - 1;
+                &mut raters[last]
+            }
+        };
+        rater.scores.retain(|(id, _)| id != item_id);
+        rater.scores.push((item_id.to_owned(), score));
+    });
+    let saved = wb.raters.with_untracked(|r| r.iter().find(|r| r.name == name && r.attribute == attribute).cloned());
+    if let (Some(store), Some(rater)) = (wb.store.get_untracked(), saved) {
+        let key = storage_key(name, attribute);
+        spawn_local(async move {
+            let _ = store.put(StoreName::Settings, &key, &serde_json::to_string(&rater).unwrap_or_default()).await;
+        });
+    }
+}
+
+#[component]
+pub fn RatePage() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let name = RwSignal::new(String::new());
+    let attribute = RwSignal::new(0usize);
+    let position = RwSignal::new(0usize);
+    let started = RwSignal::new(false);
+    let dataset = move || ws.dataset.get().loaded.dataset.clone();
+    let attr = move || dataset().attributes.get(attribute.get()).cloned();
+    let current = move || dataset().items.get(position.get()).cloned();
+    let score_of = move |item_id: &str| {
+        let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
+        wb.raters.with(|r| {
+            r.iter().find(|r| r.name == n && r.attribute == a).and_then(|r| r.scores.iter().find(|(id, _)| id == item_id).map(|(_, s)| *s))
+        })
+    };
+    let done = move || {
+        let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
+        wb.raters.with(|r| r.iter().find(|r| r.name == n && r.attribute == a).map_or(0, |r| r.scores.len()))
+    };
+    // Resume an earlier session of the same rater and attribute from storage.
+    let start = move |_| {
+        let n = name.get_untracked().trim().to_owned();
+        if n.is_empty() {
+            return;
+        }
+        name.set(n.clone());
+        started.set(true);
+        let a = attr().map(|a| a.name).unwrap_or_default();
+        if let Some(store) = wb.store.get_untracked() {
+            spawn_local(async move {
+                if let Ok(Some(text)) = store.get(StoreName::Settings, &storage_key(&n, &a)).await
+                    && let Ok(saved) = serde_json::from_str::<ExtraRater>(&text)
+                {
+                    let first_unrated = {
+                        let d = ws.dataset.get_untracked();
+                        d.loaded.dataset.items.iter().position(|it| !saved.scores.iter().any(|(id, _)| *id == it.id)).unwrap_or(0)
+                    };
+                    wb.raters.update(|r| {
+                        r.retain(|x| !(x.name == saved.name && x.attribute == saved.attribute));
+                        r.push(saved);
+                    });
+                    position.set(first_unrated);
+                }
+            });
+        }
+    };
+    let rate = move |score: f64| {
+        let Some(item) = current() else { return };
+        let Some(a) = attr() else { return };
+        record(wb, &name.get_untracked(), &a.name, &item.id, score);
+        let last = dataset().items.len().saturating_sub(1);
+        position.update(|p| *p = (*p + 1).min(last));
+    };
+    let on_key = move |ev: KeyboardEvent| {
+        let Some(a) = attr() else { return };
+        let key = ev.key();
+        let last = dataset().items.len().saturating_sub(1);
+        match key.as_str() {
+            "ArrowRight" | "j" => position.update(|p| *p = (*p + 1).min(last)),
+            "ArrowLeft" | "k" => position.update(|p| *p = p.saturating_sub(1)),
+            k => {
+                if let Ok(v) = k.parse::<f64>()
+                    && a.scale.contains(v)
+                {
+                    ev.prevent_default();
+                    rate(v);
+                }
+                return;
+            }
+        }
+        ev.prevent_default();
+    };
+    view! {
+        <section class="panel" aria-labelledby="rate-heading">
+            <h2 id="rate-heading">"Rate it yourself"</h2>
+            <p class="muted">"Rate the open dataset's outputs; your ratings are compared with the human raters and the LLM judges on the Results screen. They are saved in this browser as you go and travel in exported bundles."</p>
+            <div class="row">
+                <label for="rater-name">"Your name"</label>
+                <input id="rater-name" type="text" prop:value=move || name.get() on:input=move |ev| { name.set(event_target_value(&ev)); started.set(false); }/>
+                <label for="rate-attribute">"Attribute"</label>
+                <select id="rate-attribute" on:change=move |ev| { attribute.set(event_target_value(&ev).parse().unwrap_or(0)); started.set(false); }>
+                    {move || dataset().attributes.iter().enumerate().map(|(i, a)| view! {
+                        <option value=i.to_string() selected=move || attribute.get() == i>{format!("{} ({}–{})", a.name, a.scale.min, a.scale.max)}</option>
+                    }).collect_view()}
+                </select>
+                <button type="button" class="primary" on:click=start disabled=move || name.get().trim().is_empty()>"Start rating"</button>
+            </div>
+        </section>
+        <Show when=move || started.get() && current().is_some()>
+            <section class="panel rate-card" tabindex="0" aria-labelledby="rate-item-heading" on:keydown=on_key data-testid="rate-card">
+                <h2 id="rate-item-heading">{move || format!("Item {} of {} · {} rated", position.get() + 1, dataset().items.len(), done())}</h2>
+                <p class="muted">{move || attr().map(|a| format!(
+                    "Press {}–{} to rate {} (then the next item shows), ← / → to move. Click here first if the keys do nothing.",
+                    a.scale.min, a.scale.max, a.name))}</p>
+                {move || current().map(|item| view! {
+                    <div class="rate-item">
+                        {item.inputs.names().map(|n| {
+                            let text = item.inputs.get(n).unwrap_or_default().to_owned();
+                            view! { <h3>{n.to_owned()}</h3><pre class="source">{text}</pre> }
+                        }).collect_view()}
+                        <h3>{item.output_name.clone()}</h3>
+                        <pre class="output" data-testid="rate-output">{item.output.clone()}</pre>
+                    </div>
+                })}
+                <div class="row" role="group" aria-label="Rating">
+                    {move || attr().map(|a| {
+                        let lo = a.scale.min.ceil() as i64;
+                        let hi = a.scale.max.floor() as i64;
+                        (lo..=hi).map(|v| {
+                            let id = current().map(|c| c.id).unwrap_or_default();
+                            let chosen = Signal::derive(move || score_of(&id) == Some(v as f64));
+                            view! { <button type="button" class="secondary rate-button" class:chosen=chosen aria-pressed=move || chosen.get().to_string()
+                                on:click=move |_| rate(v as f64)>{v.to_string()}</button> }
+                        }).collect_view()
+                    })}
+                    <button type="button" class="secondary" on:click=move |_| ws.screen.set(Screen::Results)>"See how I agree"</button>
+                </div>
+            </section>
+        </Show>
+    }
+}

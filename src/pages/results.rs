@@ -1,0 +1,637 @@
+//! The Results screen: seed 002's table (methods × attributes; statistic, level and baseline
+//! switchable; bold where Williams' test beats the baseline), bootstrap intervals on demand,
+//! scatter and histograms of a cell, cost against quality, parse failures, a per-item
+//! drill-down, agreement with raters from "Rate it yourself", importing released judge
+//! outputs, and the exports (CSV, Markdown, LaTeX, SVG/PNG, the bundle).
+
+use std::collections::HashMap;
+
+use concord_core::data::{self, Dataset};
+use concord_core::judge::aggregate::ItemScore;
+use concord_core::judge::parse::Policy;
+use concord_core::run::{Capabilities, PriceTable};
+use concord_core::workbench::results::{self, Format, Granularity, Statistic};
+use concord_core::workbench::{
+    BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, bootstrap_interval,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::HtmlInputElement;
+
+use crate::browser::read_file;
+use crate::components::download::{save_svg_as_png, save_text};
+use crate::components::plot::{Histogram, Scatter, scene_view};
+use crate::edge::time;
+use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
+
+/// Opens a bundle: its dataset, study, runs, raters and view settings replace the current ones.
+pub fn open_bundle(wb: Workbench, ws: crate::state::Workspace, text: &str, source: &str) -> Result<(), String> {
+    let bundle = Bundle::from_json(text).map_err(|e| format!("{source}: {e}"))?;
+    let format = data::Format::Csv;
+    let dataset = bundle.dataset.embedded.clone();
+    let loaded = data::Loaded {
+        summary: data::summarize(format, &dataset, &[]),
+        format,
+        dataset,
+        runs: Vec::new(),
+        mapping: None,
+        diagnostics: Vec::new(),
+    };
+    ws.dataset.set(OpenDataset::new(loaded));
+    if let Some(study) = bundle.study.clone() {
+        wb.study.set(study);
+    }
+    wb.runs.set(bundle.runs.clone());
+    wb.raters.set(bundle.raters.clone());
+    wb.settings.set(bundle.settings.clone());
+    wb.bundle_source.set(Some(source.to_owned()));
+    Ok(())
+}
+
+/// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
+/// Results screen or saying what went wrong.
+pub async fn open_bundle_url(wb: Workbench, ws: crate::state::Workspace, url: &str) {
+    ws.screen.set(crate::state::Screen::Results);
+    wb.bundle_source.set(Some(format!("{url} (loading…)")));
+    let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
+        Err(e) => Err(format!("Could not fetch the bundle {url}: {e}")),
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Err(_) => Err(format!("{url} is not UTF-8 text, so not a bundle")),
+            Ok(text) => open_bundle(wb, ws, &text, url),
+        },
+    };
+    if let Err(e) = outcome {
+        wb.bundle_source.set(None);
+        wb.bundle_error.set(Some(e));
+    } else {
+        wb.bundle_error.set(None);
+    }
+}
+
+/// Builds the bundle of what the Results screen shows.
+pub fn current_bundle(wb: Workbench, ws: crate::state::Workspace) -> Bundle {
+    let dataset = ws.dataset.get_untracked();
+    let form = wb.connection.get_untracked();
+    let has_study_runs = wb.runs.with_untracked(|r| r.iter().any(|r| r.origin == "study"));
+    let endpoint = has_study_runs.then(|| form.endpoint());
+    let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    Bundle::new(
+        &dataset.loaded.dataset,
+        dataset.loaded.format.name(),
+        Some(wb.study.get_untracked()),
+        endpoint.as_ref(),
+        wb.runs.get_untracked(),
+        wb.raters.get_untracked(),
+        wb.settings.get_untracked(),
+        created,
+    )
+}
+
+fn stat_name(s: Statistic) -> &'static str {
+    match s {
+        Statistic::Pearson => "pearson",
+        Statistic::Spearman => "spearman",
+        Statistic::KendallB => "kendall_b",
+    }
+}
+
+fn file_stem(name: &str) -> String {
+    name.rsplit_once('.').map_or(name, |(s, _)| s).to_owned()
+}
+
+/// Turns the judge runs a released file carries into table rows.
+fn imported_runs(dataset: &Dataset, loaded: &data::Loaded, file: &str, policy: Policy) -> (Vec<JudgedRun>, Vec<String>) {
+    let mut runs = Vec::new();
+    let mut problems = Vec::new();
+    for run in &loaded.runs {
+        let attribute = run
+            .attribute
+            .clone()
+            .filter(|a| dataset.attribute_index(a).is_some())
+            .or_else(|| (dataset.attributes.len() == 1).then(|| dataset.attributes[0].name.clone()));
+        let Some(attribute) = attribute else {
+            problems.push(format!(
+                "{file}: cannot tell which attribute it rates (the dataset has {})",
+                dataset.attributes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+            continue;
+        };
+        let stem = file_stem(file);
+        // Chiang & Lee's names carry the attribute (`gpt3.5_nat_rate_explain`): drop it so one
+        // method gets one row.
+        let method = ["_nat_", "_coh_", "_eng_", "_gro_", "_con_", "_flu_", "_rel_"]
+            .iter()
+            .find_map(|abbr| stem.split_once(abbr).map(|(a, b)| format!("{a} {b}")))
+            .unwrap_or(stem);
+        runs.push(JudgedRun { method, attribute, policy, run: run.clone(), origin: file.to_owned() });
+    }
+    if loaded.runs.is_empty() {
+        problems.push(format!("{file}: no judge outputs in this file (detected as {})", loaded.format.name()));
+    }
+    (runs, problems)
+}
+
+#[component]
+pub fn ResultsPage() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let table = Memo::new(move |_| {
+        let dataset = ws.dataset.get();
+        let runs = wb.runs.get();
+        let baseline = wb.settings.with(|s| s.baseline.clone());
+        let started = time::monotonic_ms();
+        let t = concord_core::workbench::compute(&dataset.loaded.dataset, &runs, baseline.as_deref());
+        let took = time::monotonic_ms() - started;
+        (t, took)
+    });
+    let selected = RwSignal::new(None::<(usize, usize)>);
+    view! {
+        <ImportPanel/>
+        {move || wb.bundle_error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="bundle-error">{e}</p> })}
+        {move || wb.bundle_source.get().map(|s| view! {
+            <p class="notice-line" data-testid="bundle-source">{format!("Showing the bundle {s}: every number below was recomputed from its raw responses.")}</p>
+        })}
+        <Show
+            when=move || !table.with(|(t, _)| t.methods.is_empty())
+            fallback=|| view! {
+                <section class="panel"><p class="muted" data-testid="results-empty">
+                    "No results yet. Run methods from the Run screen, import released judge outputs or a bundle above, or open the demo."
+                </p></section>
+            }
+        >
+            <TablePanel table=table selected=selected/>
+            <CellPanel table=table selected=selected/>
+            <CostPanel table=table/>
+        </Show>
+        <AgreementPanel table=table/>
+    }
+}
+
+#[component]
+fn ImportPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let message = RwSignal::new(None::<(bool, String)>);
+    let policy = RwSignal::new(Policy::CloserLook);
+    let on_outputs = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(files) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        input.set_value("");
+        spawn_local(async move {
+            let dataset = ws.dataset.get_untracked();
+            let mut added = 0;
+            let mut problems = Vec::new();
+            for file in files {
+                let name = file.name();
+                match read_file(&file).await {
+                    Err(e) => problems.push(e),
+                    Ok(bytes) => match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
+                        Err(e) => problems.push(format!("{name}: {e}")),
+                        Ok(loaded) => {
+                            let (runs, p) = imported_runs(&dataset.loaded.dataset, &loaded, &name, policy.get_untracked());
+                            problems.extend(p);
+                            added += runs.len();
+                            wb.runs.update(|r| {
+                                r.retain(|x| !runs.iter().any(|n| n.origin == x.origin && n.attribute == x.attribute));
+                                r.extend(runs);
+                            });
+                        }
+                    },
+                }
+                time::yield_now().await;
+            }
+            let ok = problems.is_empty();
+            let mut text = format!("Imported {added} judge run(s).");
+            for p in problems {
+                text.push(' ');
+                text.push_str(&p);
+            }
+            message.set(Some((ok, text)));
+        });
+    };
+    let on_bundle = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        spawn_local(async move {
+            let name = file.name();
+            let result = match read_file(&file).await {
+                Err(e) => Err(e),
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Err(_) => Err(format!("{name}: not UTF-8 text, so not a bundle")),
+                    Ok(text) => open_bundle(wb, ws, &text, &name),
+                },
+            };
+            message.set(Some(match result {
+                Ok(()) => (true, format!("Opened bundle {name}.")),
+                Err(e) => (false, e),
+            }));
+        });
+    };
+    let export_bundle = move |_| {
+        let bundle = current_bundle(wb, ws);
+        let name = format!("concord-bundle-{}.json", file_stem(&bundle.dataset.name));
+        if let Err(e) = save_text(&name, "application/json", &bundle.to_json()) {
+            message.set(Some((false, e)));
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="import-heading">
+            <h2 id="import-heading">"Import and export"</h2>
+            <div class="row">
+                <label for="judge-outputs">"Import judge outputs"</label>
+                <input id="judge-outputs" type="file" multiple accept=".json,.jsonl" on:change=on_outputs/>
+                <label>"read with parser "
+                    <select on:change=move |ev| if let Some(p) = Policy::from_name(&event_target_value(&ev)) { policy.set(p) }>
+                        {Policy::ALL.into_iter().map(|p| view! { <option value=p.name() selected=move || policy.get() == p>{p.name()}</option> }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <p class="muted">"Released result files (Chiang & Lee's `all_responses`, UniEval predictions) are joined to the open dataset by document and system, never by row."</p>
+            <div class="row">
+                <label for="bundle-file">"Import bundle"</label>
+                <input id="bundle-file" type="file" accept=".json,application/json" on:change=on_bundle/>
+                <button type="button" class="primary" on:click=export_bundle
+                    disabled=move || wb.runs.with(Vec::is_empty)>"Export bundle"</button>
+                <button type="button" class="secondary" on:click=move |_| wb.runs.update(|r| r.retain(|x| x.origin == "study"))>"Remove imported runs"</button>
+            </div>
+            {move || message.get().map(|(ok, text)| view! {
+                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="import-message">{text}</p>
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn TablePanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize, usize)>>) -> impl IntoView {
+    let wb = use_workbench();
+    let ws = use_workspace();
+    let settings = move || wb.settings.get();
+    let intervals = RwSignal::new(HashMap::<(usize, usize), (f64, f64)>::new());
+    let computing = RwSignal::new(false);
+    // Intervals belong to one table and one setting.
+    Effect::new(move |_| {
+        table.track();
+        wb.settings.track();
+        intervals.set(HashMap::new());
+    });
+    let compute_cis = move |_| {
+        let (t, _) = table.get_untracked();
+        let s = wb.settings.get_untracked();
+        let dataset = ws.dataset.get_untracked();
+        computing.set(true);
+        spawn_local(async move {
+            let spec = BootstrapSpec { statistic: s.statistic, level: s.level, resamples: s.resamples, seed: s.seed, confidence: s.confidence };
+            let mut out = HashMap::new();
+            for m in 0..t.methods.len() {
+                for a in 0..t.attributes.len() {
+                    if let Some(c) = t.cell(m, a)
+                        && let Some(ci) = bootstrap_interval(&dataset.loaded.dataset, &t.attributes[a], &c.scores.scores, spec)
+                    {
+                        out.insert((m, a), (ci.low, ci.high));
+                    }
+                    // One cell at a time keeps the page responsive.
+                    time::yield_now().await;
+                }
+            }
+            intervals.set(out);
+            computing.set(false);
+        });
+    };
+    let export = move |format: Format, ext: &'static str, mime: &'static str| {
+        let (t, _) = table.get_untracked();
+        let s = wb.settings.get_untracked();
+        let text = t.render(s.statistic, s.level, format);
+        let _ = save_text(&format!("concord-results.{ext}"), mime, &text);
+    };
+    view! {
+        <section class="panel" aria-labelledby="table-heading">
+            <h2 id="table-heading">"Correlation with human ratings"</h2>
+            <div class="row">
+                <label>"Statistic "
+                    <select aria-label="Statistic" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if let Some(s) = Statistic::ALL.into_iter().find(|s| stat_name(*s) == v) { wb.settings.update(|x| x.statistic = s) }
+                    }>
+                        {Statistic::ALL.into_iter().map(|s| view! { <option value=stat_name(s) selected=move || settings().statistic == s>{s.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Level "
+                    <select aria-label="Level" on:change=move |ev| {
+                        let level = if event_target_value(&ev) == "document" { Granularity::Document } else { Granularity::Dataset };
+                        wb.settings.update(|x| x.level = level);
+                    }>
+                        <option value="dataset" selected=move || settings().level == Granularity::Dataset>"dataset level"</option>
+                        <option value="document" selected=move || settings().level == Granularity::Document>"document level"</option>
+                    </select>
+                </label>
+                <label>"Baseline "
+                    <select aria-label="Baseline" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        wb.settings.update(|x| x.baseline = (!v.is_empty()).then_some(v));
+                    }>
+                        <option value="" selected=move || settings().baseline.is_none()>"none"</option>
+                        {move || table.get().0.methods.into_iter().map(|m| {
+                            let (value, label) = (m.clone(), m.clone());
+                            view! { <option value=value selected=move || settings().baseline.as_deref() == Some(m.as_str())>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <button type="button" class="secondary" on:click=compute_cis disabled=move || computing.get()>
+                    {move || if computing.get() { "Computing intervals…" } else { "Bootstrap CIs" }}
+                </button>
+            </div>
+            <div class="table-wrap">
+                <table class="data results" data-testid="results-table">
+                    <thead><tr>
+                        <th scope="col">"Method"</th>
+                        {move || table.get().0.attributes.into_iter().map(|a| view! { <th scope="col" class="num">{a}</th> }).collect_view()}
+                    </tr></thead>
+                    <tbody>
+                        {move || {
+                            let (t, _) = table.get();
+                            let s = settings();
+                            let cis = intervals.get();
+                            t.methods.iter().enumerate().map(|(m, method)| view! {
+                                <tr>
+                                    <th scope="row">{method.clone()}</th>
+                                    {(0..t.attributes.len()).map(|a| {
+                                        let cell = t.cell(m, a).cloned();
+                                        let Some(c) = cell else { return view! { <td class="num">"–"</td> }.into_any() };
+                                        let v = results::value(&c.row, s.statistic, s.level);
+                                        let text = v.map_or("–".to_owned(), |v| format!("{v:.3}"));
+                                        let sig = c.beats_baseline();
+                                        let p = c.row.williams_vs_first.p;
+                                        let title = format!(
+                                            "n = {}, parse failures = {}{}",
+                                            c.row.n, c.row.parse_failures,
+                                            p.map_or(String::new(), |p| format!(", Williams p = {p:.4} vs baseline"))
+                                        );
+                                        let ci = cis.get(&(m, a)).map(|(lo, hi)| format!("[{lo:.3}, {hi:.3}]"));
+                                        view! {
+                                            <td class="num" class:sig=sig>
+                                                <button type="button" class="cell" title=title.clone() aria-label=format!("{method}, {}: {text}. {title}", t.attributes[a])
+                                                    on:click=move |_| selected.set(Some((m, a)))>
+                                                    {if sig { view! { <strong>{text.clone()}</strong> }.into_any() } else { view! { <span>{text.clone()}</span> }.into_any() }}
+                                                </button>
+                                                {ci.map(|ci| view! { <span class="ci">{ci}</span> })}
+                                            </td>
+                                        }.into_any()
+                                    }).collect_view()}
+                                </tr>
+                            }).collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+            <p class="muted">
+                {move || {
+                    let s = settings();
+                    let (t, took) = table.get();
+                    let mark = match &t.baseline {
+                        Some(b) => format!("Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."),
+                        None => "Choose a baseline to mark significant improvements (Williams' test).".into(),
+                    };
+                    format!("{} at {}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.", s.statistic.label(), s.level.label())
+                }}
+            </p>
+            <ParseFailures table=table/>
+            <div class="row">
+                <button type="button" class="secondary" on:click=move |_| export(Format::Csv, "csv", "text/csv")>"Export CSV"</button>
+                <button type="button" class="secondary" on:click=move |_| export(Format::Markdown, "md", "text/markdown")>"Export Markdown"</button>
+                <button type="button" class="secondary" on:click=move |_| export(Format::Latex, "tex", "application/x-tex")>"Export LaTeX"</button>
+            </div>
+            {move || {
+                let errors = table.get().0.errors;
+                (!errors.is_empty()).then(|| view! {
+                    <ul class="error-box" role="alert">{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                })
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn ParseFailures(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    view! {
+        <details>
+            <summary>"Parse failures"</summary>
+            <table class="data" data-testid="parse-failures">
+                <thead><tr><th scope="col">"Method"</th><th scope="col">"Attribute"</th><th scope="col" class="num">"Samples"</th><th scope="col" class="num">"Unparseable"</th></tr></thead>
+                <tbody>
+                    {move || {
+                        let (t, _) = table.get();
+                        let mut rows = Vec::new();
+                        for (m, method) in t.methods.iter().enumerate() {
+                            for (a, attribute) in t.attributes.iter().enumerate() {
+                                if let Some(c) = t.cell(m, a) {
+                                    rows.push(view! { <tr><td>{method.clone()}</td><td>{attribute.clone()}</td>
+                                        <td class="num">{c.scores.samples}</td><td class="num">{c.scores.parse_failures}</td></tr> });
+                                }
+                            }
+                        }
+                        rows
+                    }}
+                </tbody>
+            </table>
+        </details>
+    }
+}
+
+#[component]
+fn CellPanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize, usize)>>) -> impl IntoView {
+    let ws = use_workspace();
+    let item = RwSignal::new(None::<usize>);
+    Effect::new(move |_| {
+        selected.track();
+        item.set(None);
+    });
+    let info = move || {
+        let (m, a) = selected.get()?;
+        let (t, _) = table.get();
+        let cell = t.cell(m, a)?.clone();
+        Some((t.methods[m].clone(), t.attributes[a].clone(), cell))
+    };
+    view! {
+        {move || info().map(|(method, attribute, cell)| {
+            let dataset = ws.dataset.get().loaded.dataset.clone();
+            let index = dataset.attribute_index(&attribute).unwrap_or(0);
+            let human = dataset.human_scores(index);
+            let points: Vec<(f64, f64)> = human.iter().zip(&cell.scores.scores).filter_map(|(h, j)| Some(((*h)?, (*j)?))).collect();
+            let labels: Vec<String> = dataset.items.iter().zip(human.iter().zip(&cell.scores.scores))
+                .filter(|(_, (h, j))| h.is_some() && j.is_some()).map(|(it, _)| it.id.clone()).collect();
+            let scatter = Scatter::new(format!("{method} vs humans: {attribute}"), "human rating", "judge rating", points).labels(labels).scene();
+            let judge_hist = Histogram::new(format!("{method}: judge ratings"), cell.scores.scores.iter().flatten().copied().collect(), 10).scene();
+            let human_hist = Histogram::new(format!("Humans: {attribute}"), human.iter().flatten().copied().collect(), 10).scene();
+            let svg = [scatter.to_svg(), judge_hist.to_svg(), human_hist.to_svg()];
+            let [s0, s1, s2] = svg.clone();
+            let base = format!("{}-{attribute}", method.replace(' ', "_"));
+            let base2 = base.clone();
+            view! {
+                <section class="panel" aria-labelledby="cell-heading" data-testid="cell-panel">
+                    <h2 id="cell-heading">{format!("{method} · {attribute}")}</h2>
+                    <div class="plots">
+                        {scene_view(&scatter, "scatter of judge against human ratings")}
+                        {scene_view(&judge_hist, "histogram of judge ratings")}
+                        {scene_view(&human_hist, "histogram of human ratings")}
+                    </div>
+                    <div class="row">
+                        <button type="button" class="secondary" on:click=move |_| { let _ = save_text(&format!("{base}-scatter.svg"), "image/svg+xml", &s0); }>"Export scatter SVG"</button>
+                        <button type="button" class="secondary" on:click=move |_| { let s = s1.clone(); let b = base2.clone(); spawn_local(async move { let _ = save_svg_as_png(&format!("{b}-judge-histogram.png"), &s).await; }); }>"Export histogram PNG"</button>
+                        <button type="button" class="secondary" on:click=move |_| { let _ = save_text("human-histogram.svg", "image/svg+xml", &s2); }>"Export human histogram SVG"</button>
+                    </div>
+                    <h3>"Items"</h3>
+                    <div class="table-wrap">
+                        <table class="data" data-testid="items-table">
+                            <thead><tr><th scope="col">"Item"</th><th scope="col">"System"</th><th scope="col" class="num">"Human"</th><th scope="col" class="num">"Judge"</th><th scope="col"><span class="sr-only">"Details"</span></th></tr></thead>
+                            <tbody>
+                                {dataset.items.iter().enumerate().take(2000).map(|(i, it)| {
+                                    let h = human[i].map_or("–".into(), |v| format!("{v:.2}"));
+                                    let j = cell.scores.scores[i].map_or("–".into(), |v| format!("{v:.2}"));
+                                    view! { <tr>
+                                        <td>{it.id.clone()}</td><td>{it.system_id.clone()}</td>
+                                        <td class="num">{h}</td><td class="num">{j}</td>
+                                        <td><button type="button" class="secondary" aria-label=format!("Show item {}", it.id) on:click=move |_| item.set(Some(i))>"Show"</button></td>
+                                    </tr> }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                    {move || item.get().map(|i| view! { <ItemDetail method=method.clone() attribute=attribute.clone() item=i/> })}
+                </section>
+            }
+        })}
+    }
+}
+
+/// Splits `text` around the last occurrence of the parsed rating, to highlight it.
+fn highlight(text: &str, value: f64) -> (String, String, String) {
+    let needle = if value.fract() == 0.0 { format!("{}", value as i64) } else { format!("{value}") };
+    match text.rfind(&needle) {
+        Some(at) => (text[..at].to_owned(), needle.clone(), text[at + needle.len()..].to_owned()),
+        None => (text.to_owned(), String::new(), String::new()),
+    }
+}
+
+#[component]
+fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let dataset = ws.dataset.get_untracked().loaded.dataset.clone();
+    let Some(it) = dataset.items.get(item).cloned() else { return view! { <p>"No such item."</p> }.into_any() };
+    let run = wb.runs.with_untracked(|runs| runs.iter().find(|r| r.method == method && r.attribute == attribute).cloned());
+    let index = dataset.attribute_index(&attribute);
+    let scale = index.and_then(|i| dataset.attributes.get(i)).map(|a| (a.scale.min, a.scale.max));
+    let human = index.and_then(|i| it.ratings.get(i).cloned().flatten());
+    let record = run.as_ref().and_then(|r| {
+        r.run.records.iter().find(|rec| matches!(&rec.key, data::RecordKey::Item(k) if *k == it.key()) || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)).cloned().map(|rec| (rec, r.policy))
+    });
+    view! {
+        <div class="item-detail" data-testid="item-detail">
+            <h3>{format!("Item {} ({} / {})", it.id, it.document_id, it.system_id)}</h3>
+            <p>"Human ratings: "
+                {human.map_or("none".into(), |h| {
+                    let raters: Vec<String> = h.raters.iter().map(|r| format!("{} {}", r.rater, r.score)).collect();
+                    if raters.is_empty() { format!("{} (released aggregate)", h.aggregate) } else { format!("{} (mean of {})", h.aggregate, raters.join(", ")) }
+                })}
+            </p>
+            {match record {
+                None => view! { <p class="muted">"This method has no response for this item."</p> }.into_any(),
+                Some((rec, policy)) => {
+                    let score = ItemScore::parse(&rec.responses, policy, scale);
+                    view! {
+                        <h4>"Prompt"</h4>
+                        <pre class="prompt">{rec.prompt.clone().unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
+                        <h4>{format!("{} responses, mean {}", rec.responses.len(), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
+                        <ol class="responses">
+                            {rec.responses.iter().map(|r| {
+                                let parsed = policy.parse(r, scale);
+                                match parsed {
+                                    Ok(v) => {
+                                        let (before, hit, after) = highlight(r, v);
+                                        view! { <li><pre class="response">{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span></li> }.into_any()
+                                    }
+                                    Err(e) => view! { <li><pre class="response">{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span></li> }.into_any(),
+                                }
+                            }).collect_view()}
+                        </ol>
+                    }.into_any()
+                }
+            }}
+        </div>
+    }.into_any()
+}
+
+#[component]
+fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let wb = use_workbench();
+    view! {
+        <section class="panel" aria-labelledby="cost-heading">
+            <h2 id="cost-heading">"Cost and quality"</h2>
+            <table class="data" data-testid="cost-table">
+                <thead><tr><th scope="col">"Method"</th><th scope="col" class="num">"Quality (mean over attributes)"</th><th scope="col" class="num">"Tokens in"</th><th scope="col" class="num">"Tokens out"</th><th scope="col" class="num">"Est. cost"</th><th scope="col" class="num">"Quality per $"</th></tr></thead>
+                <tbody>
+                    {move || {
+                        let (t, _) = table.get();
+                        let s = wb.settings.get();
+                        let form = wb.connection.get();
+                        let caps = Capabilities::for_model(form.provider, form.model.trim());
+                        let price = PriceTable::shipped().ok().and_then(|(p, _)| p.lookup(form.provider, form.model.trim()));
+                        let rows = wb.runs.with(|runs| results::cost_quality(&t, runs, s.statistic, s.level, caps.samples_per_call(), price));
+                        rows.into_iter().map(|r| view! { <tr>
+                            <td>{r.method}</td>
+                            <td class="num">{r.quality.map_or("–".into(), |q| format!("{q:.3}"))}</td>
+                            <td class="num">{r.input_tokens}</td><td class="num">{r.output_tokens}</td>
+                            <td class="num">{r.cost_usd.map_or("unknown".into(), |c| format!("${c:.4}"))}</td>
+                            <td class="num">{r.quality_per_usd.map_or("–".into(), |q| format!("{q:.1}"))}</td>
+                        </tr> }).collect_view()
+                    }}
+                </tbody>
+            </table>
+            <p class="muted">"Tokens are estimated from the prompts and responses (4 characters a token); cost uses the price of the model selected on the Run screen, from the shipped price table."</p>
+        </section>
+    }
+}
+
+#[component]
+fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    view! {
+        <Show when=move || !wb.raters.with(Vec::is_empty)>
+            <section class="panel" aria-labelledby="agreement-heading">
+                <h2 id="agreement-heading">"Agreement with your ratings"</h2>
+                {move || {
+                    let dataset = ws.dataset.get().loaded.dataset.clone();
+                    let (t, _) = table.get();
+                    let raters = wb.raters.get();
+                    let mut attributes: Vec<String> = raters.iter().map(|r| r.attribute.clone()).collect();
+                    attributes.dedup();
+                    attributes.into_iter().filter_map(|attribute| {
+                        let mut others: Vec<(String, RaterKind, Vec<Option<f64>>)> = raters.iter().filter(|r| r.attribute == attribute)
+                            .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(&dataset))).collect();
+                        if let Some(a) = t.attributes.iter().position(|x| *x == attribute) {
+                            for (m, method) in t.methods.iter().enumerate() {
+                                if let Some(c) = t.cell(m, a) { others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone())); }
+                            }
+                        }
+                        let agreement = concord_core::workbench::agreement(&dataset, &attribute, &others)?;
+                        let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.3}"));
+                        Some(view! {
+                            <h3>{format!("{attribute}: α among the dataset's raters {}", f(agreement.alpha_humans))}</h3>
+                            <table class="data" data-testid="agreement-table">
+                                <thead><tr><th scope="col">"Rater"</th><th scope="col">"Kind"</th><th scope="col" class="num">"n"</th><th scope="col" class="num">"r"</th><th scope="col" class="num">"ρ"</th><th scope="col" class="num">"τ-b"</th><th scope="col" class="num">"α with the dataset's raters"</th></tr></thead>
+                                <tbody>{agreement.rows.into_iter().map(|r| view! { <tr>
+                                    <td>{r.name}</td><td>{format!("{:?}", r.kind).to_lowercase()}</td><td class="num">{r.n}</td>
+                                    <td class="num">{f(r.pearson)}</td><td class="num">{f(r.spearman)}</td><td class="num">{f(r.kendall_b)}</td><td class="num">{f(r.alpha_with_humans)}</td>
+                                </tr> }).collect_view()}</tbody>
+                            </table>
+                        })
+                    }).collect_view()
+                }}
+                <p class="muted">"Correlations are with the dataset's human aggregate; α is Krippendorff's (interval) over the dataset's raters plus this one."</p>
+            </section>
+        </Show>
+    }
+}

@@ -1,0 +1,550 @@
+//! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
+//! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
+//! run log, errors with what to do, resuming an interrupted run, and the response cache.
+
+use concord_core::data::Dataset;
+use concord_core::run::{
+    Capabilities, ConnectionStatus, Finish, PRESETS, PriceTable, ProviderId, StopReason,
+    build_list_models, classify_connection, estimate_run, EstimateInput,
+};
+use concord_core::workbench::{self, JudgedRun, Plan, Study};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
+
+use crate::edge::http;
+use crate::edge::store::StoreName;
+use crate::edge::time;
+use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::state::{
+    ConnectionForm, OpenDataset, RunView, Screen, Workbench, Workspace, use_workbench, use_workspace,
+};
+
+/// Where an opted-in key is remembered (this browser only).
+const KEY_STORAGE: &str = "concord.api-key";
+/// The manifest of the current run in the `runs` store: enough to resume after a reload.
+const MANIFEST_KEY: &str = "current";
+
+/// What is saved when a run starts, so a reloaded page can offer to resume it. Never the key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub dataset: Dataset,
+    pub format: String,
+    pub study: Study,
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    pub item_limit: Option<usize>,
+    pub max_concurrency: u32,
+    pub requests_per_minute: Option<u32>,
+    pub started_at: u64,
+    pub finished: bool,
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// Loads an opted-in key into the form (once, at start).
+pub fn restore_remembered_key(wb: Workbench) {
+    if let Some(key) = local_storage().and_then(|s| s.get_item(KEY_STORAGE).ok().flatten())
+        && !key.is_empty()
+    {
+        wb.connection.update(|c| {
+            c.api_key = key;
+            c.remember = true;
+        });
+    }
+}
+
+fn remember_key(remember: bool, key: &str) {
+    if let Some(storage) = local_storage() {
+        if remember && !key.is_empty() {
+            let _ = storage.set_item(KEY_STORAGE, key);
+        } else {
+            let _ = storage.remove_item(KEY_STORAGE);
+        }
+    }
+}
+
+fn items_of(dataset: &Dataset, limit: Option<usize>) -> Vec<usize> {
+    let n = dataset.items.len();
+    (0..limit.map_or(n, |l| l.min(n))).collect()
+}
+
+fn connection_of(form: &ConnectionForm) -> Connection {
+    let endpoint = form.endpoint();
+    let table = PriceTable::shipped().map(|(t, _)| t).ok();
+    Connection {
+        caps: Capabilities::for_model(endpoint.provider, &endpoint.model),
+        price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
+        endpoint,
+        api_key: form.api_key.trim().to_owned(),
+        max_concurrency: form.max_concurrency,
+        requests_per_minute: form.requests_per_minute,
+        spend_cap_usd: form.spend_cap_usd,
+        timeout_ms: form.timeout_s.saturating_mul(1000),
+    }
+}
+
+fn calls_of(plan: &Plan) -> Vec<CallSpec> {
+    plan.calls
+        .iter()
+        .filter_map(|call| {
+            let prompt = plan.prompts.get(call.prompt)?;
+            Some(CallSpec {
+                request: prompt.request.clone(),
+                samples: call.samples,
+                keys: plan.call_keys(call).to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// Replaces the study's runs in `wb.runs` with what is stored now, keeping imported runs.
+pub fn refresh_results(wb: Workbench, dataset: &Dataset, study: &Study, plan: &Plan) {
+    let memory = wb.memory.get_value();
+    let collected: Vec<JudgedRun> = {
+        let mem = memory.borrow();
+        workbench::collect(dataset, study, plan, |k| mem.get(k).cloned())
+    };
+    wb.runs.update(|runs| {
+        runs.retain(|r| r.origin != "study");
+        runs.extend(collected.into_iter().filter(|r| !r.run.records.is_empty()));
+    });
+}
+
+fn describe_finish(finish: &Finish, provider: ProviderId) -> (String, Option<String>) {
+    match finish {
+        Finish::Completed => ("Run complete.".into(), None),
+        Finish::Cancelled => ("Run cancelled. Everything stored so far is kept; Run again to continue.".into(), None),
+        Finish::Stopped(StopReason::Fatal(e)) => (
+            format!("Run stopped: {e}"),
+            Some(e.advice(provider)),
+        ),
+        Finish::Stopped(reason) => (reason.to_string(), Some("Raise the spend cap and Run again to continue; nothing stored is paid twice.".into())),
+        _ => ("Run ended.".into(), None),
+    }
+}
+
+/// Starts a run of the open study (or of `manifest` when resuming).
+pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Study) {
+    let form = wb.connection.get_untracked();
+    let connection = connection_of(&form);
+    let d = dataset.loaded.dataset.clone();
+    let items = items_of(&d, form.item_limit);
+    let plan = workbench::plan(&d, &study, &connection.endpoint, &connection.caps, Some(&items));
+    if plan.prompts.is_empty() {
+        wb.run.set(RunView {
+            error: Some(if study.methods.is_empty() {
+                "No methods to run: add some on the Judge screen.".into()
+            } else {
+                plan.problems.first().map_or("Nothing to run.".into(), |p| {
+                    format!("No prompt could be rendered: {} / {} / item {}: {}", p.method, p.attribute, p.item_id, p.message)
+                })
+            }),
+            ..RunView::default()
+        });
+        return;
+    }
+    let control = RunControl::new();
+    wb.control.set_value(control.clone());
+    wb.run.set(RunView { running: true, ..RunView::default() });
+    let manifest = Manifest {
+        dataset: (*dataset.loaded).dataset.clone(),
+        format: dataset.loaded.format.name().to_owned(),
+        study: study.clone(),
+        provider: form.provider.slug().to_owned(),
+        base_url: workbench::bundle::public_url(&form.base_url),
+        model: form.model.clone(),
+        item_limit: form.item_limit,
+        max_concurrency: form.max_concurrency,
+        requests_per_minute: form.requests_per_minute,
+        started_at: time::now_ms(),
+        finished: false,
+    };
+    let provider = form.provider;
+    spawn_local(async move {
+        let store = match wb.store.get_untracked() {
+            Some(s) => s,
+            None => crate::edge::store::Store::open_or_memory().await.0,
+        };
+        let _ = store.put(StoreName::Runs, MANIFEST_KEY, &serde_json::to_string(&manifest).unwrap_or_default()).await;
+        let calls = calls_of(&plan);
+        let mut last_refresh = time::monotonic_ms();
+        let outcome = runner::execute(connection, calls, store.clone(), wb.memory.get_value(), control, |report| {
+            wb.run.update(|v| {
+                v.paused = report.paused;
+                v.log.extend(report.log.iter().cloned());
+                v.report = Some(report);
+            });
+            // The table follows the run while it is on screen, without recomputing on every
+            // sample (collecting a large run takes a while).
+            let watching = ws.screen.get_untracked() == Screen::Results;
+            if watching && time::monotonic_ms() - last_refresh > 5000.0 {
+                last_refresh = time::monotonic_ms();
+                refresh_results(wb, &d, &study, &plan);
+            }
+        })
+        .await;
+        refresh_results(wb, &d, &study, &plan);
+        let (message, advice) = describe_finish(&outcome.finish, provider);
+        let mut message = message;
+        if !outcome.dropped.is_empty() {
+            message.push_str(&format!(" Parameters the API rejected and the run dropped: {}.", outcome.dropped.join(", ")));
+        }
+        if outcome.storage_errors > 0 {
+            message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));
+        }
+        if matches!(outcome.finish, Finish::Completed) {
+            let mut done = manifest;
+            done.finished = true;
+            let _ = store.put(StoreName::Runs, MANIFEST_KEY, &serde_json::to_string(&done).unwrap_or_default()).await;
+        }
+        wb.run.update(|v| {
+            v.running = false;
+            v.paused = false;
+            v.finished = Some(message);
+            v.error = advice;
+        });
+    });
+}
+
+#[component]
+pub fn RunPage() -> impl IntoView {
+    view! {
+        <ResumePanel/>
+        <ProviderPanel/>
+        <LaunchPanel/>
+        <CachePanel/>
+    }
+}
+
+/// Offers to resume a run a reload or a closed tab interrupted.
+#[component]
+fn ResumePanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let pending = RwSignal::new(None::<Manifest>);
+    Effect::new(move |_| {
+        if let Some(store) = wb.store.get() {
+            spawn_local(async move {
+                let manifest = store
+                    .get(StoreName::Runs, MANIFEST_KEY)
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|text| serde_json::from_str::<Manifest>(&text).ok())
+                    .filter(|m| !m.finished);
+                if !wb.run.get_untracked().running {
+                    pending.set(manifest);
+                }
+            });
+        }
+    });
+    let resume = move |_| {
+        let Some(m) = pending.get_untracked() else { return };
+        let provider = ProviderId::from_slug(&m.provider).unwrap_or(ProviderId::Custom);
+        wb.connection.update(|c| {
+            c.provider = provider;
+            c.base_url = m.base_url.clone();
+            c.model = m.model.clone();
+            c.item_limit = m.item_limit;
+            c.max_concurrency = m.max_concurrency;
+            c.requests_per_minute = m.requests_per_minute;
+        });
+        let format = concord_core::data::Format::Csv;
+        let loaded = concord_core::data::Loaded {
+            summary: concord_core::data::summarize(format, &m.dataset, &[]),
+            format,
+            dataset: m.dataset.clone(),
+            runs: Vec::new(),
+            mapping: None,
+            diagnostics: Vec::new(),
+        };
+        let open = OpenDataset::new(loaded);
+        ws.dataset.set(open.clone());
+        wb.study.set(m.study.clone());
+        pending.set(None);
+        let needs_key = provider.preset().needs_key && wb.connection.get_untracked().api_key.trim().is_empty();
+        if needs_key {
+            wb.run.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });
+        } else {
+            start_run(wb, ws, open, m.study);
+        }
+    };
+    view! {
+        <Show when=move || pending.get().is_some()>
+            <section class="panel notice" role="region" aria-label="Interrupted run" data-testid="resume-panel">
+                <h2>"A run was interrupted"</h2>
+                <p>{move || pending.get().map(|m| format!(
+                    "{} method(s) × {} attribute(s) on {} with {} — answers already stored will not be requested again.",
+                    m.study.methods.len(), m.study.attributes.len(), m.dataset.name, m.model))}</p>
+                <div class="row">
+                    <button class="primary" type="button" on:click=resume>"Resume run"</button>
+                    <button class="secondary" type="button" on:click=move |_| {
+                        pending.set(None);
+                        if let Some(store) = wb.store.get_untracked() {
+                            spawn_local(async move { let _ = store.delete(StoreName::Runs, MANIFEST_KEY).await; });
+                        }
+                    }>"Discard"</button>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn ProviderPanel() -> impl IntoView {
+    let wb = use_workbench();
+    let test_result = RwSignal::new(None::<(bool, String)>);
+    let models = RwSignal::new(Vec::<String>::new());
+    let testing = RwSignal::new(false);
+    let form = move || wb.connection.get();
+    let set = move |f: &dyn Fn(&mut ConnectionForm)| wb.connection.update(|c| f(c));
+    let on_provider = move |ev: leptos::ev::Event| {
+        let slug = event_target_value(&ev);
+        if let Some(id) = ProviderId::from_slug(&slug) {
+            wb.connection.update(|c| {
+                c.provider = id;
+                c.base_url = id.preset().base_url.to_owned();
+            });
+            test_result.set(None);
+        }
+    };
+    let test = move |_| {
+        let form = wb.connection.get_untracked();
+        let endpoint = form.endpoint();
+        testing.set(true);
+        spawn_local(async move {
+            let outcome = match build_list_models(&endpoint, form.api_key.trim()) {
+                Err(e) => (false, e.to_string()),
+                Ok(req) => match http::send(&req, 15_000, None).await {
+                    Ok(reply) => {
+                        let report = classify_connection(&endpoint, reply.status, &reply.headers, &reply.body, time::now_ms());
+                        models.set(report.models.clone());
+                        let ok = matches!(report.status, ConnectionStatus::Ok);
+                        let text = if report.advice.is_empty() { report.summary } else { format!("{} {}", report.summary, report.advice) };
+                        (ok, text)
+                    }
+                    Err(e) => {
+                        let report = classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
+                        (false, format!("{} {}", report.summary, report.advice))
+                    }
+                },
+            };
+            test_result.set(Some(outcome));
+            testing.set(false);
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="provider-heading">
+            <h2 id="provider-heading">"Provider"</h2>
+            <div class="form-grid">
+                <label for="provider">"Provider"</label>
+                <select id="provider" on:change=on_provider>
+                    {PRESETS.iter().map(|p| view! {
+                        <option value=p.slug selected=move || form().provider == p.id>{p.name}</option>
+                    }).collect_view()}
+                </select>
+                <label for="base-url">"Base URL"</label>
+                <input id="base-url" type="url" prop:value=move || form().base_url
+                    on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.base_url = v.clone()) }/>
+                <label for="model">"Model"</label>
+                <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model
+                    on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.model = v.clone()) }/>
+                <datalist id="model-list">{move || models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}</datalist>
+                <label for="api-key">"API key"</label>
+                <div class="row">
+                    <input id="api-key" type="password" autocomplete="off" spellcheck="false"
+                        placeholder=move || if form().provider.preset().needs_key { "needed for this provider" } else { "not needed for local servers" }
+                        prop:value=move || form().api_key
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            set(&|c| c.api_key = v.clone());
+                            let f = wb.connection.get_untracked();
+                            if f.remember { remember_key(true, &f.api_key) }
+                        }/>
+                    <label class="check">
+                        <input type="checkbox" prop:checked=move || form().remember
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                set(&|c| c.remember = on);
+                                remember_key(on, &wb.connection.get_untracked().api_key);
+                            }/>
+                        "Remember on this device"
+                    </label>
+                    <button type="button" class="secondary" on:click=move |_| {
+                        set(&|c| { c.api_key.clear(); c.remember = false; });
+                        remember_key(false, "");
+                    }>"Forget key"</button>
+                </div>
+            </div>
+            <p class="muted">"The key stays in this page's memory and goes only to the provider. It is never written to storage, exports or the address bar unless you tick “Remember on this device” (then it is kept in this browser's local storage until you press Forget key)."</p>
+            <div class="row">
+                <button type="button" class="secondary" on:click=test disabled=move || testing.get()>"Test connection"</button>
+                {move || test_result.get().map(|(ok, text)| view! {
+                    <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="connection-result">{text}</p>
+                })}
+            </div>
+            <details>
+                <summary>"Limits"</summary>
+                <div class="form-grid">
+                    <label for="concurrency">"Parallel requests"</label>
+                    <input id="concurrency" type="number" min="1" max="64" prop:value=move || form().max_concurrency.to_string()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().unwrap_or(6); set(&|c| c.max_concurrency = v) }/>
+                    <label for="rpm">"Requests per minute"</label>
+                    <input id="rpm" type="number" min="1" placeholder="no limit" prop:value=move || form().requests_per_minute.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.requests_per_minute = v) }/>
+                    <label for="spend-cap">"Spend cap (USD)"</label>
+                    <input id="spend-cap" type="number" min="0" step="0.01" placeholder="none" prop:value=move || form().spend_cap_usd.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.spend_cap_usd = v) }/>
+                    <label for="timeout">"Timeout per request (s)"</label>
+                    <input id="timeout" type="number" min="5" prop:value=move || form().timeout_s.to_string()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().unwrap_or(120); set(&|c| c.timeout_s = v) }/>
+                    <label for="item-limit">"Rate only the first N items"</label>
+                    <input id="item-limit" type="number" min="1" placeholder="all" prop:value=move || form().item_limit.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.item_limit = v) }/>
+                </div>
+            </details>
+        </section>
+    }
+}
+
+/// A quick estimate: prompts rendered for up to 20 items per (method, attribute).
+fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> String {
+    let items = items_of(dataset, form.item_limit);
+    if items.is_empty() || study.methods.is_empty() || study.attributes.is_empty() {
+        return "Nothing to estimate yet: add methods on the Judge screen.".into();
+    }
+    let caps = Capabilities::for_model(form.provider, form.model.trim());
+    let table = PriceTable::shipped().map(|(t, _)| t).ok();
+    let price = table.and_then(|t| t.lookup(form.provider, form.model.trim()));
+    let (mut calls, mut input, mut output, mut cost) = (0u64, 0u64, 0u64, Some(0.0));
+    for method in &study.methods {
+        for attribute in &study.attributes {
+            let Some(t) = method.template(attribute) else { continue };
+            let sample: Vec<usize> = items.iter().copied().take(20).collect();
+            let chars: usize = sample.iter().filter_map(|&i| dataset.items.get(i)).filter_map(|it| t.render(it).ok()).map(|s| s.len()).sum();
+            let avg = chars / sample.len().max(1);
+            let out_tokens = u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
+                concord_core::judge::builtin::OutputMode::ScoreOnly => 5,
+                _ => 80,
+            });
+            let e = estimate_run(
+                EstimateInput {
+                    items: items.len() as u64,
+                    attributes: 1,
+                    samples: u64::from(method.sampling.n),
+                    samples_per_call: u64::from(caps.samples_per_call()),
+                    prompt_chars: avg as u64,
+                    output_tokens_per_sample: out_tokens,
+                },
+                price,
+            );
+            calls += e.calls;
+            input += e.input_tokens;
+            output += e.output_tokens;
+            cost = cost.zip(e.cost_usd).map(|(a, b)| a + b);
+        }
+    }
+    let money = match cost {
+        Some(c) => format!("about ${c:.2}"),
+        None => "unknown cost (this model is not in the price table)".into(),
+    };
+    format!("{calls} calls, ~{input} input and ~{output} output tokens: {money}.")
+}
+
+#[component]
+fn LaunchPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let wb = use_workbench();
+    let estimate = Memo::new(move |_| {
+        let dataset = ws.dataset.get();
+        let study = wb.study.get();
+        let form = wb.connection.get();
+        estimate_text(&dataset.loaded.dataset, &study, &form)
+    });
+    let run = move |_| start_run(wb, ws, ws.dataset.get_untracked(), wb.study.get_untracked());
+    let view_state = move || wb.run.get();
+    let progress = move || view_state().report.map(|r| r.progress);
+    view! {
+        <section class="panel" aria-labelledby="launch-heading">
+            <h2 id="launch-heading">"Run"</h2>
+            <p data-testid="estimate">{move || estimate.get()}</p>
+            <div class="row">
+                <button class="primary" type="button" on:click=run disabled=move || view_state().running>"Run"</button>
+                <button class="secondary" type="button" disabled=move || !view_state().running || view_state().paused
+                    on:click=move |_| wb.control.get_value().pause()>"Pause"</button>
+                <button class="secondary" type="button" disabled=move || !view_state().paused
+                    on:click=move |_| wb.control.get_value().resume()>"Resume"</button>
+                <button class="secondary" type="button" disabled=move || !view_state().running
+                    on:click=move |_| wb.control.get_value().cancel()>"Cancel"</button>
+                <button class="secondary" type="button" on:click=move |_| ws.screen.set(Screen::Results)>"See results"</button>
+            </div>
+            {move || progress().map(|p| {
+                let finished = p.done + p.failed;
+                let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
+                view! {
+                    <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
+                    <p data-testid="progress" role="status">
+                        {format!(
+                            "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · ${:.4} · concurrency {} · {} retries",
+                            p.done, p.total, p.failed, p.in_flight,
+                            view_state().report.map_or(0, |r| r.cached),
+                            p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.cost_usd, p.concurrency, p.retries
+                        )}
+                    </p>
+                }
+            })}
+            {move || view_state().finished.map(|m| view! { <p class="ok-box" role="status" data-testid="run-finished">{m}</p> })}
+            {move || view_state().error.map(|m| view! { <p class="error-box" role="alert" data-testid="run-error">{m}</p> })}
+            <Show when=move || !view_state().log.is_empty()>
+                <details>
+                    <summary>{move || format!("Run log ({} lines)", view_state().log.len())}</summary>
+                    <ul class="run-log" data-testid="run-log">
+                        {move || view_state().log.iter().rev().take(200).map(|l| view! { <li>{l.clone()}</li> }).collect_view()}
+                    </ul>
+                </details>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn CachePanel() -> impl IntoView {
+    let wb = use_workbench();
+    let info = RwSignal::new(None::<String>);
+    let refresh = move || {
+        if let Some(store) = wb.store.get_untracked() {
+            spawn_local(async move {
+                let count = store.count(StoreName::Responses).await.unwrap_or(0);
+                let bytes = store.approximate_bytes(StoreName::Responses).await.unwrap_or(0);
+                let kind = if store.is_persistent() { "in this browser (IndexedDB)" } else { "in memory only" };
+                info.set(Some(format!("{count} stored answers, about {:.1} MB, {kind}.", bytes as f64 / 1e6)));
+            });
+        }
+    };
+    Effect::new(move |_| {
+        wb.store.track();
+        wb.run.with(|r| r.running);
+        refresh();
+    });
+    view! {
+        <section class="panel" aria-labelledby="cache-heading">
+            <h2 id="cache-heading">"Response cache"</h2>
+            <p class="muted">"Every answer is stored the moment it arrives, keyed by provider, base URL, model, parameters, prompt and sample number. Running the same configuration again costs nothing."</p>
+            {move || wb.store_problem.get().map(|p| view! { <p class="warn-box" role="status">{format!("Answers are kept in memory only: {p}")}</p> })}
+            <p data-testid="cache-info">{move || info.get().unwrap_or_else(|| "Opening storage…".into())}</p>
+            <button type="button" class="secondary" disabled=move || wb.run.get().running on:click=move |_| {
+                if let Some(store) = wb.store.get_untracked() {
+                    spawn_local(async move {
+                        let _ = store.clear(StoreName::Responses).await;
+                        wb.memory.get_value().borrow_mut().clear();
+                        refresh();
+                    });
+                }
+            }>"Clear cache"</button>
+        </section>
+    }
+}

@@ -1,0 +1,408 @@
+//! Carrying a run out in the browser: the core's [`Scheduler`] decides what to send and when;
+//! this module sends it ([`crate::edge::http`]), stores every sample in IndexedDB the moment it
+//! arrives ([`crate::edge::store`], store `responses`, one entry per cache key), and reports
+//! progress and the run log through a callback.
+//!
+//! Nothing already stored is sent again: [`execute`] skips every call whose samples are all in
+//! the cache, so re-running a configuration costs nothing and a reloaded page resumes where
+//! the last stored sample left off. Calls in flight when the page goes away are lost (the
+//! browser aborts them); everything stored before is kept.
+//!
+//! The screens that run LLM calls (Run, Pairwise & meta-evaluation, CoEval) all go through
+//! [`execute`]: give it the calls (request + sample batch + one cache key per sample), a
+//! [`Connection`] and a [`RunControl`]; it returns how the run finished. Read the stored texts
+//! back with [`cached_texts`].
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use concord_core::judge::ChatRequest;
+use concord_core::run::{
+    Action, ApiError, CallOptions, Capabilities, Endpoint, FailureOutcome, Finish, Job, JobId,
+    Price, Progress, SampleBatch, Scheduler, SchedulerConfig, build_chat, classify_error,
+    parse_chat_response,
+};
+use futures::StreamExt;
+use futures::channel::mpsc;
+use futures::future::{Either, select};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen_futures::spawn_local;
+
+use crate::edge::http::{self, AbortHandle, FetchError, HttpReply};
+use crate::edge::store::{Store, StoreName};
+use crate::edge::time;
+
+/// Where calls go, with what key and limits. The key lives only in this value (memory).
+#[derive(Clone, PartialEq)]
+pub struct Connection {
+    pub endpoint: Endpoint,
+    pub api_key: String,
+    pub caps: Capabilities,
+    pub max_concurrency: u32,
+    pub requests_per_minute: Option<u32>,
+    pub spend_cap_usd: Option<f64>,
+    pub price: Option<Price>,
+    /// Per-request time limit.
+    pub timeout_ms: u32,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the key, even in a debug dump.
+        f.debug_struct("Connection")
+            .field("endpoint", &self.endpoint)
+            .field("api_key", &if self.api_key.is_empty() { "(none)" } else { "(set)" })
+            .finish_non_exhaustive()
+    }
+}
+
+/// One HTTP call: samples `samples` of `request`, filling the cache keys `keys` (one per
+/// sample of the batch, in order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallSpec {
+    pub request: ChatRequest,
+    pub samples: SampleBatch,
+    pub keys: Vec<String>,
+}
+
+/// What is stored per sample under its cache key (JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredSample {
+    pub text: String,
+    /// The model that answered, as the API reported it.
+    #[serde(default)]
+    pub model: String,
+    /// Unix ms when it arrived.
+    #[serde(default)]
+    pub at: u64,
+}
+
+/// Requests from the page to a running run. Cheap to clone; shared with the UI.
+#[derive(Clone, Default)]
+pub struct RunControl {
+    inner: Rc<ControlInner>,
+}
+
+#[derive(Default)]
+struct ControlInner {
+    pause: Cell<bool>,
+    cancel: Cell<bool>,
+    abort: RefCell<Option<AbortHandle>>,
+}
+
+impl RunControl {
+    pub fn new() -> RunControl {
+        RunControl::default()
+    }
+    /// Sends nothing new; calls in flight still land and are stored.
+    pub fn pause(&self) {
+        self.inner.pause.set(true);
+    }
+    pub fn resume(&self) {
+        self.inner.pause.set(false);
+    }
+    pub fn is_paused(&self) -> bool {
+        self.inner.pause.get()
+    }
+    /// Stops the run and aborts the calls in flight (they are not stored, so a later run
+    /// sends them again; the provider may still bill an aborted call it already answered).
+    pub fn cancel(&self) {
+        self.inner.cancel.set(true);
+        if let Some(abort) = self.inner.abort.borrow().as_ref() {
+            abort.abort();
+        }
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.get()
+    }
+}
+
+/// What the progress callback receives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub progress: Progress,
+    /// Calls skipped because every sample was already stored.
+    pub cached: usize,
+    /// New run-log lines since the last report.
+    pub log: Vec<String>,
+    pub paused: bool,
+}
+
+/// How a run ended, with the numbers a user wants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub finish: Finish,
+    pub progress: Progress,
+    pub cached: usize,
+    /// Parameters the API rejected and the run dropped.
+    pub dropped: Vec<String>,
+    /// Storage failures (the sample is kept in memory for this session).
+    pub storage_errors: usize,
+}
+
+/// The keys among `keys` that are stored, with their texts.
+pub async fn cached_texts(
+    store: &Store,
+    keys: impl IntoIterator<Item = String>,
+) -> HashMap<String, String> {
+    let wanted: HashSet<String> = keys.into_iter().collect();
+    let mut out = HashMap::with_capacity(wanted.len());
+    if wanted.is_empty() {
+        return out;
+    }
+    // One cursor over the store beats thousands of single reads.
+    if let Ok(all) = store.get_with_prefix(StoreName::Responses, "").await {
+        for (key, value) in all {
+            if wanted.contains(&key) {
+                let text = serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
+                out.insert(key, text);
+            }
+        }
+    }
+    out
+}
+
+type Completion = (JobId, Result<HttpReply, FetchError>);
+
+/// Runs `calls`, skipping those already stored, until done, cancelled or stopped. Every
+/// sample that arrives is written to `store` (and to `memory`) before the scheduler hears of
+/// it. `on_report` is called after every event.
+pub async fn execute(
+    connection: Connection,
+    calls: Vec<CallSpec>,
+    store: Store,
+    memory: Rc<RefCell<HashMap<String, String>>>,
+    control: RunControl,
+    mut on_report: impl FnMut(Report),
+) -> Outcome {
+    let known: HashSet<String> = {
+        let mem = memory.borrow();
+        calls.iter().flat_map(|c| &c.keys).filter(|k| mem.contains_key(*k)).cloned().collect()
+    };
+    let stored = cached_texts(&store, calls.iter().flat_map(|c| c.keys.clone()).filter(|k| !known.contains(k))).await;
+    memory.borrow_mut().extend(stored);
+    let (todo, cached): (Vec<CallSpec>, Vec<CallSpec>) = {
+        let mem = memory.borrow();
+        calls.into_iter().partition(|c| !c.keys.iter().all(|k| mem.contains_key(k)))
+    };
+    let short = Cell::new(false);
+    let retry_list = todo.clone();
+    let cached = cached.len();
+    let mut outcome =
+        pass(&connection, connection.caps.clone(), todo, cached, &store, &memory, &control, &mut on_report, &short).await;
+    if short.get() && matches!(outcome.finish, Finish::Completed) && !control.is_cancelled() {
+        // The provider answered with fewer samples than asked (it ignores `n`): ask for the
+        // missing ones one call each.
+        let missing: Vec<CallSpec> = {
+            let mem = memory.borrow();
+            retry_list
+                .iter()
+                .flat_map(|c| {
+                    c.keys.iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(|(i, k)| CallSpec {
+                        request: c.request.clone(),
+                        samples: SampleBatch { first: c.samples.first + i as u32, count: 1 },
+                        keys: vec![k.clone()],
+                    })
+                })
+                .collect()
+        };
+        if !missing.is_empty() {
+            on_report(Report {
+                progress: outcome.progress,
+                cached,
+                log: vec![format!(
+                    "the provider returned fewer samples than asked for (it ignores `n`); requesting the {} missing samples one by one",
+                    missing.len()
+                )],
+                paused: false,
+            });
+            let mut caps = connection.caps.clone();
+            caps.max_n = 1;
+            let second = pass(&connection, caps, missing, cached, &store, &memory, &control, &mut on_report, &short).await;
+            outcome = Outcome { storage_errors: outcome.storage_errors + second.storage_errors, ..second };
+        }
+    }
+    outcome
+}
+
+/// One pass of the scheduler over `todo`.
+#[allow(clippy::too_many_arguments)]
+async fn pass(
+    connection: &Connection,
+    caps: Capabilities,
+    todo: Vec<CallSpec>,
+    cached: usize,
+    store: &Store,
+    memory: &Rc<RefCell<HashMap<String, String>>>,
+    control: &RunControl,
+    on_report: &mut impl FnMut(Report),
+    short: &Cell<bool>,
+) -> Outcome {
+    let jobs: Vec<Job<CallSpec>> = todo
+        .into_iter()
+        .map(|c| Job { key: c.keys.first().cloned().unwrap_or_default(), payload: c, estimated_cost_usd: 0.0 })
+        .collect();
+    let config = SchedulerConfig {
+        max_concurrency: connection.max_concurrency.max(1),
+        requests_per_minute: connection.requests_per_minute,
+        spend_cap_usd: connection.spend_cap_usd,
+        price: connection.price,
+        seed: time::now_ms(),
+        ..SchedulerConfig::default()
+    };
+    let mut scheduler = Scheduler::new(jobs, config);
+    let abort = AbortHandle::new();
+    *control.inner.abort.borrow_mut() = Some(abort.clone());
+    let (tx, mut rx) = mpsc::unbounded::<Completion>();
+    let start = time::monotonic_ms();
+    let now = move || (time::monotonic_ms() - start).max(0.0) as u64;
+    let mut caps = caps;
+    let mut logged = 0;
+    let mut storage_errors = 0;
+    let mut paused = false;
+    let mut report = |scheduler: &Scheduler<CallSpec>, paused: bool, logged: &mut usize| {
+        let log = scheduler.log()[*logged..].iter().map(|e| e.message.clone()).collect();
+        *logged = scheduler.log().len();
+        on_report(Report { progress: scheduler.progress(now()), cached, log, paused });
+    };
+    report(&scheduler, paused, &mut logged);
+    let finish = loop {
+        // Requests from the page.
+        if control.is_cancelled() {
+            scheduler.cancel(now());
+        } else if control.is_paused() != paused {
+            paused = control.is_paused();
+            if paused { scheduler.pause(now()) } else { scheduler.resume(now()) }
+            report(&scheduler, paused, &mut logged);
+        }
+        // Everything that has arrived.
+        while let Ok((id, result)) = rx.try_recv() {
+            handle(connection, &mut scheduler, &mut caps, store, memory, id, result, now(), &mut storage_errors, short).await;
+            report(&scheduler, paused, &mut logged);
+        }
+        let wait_ms = match scheduler.next_action(now()) {
+            Action::Send(id) => {
+                let Some(job) = scheduler.job(id) else { continue };
+                caps.dropped = scheduler.dropped_params().clone();
+                let built = build_chat(
+                    &connection.endpoint,
+                    &caps,
+                    &job.payload.request,
+                    job.payload.samples,
+                    &connection.api_key,
+                    CallOptions::default(),
+                );
+                match built {
+                    Ok(call) => {
+                        let tx = tx.clone();
+                        let abort = abort.clone();
+                        let timeout = connection.timeout_ms;
+                        spawn_local(async move {
+                            let result = http::send(&call.http, timeout, Some(&abort)).await;
+                            let _ = tx.unbounded_send((id, result));
+                        });
+                    }
+                    Err(e) => {
+                        // Cannot be built (no key, bad URL): a fatal error for the whole run.
+                        let mut error = ApiError::network(e.to_string());
+                        error.kind = concord_core::run::ErrorKind::Auth;
+                        let _ = scheduler.on_failure(id, now(), error);
+                    }
+                }
+                continue;
+            }
+            Action::Done(finish) => break finish,
+            Action::Wait(ms) => ms.min(1000),
+            // Responses (or the user) will wake us; poll the controls a few times a second.
+            _ => 250,
+        };
+        let sleep = Box::pin(time::sleep(wait_ms as u32));
+        if let Either::Left((Some((id, result)), _)) = select(rx.next(), sleep).await {
+            handle(connection, &mut scheduler, &mut caps, store, memory, id, result, now(), &mut storage_errors, short).await;
+        }
+        report(&scheduler, paused, &mut logged);
+    };
+    *control.inner.abort.borrow_mut() = None;
+    report(&scheduler, paused, &mut logged);
+    Outcome {
+        finish,
+        progress: scheduler.progress(now()),
+        cached,
+        dropped: scheduler.dropped_params().iter().map(|p| p.name().to_owned()).collect(),
+        storage_errors,
+    }
+}
+
+/// Stores a successful answer and tells the scheduler; classifies failures.
+#[allow(clippy::too_many_arguments)]
+async fn handle(
+    connection: &Connection,
+    scheduler: &mut Scheduler<CallSpec>,
+    caps: &mut Capabilities,
+    store: &Store,
+    memory: &Rc<RefCell<HashMap<String, String>>>,
+    id: JobId,
+    result: Result<HttpReply, FetchError>,
+    at: u64,
+    storage_errors: &mut usize,
+    short: &Cell<bool>,
+) {
+    let api = connection.endpoint.provider.api();
+    let reply = match result {
+        Ok(reply) => reply,
+        Err(FetchError::Aborted) => {
+            let _ = scheduler.on_aborted(id);
+            return;
+        }
+        Err(e) => {
+            let error = e.api_error().unwrap_or_else(|| ApiError::network(e.to_string()));
+            let _ = scheduler.on_failure(id, at, error);
+            return;
+        }
+    };
+    if !reply.is_success() {
+        let error = classify_error(reply.status, &reply.headers, &reply.body, time::now_ms());
+        if let Ok(FailureOutcome::RetryWithout(param)) = scheduler.on_failure(id, at, error) {
+            caps.drop_param(param);
+        }
+        return;
+    }
+    let response = match parse_chat_response(api, &reply.body) {
+        Ok(r) if !r.choices.is_empty() => r,
+        Ok(_) => {
+            let _ = scheduler.on_failure(id, at, ApiError::malformed("the answer has no choices"));
+            return;
+        }
+        Err(e) => {
+            let _ = scheduler.on_failure(id, at, ApiError::malformed(e.to_string()));
+            return;
+        }
+    };
+    let Some(job) = scheduler.job(id) else { return };
+    if response.choices.len() < job.payload.keys.len() {
+        short.set(true);
+    }
+    let arrived = time::now_ms();
+    let entries: Vec<(String, String)> = job
+        .payload
+        .keys
+        .iter()
+        .zip(&response.choices)
+        .map(|(key, choice)| {
+            let sample = StoredSample { text: choice.text.clone(), model: response.model.clone().unwrap_or_default(), at: arrived };
+            (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
+        })
+        .collect();
+    // Stored the moment it arrives, before anything else can go wrong.
+    if store.put_many(StoreName::Responses, &entries).await.is_err() {
+        *storage_errors += 1;
+    }
+    {
+        let mut mem = memory.borrow_mut();
+        for (key, choice) in job.payload.keys.iter().zip(&response.choices) {
+            mem.insert(key.clone(), choice.text.clone());
+        }
+    }
+    let _ = scheduler.on_success(id, at, response.usage);
+}

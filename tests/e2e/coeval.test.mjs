@@ -1,0 +1,279 @@
+// CoEval (seed 004) in the browser: a full scrutiny session driven by the keyboard with a
+// reload midway (nothing lost, undo after the reload), export → import into a second browser
+// profile → merged results with conflicts, and the released files recomputed exactly as
+// `concord coeval --format json` prints them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { CoEvalPage } from './pages/coeval_page.mjs';
+import { RunPage } from './pages/workbench_pages.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SHARED = resolve(ROOT, '../shared/data/CoEval');
+
+// combine_data.json's shape: one task, two instances (turbo, human), two criteria, and the
+// LLM's evaluation of each (conclusion, score, evidence quotes).
+const FIXTURE = JSON.stringify({
+  tiny: {
+    task_info: ['The task is to write a story.'],
+    source_name: ['story requirement'], target_name: ['story'],
+    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
+    model_name: ['turbo', 'human'],
+    criteria: ['1. Fluent.', '2. On topic.'],
+    criteria_kv: {
+      '1. Fluent.': [
+        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
+        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
+      ],
+      '2. On topic.': [
+        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
+        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
+      ],
+    },
+  },
+});
+
+test('a keyboard scrutiny session survives a reload, exports, and merges in a second profile', async () => {
+  const first = await launch();
+  let exported;
+  let table6;
+  try {
+    const page = await first.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    await coeval.setAnnotator('Ann');
+    await coeval.startFromFile('combine_data.json', FIXTURE);
+    assert.match(await coeval.study.textContent(), /Task: tiny · 2 instances · 2 criteria/);
+
+    // Stage 1: approve one criterion, revise the other; the majority (of one) keeps both.
+    await coeval.decideCriterion(1, 'Approve', { reason: 'clear' });
+    await coeval.decideCriterion(2, 'Revise', { reason: 'sharper', revised: '2. Stays on topic.' });
+    assert.deepEqual(await coeval.finalCriteria(), [
+      '1. Fluent. — kept by 1 of 1',
+      '2. Stays on topic. (revised from “2. On topic.”) — kept by 1 of 1',
+    ]);
+    assert.deepEqual((await coeval.table('table5'))[0], ['criteria', '50.00', '50.00', '0.00', '0.00', '2']);
+
+    // Stage 2, instance 1, "1. Fluent.": parts are conclusion, score, one quote.
+    await coeval.startScrutiny();
+    assert.equal(await coeval.keyHelp.locator('dt').count(), 10, 'the keys are documented on screen');
+    assert.equal(await coeval.position.textContent(), 'Instance 1 of 2 · criterion 1 of 2');
+    assert.deepEqual(await coeval.labels(), ['Conclusion', 'Score', 'Evidence 1']);
+    await coeval.keys('a', 'j', 'r');
+    await coeval.edit({ text: 'Score: 3', reason: 'too generous' });
+    await coeval.keys('3', 'j', 'x');
+    await coeval.edit({ reason: 'not evidence' });
+    await coeval.keys('e');
+    await coeval.edit({ text: 'slept', reason: 'the key word' });
+    assert.deepEqual(await coeval.decisions(), [
+      'approve',
+      'revise: “Score: 3” (reason: too generous)',
+      'delete (reason: not evidence)',
+      'add: “slept” (reason: the key word)',
+    ]);
+    assert.equal(await coeval.ownScore.textContent(), '3');
+    // Next criterion (revised wording, the LLM's evaluation of the original): approve all, 4.
+    await coeval.keys('n');
+    assert.equal(await coeval.criterionName.textContent(), '2. Stays on topic.');
+    await coeval.keys('Shift+A', '4');
+    assert.deepEqual(await coeval.decisions(), ['approve', 'approve', 'approve']);
+    await coeval.saved();
+
+    // Reload midway: everything is back, at the same place, and undo still works.
+    await coeval.reload();
+    await coeval.startScrutiny();
+    assert.equal(await coeval.position.textContent(), 'Instance 1 of 2 · criterion 2 of 2');
+    assert.deepEqual(await coeval.decisions(), ['approve', 'approve', 'approve']);
+    assert.equal(await coeval.ownScore.textContent(), '4');
+    await coeval.keys('u');
+    assert.equal(await coeval.ownScore.textContent(), 'not set', 'undo after a reload undoes the score');
+    // Undo goes back one action at a time: "approve the rest" was three approvals.
+    await coeval.keys('Control+z');
+    assert.deepEqual(await coeval.decisions(), ['approve', 'approve', 'undecided']);
+    await coeval.keys('5');
+    // Instance 2: approve the conclusion, delete the score with a reason, own score 2.
+    await coeval.keys('n');
+    assert.equal(await coeval.position.textContent(), 'Instance 2 of 2 · criterion 1 of 2');
+    await coeval.keys('a', 'j', 'x');
+    await coeval.edit({ reason: 'wrong' });
+    await coeval.keys('2');
+    await coeval.saved();
+    if (process.env.CONCORD_SCREENSHOTS) {
+      mkdirSync(process.env.CONCORD_SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/coeval.png`, fullPage: true });
+    }
+    // A second reload keeps the undo and what followed it.
+    await coeval.reload();
+    await coeval.startScrutiny();
+    assert.equal(await coeval.position.textContent(), 'Instance 2 of 2 · criterion 1 of 2');
+    assert.equal(await coeval.ownScore.textContent(), '2');
+
+    await coeval.tab('Results');
+    table6 = await coeval.table('results-table6');
+    exported = await coeval.exportMine();
+    assert.equal(exported.name, 'coeval-tiny-Ann.json');
+    const file = JSON.parse(exported.text);
+    assert.equal(file.format, 'concord-coeval-annotations');
+    assert.equal(file.annotator, 'Ann');
+    assert.ok(file.events.some((e) => e.kind === 'undo'), 'the export is the whole log, undos included');
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await first.close();
+  }
+
+  // A coordinator in a fresh profile: same task, Ann's file and a second copy of it whose last
+  // score differs (a re-export after a change): one conflict, nothing dropped.
+  const second = await launch();
+  try {
+    const page = await second.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    await coeval.startFromFile('combine_data.json', FIXTURE);
+    const changed = JSON.parse(exported.text);
+    const lastScore = changed.events.findLastIndex((e) => e.kind === 'score');
+    changed.events[lastScore].score = 1;
+    await coeval.importFiles([exported, { name: 'ann-again.json', text: JSON.stringify(changed) }]);
+    const merged = await coeval.table('merged-annotators');
+    assert.equal(merged.length, 1);
+    assert.equal(merged[0][0], 'Ann');
+    assert.equal(merged[0][1], 'coeval-tiny-Ann.json, ann-again.json');
+    const conflicts = await coeval.table('conflicts');
+    assert.equal(conflicts.length, 1);
+    assert.match(conflicts[0][1], /score$/);
+    assert.deepEqual([conflicts[0][2], conflicts[0][3], conflicts[0][4], conflicts[0][5]],
+      ['1.0', 'ann-again.json', '2.0', 'coeval-tiny-Ann.json']);
+
+    // Without the changed copy the merged results equal the annotator's own.
+    await coeval.forgetImported();
+    await coeval.importFiles([exported]);
+    await coeval.tab('Results');
+    assert.deepEqual(await coeval.table('results-table6'), table6);
+    const alpha = await coeval.table('results-alpha');
+    assert.deepEqual(alpha.map((r) => r[0]), ['LLM', 'Ann']);
+
+    await coeval.forgetImported();
+    await coeval.importFiles([exported, { name: 'ann-again.json', text: JSON.stringify(changed) }]);
+    const out = await coeval.exportMerged();
+    const classroom = JSON.parse(out.text);
+    assert.equal(classroom.format, 'concord-coeval-classroom');
+    assert.deepEqual(classroom.annotators.map((a) => a.annotator), ['Ann']);
+    assert.equal(classroom.conflicts.length, 1);
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await second.close();
+  }
+});
+
+async function scenario(body) {
+  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200, 'the mock accepts the scenario');
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+test('LLM ideation and instance evaluation through the run engine (mock LLM)', { skip: !MOCK_URL }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-coeval-test' });
+    await coeval.open();
+    await coeval.setAnnotator('Ann');
+    await coeval.startTyped({
+      task: 'stories', description: 'to write a story', input: 'story requirement', output: 'story',
+      instances: [{ input: 'A cat.', output: 'The cat slept.', system: 'turbo' }],
+    });
+
+    await scenario({ reply: { mode: 'canned', text: 'Capabilities:\n1. Fluency.\n2. Coherence.' } });
+    await page.getByRole('button', { name: 'Ideate criteria with the LLM' }).click();
+    await page.getByTestId('llm-status').filter({ hasText: 'Criteria ideated' }).waitFor();
+    assert.deepEqual(await page.locator('[data-testid="criterion"] .criterion-text').allTextContents(), ['Fluency.', 'Coherence.']);
+
+    await scenario({ reply: { mode: 'canned', text: '1. It reads well.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."' } });
+    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
+    await page.getByTestId('llm-status').filter({ hasText: '2 evaluations received.' }).waitFor();
+    const log = await (await fetch(`${MOCK_URL}/__mock/requests`)).json();
+    const chats = log.requests.filter((r) => r.path === '/v1/chat/completions');
+    assert.equal(chats.length, 2, 'one evaluation call per criterion');
+    // Asking again sends nothing: every instance has its evaluation.
+    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
+    await page.getByTestId('llm-status').filter({ hasText: 'Every instance already has' }).waitFor();
+
+    await coeval.startScrutiny();
+    assert.deepEqual(await coeval.labels(), ['Conclusion', 'Score', 'Evidence 1']);
+    const texts = await page.locator('[data-testid="scrutiny-parts"] .part-text').allTextContents();
+    assert.deepEqual(texts, ['It reads well.', '4', 'The cat slept.']);
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+/** Released files the browser can tell apart by name (ROCStories' unprefixed near-duplicate
+ * `annotator_scores.json` needs its folder; the CLI gets the same list). */
+function releasedFiles() {
+  const out = [];
+  const folders = { ELI5: 'eli5', ROCStories: 'roc', 'Self-Instruct': 'self_instruct' };
+  for (const [folder, prefix] of Object.entries(folders)) {
+    const dir = join(SHARED, 'webapp/evaluation_data', folder);
+    for (const name of [`${prefix}_action.json`, `${prefix}_annotator_scores.json`]) {
+      if (existsSync(join(dir, name))) out.push(join(dir, name));
+    }
+  }
+  for (let i = 1; i <= 15; i += 1) {
+    const folder = i <= 5 ? 'ELI5' : i <= 10 ? 'ROCStories' : 'Self-Instruct';
+    const p = join(SHARED, 'webapp/evaluation_data', folder, `A${String(i).padStart(2, '0')}.json`);
+    if (existsSync(p)) out.push(p);
+  }
+  return out;
+}
+
+function cliReport(files) {
+  const bin = process.env.CONCORD_CLI;
+  const args = ['coeval', ...files, '--format', 'json'];
+  const text = bin
+    ? execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 26 })
+    : execFileSync('cargo', ['run', '-q', '-p', 'concord-cli', '--', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  return JSON.parse(text);
+}
+
+test('released CoEval files give the numbers of `concord coeval`', { skip: !existsSync(SHARED) && 'no ../shared/data/CoEval here' }, async () => {
+  const files = releasedFiles();
+  const cli = cliReport(files);
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    await coeval.importReleased(files);
+    const report = JSON.parse((await coeval.releasedReport()).text);
+    assert.deepEqual(report.tasks, cli.tasks, 'Table 6 rows and minutes per sample');
+    assert.deepEqual(report.alpha, cli.alpha, 'every pairwise α');
+    assert.deepEqual(report.key_checks, cli.key_checks, 'the swapped Self-Instruct keys');
+    // What the screen shows: Table 6's ELI5 overall row and Figure 3's block.
+    const eli5 = await coeval.table('released-table6-eli5');
+    assert.deepEqual(eli5[0], ['overall', '81.16', '14.61', '3.60', '0.63']);
+    assert.deepEqual(eli5[2], ['score', '70.66', '29.34', '0.00', '0.00']);
+    const fig3 = await coeval.table('released-figure3');
+    assert.deepEqual(fig3.map((r) => r.slice(1)), [
+      ['1.000', '0.756', '0.756', '0.749'],
+      ['0.756', '1.000', '0.967', '0.959'],
+      ['0.756', '0.967', '1.000', '0.968'],
+      ['0.749', '0.959', '0.968', '1.000'],
+    ]);
+    assert.match(await page.getByTestId('released-group1').textContent(), /0\.753[5-7]/);
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});

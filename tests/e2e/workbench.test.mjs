@@ -1,0 +1,153 @@
+// The workbench end to end in Chromium: a 2-attribute × 3-method grid run against the mock,
+// the results table with Williams' marks, export bundle → reload → import → the same table;
+// the API key absent from the bundle, storage and console; the demo bundle.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+
+const SECRET = 'sk-test-CONCORD-SECRET-0123456789';
+const SHOTS = process.env.CONCORD_SCREENSHOTS;
+
+/** 30 graded outputs: the grade is planted in the text for the mock to echo. */
+function gradedCsv() {
+  const rows = ['doc,sys,source,output,coherence,fluency'];
+  for (let i = 0; i < 30; i++) {
+    const q = 1 + ((i * 7) % 5);
+    const planted = Math.min(5, q + (i % 4 === 0 ? 1 : 0));
+    const f = Math.max(1, Math.min(5, q + ((i % 3) - 1)));
+    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","Summary ${i}. RATING=${planted}",${q},${f}`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+async function scenario(body) {
+  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200);
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+/** Everything the page stored: localStorage and every IndexedDB record, as one string. */
+async function storageDump(page) {
+  return page.evaluate(async () => {
+    const out = [JSON.stringify({ ...localStorage })];
+    for (const info of await indexedDB.databases()) {
+      const db = await new Promise((ok, err) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = err; });
+      for (const name of db.objectStoreNames) {
+        const all = await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; });
+        out.push(JSON.stringify(all));
+      }
+      db.close();
+    }
+    return out.join('\n');
+  });
+}
+
+test('a grid run against the mock, results with significance, bundle round trip, key never stored', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
+  const browser = await launch();
+  const dir = mkdtempSync(join(tmpdir(), 'concord-bundle-'));
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const consoleText = [];
+    page.on('console', (m) => consoleText.push(m.text()));
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await data.loadFile('graded.csv', gradedCsv());
+    // Rate-explain and analyze-rate read the planted grade; score-only gets noise: a bad
+    // baseline that Williams' test should flag the others against.
+    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'scores ONLY' }, supports_n: true, latency_ms: 5 });
+
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only', 'rate-explain', 'analyze-rate'], n: 3 });
+    assert.equal(await judge.methods.count(), 3, 'three methods');
+    assert.match(await judge.preview.innerText(), /Evaluation Criteria/);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'judge.png'), fullPage: true });
+
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: SECRET });
+    assert.match(await run.estimate.innerText(), /calls/);
+    await run.run();
+    const finished = await run.waitFinished();
+    assert.match(finished, /Run complete/);
+    assert.match(await run.progress.innerText(), /^180 of 180 calls done, 0 failed/);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
+
+    // Running the same configuration again costs nothing: every call is cached.
+    const before = (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+    await run.run();
+    await page.getByTestId('run-finished').waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.innerText.includes('180 cached'));
+    const after = (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+    assert.equal(after, before, 'the second run sent nothing');
+
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.setBaseline('score-only');
+    const table = await results.cells();
+    assert.deepEqual(table.map((r) => r[0]), ['score-only', 'rate-explain', 'analyze-rate']);
+    assert.equal(table[0].length, 3, 'two attribute columns');
+    for (const row of table) for (const cell of row.slice(1)) assert.match(cell, /^-?\d\.\d{3}$/, `a correlation in every cell: ${row}`);
+    const marks = await results.boldCount();
+    assert.equal(marks, 4, 'rate-explain and analyze-rate beat the noisy baseline on both attributes');
+    const title = await page.locator('[data-testid="results-table"] td button').nth(2).getAttribute('title');
+    assert.match(title, /Williams p = \d/, 'non-baseline cells carry the Williams p-value');
+    // Clicking a cell shows its plots and items.
+    await page.locator('[data-testid="results-table"] td button').first().click();
+    await page.getByTestId('cell-panel').waitFor();
+    await page.getByRole('button', { name: /^Show item/ }).first().click();
+    await page.getByTestId('item-detail').locator('mark').first().waitFor();
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'results.png'), fullPage: true });
+
+    const download = await results.exportBundle();
+    const bundlePath = join(dir, 'bundle.json');
+    await download.saveAs(bundlePath);
+    const bundleText = readFileSync(bundlePath, 'utf8');
+    const bundle = JSON.parse(bundleText);
+    assert.equal(bundle.schema, 'concord-bundle');
+    assert.equal(bundle.runs.length, 6);
+    assert.ok(!bundleText.includes(SECRET), 'the key is not in the bundle');
+    assert.ok(!(await storageDump(page)).includes(SECRET), 'nor in localStorage or IndexedDB');
+
+    // Reload: the table comes back from the bundle alone.
+    await page.reload();
+    await results.open();
+    await results.importBundle(bundlePath);
+    await page.getByTestId('bundle-source').waitFor();
+    await results.setBaseline('score-only');
+    assert.deepEqual(await results.cells(), table, 'the imported bundle gives the identical table');
+    assert.equal(await results.boldCount(), marks);
+    assert.ok(!consoleText.join('\n').includes(SECRET), 'the key never reached the console');
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('opting in to remember the key stores it, and Forget key removes it', { timeout: 60_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await new DataPage(page).open(CONCORD_URL);
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', key: SECRET });
+    assert.ok(!(await storageDump(page)).includes(SECRET), 'memory only by default');
+    await page.getByLabel('Remember on this device').check();
+    assert.ok((await storageDump(page)).includes(SECRET), 'stored after opting in');
+    await page.reload();
+    await run.open();
+    assert.equal(await page.getByLabel('API key').inputValue(), SECRET, 'remembered across reloads');
+    await page.getByRole('button', { name: 'Forget key' }).click();
+    assert.ok(!(await storageDump(page)).includes(SECRET), 'forgotten');
+    assert.equal(await page.getByLabel('API key').inputValue(), '');
+  } finally {
+    await browser.close();
+  }
+});
