@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::edge::store::Store;
 use crate::pages::coeval::CoEvalPage;
 use crate::pages::data::DataPage;
 use crate::pages::judge::JudgePage;
@@ -9,7 +10,6 @@ use crate::pages::meta::MetaPage;
 use crate::pages::rate::RatePage;
 use crate::pages::results::ResultsPage;
 use crate::pages::run::RunPage;
-use crate::edge::store::Store;
 use crate::state::{Screen, Workbench, Workspace};
 
 /// The `bundle` query parameter of the page address, if any.

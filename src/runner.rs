@@ -155,7 +155,8 @@ pub async fn cached_texts(
     if let Ok(all) = store.get_with_prefix(StoreName::Responses, "").await {
         for (key, value) in all {
             if wanted.contains(&key) {
-                let text = serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
+                let text =
+                    serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
                 out.insert(key, text);
             }
         }
@@ -180,7 +181,11 @@ pub async fn execute(
         let mem = memory.borrow();
         calls.iter().flat_map(|c| &c.keys).filter(|k| mem.contains_key(*k)).cloned().collect()
     };
-    let stored = cached_texts(&store, calls.iter().flat_map(|c| c.keys.clone()).filter(|k| !known.contains(k))).await;
+    let stored = cached_texts(
+        &store,
+        calls.iter().flat_map(|c| c.keys.clone()).filter(|k| !known.contains(k)),
+    )
+    .await;
     memory.borrow_mut().extend(stored);
     let (todo, cached): (Vec<CallSpec>, Vec<CallSpec>) = {
         let mem = memory.borrow();
@@ -189,8 +194,18 @@ pub async fn execute(
     let short = Cell::new(false);
     let retry_list = todo.clone();
     let cached = cached.len();
-    let mut outcome =
-        pass(&connection, connection.caps.clone(), todo, cached, &store, &memory, &control, &mut on_report, &short).await;
+    let mut outcome = pass(
+        &connection,
+        connection.caps.clone(),
+        todo,
+        cached,
+        &store,
+        &memory,
+        &control,
+        &mut on_report,
+        &short,
+    )
+    .await;
     if short.get() && matches!(outcome.finish, Finish::Completed) && !control.is_cancelled() {
         // The provider answered with fewer samples than asked (it ignores `n`): ask for the
         // missing ones one call each.
@@ -199,11 +214,13 @@ pub async fn execute(
             retry_list
                 .iter()
                 .flat_map(|c| {
-                    c.keys.iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(|(i, k)| CallSpec {
-                        request: c.request.clone(),
-                        samples: SampleBatch { first: c.samples.first + i as u32, count: 1 },
-                        keys: vec![k.clone()],
-                    })
+                    c.keys.iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(
+                        |(i, k)| CallSpec {
+                            request: c.request.clone(),
+                            samples: SampleBatch { first: c.samples.first + i as u32, count: 1 },
+                            keys: vec![k.clone()],
+                        },
+                    )
                 })
                 .collect()
         };
@@ -219,8 +236,22 @@ pub async fn execute(
             });
             let mut caps = connection.caps.clone();
             caps.max_n = 1;
-            let second = pass(&connection, caps, missing, cached, &store, &memory, &control, &mut on_report, &short).await;
-            outcome = Outcome { storage_errors: outcome.storage_errors + second.storage_errors, ..second };
+            let second = pass(
+                &connection,
+                caps,
+                missing,
+                cached,
+                &store,
+                &memory,
+                &control,
+                &mut on_report,
+                &short,
+            )
+            .await;
+            outcome = Outcome {
+                storage_errors: outcome.storage_errors + second.storage_errors,
+                ..second
+            };
         }
     }
     outcome
@@ -241,7 +272,11 @@ async fn pass(
 ) -> Outcome {
     let jobs: Vec<Job<CallSpec>> = todo
         .into_iter()
-        .map(|c| Job { key: c.keys.first().cloned().unwrap_or_default(), payload: c, estimated_cost_usd: 0.0 })
+        .map(|c| Job {
+            key: c.keys.first().cloned().unwrap_or_default(),
+            payload: c,
+            estimated_cost_usd: 0.0,
+        })
         .collect();
     let config = SchedulerConfig {
         max_concurrency: connection.max_concurrency.max(1),
@@ -273,12 +308,28 @@ async fn pass(
             scheduler.cancel(now());
         } else if control.is_paused() != paused {
             paused = control.is_paused();
-            if paused { scheduler.pause(now()) } else { scheduler.resume(now()) }
+            if paused {
+                scheduler.pause(now())
+            } else {
+                scheduler.resume(now())
+            }
             report(&scheduler, paused, &mut logged);
         }
         // Everything that has arrived.
         while let Ok((id, result)) = rx.try_recv() {
-            handle(connection, &mut scheduler, &mut caps, store, memory, id, result, now(), &mut storage_errors, short).await;
+            handle(
+                connection,
+                &mut scheduler,
+                &mut caps,
+                store,
+                memory,
+                id,
+                result,
+                now(),
+                &mut storage_errors,
+                short,
+            )
+            .await;
             report(&scheduler, paused, &mut logged);
         }
         let wait_ms = match scheduler.next_action(now()) {
@@ -319,7 +370,19 @@ async fn pass(
         };
         let sleep = Box::pin(time::sleep(wait_ms as u32));
         if let Either::Left((Some((id, result)), _)) = select(rx.next(), sleep).await {
-            handle(connection, &mut scheduler, &mut caps, store, memory, id, result, now(), &mut storage_errors, short).await;
+            handle(
+                connection,
+                &mut scheduler,
+                &mut caps,
+                store,
+                memory,
+                id,
+                result,
+                now(),
+                &mut storage_errors,
+                short,
+            )
+            .await;
         }
         report(&scheduler, paused, &mut logged);
     };
@@ -390,7 +453,11 @@ async fn handle(
         .iter()
         .zip(&response.choices)
         .map(|(key, choice)| {
-            let sample = StoredSample { text: choice.text.clone(), model: response.model.clone().unwrap_or_default(), at: arrived };
+            let sample = StoredSample {
+                text: choice.text.clone(),
+                model: response.model.clone().unwrap_or_default(),
+                at: arrived,
+            };
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
         })
         .collect();

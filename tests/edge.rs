@@ -185,8 +185,9 @@ async fn get_bytes_reports_a_missing_file_by_status() {
 }
 
 #[wasm_bindgen_test]
-async fn without_worker_js_the_load_falls_back_to_the_main_thread() {
-    // The test runner's page serves no worker.js, so the worker fails to start.
+async fn a_worker_load_equals_a_main_thread_load_whichever_path_it_takes() {
+    // The test runner serves the repository root: with a built `pkg/` beside `worker.js` the
+    // worker starts; without one it fails to start and the load falls back to this thread.
     let stages = Rc::new(RefCell::new(Vec::new()));
     let seen = stages.clone();
     let loaded = worker::load_in_worker(
@@ -197,9 +198,16 @@ async fn without_worker_js_the_load_falls_back_to_the_main_thread() {
     .await
     .unwrap();
     assert_eq!(loaded, data::load(EXAMPLE_NAME, EXAMPLE_CSV.as_bytes()).unwrap());
-    assert_eq!(
-        *stages.borrow(),
-        vec![LoadStage::StartingWorker, LoadStage::Parsing { in_worker: false }]
+    let stages = stages.borrow().clone();
+    assert!(
+        stages == [LoadStage::StartingWorker, LoadStage::Parsing { in_worker: false }]
+            || stages
+                == [
+                    LoadStage::StartingWorker,
+                    LoadStage::Parsing { in_worker: true },
+                    LoadStage::Receiving
+                ],
+        "{stages:?}"
     );
     let err =
         worker::load_in_worker("empty.csv".to_owned(), b"  \n".to_vec(), |_| {}).await.unwrap_err();

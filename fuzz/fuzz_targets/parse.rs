@@ -7,7 +7,8 @@ use concord_core::judge::parse::{self, Policy};
 use concord_core::judge::{coeval, meta_eval};
 use libfuzzer_sys::fuzz_target;
 
-const TAGS: &[&str] = &["Winner", "Better_answer", "Better_assistant", "Rating", "Score_for_story", "Question"];
+const TAGS: &[&str] =
+    &["Winner", "Better_answer", "Better_assistant", "Rating", "Score_for_story", "Question"];
 const SCALES: &[Option<(f64, f64)>] = &[None, Some((1.0, 5.0)), Some((0.0, 1.0)), Some((1.0, 3.0))];
 
 fuzz_target!(|input: &[u8]| {

@@ -23,7 +23,8 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
     let blob = Blob::new_with_str_sequence_and_options(parts, &options)
         .map_err(|_| fail("the browser refused to build the file"))?;
     let url = Url::create_object_url_with_blob(&blob).map_err(|_| fail("no object URL"))?;
-    let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
+    let document =
+        web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
     let anchor: HtmlAnchorElement = document
         .create_element("a")
         .map_err(|_| fail("no anchor"))?
@@ -41,7 +42,8 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
 /// and offers it as a download.
 pub async fn save_svg_as_png(file_name: &str, svg: &str) -> Result<(), String> {
     let fail = |what: &str| format!("could not save {file_name}: {what}");
-    let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
+    let document =
+        web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
     let image = web_sys::HtmlImageElement::new().map_err(|_| fail("no image"))?;
     let encoded: String = js_sys::encode_uri_component(svg).into();
     let loaded = js_sys::Promise::new(&mut |resolve, reject| {
@@ -49,7 +51,9 @@ pub async fn save_svg_as_png(file_name: &str, svg: &str) -> Result<(), String> {
         image.set_onerror(Some(&reject));
     });
     image.set_src(&format!("data:image/svg+xml;charset=utf-8,{encoded}"));
-    wasm_bindgen_futures::JsFuture::from(loaded).await.map_err(|_| fail("the SVG could not be drawn"))?;
+    wasm_bindgen_futures::JsFuture::from(loaded)
+        .await
+        .map_err(|_| fail("the SVG could not be drawn"))?;
     let scale = 2;
     let canvas: web_sys::HtmlCanvasElement = document
         .create_element("canvas")

@@ -8,7 +8,7 @@ use web_sys::{DragEvent, File, HtmlInputElement};
 use wasm_bindgen::JsCast;
 
 use crate::edge::worker::{LoadStage, load_buffer_in_worker};
-use crate::state::{OpenDataset, use_workspace};
+use crate::state::{OpenDataset, Workspace, use_workspace};
 
 /// A recorded run on the built-in example (no key needed), served beside the app.
 pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
@@ -42,7 +42,9 @@ fn open_file(file: File) {
         let progress = move |stage: LoadStage| {
             let text = match stage {
                 LoadStage::StartingWorker => format!("Starting a background worker for {label}…"),
-                LoadStage::Parsing { in_worker: true } => format!("Parsing {label} in the background…"),
+                LoadStage::Parsing { in_worker: true } => {
+                    format!("Parsing {label} in the background…")
+                }
                 LoadStage::Parsing { in_worker: false } => format!("Parsing {label}…"),
                 LoadStage::Receiving => format!("Opening {label}…"),
             };
@@ -56,10 +58,52 @@ fn open_file(file: File) {
     });
 }
 
+/// Public copies of the papers' datasets, fetched on request (raw.githubusercontent.com is
+/// in the page's connect-src).
+const PRESETS: [(&str, &str); 2] = [
+    (
+        "SummEval (G-Eval's summeval.json)",
+        "https://raw.githubusercontent.com/nlpyang/geval/main/data/summeval.json",
+    ),
+    (
+        "Topical-Chat (Chiang & Lee's copy)",
+        "https://raw.githubusercontent.com/d223302/A-Closer-Look-To-LLM-Evaluation/90084422bb32e89f77109dce578d0bd1db3912c4/data/topical_chat.json",
+    ),
+];
+
+/// Fetches `url` and opens it as a dataset, parsing in a worker.
+fn open_url(ws: Workspace, url: String) {
+    let name = url
+        .rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or("download")
+        .split('?')
+        .next()
+        .unwrap_or("download")
+        .to_owned();
+    ws.loading.set(Some(format!("Downloading {url}…")));
+    spawn_local(async move {
+        match crate::edge::http::get_bytes(&url, 120_000).await {
+            Err(e) => ws.load_error.set(Some(format!(
+                "Could not download {url}: {e}. If the address is right, the server may not allow web pages to read it (CORS), or its origin is not in this page's connect-src (README, “Custom base URL”); download the file and load it from disk instead."
+            ))),
+            Ok(bytes) => {
+                ws.loading.set(Some(format!("Parsing {name} in the background…")));
+                match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
+                    Ok(loaded) => ws.open_loaded(loaded),
+                    Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
+                }
+            }
+        }
+        ws.loading.set(None);
+    });
+}
+
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
     let wb = crate::state::use_workbench();
+    let url = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
     let on_pick = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
@@ -118,6 +162,19 @@ fn LoadPanel() -> impl IntoView {
                         "Open the demo"
                     </button>
                 </div>
+            </div>
+            <div class="row">
+                <label for="dataset-url">"Dataset URL"</label>
+                <input id="dataset-url" type="url" size="60" placeholder="https://…/data.json" prop:value=move || url.get()
+                    on:input=move |ev| url.set(event_target_value(&ev))/>
+                <button class="secondary" type="button" disabled=move || url.get().trim().is_empty()
+                    on:click=move |_| open_url(ws, url.get_untracked().trim().to_owned())>"Load from URL"</button>
+            </div>
+            <div class="row">
+                <span class="muted">"Presets (downloaded when online):"</span>
+                {PRESETS.into_iter().map(|(label, href)| view! {
+                    <button class="secondary" type="button" on:click=move |_| open_url(ws, href.to_owned())>{label}</button>
+                }).collect_view()}
             </div>
             <Show when=move || ws.loading.get().is_some()>
                 <p role="status" data-testid="loading">

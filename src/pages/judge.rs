@@ -46,7 +46,10 @@ fn persona_name(p: Persona) -> &'static str {
 
 /// A fresh study for a dataset: every attribute, no methods yet.
 pub fn study_for(dataset: &Dataset) -> Study {
-    Study { attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(), methods: Vec::new() }
+    Study {
+        attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
+        methods: Vec::new(),
+    }
 }
 
 #[component]
@@ -58,10 +61,8 @@ pub fn JudgePage() -> impl IntoView {
         let dataset = ws.dataset.get();
         let name = dataset.loaded.dataset.name.clone();
         let study = wb.study.get_untracked();
-        let attributes_fit = study
-            .attributes
-            .iter()
-            .all(|a| dataset.loaded.dataset.attribute_index(a).is_some());
+        let attributes_fit =
+            study.attributes.iter().all(|a| dataset.loaded.dataset.attribute_index(a).is_some());
         let fresh = study.attributes.is_empty() && study.methods.is_empty();
         if fresh || previous.as_ref().is_some_and(|p| *p != name) || !attributes_fit {
             wb.study.set(study_for(&dataset.loaded.dataset));
@@ -90,7 +91,14 @@ fn AttributesPanel() -> impl IntoView {
     let ws = use_workspace();
     let wb = use_workbench();
     let all = move || {
-        ws.dataset.get().loaded.dataset.attributes.iter().map(|a| (a.name.clone(), a.scale)).collect::<Vec<_>>()
+        ws.dataset
+            .get()
+            .loaded
+            .dataset
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), a.scale))
+            .collect::<Vec<_>>()
     };
     view! {
         <section class="panel" aria-labelledby="attributes-heading">
@@ -133,7 +141,11 @@ fn toggle<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, value: T
 }
 
 fn parse_list(text: &str) -> Vec<Option<f64>> {
-    text.split([',', ' ']).filter(|s| !s.trim().is_empty()).filter_map(|s| s.trim().parse().ok()).map(Some).collect()
+    text.split([',', ' '])
+        .filter(|s| !s.trim().is_empty())
+        .filter_map(|s| s.trim().parse().ok())
+        .map(Some)
+        .collect()
 }
 
 #[component]
@@ -162,7 +174,9 @@ fn AddMethodsPanel() -> impl IntoView {
         let mut c = cot.get_untracked();
         c.sort();
         let mut p = personas.get_untracked();
-        p.sort_by_key(|x| [Persona::None, Persona::Hhh, Persona::HumanAnnotator].iter().position(|y| y == x));
+        p.sort_by_key(|x| {
+            [Persona::None, Persona::Hhh, Persona::HumanAnnotator].iter().position(|y| y == x)
+        });
         let spec = GridSpec {
             modes: m,
             auto_cot: c,
@@ -299,12 +313,16 @@ fn MethodsPanel() -> impl IntoView {
 }
 
 /// Renders each part of `template` separately for `item`, so the preview can colour them.
-fn render_parts(template: &PromptTemplate, item: &concord_core::data::RatingItem) -> Vec<(PartKind, String)> {
+fn render_parts(
+    template: &PromptTemplate,
+    item: &concord_core::data::RatingItem,
+) -> Vec<(PartKind, String)> {
     template
         .parts
         .iter()
         .map(|part| {
-            let single = PromptTemplate { parts: vec![part.clone()], bindings: template.bindings.clone() };
+            let single =
+                PromptTemplate { parts: vec![part.clone()], bindings: template.bindings.clone() };
             let text = single.render(item).unwrap_or_else(|e| format!("⚠ {e}"));
             (part.kind, text)
         })

@@ -21,7 +21,11 @@ fn record(wb: Workbench, name: &str, attribute: &str, item_id: &str, score: f64)
         let rater = match raters.iter().position(|r| r.name == name && r.attribute == attribute) {
             Some(i) => &mut raters[i],
             None => {
-                raters.push(ExtraRater { name: name.to_owned(), attribute: attribute.to_owned(), scores: Vec::new() });
+                raters.push(ExtraRater {
+                    name: name.to_owned(),
+                    attribute: attribute.to_owned(),
+                    scores: Vec::new(),
+                });
                 let last = raters.len() - 1;
                 &mut raters[last]
             }
@@ -29,11 +33,15 @@ fn record(wb: Workbench, name: &str, attribute: &str, item_id: &str, score: f64)
         rater.scores.retain(|(id, _)| id != item_id);
         rater.scores.push((item_id.to_owned(), score));
     });
-    let saved = wb.raters.with_untracked(|r| r.iter().find(|r| r.name == name && r.attribute == attribute).cloned());
+    let saved = wb
+        .raters
+        .with_untracked(|r| r.iter().find(|r| r.name == name && r.attribute == attribute).cloned());
     if let (Some(store), Some(rater)) = (wb.store.get_untracked(), saved) {
         let key = storage_key(name, attribute);
         spawn_local(async move {
-            let _ = store.put(StoreName::Settings, &key, &serde_json::to_string(&rater).unwrap_or_default()).await;
+            let _ = store
+                .put(StoreName::Settings, &key, &serde_json::to_string(&rater).unwrap_or_default())
+                .await;
         });
     }
 }
@@ -52,12 +60,16 @@ pub fn RatePage() -> impl IntoView {
     let score_of = move |item_id: &str| {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
         wb.raters.with(|r| {
-            r.iter().find(|r| r.name == n && r.attribute == a).and_then(|r| r.scores.iter().find(|(id, _)| id == item_id).map(|(_, s)| *s))
+            r.iter()
+                .find(|r| r.name == n && r.attribute == a)
+                .and_then(|r| r.scores.iter().find(|(id, _)| id == item_id).map(|(_, s)| *s))
         })
     };
     let done = move || {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
-        wb.raters.with(|r| r.iter().find(|r| r.name == n && r.attribute == a).map_or(0, |r| r.scores.len()))
+        wb.raters.with(|r| {
+            r.iter().find(|r| r.name == n && r.attribute == a).map_or(0, |r| r.scores.len())
+        })
     };
     // Resume an earlier session of the same rater and attribute from storage.
     let start = move |_| {
@@ -75,7 +87,12 @@ pub fn RatePage() -> impl IntoView {
                 {
                     let first_unrated = {
                         let d = ws.dataset.get_untracked();
-                        d.loaded.dataset.items.iter().position(|it| !saved.scores.iter().any(|(id, _)| *id == it.id)).unwrap_or(0)
+                        d.loaded
+                            .dataset
+                            .items
+                            .iter()
+                            .position(|it| !saved.scores.iter().any(|(id, _)| *id == it.id))
+                            .unwrap_or(0)
                     };
                     wb.raters.update(|r| {
                         r.retain(|x| !(x.name == saved.name && x.attribute == saved.attribute));

@@ -25,7 +25,12 @@ use crate::edge::time;
 use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
 
 /// Opens a bundle: its dataset, study, runs, raters and view settings replace the current ones.
-pub fn open_bundle(wb: Workbench, ws: crate::state::Workspace, text: &str, source: &str) -> Result<(), String> {
+pub fn open_bundle(
+    wb: Workbench,
+    ws: crate::state::Workspace,
+    text: &str,
+    source: &str,
+) -> Result<(), String> {
     let bundle = Bundle::from_json(text).map_err(|e| format!("{source}: {e}"))?;
     let format = data::Format::Csv;
     let dataset = bundle.dataset.embedded.clone();
@@ -100,15 +105,19 @@ fn file_stem(name: &str) -> String {
 }
 
 /// Turns the judge runs a released file carries into table rows.
-fn imported_runs(dataset: &Dataset, loaded: &data::Loaded, file: &str, policy: Policy) -> (Vec<JudgedRun>, Vec<String>) {
+fn imported_runs(
+    dataset: &Dataset,
+    loaded: &data::Loaded,
+    file: &str,
+    policy: Policy,
+) -> (Vec<JudgedRun>, Vec<String>) {
     let mut runs = Vec::new();
     let mut problems = Vec::new();
     for run in &loaded.runs {
-        let attribute = run
-            .attribute
-            .clone()
-            .filter(|a| dataset.attribute_index(a).is_some())
-            .or_else(|| (dataset.attributes.len() == 1).then(|| dataset.attributes[0].name.clone()));
+        let attribute =
+            run.attribute.clone().filter(|a| dataset.attribute_index(a).is_some()).or_else(|| {
+                (dataset.attributes.len() == 1).then(|| dataset.attributes[0].name.clone())
+            });
         let Some(attribute) = attribute else {
             problems.push(format!(
                 "{file}: cannot tell which attribute it rates (the dataset has {})",
@@ -123,10 +132,19 @@ fn imported_runs(dataset: &Dataset, loaded: &data::Loaded, file: &str, policy: P
             .iter()
             .find_map(|abbr| stem.split_once(abbr).map(|(a, b)| format!("{a} {b}")))
             .unwrap_or(stem);
-        runs.push(JudgedRun { method, attribute, policy, run: run.clone(), origin: file.to_owned() });
+        runs.push(JudgedRun {
+            method,
+            attribute,
+            policy,
+            run: run.clone(),
+            origin: file.to_owned(),
+        });
     }
     if loaded.runs.is_empty() {
-        problems.push(format!("{file}: no judge outputs in this file (detected as {})", loaded.format.name()));
+        problems.push(format!(
+            "{file}: no judge outputs in this file (detected as {})",
+            loaded.format.name()
+        ));
     }
     (runs, problems)
 }
@@ -140,7 +158,8 @@ pub fn ResultsPage() -> impl IntoView {
         let runs = wb.runs.get();
         let baseline = wb.settings.with(|s| s.baseline.clone());
         let started = time::monotonic_ms();
-        let t = concord_core::workbench::compute(&dataset.loaded.dataset, &runs, baseline.as_deref());
+        let t =
+            concord_core::workbench::compute(&dataset.loaded.dataset, &runs, baseline.as_deref());
         let took = time::monotonic_ms() - started;
         (t, took)
     });
@@ -186,18 +205,30 @@ fn ImportPanel() -> impl IntoView {
                 let name = file.name();
                 match read_file(&file).await {
                     Err(e) => problems.push(e),
-                    Ok(bytes) => match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
-                        Err(e) => problems.push(format!("{name}: {e}")),
-                        Ok(loaded) => {
-                            let (runs, p) = imported_runs(&dataset.loaded.dataset, &loaded, &name, policy.get_untracked());
-                            problems.extend(p);
-                            added += runs.len();
-                            wb.runs.update(|r| {
-                                r.retain(|x| !runs.iter().any(|n| n.origin == x.origin && n.attribute == x.attribute));
-                                r.extend(runs);
-                            });
+                    Ok(bytes) => {
+                        match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await
+                        {
+                            Err(e) => problems.push(format!("{name}: {e}")),
+                            Ok(loaded) => {
+                                let (runs, p) = imported_runs(
+                                    &dataset.loaded.dataset,
+                                    &loaded,
+                                    &name,
+                                    policy.get_untracked(),
+                                );
+                                problems.extend(p);
+                                added += runs.len();
+                                wb.runs.update(|r| {
+                                    r.retain(|x| {
+                                        !runs.iter().any(|n| {
+                                            n.origin == x.origin && n.attribute == x.attribute
+                                        })
+                                    });
+                                    r.extend(runs);
+                                });
+                            }
                         }
-                    },
+                    }
                 }
                 time::yield_now().await;
             }
@@ -264,7 +295,10 @@ fn ImportPanel() -> impl IntoView {
 }
 
 #[component]
-fn TablePanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize, usize)>>) -> impl IntoView {
+fn TablePanel(
+    table: Memo<(ResultsTable, f64)>,
+    selected: RwSignal<Option<(usize, usize)>>,
+) -> impl IntoView {
     let wb = use_workbench();
     let ws = use_workspace();
     let settings = move || wb.settings.get();
@@ -282,12 +316,23 @@ fn TablePanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize
         let dataset = ws.dataset.get_untracked();
         computing.set(true);
         spawn_local(async move {
-            let spec = BootstrapSpec { statistic: s.statistic, level: s.level, resamples: s.resamples, seed: s.seed, confidence: s.confidence };
+            let spec = BootstrapSpec {
+                statistic: s.statistic,
+                level: s.level,
+                resamples: s.resamples,
+                seed: s.seed,
+                confidence: s.confidence,
+            };
             let mut out = HashMap::new();
             for m in 0..t.methods.len() {
                 for a in 0..t.attributes.len() {
                     if let Some(c) = t.cell(m, a)
-                        && let Some(ci) = bootstrap_interval(&dataset.loaded.dataset, &t.attributes[a], &c.scores.scores, spec)
+                        && let Some(ci) = bootstrap_interval(
+                            &dataset.loaded.dataset,
+                            &t.attributes[a],
+                            &c.scores.scores,
+                            spec,
+                        )
                     {
                         out.insert((m, a), (ci.low, ci.high));
                     }
@@ -440,7 +485,10 @@ fn ParseFailures(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
 }
 
 #[component]
-fn CellPanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize, usize)>>) -> impl IntoView {
+fn CellPanel(
+    table: Memo<(ResultsTable, f64)>,
+    selected: RwSignal<Option<(usize, usize)>>,
+) -> impl IntoView {
     let ws = use_workspace();
     let item = RwSignal::new(None::<usize>);
     Effect::new(move |_| {
@@ -507,7 +555,8 @@ fn CellPanel(table: Memo<(ResultsTable, f64)>, selected: RwSignal<Option<(usize,
 
 /// Splits `text` around the last occurrence of the parsed rating, to highlight it.
 fn highlight(text: &str, value: f64) -> (String, String, String) {
-    let needle = if value.fract() == 0.0 { format!("{}", value as i64) } else { format!("{value}") };
+    let needle =
+        if value.fract() == 0.0 { format!("{}", value as i64) } else { format!("{value}") };
     match text.rfind(&needle) {
         Some(at) => (text[..at].to_owned(), needle.clone(), text[at + needle.len()..].to_owned()),
         None => (text.to_owned(), String::new(), String::new()),
@@ -519,13 +568,25 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
     let ws = use_workspace();
     let wb = use_workbench();
     let dataset = ws.dataset.get_untracked().loaded.dataset.clone();
-    let Some(it) = dataset.items.get(item).cloned() else { return view! { <p>"No such item."</p> }.into_any() };
-    let run = wb.runs.with_untracked(|runs| runs.iter().find(|r| r.method == method && r.attribute == attribute).cloned());
+    let Some(it) = dataset.items.get(item).cloned() else {
+        return view! { <p>"No such item."</p> }.into_any();
+    };
+    let run = wb.runs.with_untracked(|runs| {
+        runs.iter().find(|r| r.method == method && r.attribute == attribute).cloned()
+    });
     let index = dataset.attribute_index(&attribute);
     let scale = index.and_then(|i| dataset.attributes.get(i)).map(|a| (a.scale.min, a.scale.max));
     let human = index.and_then(|i| it.ratings.get(i).cloned().flatten());
     let record = run.as_ref().and_then(|r| {
-        r.run.records.iter().find(|rec| matches!(&rec.key, data::RecordKey::Item(k) if *k == it.key()) || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)).cloned().map(|rec| (rec, r.policy))
+        r.run
+            .records
+            .iter()
+            .find(|rec| {
+                matches!(&rec.key, data::RecordKey::Item(k) if *k == it.key())
+                    || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)
+            })
+            .cloned()
+            .map(|rec| (rec, r.policy))
     });
     view! {
         <div class="item-detail" data-testid="item-detail">

@@ -4,8 +4,8 @@
 
 use concord_core::data::Dataset;
 use concord_core::run::{
-    Capabilities, ConnectionStatus, Finish, PRESETS, PriceTable, ProviderId, StopReason,
-    build_list_models, classify_connection, estimate_run, EstimateInput,
+    Capabilities, ConnectionStatus, EstimateInput, Finish, PRESETS, PriceTable, ProviderId,
+    StopReason, build_list_models, classify_connection, estimate_run,
 };
 use concord_core::workbench::{self, JudgedRun, Plan, Study};
 use leptos::prelude::*;
@@ -17,7 +17,8 @@ use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::runner::{self, CallSpec, Connection, RunControl};
 use crate::state::{
-    ConnectionForm, OpenDataset, RunView, Screen, Workbench, Workspace, use_workbench, use_workspace,
+    ConnectionForm, OpenDataset, RunView, Screen, Workbench, Workspace, use_workbench,
+    use_workspace,
 };
 
 /// Where an opted-in key is remembered (this browser only).
@@ -117,12 +118,19 @@ pub fn refresh_results(wb: Workbench, dataset: &Dataset, study: &Study, plan: &P
 fn describe_finish(finish: &Finish, provider: ProviderId) -> (String, Option<String>) {
     match finish {
         Finish::Completed => ("Run complete.".into(), None),
-        Finish::Cancelled => ("Run cancelled. Everything stored so far is kept; Run again to continue.".into(), None),
-        Finish::Stopped(StopReason::Fatal(e)) => (
-            format!("Run stopped: {e}"),
-            Some(e.advice(provider)),
+        Finish::Cancelled => {
+            ("Run cancelled. Everything stored so far is kept; Run again to continue.".into(), None)
+        }
+        Finish::Stopped(StopReason::Fatal(e)) => {
+            (format!("Run stopped: {e}"), Some(e.advice(provider)))
+        }
+        Finish::Stopped(reason) => (
+            reason.to_string(),
+            Some(
+                "Raise the spend cap and Run again to continue; nothing stored is paid twice."
+                    .into(),
+            ),
         ),
-        Finish::Stopped(reason) => (reason.to_string(), Some("Raise the spend cap and Run again to continue; nothing stored is paid twice.".into())),
         _ => ("Run ended.".into(), None),
     }
 }
@@ -140,7 +148,10 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
                 "No methods to run: add some on the Judge screen.".into()
             } else {
                 plan.problems.first().map_or("Nothing to run.".into(), |p| {
-                    format!("No prompt could be rendered: {} / {} / item {}: {}", p.method, p.attribute, p.item_id, p.message)
+                    format!(
+                        "No prompt could be rendered: {} / {} / item {}: {}",
+                        p.method, p.attribute, p.item_id, p.message
+                    )
                 })
             }),
             ..RunView::default()
@@ -151,7 +162,7 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
     wb.control.set_value(control.clone());
     wb.run.set(RunView { running: true, ..RunView::default() });
     let manifest = Manifest {
-        dataset: (*dataset.loaded).dataset.clone(),
+        dataset: dataset.loaded.dataset.clone(),
         format: dataset.loaded.format.name().to_owned(),
         study: study.clone(),
         provider: form.provider.slug().to_owned(),
@@ -169,29 +180,45 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             Some(s) => s,
             None => crate::edge::store::Store::open_or_memory().await.0,
         };
-        let _ = store.put(StoreName::Runs, MANIFEST_KEY, &serde_json::to_string(&manifest).unwrap_or_default()).await;
+        let _ = store
+            .put(
+                StoreName::Runs,
+                MANIFEST_KEY,
+                &serde_json::to_string(&manifest).unwrap_or_default(),
+            )
+            .await;
         let calls = calls_of(&plan);
         let mut last_refresh = time::monotonic_ms();
-        let outcome = runner::execute(connection, calls, store.clone(), wb.memory.get_value(), control, |report| {
-            wb.run.update(|v| {
-                v.paused = report.paused;
-                v.log.extend(report.log.iter().cloned());
-                v.report = Some(report);
-            });
-            // The table follows the run while it is on screen, without recomputing on every
-            // sample (collecting a large run takes a while).
-            let watching = ws.screen.get_untracked() == Screen::Results;
-            if watching && time::monotonic_ms() - last_refresh > 5000.0 {
-                last_refresh = time::monotonic_ms();
-                refresh_results(wb, &d, &study, &plan);
-            }
-        })
+        let outcome = runner::execute(
+            connection,
+            calls,
+            store.clone(),
+            wb.memory.get_value(),
+            control,
+            |report| {
+                wb.run.update(|v| {
+                    v.paused = report.paused;
+                    v.log.extend(report.log.iter().cloned());
+                    v.report = Some(report);
+                });
+                // The table follows the run while it is on screen, without recomputing on every
+                // sample (collecting a large run takes a while).
+                let watching = ws.screen.get_untracked() == Screen::Results;
+                if watching && time::monotonic_ms() - last_refresh > 5000.0 {
+                    last_refresh = time::monotonic_ms();
+                    refresh_results(wb, &d, &study, &plan);
+                }
+            },
+        )
         .await;
         refresh_results(wb, &d, &study, &plan);
         let (message, advice) = describe_finish(&outcome.finish, provider);
         let mut message = message;
         if !outcome.dropped.is_empty() {
-            message.push_str(&format!(" Parameters the API rejected and the run dropped: {}.", outcome.dropped.join(", ")));
+            message.push_str(&format!(
+                " Parameters the API rejected and the run dropped: {}.",
+                outcome.dropped.join(", ")
+            ));
         }
         if outcome.storage_errors > 0 {
             message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));
@@ -199,7 +226,13 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
         if matches!(outcome.finish, Finish::Completed) {
             let mut done = manifest;
             done.finished = true;
-            let _ = store.put(StoreName::Runs, MANIFEST_KEY, &serde_json::to_string(&done).unwrap_or_default()).await;
+            let _ = store
+                .put(
+                    StoreName::Runs,
+                    MANIFEST_KEY,
+                    &serde_json::to_string(&done).unwrap_or_default(),
+                )
+                .await;
         }
         wb.run.update(|v| {
             v.running = false;
@@ -266,7 +299,8 @@ fn ResumePanel() -> impl IntoView {
         ws.dataset.set(open.clone());
         wb.study.set(m.study.clone());
         pending.set(None);
-        let needs_key = provider.preset().needs_key && wb.connection.get_untracked().api_key.trim().is_empty();
+        let needs_key =
+            provider.preset().needs_key && wb.connection.get_untracked().api_key.trim().is_empty();
         if needs_key {
             wb.run.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });
         } else {
@@ -321,14 +355,25 @@ fn ProviderPanel() -> impl IntoView {
                 Err(e) => (false, e.to_string()),
                 Ok(req) => match http::send(&req, 15_000, None).await {
                     Ok(reply) => {
-                        let report = classify_connection(&endpoint, reply.status, &reply.headers, &reply.body, time::now_ms());
+                        let report = classify_connection(
+                            &endpoint,
+                            reply.status,
+                            &reply.headers,
+                            &reply.body,
+                            time::now_ms(),
+                        );
                         models.set(report.models.clone());
                         let ok = matches!(report.status, ConnectionStatus::Ok);
-                        let text = if report.advice.is_empty() { report.summary } else { format!("{} {}", report.summary, report.advice) };
+                        let text = if report.advice.is_empty() {
+                            report.summary
+                        } else {
+                            format!("{} {}", report.summary, report.advice)
+                        };
                         (ok, text)
                     }
                     Err(e) => {
-                        let report = classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
+                        let report =
+                            classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
                         (false, format!("{} {}", report.summary, report.advice))
                     }
                 },
@@ -425,12 +470,18 @@ fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> Str
         for attribute in &study.attributes {
             let Some(t) = method.template(attribute) else { continue };
             let sample: Vec<usize> = items.iter().copied().take(20).collect();
-            let chars: usize = sample.iter().filter_map(|&i| dataset.items.get(i)).filter_map(|it| t.render(it).ok()).map(|s| s.len()).sum();
+            let chars: usize = sample
+                .iter()
+                .filter_map(|&i| dataset.items.get(i))
+                .filter_map(|it| t.render(it).ok())
+                .map(|s| s.len())
+                .sum();
             let avg = chars / sample.len().max(1);
-            let out_tokens = u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
-                concord_core::judge::builtin::OutputMode::ScoreOnly => 5,
-                _ => 80,
-            });
+            let out_tokens =
+                u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
+                    concord_core::judge::builtin::OutputMode::ScoreOnly => 5,
+                    _ => 80,
+                });
             let e = estimate_run(
                 EstimateInput {
                     items: items.len() as u64,
@@ -520,14 +571,24 @@ fn CachePanel() -> impl IntoView {
             spawn_local(async move {
                 let count = store.count(StoreName::Responses).await.unwrap_or(0);
                 let bytes = store.approximate_bytes(StoreName::Responses).await.unwrap_or(0);
-                let kind = if store.is_persistent() { "in this browser (IndexedDB)" } else { "in memory only" };
-                info.set(Some(format!("{count} stored answers, about {:.1} MB, {kind}.", bytes as f64 / 1e6)));
+                let kind = if store.is_persistent() {
+                    "in this browser (IndexedDB)"
+                } else {
+                    "in memory only"
+                };
+                info.set(Some(format!(
+                    "{count} stored answers, about {:.1} MB, {kind}.",
+                    bytes as f64 / 1e6
+                )));
             });
         }
     };
+    // Refresh when storage opens and when a run starts or ends, not on every answer:
+    // measuring the store's size scans it.
+    let running = Memo::new(move |_| wb.run.with(|r| r.running));
     Effect::new(move |_| {
         wb.store.track();
-        wb.run.with(|r| r.running);
+        running.track();
         refresh();
     });
     view! {

@@ -151,3 +151,59 @@ test('opting in to remember the key stores it, and Forget key removes it', { tim
     await browser.close();
   }
 });
+
+test('Rate it yourself: keyboard ratings join the results as a rater and survive a reload', { timeout: 120_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_URL);
+    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
+    await page.getByLabel('Your name').fill('student-1');
+    await page.getByRole('button', { name: 'Start rating' }).click();
+    const card = page.getByTestId('rate-card');
+    await card.focus();
+    // The example's coherence, first five items, by keyboard only.
+    for (const key of ['4', '5', '2', '3', '4']) await page.keyboard.press(key);
+    await page.getByRole('heading', { name: /Item 6 of 15 · 5 rated/ }).waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.getByRole('heading', { name: /Item 5 of 15/ }).waitFor();
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'rate.png'), fullPage: true });
+    // Saved as they were made: a reload resumes at the first unrated item.
+    await page.reload();
+    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
+    await page.getByLabel('Your name').fill('student-1');
+    await page.getByRole('button', { name: 'Start rating' }).click();
+    await page.getByRole('heading', { name: /Item 6 of 15 · 5 rated/ }).waitFor();
+    await page.getByRole('button', { name: 'See how I agree' }).click();
+    const rows = page.locator('[data-testid="agreement-table"] tbody tr');
+    await rows.first().waitFor();
+    const names = await rows.evaluateAll((rs) => rs.map((r) => [r.cells[0].innerText, r.cells[1].innerText, r.cells[2].innerText]));
+    assert.deepEqual(names, [['r1', 'human', '15'], ['r2', 'human', '15'], ['student-1', 'student', '5']]);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('Open the demo: one click from the first screen to a full results page, no key', { timeout: 60_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_URL);
+    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.getByTestId('bundle-source').waitFor();
+    const results = new ResultsPage(page);
+    const table = await results.cells();
+    assert.deepEqual(table.map((r) => r[0]), ['score-only', 'rate-explain'], 'the recorded methods');
+    assert.match(await page.getByTestId('bundle-source').innerText(), /demo\/example-bundle\.json/);
+    // The same bundle through ?bundle= in the address.
+    await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json`);
+    await page.getByTestId('bundle-source').waitFor();
+    assert.deepEqual(await results.cells(), table);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -433,7 +433,10 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         if !delay.is_zero() {
             thread::sleep(delay);
         }
-        while seq.is_some() && shared.hold.load(Ordering::SeqCst) && !shared.stop.load(Ordering::SeqCst) {
+        while seq.is_some()
+            && shared.hold.load(Ordering::SeqCst)
+            && !shared.stop.load(Ordering::SeqCst)
+        {
             thread::sleep(Duration::from_millis(10));
         }
         // A client that went away while the answer was being "generated" never receives it:

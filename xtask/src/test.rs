@@ -153,9 +153,11 @@ fn playwright_tests() -> Result<(), String> {
     files.sort();
     std::fs::create_dir_all(root.join("docs/screenshots")).map_err(|e| e.to_string())?;
     // Tests compare what the browser shows with the CLI's output on the same files.
-    util::run(
-        Command::new(toolchain::cargo_program()).current_dir(&root).args(["build", "-p", "concord-cli"]),
-    )?;
+    util::run(Command::new(toolchain::cargo_program()).current_dir(&root).args([
+        "build",
+        "-p",
+        "concord-cli",
+    ]))?;
     util::run(
         Command::new("node")
             .env("CONCORD_CLI", root.join("target/debug/concord"))

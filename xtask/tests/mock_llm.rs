@@ -132,7 +132,7 @@ fn preflight_allows_provider_headers_and_exposes_rate_limit_headers() {
 #[test]
 fn echo_mode_answers_n_choices_with_logprobs_peaked_at_the_planted_rating() {
     let scenario = Scenario {
-        reply: ReplyMode::EchoRating { marker: "RATING=".into() },
+        reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
         ..Scenario::default()
     };
     let mock = spawn(0, scenario).expect("spawn");
@@ -265,7 +265,7 @@ fn dropped_and_truncated_responses() {
 fn anthropic_messages_shape_and_key_check() {
     let scenario = Scenario {
         require_key: Some("sk-test".into()),
-        reply: ReplyMode::EchoRating { marker: "RATING=".into() },
+        reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
         ..Scenario::default()
     };
     let mock = spawn(0, scenario).expect("spawn");

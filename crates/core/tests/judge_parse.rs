@@ -233,4 +233,9 @@ fn odd_input_never_panics() {
     }
     // A run of 400 nines is read, not overflowed into a panic, and is off the scale.
     assert!(Policy::Concord.parse(&"9".repeat(400), Some((1.0, 5.0))).is_err());
+    // Fuzz regression (fuzz/artifacts/parse/crash-a1bfa2b6…): without a scale, the 400-digit
+    // run read as +inf and was returned as a rating.
+    let inf = Policy::Concord.parse(&format!("u:\n){}", "6".repeat(400)), None);
+    assert_eq!(inf, Err(ParseFailure::OutOfScale { value: f64::INFINITY }));
+    assert!(Policy::Concord.parse(&format!("-{}", "9".repeat(400)), None).is_err());
 }

@@ -4,8 +4,8 @@ use concord_core::judge::{ChatRequest, Message};
 use concord_core::run::time::{parse_duration_ms, parse_http_date_ms, parse_rfc3339_ms};
 use concord_core::run::{
     Api, BuildError, CallOptions, Capabilities, Endpoint, HttpRequest, Method, PRESETS, Param,
-    ProviderId, SampleBatch, build_chat, build_list_models, cache_key, canonical_text, prompt_digest,
-    sample_batches,
+    ProviderId, SampleBatch, build_chat, build_list_models, cache_key, canonical_text,
+    prompt_digest, sample_batches,
 };
 use serde_json::{Value, json};
 

@@ -228,6 +228,11 @@ fn first_rating(text: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailu
             continue;
         }
         let value = if before.ends_with('-') { -value } else { value };
+        // A digit run too long for f64 reads as ±inf: off every scale, never a rating (found
+        // by the `parse` fuzz target, without a scale).
+        if !value.is_finite() {
+            return Err(ParseFailure::OutOfScale { value });
+        }
         if value < 0.0 {
             return Err(ParseFailure::Negative { value });
         }

@@ -40,7 +40,7 @@ fn cleaned(value: &str, tag: &str) -> Option<Verdict> {
 }
 
 /// The JDEval records of a meta-evaluator-pairwise file, from the loader's
-/// [`data::MetaAssessment`] of each record: the two assessors and the release's cleaned
+/// [`crate::data::MetaAssessment`] of each record: the two assessors and the release's cleaned
 /// verdicts, falling back to the `<Better_assistant>` / `<Better_answer>` tags of the meta
 /// response when a cleaned field is absent.
 pub fn jdeval_records_from(file: &str, loaded: &Loaded) -> Result<Vec<JdEvalRecord>, MetaError> {

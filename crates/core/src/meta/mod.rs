@@ -40,12 +40,13 @@
 //!
 //! # What the loader carries for this module
 //!
-//! A JDEval record's assessors (`evaluator_1`, `evaluator_2`) and the release's cleaned verdicts
-//! (`winner`, `better_response`) come from the loader as [`crate::data::MetaAssessment`] on each judge
-//! record; BSMEval's per-branch responses and scores as its `branches`. Elo needs the assessors'
-//! names, and the cleaned verdicts differ from re-parsing the texts (qwen7b: 95 of 300 meta
-//! responses have no readable `<Better_assistant>` tag, while the cleaned field always has a
-//! verdict), so [`jdeval_records_from`] prefers them.
+//! A JDEval record's assessors (`evaluator_1`, `evaluator_2`) and the release's cleaned
+//! verdicts (`winner`, `better_response`) come from the loader as
+//! [`crate::data::MetaAssessment`] on each judge record; BSMEval's per-branch responses and
+//! scores as its `branches`. Elo needs the assessors' names, and the cleaned verdicts differ
+//! from re-parsing the texts (qwen7b: 95 of 300 meta responses have no readable
+//! `<Better_assistant>` tag, while the cleaned field always has a verdict), so
+//! [`jdeval_records_from`] prefers them.
 
 mod evaluators;
 mod matches;

@@ -60,7 +60,9 @@ pub(crate) fn few_distinct(values: &[f64], limit: usize) -> Option<(Vec<f64>, Ve
 /// about 2–3× its native time against 1.1× for the comparison sort, which made τ-b the one
 /// statistic beyond 2× of native in the browser (`benches/README.md`). Both orders are the
 /// same; only the speed differs.
-const RADIX_MIN_LEN: usize = if cfg!(target_arch = "wasm32") { usize::MAX } else { 256 };
+const RADIX_MIN_LEN: usize = 256;
+/// Whether the radix sort is used at all on this target (not in wasm32, see above).
+const USE_RADIX: bool = !cfg!(target_arch = "wasm32");
 
 /// A `u64` whose integer order is the numeric order of `v` (no NaN); −0.0 and 0.0 map to the
 /// same key, as `==` says they are equal. Flipping the sign bit of non-negative values and
@@ -87,7 +89,7 @@ impl Ranking {
         // integers is cheaper than `f64::total_cmp`, in wasm32 too.
         let mut keyed: Vec<(u64, u32)> =
             values.iter().enumerate().map(|(i, &v)| (order_key(v), i as u32)).collect();
-        if n >= RADIX_MIN_LEN {
+        if USE_RADIX && n >= RADIX_MIN_LEN {
             radsort::sort_by_key(&mut keyed, |p| p.0);
         } else {
             keyed.sort_unstable_by_key(|p| p.0);

@@ -11,8 +11,8 @@ use crate::judge::ChatRequest;
 use crate::judge::protocol::Sampling;
 use crate::judge::request::Message;
 use crate::run::{
-    Capabilities, Endpoint, Estimate, EstimateInput, Price, SampleBatch, estimate_run, prompt_digest,
-    sample_batches, sample_key,
+    Capabilities, Endpoint, Estimate, EstimateInput, Price, SampleBatch, estimate_run,
+    prompt_digest, sample_batches, sample_key,
 };
 
 use super::study::Study;
