@@ -296,6 +296,7 @@ async fn pass(
     let mut logged = 0;
     let mut storage_errors = 0;
     let mut paused = false;
+    let mut arrived: Option<Completion> = None;
     let mut report = |scheduler: &Scheduler<CallSpec>, paused: bool, logged: &mut usize| {
         let log = scheduler.log()[*logged..].iter().map(|e| e.message.clone()).collect();
         *logged = scheduler.log().len();
@@ -315,8 +316,8 @@ async fn pass(
             }
             report(&scheduler, paused, &mut logged);
         }
-        // Everything that has arrived.
-        while let Ok((id, result)) = rx.try_recv() {
+        // Everything that has arrived (including what woke the wait below).
+        while let Some((id, result)) = arrived.take().or_else(|| rx.try_recv().ok()) {
             handle(
                 connection,
                 &mut scheduler,
@@ -369,20 +370,9 @@ async fn pass(
             _ => 250,
         };
         let sleep = Box::pin(time::sleep(wait_ms as u32));
-        if let Either::Left((Some((id, result)), _)) = select(rx.next(), sleep).await {
-            handle(
-                connection,
-                &mut scheduler,
-                &mut caps,
-                store,
-                memory,
-                id,
-                result,
-                now(),
-                &mut storage_errors,
-                short,
-            )
-            .await;
+        if let Either::Left((Some(completion), _)) = select(rx.next(), sleep).await {
+            arrived = Some(completion);
+            continue;
         }
         report(&scheduler, paused, &mut logged);
     };

@@ -206,6 +206,22 @@ impl Default for ConnectionForm {
 }
 
 impl ConnectionForm {
+    /// The run engine's connection for this form (price from the shipped table).
+    pub fn connection(&self) -> crate::runner::Connection {
+        let endpoint = self.endpoint();
+        let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok();
+        crate::runner::Connection {
+            caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
+            price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
+            endpoint,
+            api_key: self.api_key.trim().to_owned(),
+            max_concurrency: self.max_concurrency,
+            requests_per_minute: self.requests_per_minute,
+            spend_cap_usd: self.spend_cap_usd,
+            timeout_ms: self.timeout_s.saturating_mul(1000),
+        }
+    }
+
     pub fn endpoint(&self) -> Endpoint {
         Endpoint {
             provider: self.provider,

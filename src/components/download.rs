@@ -23,6 +23,15 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
     let blob = Blob::new_with_str_sequence_and_options(parts, &options)
         .map_err(|_| fail("the browser refused to build the file"))?;
     let url = Url::create_object_url_with_blob(&blob).map_err(|_| fail("no object URL"))?;
+    click_download(&url, file_name)?;
+    // The download has started from the click; the URL is no longer needed.
+    let _ = Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// Starts the download of `href` as `file_name` through a detached link.
+fn click_download(href: &str, file_name: &str) -> Result<(), String> {
+    let fail = |what: &str| format!("could not save {file_name}: {what}");
     let document =
         web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
     let anchor: HtmlAnchorElement = document
@@ -30,11 +39,9 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
         .map_err(|_| fail("no anchor"))?
         .dyn_into()
         .map_err(|_| fail("no anchor"))?;
-    anchor.set_href(&url);
+    anchor.set_href(href);
     anchor.set_download(file_name);
     anchor.click();
-    // The download has started from the click; the URL is no longer needed.
-    let _ = Url::revoke_object_url(&url);
     Ok(())
 }
 
@@ -80,13 +87,5 @@ pub async fn save_svg_as_png(file_name: &str, svg: &str) -> Result<(), String> {
         )
         .map_err(|_| fail("drawing failed"))?;
     let url = canvas.to_data_url_with_type("image/png").map_err(|_| fail("no PNG"))?;
-    let anchor: HtmlAnchorElement = document
-        .create_element("a")
-        .map_err(|_| fail("no anchor"))?
-        .dyn_into()
-        .map_err(|_| fail("no anchor"))?;
-    anchor.set_href(&url);
-    anchor.set_download(file_name);
-    anchor.click();
-    Ok(())
+    click_download(&url, file_name)
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::edge::http;
 use crate::edge::store::StoreName;
 use crate::edge::time;
-use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::runner::{self, CallSpec, RunControl};
 use crate::state::{
     ConnectionForm, OpenDataset, RunView, Screen, Workbench, Workspace, use_workbench,
     use_workspace,
@@ -73,21 +73,6 @@ fn items_of(dataset: &Dataset, limit: Option<usize>) -> Vec<usize> {
     (0..limit.map_or(n, |l| l.min(n))).collect()
 }
 
-fn connection_of(form: &ConnectionForm) -> Connection {
-    let endpoint = form.endpoint();
-    let table = PriceTable::shipped().map(|(t, _)| t).ok();
-    Connection {
-        caps: Capabilities::for_model(endpoint.provider, &endpoint.model),
-        price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
-        endpoint,
-        api_key: form.api_key.trim().to_owned(),
-        max_concurrency: form.max_concurrency,
-        requests_per_minute: form.requests_per_minute,
-        spend_cap_usd: form.spend_cap_usd,
-        timeout_ms: form.timeout_s.saturating_mul(1000),
-    }
-}
-
 fn calls_of(plan: &Plan) -> Vec<CallSpec> {
     plan.calls
         .iter()
@@ -138,7 +123,7 @@ fn describe_finish(finish: &Finish, provider: ProviderId) -> (String, Option<Str
 /// Starts a run of the open study (or of `manifest` when resuming).
 pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Study) {
     let form = wb.connection.get_untracked();
-    let connection = connection_of(&form);
+    let connection = form.connection();
     let d = dataset.loaded.dataset.clone();
     let items = items_of(&d, form.item_limit);
     let plan = workbench::plan(&d, &study, &connection.endpoint, &connection.caps, Some(&items));

@@ -9,30 +9,14 @@ use concord_core::judge::coeval::{evaluation_prompt, ideation_prompt};
 use concord_core::judge::meta_eval::list_items;
 use concord_core::judge::protocol::Sampling;
 use concord_core::judge::{ChatRequest, Message};
-use concord_core::run::{Capabilities, Finish, PriceTable, SampleBatch, cache_key};
+use concord_core::run::{Finish, SampleBatch, cache_key};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::model::{Evaluation, Stage2Criterion, Study};
 use super::{Ctx, use_ctx};
 use crate::runner::{self, CallSpec, Connection, RunControl};
-use crate::state::{ConnectionForm, Workbench};
-
-/// The run engine's connection from the Run screen's form.
-fn connection_of(form: &ConnectionForm) -> Connection {
-    let endpoint = form.endpoint();
-    let table = PriceTable::shipped().map(|(t, _)| t).ok();
-    Connection {
-        caps: Capabilities::for_model(endpoint.provider, &endpoint.model),
-        price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
-        endpoint,
-        api_key: form.api_key.trim().to_owned(),
-        max_concurrency: form.max_concurrency,
-        requests_per_minute: form.requests_per_minute,
-        spend_cap_usd: form.spend_cap_usd,
-        timeout_ms: form.timeout_s.saturating_mul(1000),
-    }
-}
+use crate::state::Workbench;
 
 fn call(connection: &Connection, request: ChatRequest) -> CallSpec {
     let key = cache_key(&connection.endpoint, &request, 0);
@@ -113,7 +97,7 @@ pub fn LlmPanel() -> impl IntoView {
     };
     let ideate = move |_| {
         let Some(study) = ctx.study.get_untracked() else { return };
-        let connection = connection_of(&wb.connection.get_untracked());
+        let connection = wb.connection.get_untracked().connection();
         let request = Sampling::single()
             .request("coeval/ideation", vec![Message::user(ideation_prompt(&study.info))]);
         let spec = call(&connection, request);
@@ -138,7 +122,7 @@ pub fn LlmPanel() -> impl IntoView {
     };
     let evaluate = move |_| {
         let Some(study) = ctx.study.get_untracked() else { return };
-        let connection = connection_of(&wb.connection.get_untracked());
+        let connection = wb.connection.get_untracked().connection();
         let criteria = super::scrutiny::stage2_criteria(ctx, &study);
         let calls = evaluation_calls(&study, &criteria, &connection);
         if calls.is_empty() {

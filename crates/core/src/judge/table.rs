@@ -372,7 +372,8 @@ impl Table {
     }
 }
 
-fn latex_escape(s: &str) -> String {
+/// Escapes LaTeX specials in a cell.
+pub(crate) fn latex_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -386,7 +387,8 @@ fn latex_escape(s: &str) -> String {
     out
 }
 
-fn csv_field(s: &str) -> String {
+/// Quotes a CSV field when it needs it.
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

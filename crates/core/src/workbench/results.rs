@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, JudgeRecord, JudgeRun, RecordKey};
 use crate::judge::parse::Policy;
-use crate::judge::table::{self, JudgeScores, Row};
+use crate::judge::table::{self, JudgeScores, Row, csv_field, latex_escape};
 use crate::stats::{self, KrippendorffLevel, Level, ResampleInput, ResampleStat};
 
 use super::plan::Plan;
@@ -311,25 +311,6 @@ impl ResultsTable {
             }
         }
         out
-    }
-}
-
-fn latex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '_' | '&' | '%' | '$' | '#' | '{' | '}') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
     }
 }
 
