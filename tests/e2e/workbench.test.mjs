@@ -207,3 +207,41 @@ test('Open the demo: one click from the first screen to a full results page, no 
     await browser.close();
   }
 });
+
+test('released Chiang & Lee outputs imported in the browser give the numbers of `concord table`', { timeout: 180_000 }, async (t) => {
+  const { existsSync } = await import('node:fs');
+  const { execFileSync } = await import('node:child_process');
+  const { dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/A-Closer-Look-To-LLM-Evaluation');
+  if (!existsSync(root)) { t.skip('../shared/data is absent'); return; }
+  const dataset = join(root, 'data/topical_chat.json');
+  const runs = ['geval', 'rate_explain'].map((m) => [m, join(root, `results/topical_chat/gpt3.5_nat_${m}.json`)]);
+  const cli = process.env.CONCORD_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '../../target/debug/concord');
+  const args = ['table', '--dataset', dataset, ...runs.flatMap(([m, f]) => ['--run', `${m}=naturalness:${f}`]), '--parse', 'closer-look', '--format', 'json'];
+  const expected = JSON.parse(execFileSync(cli, args, { encoding: 'utf8' })).rows;
+
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await data.fileInput.setInputFiles(dataset);
+    await page.getByTestId('dataset-name').filter({ hasText: 'topical_chat.json' }).waitFor({ timeout: 60_000 });
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.importOutputs(runs.map(([, f]) => f));
+    await page.getByTestId('import-message').filter({ hasText: 'Imported 2 judge run(s).' }).waitFor({ timeout: 60_000 });
+    for (const [level, field] of [['dataset', 'dataset'], ['document', 'document']]) {
+      await results.setLevel(level);
+      const table = await results.cells();
+      assert.deepEqual(table.map((r) => r[0]), ['gpt3.5 geval', 'gpt3.5 rate_explain']);
+      expected.forEach((row, i) => assert.equal(table[i][1], row.pearson[field].toFixed(3), `${row.run} r at ${level} level`));
+    }
+    await results.setStatistic('kendall_b');
+    const tau = await results.cells();
+    expected.forEach((row, i) => assert.equal(tau[i][1], row.kendall_b.document.toFixed(3), `${row.run} τ-b at document level`));
+  } finally {
+    await browser.close();
+  }
+});
