@@ -413,34 +413,8 @@ pub fn elo_run(set: &MatchSet, order: Option<&[usize]>, options: &EloOptions) ->
     stats::elo(set.evaluators.len(), &set.matches, order, NullOutcome::Tie, &options.params)
 }
 
-/// Mean and sample SD per evaluator over the runs, as `meta::elo_ratings` reports them.
-pub fn elo_summary(meta_evaluator: &str, set: &MatchSet, runs: &[Vec<f64>]) -> EloResult {
-    let mut ratings = BTreeMap::new();
-    let mut spread = BTreeMap::new();
-    for (i, name) in set.evaluators.iter().enumerate() {
-        let column: Vec<f64> = runs.iter().filter_map(|r| r.get(i).copied()).collect();
-        let n = column.len() as f64;
-        let (mean, sd) = if column.is_empty() {
-            (f64::NAN, f64::NAN)
-        } else {
-            let mean = column.iter().sum::<f64>() / n;
-            let sd = if column.len() > 1 {
-                (column.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-            } else {
-                0.0
-            };
-            (mean, sd)
-        };
-        ratings.insert(name.clone(), mean);
-        spread.insert(name.clone(), sd);
-    }
-    EloResult {
-        meta_evaluator: meta_evaluator.to_owned(),
-        matches: set.matches.len(),
-        ratings,
-        spread,
-    }
-}
+/// Mean and sample SD per evaluator over the runs: the core's summary of `meta::elo_ratings`.
+pub use meta::elo_summary;
 
 /// The evaluator rows and meta scores of `files`, sorted as [`meta::analyze`] sorts them.
 pub fn report_rows(files: &[&MetaFile]) -> (Vec<EvaluatorRow>, Vec<MetaScore>) {

@@ -180,6 +180,13 @@ pub fn elo_ratings(meta_evaluator: &str, set: &MatchSet, options: &EloOptions) -
             })
             .collect()
     };
+    elo_summary(meta_evaluator, set, &runs)
+}
+
+/// Mean and sample SD per evaluator over Elo `runs` (one rating vector per match order), as
+/// [`elo_ratings`] reports them; callers that play the orders themselves (the browser, in
+/// slices between frames) summarise with this.
+pub fn elo_summary(meta_evaluator: &str, set: &MatchSet, runs: &[Vec<f64>]) -> EloResult {
     let mut ratings = BTreeMap::new();
     let mut spread = BTreeMap::new();
     for (i, name) in set.evaluators.iter().enumerate() {

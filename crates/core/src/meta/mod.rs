@@ -62,7 +62,7 @@ pub use evaluators::{
 };
 pub use matches::{
     BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet, PostAccuracy,
-    RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread,
+    RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread, elo_summary,
     jdeval_records, jdeval_records_from, match_set, post_accuracy, ranking_agreement, win_rates,
 };
 pub use report::{Analysis, EvaluatorRow, FileProblem, Input, Report, analyze};
