@@ -15,6 +15,8 @@ const NAMES: &[&str] = &[
     "eli5_annotator_scores.json",
     "gpt3.5_coh_geval.json",
     "noext",
+    "A01.json",
+    "eli5_action.json",
 ];
 
 fuzz_target!(|input: &[u8]| {

@@ -32,5 +32,13 @@ fuzz_target!(|input: &[u8]| {
     let _ = parse::better_answer(text);
     let _ = parse::better_assistant(text);
     let _ = parse::question(text);
-    let _ = meta_eval::list_items(text);
+    // CoEval's repeated ideation: every line as its own sample, and all in one.
+    let items = meta_eval::list_items(text);
+    let samples: Vec<Vec<String>> = text.lines().map(|l| vec![l.to_owned()]).collect();
+    for r in coeval::recurrence(&samples).iter().chain(&coeval::recurrence(&[items])) {
+        assert!(r.samples >= 1 && r.share <= 1.0 && !r.key.is_empty());
+    }
+    if let Some(step) = coeval::score_step(text) {
+        assert!(text.contains(step));
+    }
 });

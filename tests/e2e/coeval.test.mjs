@@ -218,6 +218,115 @@ test('LLM ideation and instance evaluation through the run engine (mock LLM)', {
   }
 });
 
+/** An OpenAI chat-completions body with one choice per text (a scripted answer with n > 1). */
+function choices(texts) {
+  return {
+    id: 'chatcmpl-scripted', object: 'chat.completion', created: 0, model: 'mock-model',
+    choices: texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' })),
+    usage: { prompt_tokens: 50, completion_tokens: 20 * texts.length, total_tokens: 50 + 20 * texts.length },
+  };
+}
+
+test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume and cancel (mock LLM)', { skip: !MOCK_URL }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-coeval-test', concurrency: 1 });
+    await coeval.open();
+    await coeval.setAnnotator('Bea');
+    const instances = ['A cat.', 'A dog.', 'A bird.'].map((input, i) => ({ input, output: `Story ${i}.`, system: 'turbo' }));
+    await coeval.startTyped({ task: 'repeat', description: 'to write a story', input: 'story requirement', output: 'story', instances });
+
+    // Three ideation answers in one call (n = 3), worded differently.
+    await scenario({ script: [{ status: 200, body: choices([
+      '1. Fluency: reads well\n2. Coherence: holds together',
+      '1. **Coherence** - logical order\n2. Creativity\n3. fluency: grammatical',
+      '- Fluency\n- Relevance: on topic',
+    ]) }] });
+    await page.getByLabel('Ideation answers').fill('3');
+    await page.getByLabel('Ideation answers').dispatchEvent('change');
+    await page.getByRole('button', { name: 'Ideate criteria with the LLM' }).click();
+    await page.getByTestId('llm-status').filter({ hasText: '3 of 3 ideation answers received' }).waitFor();
+    const chats = (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests.filter((r) => r.path === '/v1/chat/completions');
+    assert.equal(chats.length, 1, 'one call with n = 3');
+    const rows = await coeval.table('ideation-recurrence');
+    assert.deepEqual(rows.map((r) => [r[0], r[1], r[2]]), [
+      ['Fluency: reads well', '3', '100 %'],
+      ['Coherence: holds together', '2', '67 %'],
+      ['Creativity', '1', '33 %'],
+      ['Relevance: on topic', '1', '33 %'],
+    ]);
+    // Majority (2 of 3) is the default threshold.
+    await page.getByRole('button', { name: 'Use the recurring criteria' }).click();
+    assert.deepEqual(await page.locator('[data-testid="criterion"] .criterion-text').allTextContents(),
+      ['Fluency: reads well', 'Coherence: holds together']);
+
+    // 3 instances × 2 criteria = 6 calls, one at a time, 400 ms each: pause after the first.
+    await scenario({ latency_ms: 400, reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
+    const answered = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests
+      .filter((r) => r.path === '/v1/chat/completions' && r.status === 200).length;
+    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
+    await page.waitForFunction(() => /^[1-9]\d* of 6 calls done/.test(document.querySelector('[data-testid="llm-status"]').textContent));
+    await page.getByRole('button', { name: 'Pause LLM run' }).click();
+    await page.waitForTimeout(600); // the call in flight lands
+    const atPause = await answered();
+    await page.waitForTimeout(1500);
+    assert.equal(await answered(), atPause, 'nothing is sent while paused');
+    assert.ok(atPause < 6, `paused before the end (${atPause} answered)`);
+    await page.getByRole('button', { name: 'Resume LLM run' }).click();
+    for (let i = 0; i < 50 && await answered() <= atPause; i += 1) await page.waitForTimeout(100);
+    assert.ok(await answered() > atPause, 'sending again after Resume');
+    // Cancel midway: what arrived is kept, and running again sends only the rest.
+    await page.getByRole('button', { name: 'Cancel LLM run' }).click();
+    await page.getByText(/the LLM run was cancelled/).waitFor();
+    const received = Number((await page.getByTestId('llm-status').textContent()).match(/^(\d+) evaluations received/)?.[1]);
+    assert.ok(received >= 1 && received < 6, `kept ${received} evaluations`);
+    await scenario({ reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
+    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
+    await page.getByTestId('llm-status').filter({ hasText: `${6 - received} evaluations received.` }).waitFor();
+    // The problem banner of the cancel is expected; nothing else.
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the instance timer stops while the tab is hidden', async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const coeval = new CoEvalPage(page);
+    await coeval.open(CONCORD_URL);
+    await coeval.setAnnotator('Cy');
+    await coeval.startFromFile('combine_data.json', FIXTURE);
+    await coeval.startScrutiny();
+    const seconds = async () => Number((await page.getByTestId('instance-timer').textContent()).match(/(\d+) s/)[1]);
+    const visibility = (state) => page.evaluate((s) => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    }, state);
+    await page.waitForFunction(() => /Time on this instance: [2-9]/.test(document.querySelector('[data-testid="instance-timer"]').textContent));
+    await visibility('hidden');
+    const hiddenAt = await seconds();
+    await page.waitForTimeout(3500);
+    assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
+    await visibility('visible');
+    await page.waitForTimeout(2500);
+    assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
+    assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
 /** Released files the browser can tell apart by name (ROCStories' unprefixed near-duplicate
  * `annotator_scores.json` needs its folder; the CLI gets the same list). */
 function releasedFiles() {
@@ -255,7 +364,19 @@ test('released CoEval files give the numbers of `concord coeval`', { skip: !exis
     const seen = watch(page);
     const coeval = new CoEvalPage(page);
     await coeval.open(CONCORD_URL);
+    // Long tasks (> 50 ms) of the main thread while the 21 files (15 session logs of 2–4 MB)
+    // are read: the big ones are parsed in the loader's Web Worker.
+    await page.evaluate(() => {
+      window.__longtasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longtasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: false });
+    });
+    const started = Date.now();
     await coeval.importReleased(files);
+    const tasks = await page.evaluate(() => window.__longtasks.splice(0));
+    const longest = Math.max(0, ...tasks);
+    console.log(`# ${files.length} released CoEval files imported in ${Date.now() - started} ms; long tasks: ${tasks.length}, longest ${longest.toFixed(0)} ms`);
     const report = JSON.parse((await coeval.releasedReport()).text);
     assert.deepEqual(report.tasks, cli.tasks, 'Table 6 rows and minutes per sample');
     assert.deepEqual(report.alpha, cli.alpha, 'every pairwise α');

@@ -94,8 +94,17 @@ fn main() {
             }
             // Fewer repetitions for the slow large cases keep the whole run short.
             let reps = if n >= 1_000_000 { options.reps.min(3) } else { options.reps };
-            // Calls shorter than 10 ms are timed in batches of `batch` calls (the same rule as
-            // tests/wasm_bench.rs, where the browser's timer has only 5 µs steps).
+            // Warm-up: calls for at least 100 ms (at least one), the same rule as
+            // tests/wasm_bench.rs, where V8 only moves hot wasm code from its baseline compiler
+            // to its optimising one after enough executions. Then calls shorter than 10 ms are
+            // timed in batches of `batch` calls (the browser's timer has only 5 µs steps).
+            let warm_up = Instant::now();
+            loop {
+                std::hint::black_box(case.run(std::hint::black_box(&input)));
+                if warm_up.elapsed().as_secs_f64() >= 0.1 {
+                    break;
+                }
+            }
             let start = Instant::now();
             let mut value = std::hint::black_box(case.run(std::hint::black_box(&input)));
             let batch = batch_size(start.elapsed().as_secs_f64());

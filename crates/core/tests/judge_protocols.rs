@@ -341,10 +341,54 @@ fn coeval_ideation_and_instance_evaluation() {
     )
     .unwrap();
     let o = e.outcome().unwrap();
-    // CoEval's own rule reads the "1." of a numbered conclusion — the paper's quirk, kept.
-    assert_eq!((o[0].score.clone(), o[1].score.clone()), (Ok(1.0), Ok(5.0)));
+    // The score is read from step 2 only: the "1." of the numbered conclusion is not a score.
+    assert_eq!((o[0].score.clone(), o[1].score.clone()), (Ok(4.0), Ok(5.0)));
     assert_eq!(o[0].conclusion, "satisfies it.");
     assert_eq!(o[1].evidence, ["We went out."]);
+}
+
+#[test]
+fn coeval_score_is_read_from_the_score_step() {
+    let read = |s: &str| coeval::read_score(s, Policy::Coeval);
+    // The numbered conclusion's "1." and numbers inside the conclusion are not the score.
+    assert_eq!(read("1. Conclusion: 3 of 4 facts hold.\n2. Score: 4\n3. Evidence: \"x\""), Ok(4.0));
+    assert_eq!(read("1. Fine.\n\n2. I would assign a score of 5 to this answer.\n\n3. -"), Ok(5.0));
+    assert_eq!(read("1. Fine.\n2. 2 out of 5"), Ok(2.0));
+    assert_eq!(read("2. Score: 3/5\n3. Evidence: none"), Ok(3.0));
+    // No numbered steps: the whole answer, as CoEval reads it.
+    assert_eq!(read("Conclusion: fine. Score: 4"), Ok(4.0));
+    // A step without a score, or off the scale, fails and says where.
+    let err = read("1. Good.\n2. Score: five\n3. Evidence").unwrap_err();
+    assert!(err.starts_with("the score step (2.)"), "{err}");
+    let err = read("1. Good.\n2. Score: 9").unwrap_err();
+    assert!(err.contains("not on the 1–5 scale"), "{err}");
+    assert_eq!(coeval::score_step("1. a\n2. b 4\n3. c"), Some("2. b 4"));
+    assert_eq!(coeval::score_step("no steps"), None);
+}
+
+#[test]
+fn coeval_repeated_ideation_counts_recurring_criteria() {
+    assert_eq!(coeval::criterion_key("**Coherence**: the story flows"), "coherence");
+    assert_eq!(
+        coeval::criterion_key("Age-appropriate language – simple words"),
+        "age appropriate language"
+    );
+    assert_eq!(coeval::criterion_key("Fluency (grammar)"), "fluency");
+    let samples: Vec<Vec<String>> = [
+        vec!["Coherence: flows", "Fluency: grammatical", "Creativity"],
+        vec!["**Coherence** - logical", "Relevance: on topic", "coherence: again"],
+        vec!["Fluency", "Coherence: flows"],
+        vec![],
+    ]
+    .iter()
+    .map(|s| s.iter().map(|x| x.to_string()).collect())
+    .collect();
+    let r = coeval::recurrence(&samples);
+    let got: Vec<(&str, usize)> = r.iter().map(|r| (r.key.as_str(), r.samples)).collect();
+    assert_eq!(got, [("coherence", 3), ("fluency", 2), ("creativity", 1), ("relevance", 1)]);
+    assert_eq!(r[0].wording, "Coherence: flows");
+    assert_eq!(r[0].variants, ["Coherence: flows", "**Coherence** - logical", "coherence: again"]);
+    assert!((r[0].share - 0.75).abs() < 1e-12);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use concord_core::coeval::{
     Reproduction, Review, ScoreTable, Unit,
 };
 use concord_core::data::{Loaded, RecordKey};
-use concord_core::judge::coeval::{TaskInfo, read_evaluation};
+use concord_core::judge::coeval::{TaskInfo, read_evaluation, read_score};
 use concord_core::judge::parse::Policy;
 use concord_core::stats::KrippendorffLevel;
 use serde::{Deserialize, Serialize};
@@ -49,14 +49,9 @@ impl Evaluation {
     /// Splits a raw LLM answer (seed 004 §3.2 format) into its parts.
     pub fn from_response(instance: &str, criterion: &str, response: &str) -> Evaluation {
         let e = read_evaluation(criterion, response, Policy::Coeval);
-        // CoEval's reading takes the first number after removing `2.`; over the whole answer
-        // that is the `1` of "1. <conclusion>", so it is applied to the score step only (the
-        // text from "2." to "3."), with Concord's reading of the whole answer as fallback.
-        let scale = Some((1.0, 5.0));
-        let score = score_step(response)
-            .and_then(|step| Policy::Coeval.parse(step, scale).ok())
-            .or_else(|| Policy::Concord.parse(response, scale).ok())
-            .filter(|s| (1.0..=5.0).contains(s));
+        // The core reads step "2." with CoEval's rule; an answer that fails it (no number, or
+        // one off the scale) gets Concord's reading, which skips scale ranges and labels.
+        let score = e.score.ok().or_else(|| read_score(response, Policy::Concord).ok());
         Evaluation {
             instance: instance.to_owned(),
             criterion: criterion.to_owned(),
@@ -65,15 +60,6 @@ impl Evaluation {
             evidence: e.evidence,
         }
     }
-}
-
-/// The second step of a CoEval answer: from a line starting with `2.` to one starting with
-/// `3.` (or the end).
-fn score_step(response: &str) -> Option<&str> {
-    let start = response.find("\n2.").map(|i| i + 1)?;
-    let rest = &response[start..];
-    let end = rest.find("\n3.").unwrap_or(rest.len());
-    Some(&rest[..end])
 }
 
 /// Everything a scrutiny session needs besides the annotators' logs. Persisted as one JSON

@@ -7,8 +7,10 @@
 use std::sync::Arc;
 
 use concord_core::coeval::Reproduction;
+use concord_core::coeval::released::ReleasedError;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::model::{ReleasedView, alpha_heatmap};
@@ -17,6 +19,11 @@ use super::{PlotView, TableView, use_ctx};
 use crate::browser::read_file;
 use crate::components::download::save_text;
 use crate::edge::time::yield_now;
+use crate::edge::worker::load_buffer_in_worker;
+
+/// Files at least this big are parsed in a Web Worker (a 3 MB session log takes well over
+/// 100 ms to parse on the page's thread).
+const IN_WORKER_FROM_BYTES: f64 = 256.0 * 1024.0;
 
 #[component]
 pub fn ReleasedPanel() -> impl IntoView {
@@ -49,6 +56,32 @@ pub fn ReleasedPanel() -> impl IntoView {
                 let path = relative.unwrap_or_else(|| file.name());
                 busy.set(Some(format!("Reading {path} ({} of {n})…", k + 1)));
                 yield_now().await;
+                // Big files (the session logs are about 3 MB each) are parsed in the loader's
+                // Web Worker, so the page keeps responding; small ones here.
+                if Reproduction::reads_with_loader(&path) && file.size() > IN_WORKER_FROM_BYTES {
+                    let buffer =
+                        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                            Ok(b) => b.unchecked_into::<js_sys::ArrayBuffer>(),
+                            Err(e) => {
+                                errors.push(format!("the browser could not read {path}: {e:?}"));
+                                continue;
+                            }
+                        };
+                    busy.set(Some(format!("Parsing {path} in the background ({} of {n})…", k + 1)));
+                    match load_buffer_in_worker(path.clone(), buffer, |_| {}).await {
+                        Ok(loaded) => {
+                            if let Err(e) = r.add_loaded(&path, &loaded) {
+                                errors.push(e.to_string());
+                            }
+                        }
+                        Err(message) => {
+                            errors.push(
+                                ReleasedError::Load { file: path.clone(), message }.to_string(),
+                            );
+                        }
+                    }
+                    continue;
+                }
                 match read_file(&file).await {
                     Ok(bytes) => {
                         if let Err(e) = r.add(&path, &bytes) {

@@ -2,7 +2,7 @@
 //! cursor the screen lists the LLM's conclusion, score and evidence quotes; the annotator
 //! approves, deletes, revises or adds each part and sets their own 1–5 score. A timer counts
 //! the time spent on each instance (time per sample) and writes it to the log every ten
-//! seconds and when the instance changes.
+//! seconds and when the instance changes; it stops while the tab is hidden.
 
 use concord_core::coeval::{Action, Event, Part};
 use leptos::ev::KeyboardEvent;
@@ -125,24 +125,27 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         }
     });
 
-    // The per-instance timer.
-    let started = StoredValue::new(None::<(String, f64)>);
+    // The per-instance timer. `started` holds the instance and when its current stretch began;
+    // the time is `None` while the tab is hidden, so time away from the page is not counted.
+    let started = StoredValue::new(None::<(String, Option<f64>)>);
     let now = RwSignal::new(monotonic_ms());
     let flush = move || {
-        let Some((instance, t0)) = started.try_get_value().flatten() else { return };
+        let Some((instance, Some(t0))) = started.try_get_value().flatten() else { return };
         let t = monotonic_ms();
         let ms = (t - t0).max(0.0) as u64;
         if ms >= 500 {
             ctx.record(vec![Event::Timer { instance: instance.clone(), ms }]);
-            started.try_set_value(Some((instance, t)));
+            started.try_set_value(Some((instance, Some(t))));
         }
     };
+    let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
     Effect::new(move |_| {
         let id = current.with(|c| c.as_ref().map(|c| c.instance.id.clone()));
         let running = started.with_value(|s| s.as_ref().map(|(i, _)| i.clone()));
         if id != running {
             flush();
-            started.set_value(id.map(|i| (i, monotonic_ms())));
+            let t0 = page_visible().then(monotonic_ms);
+            started.set_value(id.map(|i| (i, t0)));
         }
     });
     let ticks = StoredValue::new(0u32);
@@ -158,10 +161,30 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
     ) {
         on_cleanup(move || handle.clear());
     }
+    // Hidden (another tab, minimised): record the stretch so far and stop counting; visible
+    // again: count from now.
+    let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
+        if page_visible() {
+            started.try_update_value(|s| {
+                if let Some((_, t0 @ None)) = s {
+                    *t0 = Some(monotonic_ms());
+                }
+            });
+            now.try_set(monotonic_ms());
+        } else {
+            flush();
+            started.try_update_value(|s| {
+                if let Some((_, t0)) = s {
+                    *t0 = None;
+                }
+            });
+        }
+    });
     let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
     on_cleanup(move || {
         flush();
         hide.remove();
+        visibility.remove();
     });
 
     let part_event =
@@ -292,10 +315,14 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         log.events().iter().rev().find(|e| !matches!(e, Event::Timer { .. })).map(describe)
     };
     let seconds = move || {
+        // Read the clock first, so the display subscribes to its tick whatever follows.
+        let tick = now.get();
         let Some(c) = c() else { return 0.0 };
         let saved = ctx.state().time_ms.get(&c.instance.id).copied().unwrap_or(0) as f64;
-        let running =
-            started.with_value(|s| s.as_ref().map_or(0.0, |(_, t0)| (now.get() - t0).max(0.0)));
+        let running = started.with_value(|s| match s {
+            Some((_, Some(t0))) => (tick - t0).max(0.0),
+            _ => 0.0,
+        });
         (saved + running) / 1000.0
     };
     view! {

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::results::{ActionCounts, ComponentCounts, PairAlpha, ScoreTable, Unit};
 use super::session::{Action, Component};
 use crate::data::{
-    self, Dataset, Diagnostic, Format, JudgeRun, RecordKey, ReviewAction, ReviewedLine, content_id,
+    self, Dataset, Diagnostic, Format, JudgeRun, Loaded, RecordKey, ReviewAction, ReviewedLine,
+    content_id,
 };
 use crate::stats::KrippendorffLevel;
 
@@ -380,9 +381,15 @@ pub struct KeyCheck {
 
 /// Checks each non-ChatGPT key of a score table against session logs of the same task.
 pub fn check_keys(task: &str, table: &ScoreTable, sessions: &[SessionLog]) -> Vec<KeyCheck> {
-    let finals: Vec<(String, BTreeMap<Unit, f64>)> = sessions
+    // Each log's final scores laid out like the table's units (one hash lookup per table
+    // cell, once), so the comparisons below index arrays instead of searching an ordered map
+    // per table cell, key and log.
+    let finals: Vec<(String, Vec<Option<f64>>)> = sessions
         .iter()
-        .map(|s| (s.annotator.clone(), s.final_scores().into_iter().collect()))
+        .map(|s| {
+            let scores: HashMap<Unit, f64> = s.final_scores().into_iter().collect();
+            (s.annotator.clone(), table.units.iter().map(|u| scores.get(u).copied()).collect())
+        })
         .collect();
     let mut out = Vec::new();
     for (r, key) in table.raters.iter().enumerate() {
@@ -393,8 +400,8 @@ pub fn check_keys(task: &str, table: &ScoreTable, sessions: &[SessionLog]) -> Ve
             .iter()
             .map(|(name, scores)| {
                 let (mut equal, mut shared) = (0, 0);
-                for (u, unit) in table.units.iter().enumerate() {
-                    if let (Some(x), Some(y)) = (table.scores[r][u], scores.get(unit)) {
+                for u in 0..table.units.len() {
+                    if let (Some(x), Some(y)) = (table.scores[r][u], scores[u].as_ref()) {
                         shared += 1;
                         equal += usize::from(x == *y);
                     }
@@ -539,6 +546,23 @@ impl Reproduction {
         }
         let loaded = data::load(path, bytes)
             .map_err(|e| ReleasedError::Load { file: path.to_owned(), message: e.to_string() })?;
+        self.add_loaded(path, &loaded)
+    }
+
+    /// Whether [`Reproduction::add`] reads the file at `path` with [`data::load`] (the big
+    /// ones: session logs, action and score files), so a caller can run that load elsewhere
+    /// (a Web Worker) and hand the result to [`Reproduction::add_loaded`].
+    pub fn reads_with_loader(path: &str) -> bool {
+        let base = base_name(path).to_ascii_lowercase();
+        !(base == "combine_data.json"
+            || base.ends_with("_criteria_to_action.json")
+            || base.ends_with("_score_change.json"))
+    }
+
+    /// Adds a released file that was already parsed by [`data::load`]; the same as
+    /// [`Reproduction::add`] on its bytes.
+    pub fn add_loaded(&mut self, path: &str, loaded: &Loaded) -> Result<FileKind, ReleasedError> {
+        let unknown_task = || ReleasedError::UnknownTask { file: path.to_owned() };
         self.diagnostics.extend(loaded.diagnostics.iter().cloned());
         match loaded.format {
             Format::CoevalActions => {

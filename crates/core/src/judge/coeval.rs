@@ -116,10 +116,40 @@ pub fn read_evaluation(criterion: &str, response: &str, policy: Policy) -> Crite
     CriterionEvaluation {
         criterion: criterion.to_owned(),
         conclusion,
-        score: policy.parse(response, Some((1.0, 5.0))).map_err(|e| e.to_string()),
+        score: read_score(response, policy),
         evidence,
         response: response.to_owned(),
     }
+}
+
+/// The score of a CoEval answer under `policy`. The prompt asks for three numbered steps, and
+/// the score is the second: when the answer has a line starting with `2.`, only that step (up
+/// to a line starting with `3.`) is read, so the `1` of "1. <conclusion>" or a number in the
+/// conclusion is never taken for the score; a step without a score is a failure, not a reason
+/// to read the rest. Answers without the numbered steps are read whole. CoEval's own rule
+/// strips `2.`, `/5` and `out of 5`, so "2. Score: 4/5" reads 4 under `Policy::Coeval` too.
+/// A reading off the 1–5 scale is a failure.
+pub fn read_score(response: &str, policy: Policy) -> Result<f64, String> {
+    let (text, what) = match score_step(response) {
+        Some(step) => (step, "the score step (2.)"),
+        None => (response, "the answer"),
+    };
+    let v = policy.parse(text, Some((1.0, 5.0))).map_err(|e| format!("{what}: {e}"))?;
+    if (1.0..=5.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{what} reads {v}, which is not on the 1–5 scale"))
+    }
+}
+
+/// The second step of a numbered CoEval answer: from a line starting with `2.` to one starting
+/// with `3.` (or the end).
+pub fn score_step(response: &str) -> Option<&str> {
+    let start =
+        if response.starts_with("2.") { 0 } else { response.find("\n2.").map(|i| i + 1)? };
+    let rest = &response[start..];
+    let end = rest.find("\n3.").unwrap_or(rest.len());
+    Some(&rest[..end])
 }
 
 /// Text between straight or curly double quotes.
@@ -208,4 +238,82 @@ impl Protocol for InstanceEvaluation {
     fn outcome(&self) -> Option<Vec<CriterionEvaluation>> {
         self.results.iter().cloned().collect()
     }
+}
+
+/// How often one criterion came back across repeated ideation samples (seed 004 §3.1 asks
+/// the LLM once; asking several times at T > 0 shows which criteria are stable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recurrence {
+    /// The criterion's name as [`criterion_key`] reads it (lower case, no markup).
+    pub key: String,
+    /// Its first full wording, as listed (name and description).
+    pub wording: String,
+    /// In how many samples it appears (a sample listing it twice counts once).
+    pub samples: usize,
+    /// `samples` over the number of samples.
+    pub share: f64,
+    /// Every distinct full wording, in order of first appearance.
+    pub variants: Vec<String>,
+}
+
+/// The name part of an ideated criterion, for matching the same criterion across samples:
+/// markdown emphasis dropped, the text before a `:` or a dash separator (`Coherence: the
+/// story …`, `**Fluency** – …`), lower case, runs of non-alphanumerics as one space.
+pub fn criterion_key(item: &str) -> String {
+    let plain: String = item.chars().filter(|c| !matches!(c, '*' | '_' | '`' | '#')).collect();
+    let mut name = plain.as_str();
+    for sep in [":", " - ", " – ", " — ", " ("] {
+        if let Some(i) = name.find(sep).filter(|&i| i > 0) {
+            name = &name[..i];
+        }
+    }
+    let mut key = String::with_capacity(name.len());
+    for word in name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        key.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    key
+}
+
+/// Counts in how many of `samples` (each the criteria list of one ideation answer) each
+/// criterion appears, matched by [`criterion_key`]; most frequent first, ties in order of
+/// first appearance. Items whose key is empty are skipped.
+pub fn recurrence(samples: &[Vec<String>]) -> Vec<Recurrence> {
+    let mut out: Vec<Recurrence> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for sample in samples {
+        let mut seen = std::collections::HashSet::new();
+        for item in sample {
+            let key = criterion_key(item);
+            if key.is_empty() {
+                continue;
+            }
+            let i = *index.entry(key.clone()).or_insert_with(|| {
+                out.push(Recurrence {
+                    key: key.clone(),
+                    wording: item.clone(),
+                    samples: 0,
+                    share: 0.0,
+                    variants: Vec::new(),
+                });
+                out.len() - 1
+            });
+            let r = &mut out[i];
+            if !r.variants.contains(item) {
+                r.variants.push(item.clone());
+            }
+            if seen.insert(key) {
+                r.samples += 1;
+            }
+        }
+    }
+    let n = samples.len().max(1) as f64;
+    for r in &mut out {
+        r.share = r.samples as f64 / n;
+    }
+    // Stable: equal counts keep the order of first appearance.
+    out.sort_by(|a, b| b.samples.cmp(&a.samples));
+    out
 }

@@ -22,7 +22,9 @@ pub enum Policy {
     CloserLook,
     /// The same as released in their `all_eval.py`, where an unparseable response counts as 0.
     CloserLookZero,
-    /// CoEval's reading: remove `2.`, `out of 5` and `/5`, then take the first number.
+    /// CoEval's reading: remove `2.`, `out of 5` and `/5`, then take the first number. Meant
+    /// for the score step of an answer: over a whole numbered answer it would read the `1` of
+    /// "1. <conclusion>", so `judge::coeval::read_score` applies it to step "2." alone.
     Coeval,
     /// Concord's own reading: the number after the last `Rating:`/`Score:` label (or the
     /// first number when there is none), full decimals, and only values on the scale.
