@@ -826,8 +826,13 @@ pub struct TaskMatrix {
 pub const FIGURE3_RATERS: [&str; 4] = [coeval::CHATGPT, "A08", "A09", "A10"];
 
 impl ReleasedView {
-    pub fn new(reproduction: &Reproduction, level: KrippendorffLevel) -> ReleasedView {
-        let report = reproduction.report(level);
+    /// The view of `report`, which must be `reproduction`'s report at `level` (the released
+    /// panel computes it task by task: `Reproduction::report_task`).
+    pub fn from_report(
+        reproduction: &Reproduction,
+        report: coeval::Report,
+        level: KrippendorffLevel,
+    ) -> ReleasedView {
         let rate_row = |name: &'static str, r: &Option<coeval::released::Rates>| -> Vec<String> {
             let mut row = vec![name.to_owned()];
             match r {

@@ -32,10 +32,52 @@ pub fn ReleasedPanel() -> impl IntoView {
     let version = RwSignal::new(0u32);
     let busy = RwSignal::new(None::<String>);
     let problems = RwSignal::new(Vec::<String>::new());
-    let view_model = Memo::new(move |_| {
+    // The view is computed one task at a time, yielding to the browser between tasks, so a
+    // big import or a level switch never blocks the page for long; a newer request (another
+    // import, another level) makes an older computation stop.
+    let view_model = RwSignal::new(None::<Arc<ReleasedView>>);
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
         version.track();
         let level = ctx.level.get();
-        reproduction.with_value(|r| r.as_ref().map(|r| Arc::new(ReleasedView::new(r, level))))
+        generation.update_value(|g| *g += 1);
+        let mine = generation.get_value();
+        let current = move || generation.try_get_value() == Some(mine);
+        spawn_local(async move {
+            let Some(tasks) =
+                reproduction.try_with_value(|r| r.as_ref().map(|r| r.task_names())).flatten()
+            else {
+                return;
+            };
+            let Some(mut report) =
+                reproduction.try_with_value(|r| r.as_ref().map(|r| r.report_start())).flatten()
+            else {
+                return;
+            };
+            for task in tasks {
+                yield_now().await;
+                if !current() {
+                    return;
+                }
+                let Some(part) = reproduction
+                    .try_with_value(|r| r.as_ref().map(|r| r.report_task(task, level)))
+                    .flatten()
+                else {
+                    return;
+                };
+                report.extend(part);
+            }
+            yield_now().await;
+            if !current() {
+                return;
+            }
+            let view = reproduction
+                .try_with_value(|r| {
+                    r.as_ref().map(|r| Arc::new(ReleasedView::from_report(r, report, level)))
+                })
+                .flatten();
+            view_model.try_set(view);
+        });
     });
     let on_pick = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);

@@ -488,6 +488,16 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+impl Report {
+    /// Appends `other` (another task's part) to this report.
+    pub fn extend(&mut self, other: Report) {
+        self.tasks.extend(other.tasks);
+        self.alpha.extend(other.alpha);
+        self.key_checks.extend(other.key_checks);
+        self.notes.extend(other.notes);
+    }
+}
+
 /// What kind of released file was added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -615,13 +625,39 @@ impl Reproduction {
 
     /// Table 6 rows, α pairs at `level`, key checks and notes.
     pub fn report(&self, level: KrippendorffLevel) -> Report {
-        let mut report = Report {
+        let mut report = self.report_start();
+        for task in self.task_names() {
+            report.extend(self.report_task(task, level));
+        }
+        report
+    }
+
+    /// The tasks files were given for, in report order.
+    pub fn task_names(&self) -> Vec<&'static str> {
+        self.tasks.keys().copied().collect()
+    }
+
+    /// A report with the notes about the files only; [`Reproduction::report`] is this
+    /// extended with [`Reproduction::report_task`] of every task in [`Reproduction::task_names`]
+    /// order, so a caller can compute one task at a time (and let a page breathe between).
+    pub fn report_start(&self) -> Report {
+        Report {
             tasks: Vec::new(),
             alpha: Vec::new(),
             key_checks: Vec::new(),
             notes: self.notes.clone(),
+        }
+    }
+
+    /// One task's part of the report (no notes about the files); empty for an unknown task.
+    pub fn report_task(&self, task: &str, level: KrippendorffLevel) -> Report {
+        let mut report = Report {
+            tasks: Vec::new(),
+            alpha: Vec::new(),
+            key_checks: Vec::new(),
+            notes: Vec::new(),
         };
-        for (task, files) in &self.tasks {
+        for (task, files) in self.tasks.iter().filter(|(t, _)| **t == task) {
             let mut score_source = None;
             let mut table_rates =
                 TaskRates { all: None, conclusion: None, score: None, evidence: None };
