@@ -47,7 +47,7 @@ function dataset() {
   return rows.join('\n');
 }
 
-/** The process tree under `root` (pids), from /proc/*/stat. */
+/** The process tree under `root` (pids), from /proc/PID/stat. */
 function tree(root) {
   const children = new Map();
   for (const name of readdirSync('/proc')) {
