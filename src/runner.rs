@@ -127,6 +127,54 @@ pub struct Report {
     /// New run-log lines since the last report.
     pub log: Vec<String>,
     pub paused: bool,
+    /// Every kind of failure met so far in this run (all of it, not only since the last
+    /// report), with what to do about it.
+    pub problems: Vec<Problem>,
+}
+
+/// One kind of failure met during a run: what it was, how often, the provider's last words
+/// about it and what the user can do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// What went wrong with its status, e.g. "rate limited (HTTP 429)", "timed out".
+    pub what: String,
+    pub count: usize,
+    /// The last message of this kind (the provider's or the browser's words).
+    pub last: String,
+    /// What to do, from [`ApiError::advice`].
+    pub advice: String,
+}
+
+/// The tally of [`Problem`]s of a run, in the order they were first met.
+#[derive(Default)]
+struct Problems(RefCell<Vec<Problem>>);
+
+impl Problems {
+    fn note(&self, connection: &Connection, error: &ApiError) {
+        let what = if error.status == 0 {
+            error.what()
+        } else {
+            format!("{} (HTTP {})", error.what(), error.status)
+        };
+        let mut list = self.0.borrow_mut();
+        let last: String = error.message.chars().take(300).collect();
+        match list.iter_mut().find(|p| p.what == what) {
+            Some(p) => {
+                p.count += 1;
+                p.last = last;
+            }
+            None => list.push(Problem {
+                what,
+                count: 1,
+                last,
+                advice: error.advice(connection.endpoint.provider),
+            }),
+        }
+    }
+
+    fn snapshot(&self) -> Vec<Problem> {
+        self.0.borrow().clone()
+    }
 }
 
 /// How a run ended, with the numbers a user wants.
@@ -192,18 +240,19 @@ pub async fn execute(
         calls.into_iter().partition(|c| !c.keys.iter().all(|k| mem.contains_key(k)))
     };
     let short = Cell::new(false);
-    let retry_list = todo.clone();
+    let problems = Problems::default();
     let cached = cached.len();
     let mut outcome = pass(
         &connection,
         connection.caps.clone(),
-        todo,
+        &todo,
         cached,
         &store,
         &memory,
         &control,
         &mut on_report,
         &short,
+        &problems,
     )
     .await;
     if short.get() && matches!(outcome.finish, Finish::Completed) && !control.is_cancelled() {
@@ -211,8 +260,7 @@ pub async fn execute(
         // missing ones one call each.
         let missing: Vec<CallSpec> = {
             let mem = memory.borrow();
-            retry_list
-                .iter()
+            todo.iter()
                 .flat_map(|c| {
                     c.keys.iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(
                         |(i, k)| CallSpec {
@@ -233,19 +281,21 @@ pub async fn execute(
                     missing.len()
                 )],
                 paused: false,
+                problems: problems.snapshot(),
             });
             let mut caps = connection.caps.clone();
             caps.max_n = 1;
             let second = pass(
                 &connection,
                 caps,
-                missing,
+                &missing,
                 cached,
                 &store,
                 &memory,
                 &control,
                 &mut on_report,
                 &short,
+                &problems,
             )
             .await;
             outcome = Outcome {
@@ -257,24 +307,27 @@ pub async fn execute(
     outcome
 }
 
-/// One pass of the scheduler over `todo`.
+/// One pass of the scheduler over `todo`. The scheduler's jobs carry indices into `todo`, so
+/// the calls (their prompts can add up to hundreds of megabytes) are never copied.
 #[allow(clippy::too_many_arguments)]
 async fn pass(
     connection: &Connection,
     caps: Capabilities,
-    todo: Vec<CallSpec>,
+    todo: &[CallSpec],
     cached: usize,
     store: &Store,
     memory: &Rc<RefCell<HashMap<String, String>>>,
     control: &RunControl,
     on_report: &mut impl FnMut(Report),
     short: &Cell<bool>,
+    problems: &Problems,
 ) -> Outcome {
-    let jobs: Vec<Job<CallSpec>> = todo
-        .into_iter()
-        .map(|c| Job {
+    let jobs: Vec<Job<usize>> = todo
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Job {
             key: c.keys.first().cloned().unwrap_or_default(),
-            payload: c,
+            payload: i,
             estimated_cost_usd: 0.0,
         })
         .collect();
@@ -297,10 +350,16 @@ async fn pass(
     let mut storage_errors = 0;
     let mut paused = false;
     let mut arrived: Option<Completion> = None;
-    let mut report = |scheduler: &Scheduler<CallSpec>, paused: bool, logged: &mut usize| {
+    let mut report = |scheduler: &Scheduler<usize>, paused: bool, logged: &mut usize| {
         let log = scheduler.log()[*logged..].iter().map(|e| e.message.clone()).collect();
         *logged = scheduler.log().len();
-        on_report(Report { progress: scheduler.progress(now()), cached, log, paused });
+        on_report(Report {
+            progress: scheduler.progress(now()),
+            cached,
+            log,
+            paused,
+            problems: problems.snapshot(),
+        });
     };
     report(&scheduler, paused, &mut logged);
     let finish = loop {
@@ -321,6 +380,7 @@ async fn pass(
             handle(
                 connection,
                 &mut scheduler,
+                todo,
                 &mut caps,
                 store,
                 memory,
@@ -329,19 +389,22 @@ async fn pass(
                 now(),
                 &mut storage_errors,
                 short,
+                problems,
             )
             .await;
             report(&scheduler, paused, &mut logged);
         }
         let wait_ms = match scheduler.next_action(now()) {
             Action::Send(id) => {
-                let Some(job) = scheduler.job(id) else { continue };
+                let Some(spec) = scheduler.job(id).and_then(|j| todo.get(j.payload)) else {
+                    continue;
+                };
                 caps.dropped = scheduler.dropped_params().clone();
                 let built = build_chat(
                     &connection.endpoint,
                     &caps,
-                    &job.payload.request,
-                    job.payload.samples,
+                    &spec.request,
+                    spec.samples,
                     &connection.api_key,
                     CallOptions::default(),
                 );
@@ -359,6 +422,7 @@ async fn pass(
                         // Cannot be built (no key, bad URL): a fatal error for the whole run.
                         let mut error = ApiError::network(e.to_string());
                         error.kind = concord_core::run::ErrorKind::Auth;
+                        problems.note(connection, &error);
                         let _ = scheduler.on_failure(id, now(), error);
                     }
                 }
@@ -391,7 +455,8 @@ async fn pass(
 #[allow(clippy::too_many_arguments)]
 async fn handle(
     connection: &Connection,
-    scheduler: &mut Scheduler<CallSpec>,
+    scheduler: &mut Scheduler<usize>,
+    todo: &[CallSpec],
     caps: &mut Capabilities,
     store: &Store,
     memory: &Rc<RefCell<HashMap<String, String>>>,
@@ -400,6 +465,7 @@ async fn handle(
     at: u64,
     storage_errors: &mut usize,
     short: &Cell<bool>,
+    problems: &Problems,
 ) {
     let api = connection.endpoint.provider.api();
     let reply = match result {
@@ -410,12 +476,14 @@ async fn handle(
         }
         Err(e) => {
             let error = e.api_error().unwrap_or_else(|| ApiError::network(e.to_string()));
+            problems.note(connection, &error);
             let _ = scheduler.on_failure(id, at, error);
             return;
         }
     };
     if !reply.is_success() {
         let error = classify_error(reply.status, &reply.headers, &reply.body, time::now_ms());
+        problems.note(connection, &error);
         if let Ok(FailureOutcome::RetryWithout(param)) = scheduler.on_failure(id, at, error) {
             caps.drop_param(param);
         }
@@ -424,21 +492,24 @@ async fn handle(
     let response = match parse_chat_response(api, &reply.body) {
         Ok(r) if !r.choices.is_empty() => r,
         Ok(_) => {
-            let _ = scheduler.on_failure(id, at, ApiError::malformed("the answer has no choices"));
+            let error = ApiError::malformed("the answer has no choices");
+            problems.note(connection, &error);
+            let _ = scheduler.on_failure(id, at, error);
             return;
         }
         Err(e) => {
-            let _ = scheduler.on_failure(id, at, ApiError::malformed(e.to_string()));
+            let error = ApiError::malformed(e.to_string());
+            problems.note(connection, &error);
+            let _ = scheduler.on_failure(id, at, error);
             return;
         }
     };
-    let Some(job) = scheduler.job(id) else { return };
-    if response.choices.len() < job.payload.keys.len() {
+    let Some(spec) = scheduler.job(id).and_then(|j| todo.get(j.payload)) else { return };
+    if response.choices.len() < spec.keys.len() {
         short.set(true);
     }
     let arrived = time::now_ms();
-    let entries: Vec<(String, String)> = job
-        .payload
+    let entries: Vec<(String, String)> = spec
         .keys
         .iter()
         .zip(&response.choices)
@@ -457,7 +528,7 @@ async fn handle(
     }
     {
         let mut mem = memory.borrow_mut();
-        for (key, choice) in job.payload.keys.iter().zip(&response.choices) {
+        for (key, choice) in spec.keys.iter().zip(&response.choices) {
             mem.insert(key.clone(), choice.text.clone());
         }
     }

@@ -110,15 +110,14 @@ impl fmt::Display for FetchError {
 impl std::error::Error for FetchError {}
 
 impl FetchError {
-    /// The failure as the core's run engine classifies it: network and timeout failures are
-    /// retryable `Network` errors (status 0), a broken body is `Malformed` (retryable) under
+    /// The failure as the core's run engine classifies it: network failures are retryable
+    /// `Network` errors and timeouts retryable `Timeout` errors (status 0), a broken body is `Malformed` (retryable) under
     /// its status. `None` for [`FetchError::Aborted`] (the user stopped it: not a failure of
     /// the call) and for errors only [`get_bytes`] returns.
     pub fn api_error(&self) -> Option<ApiError> {
         match self {
-            FetchError::Network(_) | FetchError::Timeout { .. } => {
-                Some(ApiError::network(self.to_string()))
-            }
+            FetchError::Network(_) => Some(ApiError::network(self.to_string())),
+            FetchError::Timeout { .. } => Some(ApiError::timeout(self.to_string())),
             FetchError::BodyInterrupted { status, .. } => {
                 let mut error = ApiError::malformed(self.to_string());
                 error.status = *status;

@@ -535,6 +535,23 @@ fn LaunchPanel() -> impl IntoView {
             })}
             {move || view_state().finished.map(|m| view! { <p class="ok-box" role="status" data-testid="run-finished">{m}</p> })}
             {move || view_state().error.map(|m| view! { <p class="error-box" role="alert" data-testid="run-error">{m}</p> })}
+            {move || {
+                let problems = wb.run.with(|v| v.report.as_ref().map(|r| r.problems.clone()).unwrap_or_default());
+                (!problems.is_empty()).then(|| view! {
+                    <section class="warn-box" role="region" aria-label="Problems during this run" data-testid="run-problems">
+                        <p>"Problems met during this run. Calls that can succeed later are retried on their own; the run only stops for problems that retrying cannot fix."</p>
+                        <ul>
+                            {problems.into_iter().map(|p| view! {
+                                <li>
+                                    <strong>{format!("{} — {} time{}", p.what, p.count, if p.count == 1 { "" } else { "s" })}</strong>
+                                    " "{p.advice}
+                                    <br/><span class="muted">{format!("Last message: {}", p.last)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    </section>
+                })
+            }}
             <Show when=move || !view_state().log.is_empty()>
                 <details>
                     <summary>{move || format!("Run log ({} lines)", view_state().log.len())}</summary>

@@ -25,6 +25,7 @@ export async function launch() {
   });
   return {
     context,
+    profile,
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -30,6 +30,12 @@
 //!   "rpm_limit": 600, "rate_window_ms": 60000 }
 //! ```
 //!
+//! More failure kinds: `rate_limited_bare` (429 without `retry-after`), `bad_gateway` (502 with
+//! a proxy's HTML page), `unavailable` (503), `hang` (never answers; the connection stays open
+//! until the client's timeout closes it) and `malformed_json` (a complete 200 whose JSON is
+//! broken). `"storm": {"ms": 4000, "retry_after_s": 1}` refuses every chat request with 429 for
+//! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
+//!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
 //! `supports_n`, `reject_params`, `require_key`, `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
@@ -94,6 +100,26 @@ pub enum Failure {
     Drop,
     /// Send the headers and half of the body, then close.
     Truncate,
+    /// 429 without any header saying how long to wait.
+    RateLimitedBare,
+    /// 502 with a proxy's HTML page as the body.
+    BadGateway,
+    /// 503 `service_unavailable`.
+    Unavailable,
+    /// Read the request and never answer: the connection stays open until the client gives up
+    /// (its timeout) and closes it.
+    Hang,
+    /// A complete 200 answer whose JSON is broken (full length, not cut short).
+    MalformedJson,
+}
+
+/// A 429 storm: every chat request within `ms` of the start (or the last reset) is refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Storm {
+    pub ms: u64,
+    /// `retry-after` sent with the storm's 429s, in seconds; none when absent.
+    #[serde(default)]
+    pub retry_after_s: Option<u64>,
 }
 
 /// One scripted response, served to the next chat request in order before anything else.
@@ -139,6 +165,12 @@ pub struct Scenario {
     pub seed: u64,
     /// Responses served first, in order, to chat requests.
     pub script: Vec<Scripted>,
+    /// Refuse every chat request for a while (after the script, before anything else).
+    pub storm: Option<Storm>,
+    /// Answer `connection: close` and close after every chat answer. With keep-alive, Chromium
+    /// silently resends a request once when a reused connection is dropped, so a page only
+    /// sees a dropped connection when it was a fresh one.
+    pub close_connections: bool,
 }
 
 impl Default for Scenario {
@@ -160,6 +192,8 @@ impl Default for Scenario {
             failures: vec![Failure::RateLimited, Failure::ServerError, Failure::Drop],
             seed: 0,
             script: Vec::new(),
+            storm: None,
+            close_connections: false,
         }
     }
 }
@@ -174,10 +208,10 @@ pub struct Record {
     pub path: String,
     /// The samples this request asked for (see the module docs).
     pub samples: Vec<String>,
-    /// HTTP status sent; 0 when the connection was dropped.
+    /// HTTP status sent; 0 when the connection was dropped or left hanging.
     pub status: u16,
     /// `ok`, `rate_limited`, `server_error`, `overloaded`, `dropped`, `truncated`,
-    /// `unauthorized`, `bad_request`, `scripted`, `not_found`, `client_gone` (the client closed
+    /// `bad_gateway`, `unavailable`, `hung` (never answered), `malformed`, `unauthorized`, `bad_request`, `scripted`, `not_found`, `client_gone` (the client closed
     /// the connection before the answer was sent).
     pub outcome: String,
     /// Whether a complete successful answer was sent.
@@ -413,9 +447,18 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
 
 /// What to send back.
 enum Reply {
-    Full { status: u16, headers: Vec<(String, String)>, body: String },
+    Full {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
     Drop,
-    Truncate { status: u16, body: String },
+    Truncate {
+        status: u16,
+        body: String,
+    },
+    /// Say nothing until the client goes away.
+    Hang,
 }
 
 fn serve_connection(stream: TcpStream, shared: &Shared) {
@@ -432,6 +475,17 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         let (reply, delay, seq) = handle(&request, shared);
         if !delay.is_zero() {
             thread::sleep(delay);
+        }
+        if matches!(reply, Reply::Hang) {
+            // Bounded: a client without a timeout is let go after ten minutes.
+            let until = Instant::now() + Duration::from_secs(600);
+            while !client_gone(reader.get_ref())
+                && !shared.stop.load(Ordering::SeqCst)
+                && Instant::now() < until
+            {
+                thread::sleep(Duration::from_millis(20));
+            }
+            break;
         }
         while seq.is_some()
             && shared.hold.load(Ordering::SeqCst)
@@ -452,7 +506,8 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             break;
         }
         let keep_alive =
-            !request.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
+            !request.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"))
+                && !(seq.is_some() && shared.lock().scenario.close_connections);
         let ok = match reply {
             Reply::Full { status, headers, body } => {
                 write_response(&mut writer, status, &headers, &body, &origin, keep_alive, None)
@@ -462,7 +517,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
                 let _ = write_response(&mut writer, status, &[], &body, &origin, false, Some(cut));
                 false
             }
-            Reply::Drop => false,
+            Reply::Drop | Reply::Hang => false,
         };
         if !ok || !keep_alive {
             break;
@@ -480,6 +535,8 @@ fn reason(status: u16) -> &'static str {
         404 => "Not Found",
         429 => "Too Many Requests",
         500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
         529 => "Overloaded",
         _ => "Status",
     }
@@ -505,7 +562,8 @@ fn write_response(
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
-    if !body.is_empty() || status != 204 {
+    let typed = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+    if !typed && (!body.is_empty() || status != 204) {
         head.push_str("content-type: application/json\r\n");
     }
     head.push_str(&format!("content-length: {}\r\n", body.len()));
@@ -733,7 +791,7 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
 
     let finish =
         |state: &mut State, mut record: Record, status: u16, outcome: &str, reply: Reply| {
-            record.status = if matches!(reply, Reply::Drop) { 0 } else { status };
+            record.status = if matches!(reply, Reply::Drop | Reply::Hang) { 0 } else { status };
             record.outcome = outcome.to_string();
             record.answered_ok = outcome == "ok";
             state.log.push(record);
@@ -751,6 +809,21 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
     }
     if let Some(denied) = check_key(req, &scenario, anthropic) {
         return finish(state, record, 401, "unauthorized", denied);
+    }
+    if let Some(storm) = &scenario.storm
+        && t_ms < storm.ms
+    {
+        let headers = storm
+            .retry_after_s
+            .map(|s| vec![("retry-after".to_string(), s.to_string())])
+            .unwrap_or_default();
+        let kind = if anthropic { "rate_limit_error" } else { "rate_limit_exceeded" };
+        let reply = Reply::Full {
+            status: 429,
+            headers,
+            body: error_body(anthropic, kind, "Rate limit reached (storm)").to_string(),
+        };
+        return finish(state, record, 429, "rate_limited", reply);
     }
     if let Some(limit) = scenario.rpm_limit {
         let window = Duration::from_millis(scenario.rate_window_ms.max(1));
@@ -813,6 +886,44 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
                 finish(state, record, 529, "overloaded", reply)
             }
             Failure::Drop => finish(state, record, 0, "dropped", Reply::Drop),
+            Failure::RateLimitedBare => {
+                let kind = if anthropic { "rate_limit_error" } else { "rate_limit_exceeded" };
+                let reply = json_reply(
+                    429,
+                    error_body(anthropic, kind, "Rate limit reached (injected, no retry-after)"),
+                );
+                finish(state, record, 429, "rate_limited", reply)
+            }
+            Failure::BadGateway => {
+                let reply = Reply::Full {
+                    status: 502,
+                    headers: vec![("content-type".into(), "text/html".into())],
+                    body: "<html><head><title>502 Bad Gateway</title></head><body>\
+                           <center><h1>502 Bad Gateway</h1></center></body></html>"
+                        .into(),
+                };
+                finish(state, record, 502, "bad_gateway", reply)
+            }
+            Failure::Unavailable => {
+                let reply = json_reply(
+                    503,
+                    error_body(
+                        anthropic,
+                        "service_unavailable",
+                        "The service is temporarily unavailable (injected)",
+                    ),
+                );
+                finish(state, record, 503, "unavailable", reply)
+            }
+            Failure::Hang => finish(state, record, 0, "hung", Reply::Hang),
+            Failure::MalformedJson => {
+                let full =
+                    success_body(&scenario, &body, &prompt, messages_hash, seed, n, anthropic);
+                // Complete, but the closing brace became a comma: no JSON parser accepts it.
+                let broken = format!("{},", &full[..full.len().saturating_sub(1)]);
+                let reply = Reply::Full { status: 200, headers: Vec::new(), body: broken };
+                finish(state, record, 200, "malformed", reply)
+            }
             Failure::Truncate => {
                 let full =
                     success_body(&scenario, &body, &prompt, messages_hash, seed, n, anthropic);

@@ -373,3 +373,58 @@ fn keep_alive_serves_several_requests_on_one_connection() {
     assert_eq!(seen, 2);
     mock.stop();
 }
+
+#[test]
+fn more_failure_kinds_and_a_storm() {
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
+    let only =
+        |failure| Scenario { failure_rate: 1.0, failures: vec![failure], ..Scenario::default() };
+    let mock = spawn(0, only(Failure::RateLimitedBare)).expect("spawn");
+    let r = chat(mock.port(), &body).expect("429");
+    assert_eq!(r.status, 429);
+    assert!(r.header("retry-after").is_none(), "no wait advertised");
+    mock.set_scenario(only(Failure::BadGateway));
+    let r = chat(mock.port(), &body).expect("502");
+    assert_eq!((r.status, r.header("content-type")), (502, Some("text/html")));
+    assert!(r.body.contains("Bad Gateway"));
+    mock.set_scenario(only(Failure::Unavailable));
+    assert_eq!(chat(mock.port(), &body).expect("503").status, 503);
+    mock.set_scenario(only(Failure::MalformedJson));
+    let r = chat(mock.port(), &body).expect("200");
+    assert_eq!(r.status, 200);
+    assert_eq!(Some(r.body.len()), r.declared_length, "complete, not cut short");
+    assert!(serde_json::from_str::<Value>(&r.body).is_err(), "but not JSON");
+    assert!(!mock.requests().last().expect("logged").answered_ok);
+
+    // A hung request: no answer until the client gives up.
+    mock.set_scenario(only(Failure::Hang));
+    let mut stream = TcpStream::connect(("127.0.0.1", mock.port())).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_millis(400))).expect("timeout");
+    let text = body.to_string();
+    let req = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: {}\r\n\r\n{text}",
+        text.len()
+    );
+    stream.write_all(req.as_bytes()).expect("write");
+    let mut buf = [0u8; 64];
+    let err = stream.read(&mut buf).expect_err("nothing arrives");
+    assert!(matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+    drop(stream);
+    let hung = mock.requests().last().cloned().expect("logged");
+    assert_eq!((hung.outcome.as_str(), hung.status, hung.answered_ok), ("hung", 0, false));
+
+    // A storm: every request refused for 300 ms after a reset, with or without retry-after.
+    for retry_after_s in [Some(2), None] {
+        mock.set_scenario(Scenario {
+            storm: Some(mock_llm::Storm { ms: 300, retry_after_s }),
+            ..Scenario::default()
+        });
+        assert!(call(mock.port(), "POST", "/__mock/reset", &[], "").is_some());
+        let r = chat(mock.port(), &body).expect("429");
+        assert_eq!(r.status, 429);
+        assert_eq!(r.header("retry-after"), retry_after_s.map(|s| s.to_string()).as_deref());
+        std::thread::sleep(Duration::from_millis(350));
+        assert_eq!(chat(mock.port(), &body).expect("200").status, 200, "healthy after the storm");
+    }
+    mock.stop();
+}

@@ -564,3 +564,26 @@ fn estimate_before_a_run() {
     let projected = meter.projected_total_usd(3, 30).expect("after calls");
     assert!((projected - 0.0101).abs() < 1e-12, "{projected}");
 }
+
+#[test]
+fn a_timeout_is_its_own_retryable_kind_with_its_own_advice() {
+    let timeout = ApiError::timeout("no complete answer within 5.0 s; the request was cancelled");
+    assert_eq!(timeout.kind, ErrorKind::Timeout);
+    assert!(timeout.is_retryable() && !timeout.stops_run());
+    assert_eq!(timeout.what(), "timed out");
+    assert_eq!(
+        timeout.to_string(),
+        "timed out: no complete answer within 5.0 s; the request was cancelled"
+    );
+    assert!(timeout.advice(ProviderId::OpenAi).contains("Timeout per request"));
+    // Retried with backoff like the other transient failures.
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let decision = RetryPolicy::default().decide(&timeout, 1, |_| false, &mut rng);
+    assert!(matches!(decision, RetryDecision::RetryAfter(ms) if ms <= 1000), "{decision:?}");
+    // What a user reads for each transient kind names the cause.
+    let bad_gateway = classify_error(502, &[], "<html><h1>502 Bad Gateway</h1></html>", NOW);
+    assert_eq!(bad_gateway.kind, ErrorKind::ServerError);
+    assert!(bad_gateway.to_string().starts_with("server error (HTTP 502)"));
+    let malformed = ApiError::malformed("expected `,` or `}` at line 1");
+    assert!(malformed.advice(ProviderId::OpenAi).contains("not valid JSON"));
+}

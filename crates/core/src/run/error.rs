@@ -39,6 +39,8 @@ pub enum ErrorKind {
     EndpointNotFound,
     /// No HTTP status: network down, server not running, or CORS refused. Retried.
     Network,
+    /// No complete answer within the client's time limit (the call was cancelled). Retried.
+    Timeout,
     /// A 2xx body that is not what the API returns (cut short, not JSON). Retried.
     Malformed,
 }
@@ -69,6 +71,11 @@ impl ApiError {
         }
     }
 
+    /// No complete answer within the client's time limit.
+    pub fn timeout(detail: impl Into<String>) -> ApiError {
+        ApiError { kind: ErrorKind::Timeout, ..ApiError::network(detail) }
+    }
+
     /// A 2xx response whose body could not be parsed.
     pub fn malformed(detail: impl Into<String>) -> ApiError {
         ApiError {
@@ -88,6 +95,7 @@ impl ApiError {
                 | ErrorKind::ServerError
                 | ErrorKind::Overloaded
                 | ErrorKind::Network
+                | ErrorKind::Timeout
                 | ErrorKind::Malformed
         )
     }
@@ -158,16 +166,23 @@ impl ApiError {
                 "The browser got no answer (network error or CORS refusal). {}",
                 preset.cors_advice
             ),
-            ErrorKind::Malformed => {
-                "The response was cut short or garbled. Concord retries the call.".into()
-            }
+            ErrorKind::Timeout => "The server did not answer within the time limit; Concord \
+                 retries the call. If it keeps happening, raise “Timeout per request” under Limits \
+                 (slow or busy models need longer) or lower the parallel requests."
+                .into(),
+            ErrorKind::Malformed => "The response was cut short or was not valid JSON. Concord \
+                 retries the call; if it persists, check that the base URL points at the API \
+                 itself and not at a proxy or web page."
+                .into(),
         }
     }
 }
 
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match &self.kind {
+impl ApiError {
+    /// What went wrong, in a few words ("rate limited", "timed out", …), without the status or
+    /// the provider's message.
+    pub fn what(&self) -> String {
+        match &self.kind {
             ErrorKind::RateLimited => "rate limited".to_string(),
             ErrorKind::ServerError => "server error".to_string(),
             ErrorKind::Overloaded => "provider overloaded".to_string(),
@@ -180,8 +195,15 @@ impl fmt::Display for ApiError {
             ErrorKind::ModelNotFound => "model not found".to_string(),
             ErrorKind::EndpointNotFound => "no such endpoint".to_string(),
             ErrorKind::Network => "network or CORS failure".to_string(),
+            ErrorKind::Timeout => "timed out".to_string(),
             ErrorKind::Malformed => "malformed response".to_string(),
-        };
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = self.what();
         if self.status == 0 {
             write!(f, "{what}: {}", self.message)
         } else {
