@@ -149,6 +149,11 @@ impl State {
         self.files.get().into_iter().filter(|e| e.jdeval().is_some()).collect()
     }
 
+    /// [`State::jdeval_entries`] outside the views (no tracking).
+    fn jdeval_entries_untracked(&self) -> Vec<Entry> {
+        self.files.get_untracked().into_iter().filter(|e| e.jdeval().is_some()).collect()
+    }
+
     /// The Elo options of the controls, or what is wrong with them.
     fn options(&self) -> Result<(EloOptions, usize), String> {
         let number = |s: RwSignal<String>, what: &str| {
@@ -276,7 +281,7 @@ fn compute_seed_spread(state: State) {
     state.control_error.set(None);
     let generation = state.generation.get_untracked() + 1;
     state.generation.set(generation);
-    let entries = state.jdeval_entries();
+    let entries = state.jdeval_entries_untracked();
     state.seed_status.set(Some("Computing the spread across seeds…".to_owned()));
     spawn_local(async move {
         let stale = move || state.generation.get_untracked() != generation;
@@ -327,7 +332,7 @@ fn recompute(state: State) {
     // The seed spread was computed for the former files and controls.
     state.seed_spread.set(Vec::new());
     state.seed_status.set(None);
-    let entries = state.jdeval_entries();
+    let entries = state.jdeval_entries_untracked();
     if entries.is_empty() {
         state.computed.set(Vec::new());
         state.computing.set(None);
@@ -374,8 +379,16 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
 
 #[component]
 pub fn MetaPage() -> impl IntoView {
+    // Looked up before `State::shared`: the first call creates the screen's root owner, and
+    // what is provided after it is provided there, out of reach of the App's contexts. The run
+    // panel needs the workbench (the Run screen's connection, the answer cache), so it is
+    // provided again next to the state.
+    let wb = use_context::<crate::state::Workbench>();
     let state = State::shared();
     provide_context(state);
+    if let Some(wb) = wb {
+        provide_context(wb);
+    }
     view! {
         <div class="meta-page">
             <ImportPanel/>

@@ -187,16 +187,14 @@ fn begin(rs: RunState) {
     rs.error.set(None);
 }
 
-/// Ends a run: `done(n)` is the status of a finished run, `n` the calls answered from the cache.
-fn end(rs: RunState, result: Result<usize, String>, done: impl FnOnce(usize) -> String) {
+/// Ends a run: `done` is the status of a finished run, followed by how many calls the cache
+/// answered.
+fn end(rs: RunState, result: Result<usize, String>, done: &str) {
     rs.running.try_set(false);
     rs.paused.try_set(false);
     match result {
         Ok(cached) => {
-            rs.status.try_set(Some(format!(
-                "{} ({cached} calls answered from the cache)",
-                done(cached)
-            )));
+            rs.status.try_set(Some(format!("{done}; {cached} calls answered from the cache.")));
         }
         Err(e) => {
             rs.error.try_set(Some(e));
@@ -255,7 +253,7 @@ fn start_pairwise(state: State, wb: Workbench) {
         add_files(state, run.files());
         let n = run.pairs.len();
         rs.pairwise.try_set(Some(Arc::new(run)));
-        end(rs, result, |_| format!("Pairwise judging finished: {n} pairs."));
+        end(rs, result, &format!("Pairwise judging finished: {n} pairs"));
     });
 }
 
@@ -293,7 +291,7 @@ fn start_meta(state: State, wb: Workbench) {
                 let result = drive(&mut ps, &connection, wb, rs, "JDEval").await;
                 let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
                 add_files(state, vec![live::jdeval_run_file(&meta_model, &run, &jobs, &outcomes)]);
-                end(rs, result, |_| format!("JDEval finished: {} judgements.", jobs.len()));
+                end(rs, result, &format!("JDEval finished: {} judgements", jobs.len()));
             });
         } else {
             let rounds = match limit(rs.rounds, "MDEval rounds") {
@@ -309,7 +307,7 @@ fn start_meta(state: State, wb: Workbench) {
                 let result = drive(&mut ps, &connection, wb, rs, "MDEval").await;
                 let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
                 add_files(state, vec![live::mdeval_run_file(&meta_model, &run, &jobs, &outcomes)]);
-                end(rs, result, |_| format!("MDEval finished: {} debates.", jobs.len()));
+                end(rs, result, &format!("MDEval finished: {} debates", jobs.len()));
             });
         }
         return;
@@ -341,7 +339,7 @@ fn start_meta(state: State, wb: Workbench) {
         let mut ps = match live::jdeval_i_protocols(&inputs, task) {
             Ok(p) => p,
             Err(e) => {
-                end(rs, Err(e.to_string()), |_| String::new());
+                end(rs, Err(e.to_string()), "");
                 return;
             }
         };
@@ -349,7 +347,7 @@ fn start_meta(state: State, wb: Workbench) {
             let result = drive(&mut ps, &connection, wb, rs, "JDEval-i").await;
             let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
             add_files(state, live::jdeval_i_run_files(&meta_model, &inputs, &outcomes));
-            end(rs, result, |_| format!("JDEval-i finished: {} assessments.", inputs.len()));
+            end(rs, result, &format!("JDEval-i finished: {} assessments", inputs.len()));
         });
     } else {
         let mut ps = live::bsmeval_protocols(&inputs);
@@ -357,7 +355,7 @@ fn start_meta(state: State, wb: Workbench) {
             let result = drive(&mut ps, &connection, wb, rs, "BSMEval").await;
             let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
             add_files(state, live::bsmeval_run_files(&meta_model, &inputs, &outcomes));
-            end(rs, result, |_| format!("BSMEval finished: {} assessments.", inputs.len()));
+            end(rs, result, &format!("BSMEval finished: {} assessments", inputs.len()));
         });
     }
 }

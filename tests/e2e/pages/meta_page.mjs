@@ -26,12 +26,16 @@ export class MetaPage {
 
   /** Waits until the run status matches `pattern` (a run error fails at once). */
   async waitRun(pattern, { timeout = 120_000 } = {}) {
-    await this.page.waitForFunction(
-      (source) => new RegExp(source).test(document.querySelector('[data-testid="meta-run-status"]')?.textContent ?? '')
-        || document.querySelector('[data-testid="meta-run-error"]'),
-      pattern.source,
-      { timeout },
-    );
+    try {
+      await this.page.waitForFunction(
+        (source) => new RegExp(source).test(document.querySelector('[data-testid="meta-run-status"]')?.textContent ?? '')
+          || document.querySelector('[data-testid="meta-run-error"]'),
+        pattern.source,
+        { timeout },
+      );
+    } catch (e) {
+      throw new Error(`waiting for ${pattern}: the status says "${await this.runStatus.textContent()}" (${e.message})`);
+    }
     if (await this.runError.count()) throw new Error(`run failed: ${await this.runError.textContent()}`);
     return this.runStatus.textContent();
   }
