@@ -1089,6 +1089,9 @@ mod tests {
             })
             .unwrap();
         assert!(!bsm.is_empty());
+        // The branches come from the loader's `MetaAssessment`, each with its released score.
+        assert!(!bsm[0].branches.is_empty());
+        assert!(bsm[0].branches.iter().any(|b| b.score.is_some() && !b.response.is_empty()));
     }
 
     #[test]
