@@ -39,7 +39,10 @@
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
 //! `supports_n`, `reject_params`, `require_key`, `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
-//! and `{"mode": "hash_rating", "length_cap": 4000}` (the default).
+//! and `{"mode": "hash_rating", "length_cap": 4000}` (the default), and
+//! `{"mode": "rules", "rules": [{"contains": "Round 2", "model": "judge", "reply": "…"}],
+//! "default": "…"}`: the first rule whose text occurs in the last user message (and whose
+//! optional model is the requested one) gives the reply — a script for multi-step protocols.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -76,6 +79,64 @@ pub enum ReplyMode {
         #[serde(default)]
         noisy_when: Option<String>,
     },
+    /// Scripted replies for multi-step protocols (pairwise with swap, MDEval debates,
+    /// JDEval-i, BSMEval): the first rule whose `contains` occurs in the last user message
+    /// (and whose `model`, if given, is the requested model) gives the reply; no match gives
+    /// `default`.
+    Rules {
+        rules: Vec<Rule>,
+        #[serde(default = "default_rules_reply")]
+        default: String,
+    },
+}
+
+/// One rule of [`ReplyMode::Rules`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// Text the last user message must contain.
+    pub contains: String,
+    /// When set, only requests for this model match.
+    #[serde(default)]
+    pub model: Option<String>,
+    pub reply: String,
+}
+
+fn default_rules_reply() -> String {
+    "No rule matched this prompt.".into()
+}
+
+/// The content of the last user message of a chat body (OpenAI or Anthropic shape; Anthropic
+/// content blocks are joined).
+pub fn last_user_message(body: &Value) -> String {
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return String::new();
+    };
+    let content = messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .and_then(|m| m.get("content"));
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The reply [`ReplyMode::Rules`] gives `body`: the first matching rule's, else `default`.
+pub fn rules_reply(rules: &[Rule], default: &str, body: &Value) -> String {
+    let last = last_user_message(body);
+    let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
+    rules
+        .iter()
+        .find(|r| {
+            last.contains(r.contains.as_str()) && r.model.as_deref().is_none_or(|m| m == model)
+        })
+        .map_or_else(|| default.to_owned(), |r| r.reply.clone())
 }
 
 fn default_length_cap() -> usize {
@@ -959,7 +1020,7 @@ fn rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u64) ->
     let (lo, hi) = (scenario.scale_min, scenario.scale_max.max(scenario.scale_min));
     let span = (hi - lo) as f64;
     match &scenario.reply {
-        ReplyMode::Canned { .. } => None,
+        ReplyMode::Canned { .. } | ReplyMode::Rules { .. } => None,
         ReplyMode::HashRating { length_cap } => {
             let len = prompt.chars().count().min((*length_cap).max(1)) as f64;
             let len_unit = len / (*length_cap).max(1) as f64;
@@ -988,9 +1049,10 @@ fn rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u64) ->
     }
 }
 
-fn reply_text(scenario: &Scenario, rating: Option<i64>) -> String {
+fn reply_text(scenario: &Scenario, body: &Value, rating: Option<i64>) -> String {
     match (&scenario.reply, rating) {
         (ReplyMode::Canned { text }, _) => text.clone(),
+        (ReplyMode::Rules { rules, default }, _) => rules_reply(rules, default, body),
         (_, Some(r)) => scenario.template.replace("{rating}", &r.to_string()),
         (_, None) => "I cannot rate this.".to_string(),
     }
@@ -1056,7 +1118,7 @@ fn success_body(
     let first = seed.unwrap_or(0);
     if anthropic {
         let r = rating(scenario, prompt, messages_hash, first);
-        let text = reply_text(scenario, r);
+        let text = reply_text(scenario, body, r);
         let out_tokens = text.chars().count().div_ceil(4) as u64;
         return json!({
             "id": format!("msg_mock_{messages_hash:016x}"),
@@ -1076,7 +1138,7 @@ fn success_body(
     let choices: Vec<Value> = (0..n)
         .map(|i| {
             let r = rating(scenario, prompt, messages_hash, first + i);
-            let text = reply_text(scenario, r);
+            let text = reply_text(scenario, body, r);
             completion_tokens += text.chars().count().div_ceil(4) as u64;
             let logprobs =
                 if want_logprobs { logprobs_for(scenario, &text, r, top) } else { Value::Null };

@@ -426,5 +426,57 @@ fn more_failure_kinds_and_a_storm() {
         std::thread::sleep(Duration::from_millis(350));
         assert_eq!(chat(mock.port(), &body).expect("200").status, 200, "healthy after the storm");
     }
+}
+
+#[test]
+fn rules_mode_matches_the_last_user_message_first_rule_first() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let port = mock.port();
+    // A scenario file's `reply`, as a test or `--scenario FILE` gives it.
+    let scenario = json!({"reply": {"mode": "rules", "default": "no idea", "rules": [
+        {"contains": "Round 1", "model": "judge", "reply": "<Better_assistant>Assistant1</Better_assistant>"},
+        {"contains": "Round 1", "reply": "debater answer"},
+        {"contains": "(no debate yet)", "reply": "<Question>Why?</Question>"},
+        {"contains": "(no debate yet)", "reply": "never: an earlier rule matches first"}
+    ]}});
+    let set = call(port, "POST", "/__mock/scenario", &[], &scenario.to_string()).expect("response");
+    assert_eq!(set.status, 200);
+    let ask = |model: &str, messages: Value| {
+        let r = chat(port, &json!({"model": model, "messages": messages})).expect("response");
+        assert_eq!(r.status, 200);
+        texts(&r).remove(0)
+    };
+    // Only the last user message counts: the system message mentions "Round 1" too.
+    let opening = json!([
+        {"role": "system", "content": "Round 1 rules apply"},
+        {"role": "user", "content": "transcript: (no debate yet)"}
+    ]);
+    assert_eq!(ask("judge", opening), "<Question>Why?</Question>");
+    let later = json!([
+        {"role": "user", "content": "Round 1: old question"},
+        {"role": "assistant", "content": "whatever"},
+        {"role": "user", "content": "transcript: Round 1 ..."}
+    ]);
+    // The model-specific rule for the judge, the general one for anyone else.
+    assert_eq!(ask("judge", later.clone()), "<Better_assistant>Assistant1</Better_assistant>");
+    assert_eq!(ask("debater", later), "debater answer");
+    assert_eq!(ask("judge", json!([{"role": "user", "content": "nothing known"}])), "no idea");
+    // The Anthropic shape reads the same rules (content blocks joined).
+    let r = call(
+        port,
+        "POST",
+        "/v1/messages",
+        &[("content-type", "application/json")],
+        &json!({"model": "x", "max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "(no debate yet)"}]}]}).to_string(),
+    )
+    .expect("response");
+    assert_eq!(r.json()["content"][0]["text"], "<Question>Why?</Question>");
+    // The default reply when the scenario leaves it out.
+    let mode: ReplyMode =
+        serde_json::from_value(json!({"mode": "rules", "rules": []})).expect("rules mode");
+    assert_eq!(
+        mode,
+        ReplyMode::Rules { rules: Vec::new(), default: "No rule matched this prompt.".into() }
+    );
     mock.stop();
 }

@@ -253,6 +253,39 @@ fn mdeval_debates_then_decides() {
 }
 
 #[test]
+fn mdeval_with_fewer_rounds_stops_at_its_limit_and_decides_within_it() {
+    let ask = |m: &mut MdEval| {
+        answer(m, &["<Question>More?</Question>"]);
+        for r in m.pending() {
+            m.respond(&r.tag, &texts(&["yes"])).unwrap();
+        }
+    };
+    // Three rounds allowed: three questions are answered, the fourth ends the debate.
+    let mut m = MdEval::new("d", pair(), Sampling::single()).unwrap().with_max_rounds(3);
+    for _ in 0..3 {
+        ask(&mut m);
+    }
+    assert!(m.outcome().is_none());
+    answer(&mut m, &["<Question>Still more?</Question>"]);
+    let o = m.outcome().unwrap();
+    assert_eq!((o.rounds.len(), o.judge_responses.len()), (3, 4));
+    assert!(o.better_assistant.unwrap_err().contains("no decision within 3 rounds"));
+    // A decision after the third round is a decision.
+    let mut m = MdEval::new("d", pair(), Sampling::single()).unwrap().with_max_rounds(3);
+    for _ in 0..3 {
+        ask(&mut m);
+    }
+    answer(&mut m, &["<Better_assistant>Assistant2</Better_assistant>"]);
+    let o = m.outcome().unwrap();
+    assert_eq!((o.better_assistant, o.rounds.len()), (Ok(Verdict::Second), 3));
+    // The limit is clamped to 1..=5.
+    let mut m = MdEval::new("d", pair(), Sampling::single()).unwrap().with_max_rounds(0);
+    ask(&mut m);
+    answer(&mut m, &["<Question>Again?</Question>"]);
+    assert!(m.outcome().unwrap().better_assistant.unwrap_err().contains("within 1 rounds"));
+}
+
+#[test]
 fn jdeval_i_and_bsmeval_score_an_assessment() {
     let mut j = JdEvalI::new(
         "s",
@@ -292,6 +325,9 @@ fn jdeval_i_and_bsmeval_score_an_assessment() {
     let o = b.outcome().unwrap();
     assert_eq!(o.merged, Some(3.5));
     assert!(o.scores[3].is_err());
+    // Each branch keeps its raw response, in branch order.
+    assert_eq!(o.responses[1], "<Score>2</Score>");
+    assert_eq!(o.responses[3], "none");
     assert_eq!(
         list_items("Intro\n1) one\n- two\n* three\n\n10. ten"),
         ["one", "two", "three", "ten"]

@@ -261,3 +261,99 @@ fn analyze_builds_the_cli_report() {
     assert_eq!(json["elo"][0]["matches"], 4);
     assert!((json["elo"][0]["ratings"]["a"].as_f64().unwrap() - 1003.9998682170074).abs() < 1e-9);
 }
+
+#[test]
+fn verdict_accuracy_of_a_live_run_by_position() {
+    use concord_core::data::PairLabel;
+    // Gold A, B, tie, tie, A, and one pair without a label; verdicts right, right, wrong (A
+    // for a tie), right (tie), unreadable, and one for the unlabelled pair.
+    let labels = [
+        Some(PairLabel::A),
+        Some(PairLabel::B),
+        Some(PairLabel::Tie),
+        Some(PairLabel::Tie),
+        Some(PairLabel::A),
+        None,
+    ];
+    let verdicts = [
+        Some(Verdict::First),
+        Some(Verdict::Second),
+        Some(Verdict::First),
+        Some(Verdict::Tie),
+        None,
+        Some(Verdict::First),
+    ];
+    let acc = meta::verdict_accuracy("live", &verdicts, &labels);
+    // Used: rows 0–3 → 3 of 4 right; gold non-ties among them: rows 0, 1 → 2 of 2.
+    assert_eq!((acc.n, acc.n_no_ties, acc.unparsed, acc.unmatched), (4, 2, 1, 1));
+    close(acc.accuracy, 0.75, "accuracy");
+    close(acc.accuracy_no_ties, 1.0, "accuracy without ties");
+    // The file-based accuracy is the same function over the file's verdicts.
+    let name = "merged_eval_results_judge-a_pairwise.jsonl";
+    let loaded = load(name);
+    let from_file = meta::pairwise_accuracy("judge-a", &loaded).unwrap();
+    let labels: Vec<Option<PairLabel>> = loaded.dataset.pairs.iter().map(|p| p.label).collect();
+    // Verdicts of the fixture as its comment in `pairwise_accuracy_counts_ties_as_a_class` lists.
+    let v = |c: u8| match c {
+        0 => Some(Verdict::Tie),
+        1 => Some(Verdict::First),
+        _ => Some(Verdict::Second),
+    };
+    let verdicts: Vec<Option<Verdict>> = [1, 2, 0, 1, 0, 2, 2].into_iter().map(v).collect();
+    assert_eq!(meta::verdict_accuracy("judge-a", &verdicts, &labels), from_file);
+}
+
+#[test]
+fn elo_seed_summary_is_the_seed_spread_of_per_seed_results() {
+    let set = meta::match_set(&jdeval_fixture());
+    let options = EloOptions { shuffles: 20, seed: 0, ..EloOptions::default() };
+    let seeds = [4u64, 5, 6];
+    let per_seed: Vec<meta::EloResult> = seeds
+        .iter()
+        .map(|&seed| meta::elo_ratings("mx", &set, &EloOptions { seed, ..options }))
+        .collect();
+    let summary = meta::elo_seed_summary(&set.evaluators, &per_seed);
+    assert_eq!(summary, meta::elo_seed_spread(&set, &options, &seeds));
+    // By hand for one evaluator: mean and sample SD of its three means.
+    let name = &set.evaluators[0];
+    let xs: Vec<f64> = per_seed.iter().map(|r| r.ratings[name]).collect();
+    let mean = xs.iter().sum::<f64>() / 3.0;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let (m, s) = summary[name];
+    assert!((m - mean).abs() < 1e-9 && (s - sd).abs() < 1e-9, "{m} {s} vs {mean} {sd}");
+    // One seed: SD 0.
+    let one = meta::elo_seed_summary(&set.evaluators, &per_seed[..1]);
+    assert!(one.values().all(|(_, sd)| *sd == 0.0));
+}
+
+#[test]
+fn analyze_file_takes_the_branch_analyze_takes() {
+    let files = [
+        "merged_eval_results_judge-a_pairwise.jsonl",
+        "merged_scores_judge-a_pointwise.jsonl",
+        "merged_meta_results_meta-x_judge-a_pointwise.jsonl",
+        "metax_judgea_openmeva_bsm_fixture.jsonl",
+        "mx_fixture_elo.jsonl",
+    ];
+    let mut kinds = Vec::new();
+    for name in files {
+        let analysis = meta::analyze_file(name, &load(name)).unwrap();
+        kinds.push(match analysis {
+            meta::FileAnalysis::Evaluator(row) => row.kind,
+            meta::FileAnalysis::MetaScore(s) => s.protocol.name(),
+            meta::FileAnalysis::JdEval { records, .. } => {
+                assert_eq!(records, jdeval_fixture());
+                "JDEval"
+            }
+        });
+    }
+    assert_eq!(kinds, ["pairwise", "pointwise", "JDEval-i", "BSMEval", "JDEval"]);
+    // A dataset is not a results file, with the message `concord meta` prints.
+    let csv = b"doc_id,system_id,source,output,coherence\nd,s,a,b,4\n";
+    let loaded = data::load("ratings.csv", csv).unwrap();
+    let err = meta::analyze_file("ratings.csv", &loaded).unwrap_err();
+    assert!(
+        err.to_string().contains("is not an evaluator or meta-evaluator results file"),
+        "{err}"
+    );
+}

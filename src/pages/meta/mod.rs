@@ -2,7 +2,10 @@
 //! meta-evaluator files, see Table 1, Tables 5 and 6, Elo over shuffles, Bradley–Terry, win
 //! rates, the match distribution, ranking agreement and post accuracy recomputed in the browser
 //! with the core functions of `concord meta`, export every table, and inspect JDEval debates
-//! and BSMEval branches.
+//! and BSMEval branches. Live runs ([`run`], values in [`live`]) judge pairs with several
+//! evaluator models and meta-evaluate their judgements (JDEval, MDEval, JDEval-i, BSMEval); their
+//! outcomes join the same views as workspace files. The Elo seed spread repeats the shuffled Elo
+//! under several seeds.
 //!
 //! Numbers come from [`model`] (pure, natively tested); this module is the Leptos views and the
 //! scheduling: files are read one at a time and parsed in a Web Worker
@@ -13,7 +16,9 @@
 //! The screen's state lives outside the component ([`State`]), so switching to another tab and
 //! back keeps the loaded files.
 
+pub mod live;
 pub mod model;
+mod run;
 
 use std::sync::Arc;
 
@@ -28,7 +33,11 @@ use crate::components::download::save_text;
 use crate::components::plot::{self, Bar, BarChart, Heatmap};
 use crate::edge::time::{monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
-use model::{Content, FileKind, JdEvalFile, MetaFile, PairwiseResult, Table, TieConvention};
+use run::RunPanel;
+
+use model::{
+    Content, FileKind, JdEvalFile, MetaFile, PairwiseResult, SeedSpread, Table, TieConvention,
+};
 
 /// A loaded file with the id the list and the selections use.
 #[derive(Clone)]
@@ -83,6 +92,12 @@ struct State {
     debate_index: RwSignal<usize>,
     branch_file: RwSignal<Option<u64>>,
     branch_index: RwSignal<usize>,
+    /// How many seeds the Elo seed spread uses (seed, seed + 1, …).
+    seeds: RwSignal<String>,
+    seed_spread: RwSignal<Vec<SeedSpread>>,
+    seed_status: RwSignal<Option<String>>,
+    /// Live runs from this screen.
+    run: run::RunState,
 }
 
 thread_local! {
@@ -119,6 +134,10 @@ impl State {
             debate_index: RwSignal::new(0),
             branch_file: RwSignal::new(None),
             branch_index: RwSignal::new(0),
+            seeds: text("5"),
+            seed_spread: RwSignal::new(Vec::new()),
+            seed_status: RwSignal::new(None),
+            run: run::RunState::new(),
         }
     }
 
@@ -128,6 +147,11 @@ impl State {
 
     fn jdeval_entries(&self) -> Vec<Entry> {
         self.files.get().into_iter().filter(|e| e.jdeval().is_some()).collect()
+    }
+
+    /// [`State::jdeval_entries`] outside the views (no tracking).
+    fn jdeval_entries_untracked(&self) -> Vec<Entry> {
+        self.files.get_untracked().into_iter().filter(|e| e.jdeval().is_some()).collect()
     }
 
     /// The Elo options of the controls, or what is wrong with them.
@@ -181,9 +205,9 @@ fn load_files(state: State, files: Vec<File>) {
                 Ok(bytes) => {
                     // The loader runs in a worker (a 4 MB file takes longer than a frame); what
                     // is left on this thread reads a few fields per line.
-                    let loaded = load_in_worker(name.clone(), bytes.clone(), |_| {}).await;
+                    let loaded = load_in_worker(name.clone(), bytes, |_| {}).await;
                     yield_now().await;
-                    let analysed = model::analyze_loaded(&name, &bytes, loaded);
+                    let analysed = model::analyze_loaded(&name, loaded);
                     let id = state.next_id.get_untracked();
                     state.next_id.set(id + 1);
                     state.files.update(|f| f.push(Entry { id, file: Arc::new(analysed) }));
@@ -193,6 +217,102 @@ fn load_files(state: State, files: Vec<File>) {
         }
         state.loading.set(None);
         recompute(state);
+    });
+}
+
+/// Adds the files a live run made (replacing those of an earlier run of the same name), then
+/// recomputes the pairwise results.
+fn add_files(state: State, files: Vec<MetaFile>) {
+    if files.is_empty() {
+        return;
+    }
+    let mut next = state.next_id.get_untracked();
+    state.files.update(|list| {
+        list.retain(|e| !run::replaces(&e.file, &files));
+        for file in files {
+            list.push(Entry { id: next, file: Arc::new(file) });
+            next += 1;
+        }
+    });
+    state.next_id.set(next);
+    recompute(state);
+}
+
+/// [`model::elo_summary`] of one file played in slices of about 20 ms with a yield between
+/// them (200 shuffles of 300 matches take ~50 ms); `None` when `stale` turns true meanwhile.
+async fn elo_sliced(
+    file: &JdEvalFile,
+    options: &EloOptions,
+    stale: impl Fn() -> bool,
+) -> Option<concord_core::meta::EloResult> {
+    let orders = model::elo_orders(&file.set, options);
+    let mut runs = Vec::with_capacity(orders.len());
+    let mut slice_start = monotonic_ms();
+    for order in &orders {
+        if monotonic_ms() - slice_start > 20.0 {
+            yield_now().await;
+            if stale() {
+                return None;
+            }
+            slice_start = monotonic_ms();
+        }
+        runs.push(model::elo_run(&file.set, order.as_deref(), options));
+    }
+    Some(model::elo_summary(&file.meta_evaluator, &file.set, &runs))
+}
+
+/// The Elo seed spread of every JDEval file: the shuffle-averaged Elo under seeds `seed`,
+/// `seed + 1`, … (the "Seeds" control), summarised by the core's `elo_seed_summary`.
+fn compute_seed_spread(state: State) {
+    let (options, _) = match state.options() {
+        Ok(o) => o,
+        Err(message) => {
+            state.control_error.set(Some(message));
+            return;
+        }
+    };
+    let count = match state.seeds.get_untracked().trim().parse::<u64>() {
+        Ok(n) if (2..=50).contains(&n) => n,
+        _ => {
+            state.control_error.set(Some("Seeds must be a whole number from 2 to 50".to_owned()));
+            return;
+        }
+    };
+    state.control_error.set(None);
+    let generation = state.generation.get_untracked() + 1;
+    state.generation.set(generation);
+    let entries = state.jdeval_entries_untracked();
+    state.seed_status.set(Some("Computing the spread across seeds…".to_owned()));
+    spawn_local(async move {
+        let stale = move || state.generation.get_untracked() != generation;
+        let mut out = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let Some(file) = entry.jdeval() else { continue };
+            let mut per_seed = Vec::new();
+            for k in 0..count {
+                state.seed_status.set(Some(format!(
+                    "Computing the spread across seeds: meta-evaluator {} of {}, seed {} of {count}…",
+                    i + 1,
+                    entries.len(),
+                    k + 1
+                )));
+                let seeded = EloOptions { seed: options.seed.wrapping_add(k), ..options };
+                let Some(result) = elo_sliced(file, &seeded, stale).await else { return };
+                per_seed.push(result);
+                yield_now().await;
+                if stale() {
+                    return;
+                }
+            }
+            out.push(SeedSpread::new(&file.meta_evaluator, &file.set.evaluators, &per_seed));
+        }
+        state.seed_spread.set(out);
+        state.seed_status.set(Some(format!(
+            "Spread over {count} seeds ({}…{}), {} shuffles each.",
+            options.seed,
+            options.seed.wrapping_add(count - 1),
+            options.shuffles
+        )));
     });
 }
 
@@ -209,7 +329,10 @@ fn recompute(state: State) {
     state.control_error.set(None);
     let generation = state.generation.get_untracked() + 1;
     state.generation.set(generation);
-    let entries = state.jdeval_entries();
+    // The seed spread was computed for the former files and controls.
+    state.seed_spread.set(Vec::new());
+    state.seed_status.set(None);
+    let entries = state.jdeval_entries_untracked();
     if entries.is_empty() {
         state.computed.set(Vec::new());
         state.computing.set(None);
@@ -228,21 +351,7 @@ fn recompute(state: State) {
             state
                 .computing
                 .set(Some(format!("Computing Elo and Bradley–Terry: {} of {total}…", i + 1)));
-            // Elo in slices of about 20 ms (200 shuffles of 300 matches take ~50 ms).
-            let orders = model::elo_orders(&file.set, &options);
-            let mut runs = Vec::with_capacity(orders.len());
-            let mut slice_start = monotonic_ms();
-            for order in &orders {
-                if monotonic_ms() - slice_start > 20.0 {
-                    yield_now().await;
-                    if stale() {
-                        return;
-                    }
-                    slice_start = monotonic_ms();
-                }
-                runs.push(model::elo_run(&file.set, order.as_deref(), &options));
-            }
-            let elo = model::elo_summary(&file.meta_evaluator, &file.set, &runs);
+            let Some(elo) = elo_sliced(file, &options, stale).await else { return };
             yield_now().await;
             if stale() {
                 return;
@@ -270,12 +379,21 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
 
 #[component]
 pub fn MetaPage() -> impl IntoView {
+    // Looked up before `State::shared`: the first call creates the screen's root owner, and
+    // what is provided after it is provided there, out of reach of the App's contexts. The run
+    // panel needs the workbench (the Run screen's connection, the answer cache), so it is
+    // provided again next to the state.
+    let wb = use_context::<crate::state::Workbench>();
     let state = State::shared();
     provide_context(state);
+    if let Some(wb) = wb {
+        provide_context(wb);
+    }
     view! {
         <div class="meta-page">
             <ImportPanel/>
             <Show when=move || !state.files.get().is_empty()>
+                <RunPanel/>
                 <EvaluatorPanel/>
                 <MetaScorePanel/>
                 <PairwisePanel/>
@@ -529,6 +647,15 @@ fn PairwisePanel() -> impl IntoView {
                     let elo: Vec<_> = computed.iter().map(|c| c.result.elo.clone()).collect();
                     (!elo.is_empty()).then(|| view! { <TableView table=model::elo_table(&elo)/> })
                 }}
+                <div class="row controls">
+                    {labelled_number("elo-seeds", "Seeds", state.seeds)}
+                    <button type="button" class="secondary" on:click=move |_| compute_seed_spread(state)>"Spread across seeds"</button>
+                    <span role="status" class="muted" data-testid="seed-status">{move || state.seed_status.get().unwrap_or_default()}</span>
+                </div>
+                {move || {
+                    let spread = state.seed_spread.get();
+                    (!spread.is_empty()).then(|| view! { <TableView table=model::seed_spread_table(&spread)/> })
+                }}
                 {move || {
                     let files: Vec<Arc<MetaFile>> = state.jdeval_entries().into_iter().map(|e| e.file).collect();
                     let jd: Vec<&JdEvalFile> = files.iter().filter_map(|f| match &f.content { Content::JdEval(j) => Some(&**j), _ => None }).collect();
@@ -719,7 +846,7 @@ fn DebatePanel() -> impl IntoView {
         <Show when=move || current().is_some()>
             <section class="panel" aria-labelledby="meta-debate-heading">
                 <h2 id="meta-debate-heading">"Debate viewer"</h2>
-                <p class="muted">"A JDEval record is one round: the two evaluators' assessments of the same pair, then the meta-evaluator's decision. (MDEval's multi-round files are not released.)"</p>
+                <p class="muted">"A JDEval record is one round: the two evaluators' assessments of the same pair, then the meta-evaluator's decision. An MDEval debate (run from this screen; none is released) shows the two assessments, then per round the judge's question and both debaters' answers, then the decision."</p>
                 <div class="row controls">
                     <label class="control" for="debate-file"><span>"Debate file"</span>
                         <select id="debate-file" on:change=move |ev| {
@@ -743,8 +870,16 @@ fn DebatePanel() -> impl IntoView {
                                 <div><h3>"Answer 1"</h3><div class="text-block">{d.answer_1}</div></div>
                                 <div><h3>"Answer 2"</h3><div class="text-block">{d.answer_2}</div></div>
                             </div>
+                            {d.opening.map(|opening| view! {
+                                <h3>"Assessments"</h3>
+                                <div class="two-col">
+                                    {opening.into_iter().enumerate().map(|(k, (name, text))| view! {
+                                        <div><h4>{format!("Assistant {} ({name})", k + 1)}</h4><div class="text-block">{text}</div></div>
+                                    }).collect_view()}
+                                </div>
+                            })}
                             {d.rounds.into_iter().enumerate().map(|(i, r)| view! {
-                                <h3>{format!("Round {}", i + 1)}</h3>
+                                <h3 data-testid="debate-round">{format!("Round {}", i + 1)}</h3>
                                 {r.judge_question.map(|q| view! { <p class="judge-question">"Judge: " {q}</p> })}
                                 <div class="two-col">
                                     {r.debaters.into_iter().enumerate().map(|(k, (name, text))| view! {
@@ -823,6 +958,7 @@ fn BranchPanel() -> impl IntoView {
                                 {r.branches.into_iter().enumerate().map(|(i, b)| view! {
                                     <li>
                                         <h4>{format!("Branch {} · score {}", i + 1, plot::format_value(b.score, 1))}</h4>
+                                        {b.subtask.map(|t| view! { <p class="subtask">"Sub-task: " {t}</p> })}
                                         <div class="text-block">{b.response}</div>
                                     </li>
                                 }).collect_view()}

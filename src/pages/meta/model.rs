@@ -2,29 +2,28 @@
 //! inspector records the screen shows out. Pure and natively tested.
 //!
 //! Every number comes from the core functions `concord meta` uses ([`concord_core::meta`]): a
-//! file is analysed on its own by [`analyze_file`], which takes the same per-format branch as
+//! file is analysed on its own by [`meta::analyze_file`], the per-format step of
 //! [`meta::analyze`] (a test checks that the rows gathered from the files equal
 //! `meta::analyze`'s report), so the browser can load files one at a time, yielding in between,
-//! and drop one without recomputing the others.
+//! and drop one without recomputing the others. The JDEval judgements come from the loader's
+//! [`concord_core::data::MetaAssessment`] (via [`meta::jdeval_records_from`]), BSMEval's branch
+//! responses and scores from its `branches`.
 //!
-//! What the core does not (yet) carry and is read here instead:
-//! * the BSMEval per-branch `scores` (the loader keeps only `score_for_evaluator`, their mean):
-//!   [`branch_scores`] reads the field from the file's lines, joined by line number as
-//!   `meta::jdeval_records` does for the JDEval fields. Remove once the loader keeps them.
-//! * the debate layout ([`Debate`]): a JDEval record is one round (the two evaluators'
-//!   assessments) and a decision (the meta response); MDEval files would add rounds and judge
-//!   questions, but none is released.
+//! The debate layout ([`Debate`]): a released JDEval record is one round (the two evaluators'
+//! assessments) and a decision (the meta response); a live MDEval debate ([`super::live`]) has
+//! the opening assessments and then one round per question of the judge.
 
 use std::collections::{BTreeMap, HashMap};
 
-use concord_core::data::{self, Format, Loaded, PairLabel, RecordKey};
+use concord_core::data::{self, Loaded, PairLabel, RecordKey};
 use concord_core::judge::parse::Verdict;
 use concord_core::meta::{
-    self, BradleyTerryIntervals, EloOptions, EloResult, EvaluatorRow, JdEvalRecord, MatchSet,
-    MetaProtocol, MetaScore, PostAccuracy, RankingAgreement, WinRates, names,
+    self, BradleyTerryIntervals, EloOptions, EloResult, EvaluatorRow, FileAnalysis, JdEvalRecord,
+    MatchSet, MetaProtocol, MetaScore, PostAccuracy, RankingAgreement, WinRates, names,
 };
 use concord_core::stats::{self, NullOutcome};
-use serde::Deserialize;
+
+use super::live::{IndividualInput, PairInput};
 
 use crate::components::plot::format_value;
 
@@ -75,6 +74,9 @@ pub struct Debate {
     pub answer_2: String,
     /// Gold label of the pair, as text (`Answer 1`, `Answer 2`, `tie`).
     pub label: String,
+    /// MDEval: the two assessments the debate is about (assessor name, assessment), shown before
+    /// the question rounds; `None` for JDEval, whose single round holds them.
+    pub opening: Option<[(String, String); 2]>,
     pub rounds: Vec<Round>,
     /// The meta-evaluator's final response(s).
     pub decision: String,
@@ -87,6 +89,9 @@ pub struct Debate {
 /// One branch of a BSMEval judgement: the branch response and its score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Branch {
+    /// The sub-task the meta-evaluator generated, when known (live runs; the release names it
+    /// only inside the response).
+    pub subtask: Option<String>,
     pub response: String,
     pub score: Option<f64>,
 }
@@ -137,30 +142,14 @@ pub struct MetaFile {
     /// Why the file is not in the results, if it is not.
     pub problem: Option<String>,
     pub content: Content,
+    /// Pairs a pairwise run can judge (evaluator-pairwise files), each with the file's verdict.
+    pub pairs: Vec<PairInput>,
+    /// Texts with an assessment JDEval-i / BSMEval runs can meta-evaluate (evaluator-pointwise
+    /// files).
+    pub individual: Vec<IndividualInput>,
 }
 
-/// The line-level fields the loader does not keep (BSMEval branch scores).
-#[derive(Deserialize)]
-struct Sidecar {
-    scores: Option<Vec<serde_json::Value>>,
-}
-
-/// Per 1-based line (as the loader counts lines), the `scores` array of a BSMEval record;
-/// entries that are not numbers (the release writes unparsed scores as `""`) are `None`.
-pub fn branch_scores(bytes: &[u8]) -> HashMap<usize, Vec<Option<f64>>> {
-    let text = String::from_utf8_lossy(bytes);
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .filter_map(|(n, l)| {
-            let side = serde_json::from_str::<Sidecar>(l).ok()?;
-            let scores = side.scores?.iter().map(|v| v.as_f64()).collect();
-            Some((n + 1, scores))
-        })
-        .collect()
-}
-
-fn label_text(label: Option<PairLabel>) -> String {
+pub fn label_text(label: Option<PairLabel>) -> String {
     match label {
         Some(PairLabel::A) => "Answer 1".to_owned(),
         Some(PairLabel::B) => "Answer 2".to_owned(),
@@ -169,7 +158,7 @@ fn label_text(label: Option<PairLabel>) -> String {
     }
 }
 
-fn verdict_text(v: Option<Verdict>, first: &str, second: &str) -> String {
+pub fn verdict_text(v: Option<Verdict>, first: &str, second: &str) -> String {
     match v {
         Some(Verdict::First) => first.to_owned(),
         Some(Verdict::Second) => second.to_owned(),
@@ -200,6 +189,7 @@ fn debates(loaded: &Loaded, records: &[JdEvalRecord]) -> Vec<Debate> {
                 answer_1: pair.map(|p| p.output_a.clone()).unwrap_or_default(),
                 answer_2: pair.map(|p| p.output_b.clone()).unwrap_or_default(),
                 label: label_text(jd.label),
+                opening: None,
                 rounds: vec![Round {
                     judge_question: None,
                     debaters: [
@@ -218,9 +208,8 @@ fn debates(loaded: &Loaded, records: &[JdEvalRecord]) -> Vec<Debate> {
         .collect()
 }
 
-fn branch_records(loaded: &Loaded, bytes: &[u8]) -> Vec<BranchRecord> {
+fn branch_records(loaded: &Loaded) -> Vec<BranchRecord> {
     let Some(run) = loaded.runs.first() else { return Vec::new() };
-    let scores = branch_scores(bytes);
     let items: HashMap<data::ItemKey, &data::RatingItem> =
         loaded.dataset.items.iter().map(|i| (i.key(), i)).collect();
     run.records
@@ -230,16 +219,11 @@ fn branch_records(loaded: &Loaded, bytes: &[u8]) -> Vec<BranchRecord> {
                 RecordKey::Item(k) => items.get(k).copied(),
                 RecordKey::Id(_) => None,
             };
-            let branch_scores = scores.get(&rec.line).cloned().unwrap_or_default();
             let branches = rec
-                .responses
+                .meta
                 .iter()
-                .skip(1)
-                .enumerate()
-                .map(|(i, r)| Branch {
-                    response: r.clone(),
-                    score: branch_scores.get(i).copied().flatten(),
-                })
+                .flat_map(|m| &m.branches)
+                .map(|b| Branch { subtask: None, response: b.response.clone(), score: b.score })
                 .collect();
             BranchRecord {
                 line: rec.line,
@@ -264,15 +248,32 @@ fn counts_text(loaded: &Loaded) -> String {
     if parts.is_empty() { "empty".to_owned() } else { parts.join(" · ") }
 }
 
-/// Loads one file and analyses it the way [`meta::analyze`] does for its format. `name` is
-/// the file's name (evaluator and meta-evaluator names are read from it).
+/// Loads one file and analyses it as [`meta::analyze`] does (with [`meta::analyze_file`]).
+/// `name` is the file's name (evaluator and meta-evaluator names are read from it).
 pub fn analyze_file(name: &str, bytes: &[u8]) -> MetaFile {
-    analyze_loaded(name, bytes, data::load(name, bytes).map_err(|e| e.to_string()))
+    analyze_loaded(name, data::load(name, bytes).map_err(|e| e.to_string()))
 }
 
-/// [`analyze_file`] for a file already loaded (in a worker): `loaded` is the loader's result
-/// for `bytes`, or its message. The bytes are still needed for the fields the loader drops.
-pub fn analyze_loaded(name: &str, bytes: &[u8], loaded: Result<Loaded, String>) -> MetaFile {
+/// The JDEval view of judgements: matches, win rates, post accuracy and the debates.
+pub fn jdeval_file(
+    meta_evaluator: String,
+    records: Vec<JdEvalRecord>,
+    debates: Vec<Debate>,
+) -> JdEvalFile {
+    let set = meta::match_set(&records);
+    JdEvalFile {
+        meta_evaluator,
+        win_rates: meta::win_rates(&set),
+        post: meta::post_accuracy(&records),
+        debates,
+        set,
+        records,
+    }
+}
+
+/// [`analyze_file`] for a file already loaded (in a worker): `loaded` is the loader's result,
+/// or its message.
+pub fn analyze_loaded(name: &str, loaded: Result<Loaded, String>) -> MetaFile {
     let mut file = MetaFile {
         name: name.to_owned(),
         format: String::new(),
@@ -281,6 +282,8 @@ pub fn analyze_loaded(name: &str, bytes: &[u8], loaded: Result<Loaded, String>) 
         diagnostics: Vec::new(),
         problem: None,
         content: Content::Nothing,
+        pairs: Vec::new(),
+        individual: Vec::new(),
     };
     let loaded = match loaded {
         Ok(l) => l,
@@ -292,34 +295,18 @@ pub fn analyze_loaded(name: &str, bytes: &[u8], loaded: Result<Loaded, String>) 
     file.format = loaded.format.name().to_owned();
     file.counts = counts_text(&loaded);
     file.diagnostics = loaded.diagnostics.iter().map(ToString::to_string).collect();
-    let result = match loaded.format {
-        Format::EvaluatorPairwise => {
-            file.kind = FileKind::Pairwise;
-            meta::pairwise_accuracy(&names::evaluator_from_file(name), &loaded).map(|a| {
-                Content::Evaluator(EvaluatorRow {
-                    name: a.name,
-                    kind: "pairwise",
-                    n: a.n,
-                    accuracy: a.accuracy,
-                    accuracy_no_ties: a.accuracy_no_ties,
-                    pearson: None,
-                })
-            })
+    match meta::analyze_file(name, &loaded) {
+        Ok(FileAnalysis::Evaluator(row)) => {
+            if row.kind == "pairwise" {
+                file.kind = FileKind::Pairwise;
+                file.pairs = super::live::pair_inputs(&loaded);
+            } else {
+                file.kind = FileKind::Pointwise;
+                file.individual = super::live::individual_inputs(&row.name, &loaded);
+            }
+            file.content = Content::Evaluator(row);
         }
-        Format::EvaluatorPointwise => {
-            file.kind = FileKind::Pointwise;
-            meta::pointwise_pearson(&names::evaluator_from_file(name), &loaded).map(|c| {
-                Content::Evaluator(EvaluatorRow {
-                    name: c.name,
-                    kind: "pointwise",
-                    n: c.n,
-                    accuracy: None,
-                    accuracy_no_ties: None,
-                    pearson: c.pearson,
-                })
-            })
-        }
-        Format::MetaEvaluatorPointwise => meta::meta_score(name, &loaded).map(|score| {
+        Ok(FileAnalysis::MetaScore(score)) => {
             file.kind = match score.protocol {
                 MetaProtocol::JdEvalI => FileKind::JdEvalI,
                 MetaProtocol::BsmEval => FileKind::BsmEval,
@@ -327,36 +314,17 @@ pub fn analyze_loaded(name: &str, bytes: &[u8], loaded: Result<Loaded, String>) 
             // JDEval-i files are large and their viewer adds little; BSMEval's branches are the
             // point of its inspector.
             let records = if score.protocol == MetaProtocol::BsmEval {
-                branch_records(&loaded, bytes)
+                branch_records(&loaded)
             } else {
                 Vec::new()
             };
-            Content::MetaScore { score, records }
-        }),
-        Format::MetaEvaluatorPairwise => {
+            file.content = Content::MetaScore { score, records };
+        }
+        Ok(FileAnalysis::JdEval { meta_evaluator, records }) => {
             file.kind = FileKind::JdEval;
-            meta::jdeval_records(name, bytes, &loaded).map(|records| {
-                let set = meta::match_set(&records);
-                Content::JdEval(Box::new(JdEvalFile {
-                    meta_evaluator: names::meta_pairwise_from_file(name),
-                    win_rates: meta::win_rates(&set),
-                    post: meta::post_accuracy(&records),
-                    debates: debates(&loaded, &records),
-                    set,
-                    records,
-                }))
-            })
+            let debates = debates(&loaded, &records);
+            file.content = Content::JdEval(Box::new(jdeval_file(meta_evaluator, records, debates)));
         }
-        other => {
-            file.problem = Some(format!(
-                "a {} file is not an evaluator or meta-evaluator results file",
-                other.name()
-            ));
-            return file;
-        }
-    };
-    match result {
-        Ok(content) => file.content = content,
         Err(e) => file.problem = Some(e.to_string()),
     }
     file
@@ -748,6 +716,83 @@ pub fn elo_table(results: &[EloResult]) -> Table {
     }
 }
 
+/// How the shuffle-averaged Elo of one meta-evaluator moves with the seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedSpread {
+    pub meta_evaluator: String,
+    pub seeds: usize,
+    /// Per evaluator: mean and sample SD over the seeds of the mean rating (the core's
+    /// `elo_seed_summary`).
+    pub across_seeds: BTreeMap<String, (f64, f64)>,
+    /// Per evaluator: the SD over shuffles, averaged over the seeds.
+    pub within_seed_sd: BTreeMap<String, f64>,
+}
+
+impl SeedSpread {
+    /// From one [`meta::elo_ratings`] result per seed.
+    pub fn new(meta_evaluator: &str, evaluators: &[String], per_seed: &[EloResult]) -> SeedSpread {
+        let within_seed_sd = evaluators
+            .iter()
+            .map(|e| {
+                let sds: Vec<f64> =
+                    per_seed.iter().filter_map(|r| r.spread.get(e).copied()).collect();
+                let mean = if sds.is_empty() {
+                    f64::NAN
+                } else {
+                    sds.iter().sum::<f64>() / sds.len() as f64
+                };
+                (e.clone(), mean)
+            })
+            .collect();
+        SeedSpread {
+            meta_evaluator: meta_evaluator.to_owned(),
+            seeds: per_seed.len(),
+            across_seeds: meta::elo_seed_summary(evaluators, per_seed),
+            within_seed_sd,
+        }
+    }
+}
+
+/// The Elo seed spread: per meta-evaluator and evaluator, the mean rating over seeds, its SD
+/// across seeds, and the mean SD over shuffles within a seed.
+pub fn seed_spread_table(spreads: &[SeedSpread]) -> Table {
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let rows = spreads
+        .iter()
+        .flat_map(|s| {
+            s.across_seeds.iter().map(move |(name, &(mean, sd))| {
+                let key = format!("{}/{name}", s.meta_evaluator);
+                Row {
+                    label: format!("{} · {name}", s.meta_evaluator),
+                    cells: vec![
+                        Cell::number(format!("{key}/mean"), finite(mean), 1),
+                        Cell::number(format!("{key}/seed_sd"), finite(sd), 2),
+                        Cell::number(
+                            format!("{key}/shuffle_sd"),
+                            s.within_seed_sd.get(name).copied().and_then(finite),
+                            2,
+                        ),
+                    ],
+                }
+            })
+        })
+        .collect();
+    Table {
+        id: "elo-seeds".to_owned(),
+        title: format!(
+            "Elo across seeds ({} seeds): the shuffle-averaged rating's spread",
+            spreads.first().map_or(0, |s| s.seeds)
+        ),
+        corner: "Meta-evaluator · evaluator".to_owned(),
+        columns: vec![
+            "Mean over seeds".to_owned(),
+            "SD across seeds".to_owned(),
+            "Mean SD over shuffles".to_owned(),
+        ],
+        rows,
+    }
+}
+
 /// Bradley–Terry ratings with bootstrap intervals of one meta-evaluator.
 pub fn bradley_terry_table(meta: &str, bt: &BradleyTerryIntervals) -> Table {
     let rows = bt
@@ -1044,6 +1089,9 @@ mod tests {
             })
             .unwrap();
         assert!(!bsm.is_empty());
+        // The branches come from the loader's `MetaAssessment`, each with its released score.
+        assert!(!bsm[0].branches.is_empty());
+        assert!(bsm[0].branches.iter().any(|b| b.score.is_some() && !b.response.is_empty()));
     }
 
     #[test]
@@ -1092,12 +1140,22 @@ mod tests {
     }
 
     #[test]
-    fn branch_scores_keep_line_numbers_and_blanks() {
-        let bytes = b"{\"scores\": [5.0, 4.0]}\n\n{\"scores\": [\"\", 2]}\n{\"other\": 1}\n";
-        let s = branch_scores(bytes);
-        assert_eq!(s.get(&1), Some(&vec![Some(5.0), Some(4.0)]));
-        assert_eq!(s.get(&3), Some(&vec![None, Some(2.0)]));
-        assert_eq!(s.get(&4), None);
+    fn seed_spread_table_from_per_seed_results() {
+        let file =
+            analyze_file("mx_fixture_elo.jsonl", &read(&format!("{FIXTURES}mx_fixture_elo.jsonl")));
+        let Content::JdEval(j) = &file.content else { panic!("not JDEval") };
+        let options = EloOptions { shuffles: 10, ..EloOptions::default() };
+        let per_seed: Vec<EloResult> = (0..3)
+            .map(|seed| meta::elo_ratings("mx", &j.set, &EloOptions { seed, ..options }))
+            .collect();
+        let spread = SeedSpread::new("mx", &j.set.evaluators, &per_seed);
+        let want = meta::elo_seed_spread(&j.set, &options, &[0, 1, 2]);
+        assert_eq!(spread.across_seeds, want);
+        let t = seed_spread_table(&[spread]);
+        assert_eq!(t.rows.len(), j.set.evaluators.len());
+        let a = &t.rows[0].cells[0];
+        assert_eq!((a.key.as_str(), a.value), ("mx/a/mean", Some(want["a"].0)));
+        assert!(t.rows[0].cells[2].value.unwrap() > 0.0, "shuffles move the rating");
     }
 
     fn sample_table() -> Table {

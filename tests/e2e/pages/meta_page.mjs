@@ -12,6 +12,59 @@ export class MetaPage {
     this.eloChart = page.getByTestId('elo-chart').locator('svg');
     this.debate = page.getByTestId('debate');
     this.bsmRecord = page.getByTestId('bsm-record');
+    this.runStatus = page.getByTestId('meta-run-status');
+    this.runError = page.getByTestId('meta-run-error');
+    this.debateRounds = page.getByTestId('debate').getByTestId('debate-round');
+    this.debateVerdict = page.getByTestId('debate-verdict');
+  }
+
+  /** Switches to this screen without reloading (keeps the Run screen's connection). */
+  async openTab() {
+    await this.tab.click();
+    await this.fileInput.waitFor();
+  }
+
+  /** Waits until the run status matches `pattern` (a run error fails at once). */
+  async waitRun(pattern, { timeout = 120_000 } = {}) {
+    try {
+      await this.page.waitForFunction(
+        (source) => new RegExp(source).test(document.querySelector('[data-testid="meta-run-status"]')?.textContent ?? '')
+          || document.querySelector('[data-testid="meta-run-error"]'),
+        pattern.source,
+        { timeout },
+      );
+    } catch (e) {
+      throw new Error(`waiting for ${pattern}: the status says "${await this.runStatus.textContent()}" (${e.message})`);
+    }
+    if (await this.runError.count()) throw new Error(`run failed: ${await this.runError.textContent()}`);
+    return this.runStatus.textContent();
+  }
+
+  /** Pairwise judging of the first `pairs` pairs by `evaluators` (model names), with or without swap. */
+  async runPairwise({ evaluators, pairs, swap = true }) {
+    await this.page.getByLabel('Evaluator models').fill(evaluators.join(', '));
+    await this.page.getByLabel('Pairs (first N)').fill(String(pairs));
+    const box = this.page.getByLabel('Position swap');
+    if (swap) await box.check(); else await box.uncheck();
+    await this.page.getByRole('button', { name: 'Run pairwise judging' }).click();
+    return this.waitRun(/Pairwise judging finished/);
+  }
+
+  /** A meta-evaluation run: `protocol` is jdeval, mdeval, jdeval-i or bsmeval. */
+  async runMeta({ model, protocol, rounds, items, done }) {
+    await this.page.getByLabel('Meta-evaluator model').fill(model);
+    await this.page.getByLabel('Protocol').selectOption(protocol);
+    if (rounds !== undefined) await this.page.getByLabel('MDEval rounds (1–5)').fill(String(rounds));
+    if (items !== undefined) await this.page.getByLabel('Assessments per file (first N)').fill(String(items));
+    await this.page.getByRole('button', { name: 'Run meta-evaluation' }).click();
+    return this.waitRun(done);
+  }
+
+  /** Shows the debates of the first file whose option text contains `text`. */
+  async selectDebateFile(text) {
+    const select = this.page.getByLabel('Debate file');
+    const value = await select.locator('option', { hasText: text }).first().getAttribute('value');
+    await select.selectOption(value);
   }
 
   /** Opens the app at `url` and switches to this screen. */

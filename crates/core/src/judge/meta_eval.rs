@@ -252,6 +252,7 @@ pub struct MdEval {
     rounds: Vec<DebateRound>,
     judge_responses: Vec<String>,
     state: MdState,
+    max_rounds: usize,
 }
 
 impl MdEval {
@@ -266,7 +267,16 @@ impl MdEval {
             rounds: Vec::new(),
             judge_responses: Vec::new(),
             state: MdState::Judge,
+            max_rounds: MDEVAL_MAX_ROUNDS,
         })
+    }
+
+    /// Allows at most `rounds` question rounds (clamped to 1..=[`MDEVAL_MAX_ROUNDS`]; the
+    /// default is the paper's five). A judge that asks one more question instead of deciding
+    /// ends the debate without a decision.
+    pub fn with_max_rounds(mut self, rounds: usize) -> MdEval {
+        self.max_rounds = rounds.clamp(1, MDEVAL_MAX_ROUNDS);
+        self
     }
 
     fn base_fields(pair: &AssessedPair) -> [(&str, &str); 5] {
@@ -358,6 +368,7 @@ impl Protocol for MdEval {
     fn respond(&mut self, tag: &str, responses: &[ChatResponse]) -> Result<(), ProtocolError> {
         let unknown = || ProtocolError::UnknownTag { tag: tag.to_owned() };
         let round = self.rounds.len();
+        let max_rounds = self.max_rounds;
         match &mut self.state {
             MdState::Judge => {
                 if tag != format!("{}/judge/{round}", self.tag) {
@@ -370,11 +381,11 @@ impl Protocol for MdEval {
                 let decision = parse::better_assistant(&text);
                 self.state = match (decision, parse::question(&text)) {
                     (Ok(v), _) => MdState::Done(Ok(v)),
-                    (Err(_), Some(q)) if round < MDEVAL_MAX_ROUNDS => {
+                    (Err(_), Some(q)) if round < max_rounds => {
                         MdState::Debate { question: q.to_owned(), answer_1: None, answer_2: None }
                     }
                     (Err(_), Some(_)) => {
-                        MdState::Done(Err(format!("no decision within {MDEVAL_MAX_ROUNDS} rounds")))
+                        MdState::Done(Err(format!("no decision within {max_rounds} rounds")))
                     }
                     (Err(e), None) => MdState::Done(Err(e.to_string())),
                 };
@@ -613,12 +624,19 @@ pub struct BsmOutcome {
     /// The merge: the mean of the readable branch scores; `None` if none could be read or
     /// the judge listed no sub-task.
     pub merged: Option<f64>,
+    /// Each branch's raw solve response, in branch order.
+    #[serde(default)]
+    pub responses: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
 enum BsmState {
     Branch,
-    Solve { branches: Vec<String>, scores: Vec<Option<Result<f64, String>>> },
+    Solve {
+        branches: Vec<String>,
+        scores: Vec<Option<Result<f64, String>>>,
+        responses: Vec<String>,
+    },
 }
 
 /// BSMEval: branch into at most five sub-tasks, score the assessment on each, merge by the
@@ -693,7 +711,7 @@ impl Protocol for BsmEval {
                         .request(format!("{}/branch", self.tag), vec![Message::user(prompt)]),
                 ]
             }
-            BsmState::Solve { branches, scores } => branches
+            BsmState::Solve { branches, scores, .. } => branches
                 .iter()
                 .zip(scores)
                 .enumerate()
@@ -718,10 +736,11 @@ impl Protocol for BsmEval {
                 let mut branches = list_items(text);
                 branches.truncate(BSM_MAX_BRANCHES);
                 let scores = vec![None; branches.len()];
-                self.state = BsmState::Solve { branches, scores };
+                let responses = vec![String::new(); branches.len()];
+                self.state = BsmState::Solve { branches, scores, responses };
                 Ok(())
             }
-            BsmState::Solve { scores, .. } => {
+            BsmState::Solve { scores, responses: texts, .. } => {
                 let prefix = format!("{}/solve/", self.tag);
                 let i: usize =
                     tag.strip_prefix(&prefix).and_then(|s| s.parse().ok()).ok_or_else(unknown)?;
@@ -730,17 +749,25 @@ impl Protocol for BsmEval {
                     parse::rating_tag(text, "Score", self.policy, Some((1.0, 5.0)))
                         .map_err(|e| e.to_string()),
                 );
+                if let Some(r) = texts.get_mut(i) {
+                    *r = text.to_owned();
+                }
                 Ok(())
             }
         }
     }
 
     fn outcome(&self) -> Option<BsmOutcome> {
-        let BsmState::Solve { branches, scores } = &self.state else { return None };
+        let BsmState::Solve { branches, scores, responses } = &self.state else { return None };
         let scores: Option<Vec<Result<f64, String>>> = scores.iter().cloned().collect();
         let scores = scores?;
         let ok: Vec<f64> = scores.iter().filter_map(|s| s.as_ref().ok().copied()).collect();
         let merged = (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64);
-        Some(BsmOutcome { branches: branches.clone(), scores, merged })
+        Some(BsmOutcome {
+            branches: branches.clone(),
+            scores,
+            merged,
+            responses: responses.clone(),
+        })
     }
 }

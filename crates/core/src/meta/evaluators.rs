@@ -106,26 +106,41 @@ pub fn pairwise_accuracy(name: &str, loaded: &Loaded) -> Result<PairwiseAccuracy
         return Err(MetaError::WrongShape { file: name.to_owned(), expected: "pairwise items" });
     }
     let verdicts = verdicts_per_pair(name, loaded)?;
+    let labels: Vec<Option<PairLabel>> = loaded.dataset.pairs.iter().map(|p| p.label).collect();
+    let mut out = verdict_accuracy(name, &verdicts, &labels);
     let run_len = loaded.runs.first().map_or(0, |r| r.records.len());
+    out.unmatched += run_len.saturating_sub(loaded.dataset.pairs.len());
+    Ok(out)
+}
+
+/// Accuracy of verdicts against gold labels, position by position (`verdicts[i]` judges the
+/// pair labelled `labels[i]`): what [`pairwise_accuracy`] computes for a released file and the
+/// browser for a live pairwise run. A pair without a label counts as unmatched, an unreadable
+/// verdict as unparsed; both are left out of every figure.
+pub fn verdict_accuracy(
+    name: &str,
+    verdicts: &[Option<Verdict>],
+    labels: &[Option<PairLabel>],
+) -> PairwiseAccuracy {
     let mut judge = Vec::new();
     let mut gold = Vec::new();
     let mut unparsed = 0;
-    let mut unmatched = run_len.saturating_sub(loaded.dataset.pairs.len());
-    for (pair, verdict) in loaded.dataset.pairs.iter().zip(&verdicts) {
-        let Some(label) = pair.label else {
+    let mut unmatched = verdicts.len().abs_diff(labels.len());
+    for (label, verdict) in labels.iter().zip(verdicts) {
+        let Some(label) = label else {
             unmatched += 1;
             continue;
         };
         match verdict {
             Some(v) => {
                 judge.push(Some(verdict_label(*v)));
-                gold.push(Some(label_of(label)));
+                gold.push(Some(label_of(*label)));
             }
             None => unparsed += 1,
         }
     }
     let acc = stats::label_accuracy(&judge, &gold);
-    Ok(PairwiseAccuracy {
+    PairwiseAccuracy {
         name: name.to_owned(),
         n: acc.n_used,
         accuracy: acc.agreement_with_ties,
@@ -135,7 +150,7 @@ pub fn pairwise_accuracy(name: &str, loaded: &Loaded) -> Result<PairwiseAccuracy
         kappa: acc.cohen_kappa.value,
         unparsed,
         unmatched,
-    })
+    }
 }
 
 /// Pearson of a pointwise evaluator-results file's `score` against the item's gold score.

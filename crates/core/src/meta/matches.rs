@@ -212,7 +212,17 @@ pub fn elo_seed_spread(
 ) -> BTreeMap<String, (f64, f64)> {
     let per_seed: Vec<EloResult> =
         seeds.iter().map(|&seed| elo_ratings("", set, &EloOptions { seed, ..*options })).collect();
-    set.evaluators
+    elo_seed_summary(&set.evaluators, &per_seed)
+}
+
+/// The summary of [`elo_seed_spread`] from results already computed, one [`elo_ratings`] per
+/// seed (the browser computes them in slices between frames): per evaluator of `evaluators`,
+/// the mean and sample SD of its mean rating over the results (SD 0 with one result).
+pub fn elo_seed_summary(
+    evaluators: &[String],
+    per_seed: &[EloResult],
+) -> BTreeMap<String, (f64, f64)> {
+    evaluators
         .iter()
         .map(|name| {
             let xs: Vec<f64> =

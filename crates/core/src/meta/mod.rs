@@ -13,7 +13,8 @@
 //!   conventions), [`elo_ratings`] (mean and spread over seeded shuffles), [`elo_seed_spread`],
 //!   [`bradley_terry_intervals`], [`post_accuracy`];
 //! * [`ranking_agreement`] — Kendall τ-b between a meta-evaluator's ranking and a baseline;
-//! * [`analyze`] — any mix of released files in, the `concord meta` report out.
+//! * [`analyze_file`] — one loaded file analysed by its format; [`analyze`] — any mix of
+//!   released files in, the `concord meta` report out.
 //!
 //! Statistics come from [`crate::stats`] (label accuracy, match summary, Elo, Bradley–Terry,
 //! Pearson, Kendall); verdict spellings from [`crate::judge::parse`]. Nothing is re-derived here.
@@ -58,14 +59,17 @@ use std::fmt;
 
 pub use evaluators::{
     PairwiseAccuracy, PointwiseCorrelation, PositionConsistency, pairwise_accuracy,
-    pointwise_pearson, position_consistency, position_consistency_runs,
+    pointwise_pearson, position_consistency, position_consistency_runs, verdict_accuracy,
 };
 pub use matches::{
     BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet, PostAccuracy,
-    RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread, elo_summary,
-    jdeval_records, jdeval_records_from, match_set, post_accuracy, ranking_agreement, win_rates,
+    RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread,
+    elo_seed_summary, elo_summary, jdeval_records, jdeval_records_from, match_set, post_accuracy,
+    ranking_agreement, win_rates,
 };
-pub use report::{Analysis, EvaluatorRow, FileProblem, Input, Report, analyze};
+pub use report::{
+    Analysis, EvaluatorRow, FileAnalysis, FileProblem, Input, Report, analyze, analyze_file,
+};
 pub use scores::{MetaProtocol, MetaScore, meta_score};
 
 /// Why a meta-evaluation analysis could not use a file.
@@ -80,6 +84,8 @@ pub enum MetaError {
     MissingField { file: String, line: usize, field: &'static str },
     /// Two runs that must cover the same pairs differ in length.
     LengthMismatch { left: usize, right: usize },
+    /// The file is of another kind (a dataset, another paper's results).
+    NotResults { format: &'static str },
 }
 
 impl fmt::Display for MetaError {
@@ -96,6 +102,9 @@ impl fmt::Display for MetaError {
             }
             MetaError::LengthMismatch { left, right } => {
                 write!(f, "the two runs have {left} and {right} verdicts; they must match")
+            }
+            MetaError::NotResults { format } => {
+                write!(f, "a {format} file is not an evaluator or meta-evaluator results file")
             }
         }
     }

@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use super::{
-    EloOptions, EloResult, MetaScore, elo_ratings, jdeval_records_from, match_set, meta_score,
-    names, pairwise_accuracy, pointwise_pearson,
+    EloOptions, EloResult, JdEvalRecord, MetaError, MetaScore, elo_ratings, jdeval_records_from,
+    match_set, meta_score, names, pairwise_accuracy, pointwise_pearson,
 };
-use crate::data::{self, Format};
+use crate::data::{self, Format, Loaded};
 
 /// One file to analyse: its name (evaluator names are read from it) and its bytes.
 #[derive(Debug, Clone, Copy)]
@@ -53,10 +53,60 @@ pub struct Analysis {
     pub problems: Vec<FileProblem>,
 }
 
-/// Loads every input with the dataset loaders (which detect the format) and analyses it by
-/// format: evaluator results give accuracy or Pearson, pointwise meta-evaluator results a meta
-/// score, JDEval results an Elo table. Other files (datasets, unrelated formats) are reported in
-/// [`Analysis::problems`]; one bad file never stops the others. Rows are sorted by name.
+/// What one loaded file gives the meta-evaluation report, by format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileAnalysis {
+    /// Evaluator results (pairwise accuracy or pointwise Pearson): a Table 1 row.
+    Evaluator(EvaluatorRow),
+    /// Individual-paradigm meta-evaluator results (JDEval-i, BSMEval): a Table 5 / 6 cell.
+    MetaScore(MetaScore),
+    /// Pairwise meta-evaluator results (JDEval): the judgements Elo, win rates and post
+    /// accuracy are computed from.
+    JdEval { meta_evaluator: String, records: Vec<JdEvalRecord> },
+}
+
+/// Analyses one loaded file by its format, as [`analyze`] does for each input: evaluator
+/// results give accuracy or Pearson, pointwise meta-evaluator results a meta score, JDEval
+/// results their judgements. `name` is the file name (evaluator and meta-evaluator names are
+/// read from it). Other formats (datasets, other papers' files) are
+/// [`MetaError::NotResults`].
+pub fn analyze_file(name: &str, loaded: &Loaded) -> Result<FileAnalysis, MetaError> {
+    match loaded.format {
+        Format::EvaluatorPairwise => pairwise_accuracy(&names::evaluator_from_file(name), loaded)
+            .map(|a| {
+                FileAnalysis::Evaluator(EvaluatorRow {
+                    name: a.name,
+                    kind: "pairwise",
+                    n: a.n,
+                    accuracy: a.accuracy,
+                    accuracy_no_ties: a.accuracy_no_ties,
+                    pearson: None,
+                })
+            }),
+        Format::EvaluatorPointwise => pointwise_pearson(&names::evaluator_from_file(name), loaded)
+            .map(|c| {
+                FileAnalysis::Evaluator(EvaluatorRow {
+                    name: c.name,
+                    kind: "pointwise",
+                    n: c.n,
+                    accuracy: None,
+                    accuracy_no_ties: None,
+                    pearson: c.pearson,
+                })
+            }),
+        Format::MetaEvaluatorPointwise => meta_score(name, loaded).map(FileAnalysis::MetaScore),
+        Format::MetaEvaluatorPairwise => jdeval_records_from(name, loaded).map(|records| {
+            FileAnalysis::JdEval { meta_evaluator: names::meta_pairwise_from_file(name), records }
+        }),
+        other => Err(MetaError::NotResults { format: other.name() }),
+    }
+}
+
+/// Loads every input with the dataset loaders (which detect the format) and analyses each with
+/// [`analyze_file`]: evaluator results give accuracy or Pearson, pointwise meta-evaluator
+/// results a meta score, JDEval results an Elo table. Other files (datasets, unrelated formats)
+/// are reported in [`Analysis::problems`]; one bad file never stops the others. Rows are sorted
+/// by name.
 pub fn analyze(inputs: &[Input<'_>], options: &EloOptions) -> Analysis {
     let mut out = Analysis::default();
     for input in inputs {
@@ -68,51 +118,14 @@ pub fn analyze(inputs: &[Input<'_>], options: &EloOptions) -> Analysis {
                 continue;
             }
         };
-        let result = match loaded.format {
-            Format::EvaluatorPairwise => {
-                pairwise_accuracy(&names::evaluator_from_file(input.name), &loaded).map(|a| {
-                    out.report.evaluators.push(EvaluatorRow {
-                        name: a.name,
-                        kind: "pairwise",
-                        n: a.n,
-                        accuracy: a.accuracy,
-                        accuracy_no_ties: a.accuracy_no_ties,
-                        pearson: None,
-                    });
-                })
+        match analyze_file(input.name, &loaded) {
+            Ok(FileAnalysis::Evaluator(row)) => out.report.evaluators.push(row),
+            Ok(FileAnalysis::MetaScore(score)) => out.report.meta_scores.push(score),
+            Ok(FileAnalysis::JdEval { meta_evaluator, records }) => {
+                let set = match_set(&records);
+                out.report.elo.push(elo_ratings(&meta_evaluator, &set, options));
             }
-            Format::EvaluatorPointwise => {
-                pointwise_pearson(&names::evaluator_from_file(input.name), &loaded).map(|c| {
-                    out.report.evaluators.push(EvaluatorRow {
-                        name: c.name,
-                        kind: "pointwise",
-                        n: c.n,
-                        accuracy: None,
-                        accuracy_no_ties: None,
-                        pearson: c.pearson,
-                    });
-                })
-            }
-            Format::MetaEvaluatorPointwise => {
-                meta_score(input.name, &loaded).map(|s| out.report.meta_scores.push(s))
-            }
-            Format::MetaEvaluatorPairwise => {
-                jdeval_records_from(input.name, &loaded).map(|records| {
-                    let set = match_set(&records);
-                    let meta = names::meta_pairwise_from_file(input.name);
-                    out.report.elo.push(elo_ratings(&meta, &set, options));
-                })
-            }
-            other => {
-                out.problems.push(problem(format!(
-                    "a {} file is not an evaluator or meta-evaluator results file",
-                    other.name()
-                )));
-                Ok(())
-            }
-        };
-        if let Err(e) = result {
-            out.problems.push(problem(e.to_string()));
+            Err(e) => out.problems.push(problem(e.to_string())),
         }
     }
     let r = &mut out.report;

@@ -1,0 +1,877 @@
+//! Live runs of the meta-evaluation workspace, as pure values (natively tested): what to ask
+//! (the core's protocol state machines, [`concord_core::judge::protocol::Pairwise`] and
+//! [`concord_core::judge::meta_eval`]) and what the answers make — the pairwise table
+//! (accuracy with and without ties, position-swap consistency and bias) and workspace files
+//! ([`MetaFile`]) that feed the same tables, plots and viewers as the released files.
+//!
+//! The browser side ([`super::run`]) sends the protocols' pending requests through
+//! [`crate::runner::execute`] and feeds the answers back until every protocol is done.
+
+use std::collections::BTreeMap;
+
+use concord_core::data::{self, Loaded, PairLabel, Target, mean_in_order};
+use concord_core::judge::meta_eval::{
+    AssessedPair, BsmEval, BsmOutcome, IndividualTask, JdEval, JdEvalI, JdEvalIOutcome,
+    JdEvalOutcome, MdEval, MdEvalOutcome,
+};
+use concord_core::judge::parse::{Policy, Verdict};
+use concord_core::judge::protocol::{Pairwise, PairwiseOutcome, Sampling};
+use concord_core::judge::template::RenderError;
+use concord_core::meta::{
+    self, EvaluatorRow, JdEvalRecord, MetaProtocol, MetaScore, PairwiseAccuracy,
+    PositionConsistency,
+};
+
+use super::model::{
+    Branch, BranchRecord, Cell, Content, Debate, FileKind, MetaFile, Round, Row, Table,
+    jdeval_file, label_text, verdict_text,
+};
+
+/// A pair a pairwise run can judge (from an evaluator-pairwise file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairInput {
+    pub id: String,
+    pub question: String,
+    pub answer_a: String,
+    pub answer_b: String,
+    pub label: Option<PairLabel>,
+}
+
+/// A text with one evaluator's assessment of it (from an evaluator-pointwise file), what
+/// JDEval-i and BSMEval meta-evaluate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndividualInput {
+    pub evaluator: String,
+    pub text: String,
+    pub gold: Option<f64>,
+    pub assessment: String,
+}
+
+/// The pairs of a loaded file, in file order.
+pub fn pair_inputs(loaded: &Loaded) -> Vec<PairInput> {
+    loaded
+        .dataset
+        .pairs
+        .iter()
+        .map(|p| PairInput {
+            id: p.id.clone(),
+            question: p.inputs.0.first().map(|(_, v)| v.clone()).unwrap_or_default(),
+            answer_a: p.output_a.clone(),
+            answer_b: p.output_b.clone(),
+            label: p.label,
+        })
+        .collect()
+}
+
+/// The items of a loaded evaluator-pointwise file with the evaluator's assessment (its first
+/// response), joined by key; items without a response are left out.
+pub fn individual_inputs(evaluator: &str, loaded: &Loaded) -> Vec<IndividualInput> {
+    let Some(run) = loaded.runs.first() else { return Vec::new() };
+    let joined = data::join(&loaded.dataset, run);
+    let mut record_of = vec![None; loaded.dataset.items.len()];
+    for &(r, target) in &joined.matched {
+        if let Target::Item(i) = target
+            && let Some(slot) = record_of.get_mut(i)
+        {
+            slot.get_or_insert(r);
+        }
+    }
+    loaded
+        .dataset
+        .items
+        .iter()
+        .zip(record_of)
+        .filter_map(|(item, r)| {
+            let record = run.records.get(r?)?;
+            Some(IndividualInput {
+                evaluator: evaluator.to_owned(),
+                text: item.output.clone(),
+                gold: item.ratings.first().cloned().flatten().map(|h| h.aggregate),
+                assessment: record.responses.first().cloned()?,
+            })
+        })
+        .collect()
+}
+
+/// Seed 003's pairwise protocol (Table 7 prompt, optional position swap) for every pair and
+/// evaluator: `[evaluator][pair]`.
+pub fn pairwise_protocols(
+    pairs: &[PairInput],
+    evaluators: &[String],
+    swap: bool,
+) -> Result<Vec<Vec<Pairwise>>, RenderError> {
+    let template = Pairwise::default_template();
+    let sampling = Sampling::single();
+    evaluators
+        .iter()
+        .map(|e| {
+            pairs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    Pairwise::new(
+                        &format!("meta/pairwise/{e}/{i}"),
+                        &template,
+                        &p.question,
+                        &p.answer_a,
+                        &p.answer_b,
+                        swap,
+                        &sampling,
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A finished pairwise run: the pairs, the evaluators and each one's outcome per pair
+/// (`None` where the run stopped before the answers came).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairwiseRun {
+    pub pairs: Vec<PairInput>,
+    pub evaluators: Vec<String>,
+    pub swap: bool,
+    /// `[evaluator][pair]`.
+    pub outcomes: Vec<Vec<Option<PairwiseOutcome>>>,
+}
+
+/// One evaluator's figures in a pairwise run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairwiseFigures {
+    pub evaluator: String,
+    /// The verdicts with the answers in the given order, against the labels.
+    pub accuracy: PairwiseAccuracy,
+    /// With swap: both orders compared (the core's `position_consistency`).
+    pub position: Option<PositionConsistency>,
+}
+
+impl PairwiseRun {
+    fn labels(&self) -> Vec<Option<PairLabel>> {
+        self.pairs.iter().map(|p| p.label).collect()
+    }
+
+    /// Per evaluator: accuracy (ties a class of their own, and gold ties excluded) of the
+    /// verdicts in the given order, and with swap the consistency and position bias between
+    /// the two orders.
+    pub fn figures(&self) -> Vec<PairwiseFigures> {
+        let labels = self.labels();
+        self.evaluators
+            .iter()
+            .zip(&self.outcomes)
+            .map(|(e, outcomes)| {
+                let original: Vec<Option<Verdict>> = outcomes
+                    .iter()
+                    .map(|o| o.as_ref().and_then(|o| o.original.as_ref().ok().copied()))
+                    .collect();
+                // The outcome keeps the swapped verdict in the original orientation; the
+                // consistency wants it in the positions the judge saw.
+                let swapped: Vec<Option<Verdict>> = outcomes
+                    .iter()
+                    .map(|o| {
+                        o.as_ref()
+                            .and_then(|o| o.swapped.as_ref())
+                            .and_then(|s| s.as_ref().ok())
+                            .map(|v| v.swapped())
+                    })
+                    .collect();
+                PairwiseFigures {
+                    evaluator: e.clone(),
+                    accuracy: meta::verdict_accuracy(e, &original, &labels),
+                    position: if self.swap {
+                        meta::position_consistency(&original, &swapped).ok()
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// The table the screen shows (`data-table="pairwise-run"`).
+    pub fn table(&self) -> Table {
+        let rows = self
+            .figures()
+            .into_iter()
+            .map(|f| {
+                let e = &f.evaluator;
+                let a = &f.accuracy;
+                let p = f.position.as_ref();
+                Row {
+                    label: e.clone(),
+                    cells: vec![
+                        Cell::text(format!("{e}/n"), a.n.to_string()),
+                        Cell::number(format!("{e}/accuracy"), a.accuracy, 4),
+                        Cell::number(format!("{e}/accuracy_no_ties"), a.accuracy_no_ties, 4),
+                        Cell::number(format!("{e}/consistency"), p.and_then(|p| p.consistency), 4),
+                        Cell::number(
+                            format!("{e}/position_bias"),
+                            p.and_then(|p| p.position_bias),
+                            4,
+                        ),
+                        Cell::text(format!("{e}/unreadable"), a.unparsed.to_string()),
+                    ],
+                }
+            })
+            .collect();
+        Table {
+            id: "pairwise-run".to_owned(),
+            title: format!(
+                "Pairwise run: {} pairs{}",
+                self.pairs.len(),
+                if self.swap { ", both orders" } else { "" }
+            ),
+            corner: "Evaluator".to_owned(),
+            columns: vec![
+                "n".into(),
+                "Accuracy".into(),
+                "Accuracy (no ties)".into(),
+                "Swap consistency".into(),
+                "Position bias".into(),
+                "Unreadable".into(),
+            ],
+            rows,
+        }
+    }
+
+    /// One workspace file per evaluator (Table 1's accuracy columns, ranking agreement).
+    pub fn files(&self) -> Vec<MetaFile> {
+        self.figures()
+            .into_iter()
+            .map(|f| {
+                let row = EvaluatorRow {
+                    name: f.evaluator.clone(),
+                    kind: "pairwise",
+                    n: f.accuracy.n,
+                    accuracy: f.accuracy.accuracy,
+                    accuracy_no_ties: f.accuracy.accuracy_no_ties,
+                    pearson: None,
+                };
+                run_file(
+                    format!("pairwise run · {}", f.evaluator),
+                    FileKind::Pairwise,
+                    format!("{} pairs", self.pairs.len()),
+                    Content::Evaluator(row),
+                )
+            })
+            .collect()
+    }
+
+    /// The evaluators' assessments (the verdict responses in the given order) of pair `p`.
+    fn assessment(&self, evaluator: usize, pair: usize) -> Option<&str> {
+        let o = self.outcomes.get(evaluator)?.get(pair)?.as_ref()?;
+        o.responses.first().map(String::as_str)
+    }
+}
+
+fn run_file(name: String, kind: FileKind, counts: String, content: Content) -> MetaFile {
+    MetaFile {
+        name,
+        format: "live run".to_owned(),
+        kind,
+        counts,
+        diagnostics: Vec::new(),
+        problem: None,
+        content,
+        pairs: Vec::new(),
+        individual: Vec::new(),
+    }
+}
+
+/// Which meta-evaluation protocol a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetaMethod {
+    JdEval,
+    MdEval,
+    JdEvalI,
+    BsmEval,
+}
+
+impl MetaMethod {
+    pub const ALL: [MetaMethod; 4] =
+        [MetaMethod::JdEval, MetaMethod::MdEval, MetaMethod::JdEvalI, MetaMethod::BsmEval];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            MetaMethod::JdEval => "jdeval",
+            MetaMethod::MdEval => "mdeval",
+            MetaMethod::JdEvalI => "jdeval-i",
+            MetaMethod::BsmEval => "bsmeval",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            MetaMethod::JdEval => "JDEval (pairwise: judge directly)",
+            MetaMethod::MdEval => "MDEval (pairwise: multi-round debate)",
+            MetaMethod::JdEvalI => "JDEval-i (individual: score an assessment)",
+            MetaMethod::BsmEval => "BSMEval (individual: branch, solve, merge)",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MetaMethod::JdEval => "JDEval",
+            MetaMethod::MdEval => "MDEval",
+            MetaMethod::JdEvalI => "JDEval-i",
+            MetaMethod::BsmEval => "BSMEval",
+        }
+    }
+
+    pub fn from_id(id: &str) -> MetaMethod {
+        MetaMethod::ALL.into_iter().find(|m| m.id() == id).unwrap_or(MetaMethod::JdEval)
+    }
+
+    /// Whether it meta-evaluates pairs of evaluators' judgements (else single assessments).
+    pub fn is_pairwise(self) -> bool {
+        matches!(self, MetaMethod::JdEval | MetaMethod::MdEval)
+    }
+}
+
+/// One JDEval / MDEval job: a pair and the two evaluators whose assessments are compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoupleJob {
+    pub pair: usize,
+    pub evaluator_1: usize,
+    pub evaluator_2: usize,
+    pub assessed: AssessedPair,
+}
+
+/// Every (pair, couple of evaluators) of a pairwise run where both evaluators answered: the
+/// pairwise paradigm's matches.
+pub fn couple_jobs(run: &PairwiseRun) -> Vec<CoupleJob> {
+    let mut out = Vec::new();
+    for (p, pair) in run.pairs.iter().enumerate() {
+        for i in 0..run.evaluators.len() {
+            for j in i + 1..run.evaluators.len() {
+                let (Some(a1), Some(a2)) = (run.assessment(i, p), run.assessment(j, p)) else {
+                    continue;
+                };
+                out.push(CoupleJob {
+                    pair: p,
+                    evaluator_1: i,
+                    evaluator_2: j,
+                    assessed: AssessedPair {
+                        question: pair.question.clone(),
+                        answer_a: pair.answer_a.clone(),
+                        answer_b: pair.answer_b.clone(),
+                        assessment_1: a1.to_owned(),
+                        assessment_2: a2.to_owned(),
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// JDEval protocols for the jobs.
+pub fn jdeval_protocols(jobs: &[CoupleJob]) -> Result<Vec<JdEval>, RenderError> {
+    let sampling = Sampling::single();
+    jobs.iter()
+        .enumerate()
+        .map(|(k, j)| JdEval::new(&format!("meta/jdeval/{k}"), &j.assessed, &sampling))
+        .collect()
+}
+
+/// MDEval protocols for the jobs, at most `rounds` question rounds each.
+pub fn mdeval_protocols(jobs: &[CoupleJob], rounds: usize) -> Result<Vec<MdEval>, RenderError> {
+    jobs.iter()
+        .enumerate()
+        .map(|(k, j)| {
+            MdEval::new(&format!("meta/mdeval/{k}"), j.assessed.clone(), Sampling::single())
+                .map(|m| m.with_max_rounds(rounds))
+        })
+        .collect()
+}
+
+/// JDEval-i protocols, one per input.
+pub fn jdeval_i_protocols(
+    inputs: &[IndividualInput],
+    task: IndividualTask,
+) -> Result<Vec<JdEvalI>, RenderError> {
+    let sampling = Sampling::single();
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            JdEvalI::new(
+                &format!("meta/jdeval-i/{k}"),
+                task,
+                &i.text,
+                &i.assessment,
+                Policy::Concord,
+                &sampling,
+            )
+        })
+        .collect()
+}
+
+/// BSMEval protocols, one per input.
+pub fn bsmeval_protocols(inputs: &[IndividualInput]) -> Vec<BsmEval> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            BsmEval::new(
+                &format!("meta/bsmeval/{k}"),
+                &i.text,
+                &i.assessment,
+                Policy::Concord,
+                Sampling::single(),
+            )
+        })
+        .collect()
+}
+
+fn pair_label(run: &PairwiseRun, job: &CoupleJob) -> Option<PairLabel> {
+    run.pairs.get(job.pair).and_then(|p| p.label)
+}
+
+fn name_of(run: &PairwiseRun, i: usize) -> String {
+    run.evaluators.get(i).cloned().unwrap_or_default()
+}
+
+fn winner_text(v: Option<Verdict>, e1: &str, e2: &str) -> String {
+    match v {
+        Some(Verdict::Tie) | None => "draw".to_owned(),
+        v => verdict_text(v, e1, e2),
+    }
+}
+
+/// The workspace file of a JDEval run: its judgements as matches (Elo, heatmap, post
+/// accuracy) and one debate-viewer record per judgement. `outcomes[k]` belongs to `jobs[k]`.
+pub fn jdeval_run_file(
+    meta_evaluator: &str,
+    run: &PairwiseRun,
+    jobs: &[CoupleJob],
+    outcomes: &[Option<JdEvalOutcome>],
+) -> MetaFile {
+    let mut records = Vec::new();
+    let mut debates = Vec::new();
+    for (k, (job, outcome)) in jobs.iter().zip(outcomes).enumerate() {
+        let Some(o) = outcome else { continue };
+        let (e1, e2) = (name_of(run, job.evaluator_1), name_of(run, job.evaluator_2));
+        let winner = o.better_assistant.as_ref().ok().copied();
+        let better_answer = o.better_answer.as_ref().ok().copied();
+        let label = pair_label(run, job);
+        debates.push(Debate {
+            line: k + 1,
+            question: job.assessed.question.clone(),
+            answer_1: job.assessed.answer_a.clone(),
+            answer_2: job.assessed.answer_b.clone(),
+            label: label_text(label),
+            opening: None,
+            rounds: vec![Round {
+                judge_question: None,
+                debaters: [
+                    (e1.clone(), job.assessed.assessment_1.clone()),
+                    (e2.clone(), job.assessed.assessment_2.clone()),
+                ],
+            }],
+            decision: o.response.clone(),
+            verdict: winner_text(winner, &e1, &e2),
+            better_answer: verdict_text(better_answer, "Answer 1", "Answer 2"),
+        });
+        records.push(JdEvalRecord {
+            evaluator_1: e1,
+            evaluator_2: e2,
+            winner,
+            better_answer,
+            label,
+            line: k + 1,
+        });
+    }
+    meta_pairwise_file(MetaMethod::JdEval, meta_evaluator, records, debates)
+}
+
+/// The workspace file of an MDEval run: as [`jdeval_run_file`], each debate with its opening
+/// assessments, the judge's questions and both debaters' answers per round, and the decision.
+/// MDEval's judge does not choose between the answers, so post accuracy has nothing to read.
+pub fn mdeval_run_file(
+    meta_evaluator: &str,
+    run: &PairwiseRun,
+    jobs: &[CoupleJob],
+    outcomes: &[Option<MdEvalOutcome>],
+) -> MetaFile {
+    let mut records = Vec::new();
+    let mut debates = Vec::new();
+    for (k, (job, outcome)) in jobs.iter().zip(outcomes).enumerate() {
+        let Some(o) = outcome else { continue };
+        let (e1, e2) = (name_of(run, job.evaluator_1), name_of(run, job.evaluator_2));
+        let winner = o.better_assistant.as_ref().ok().copied();
+        let label = pair_label(run, job);
+        let verdict = match &o.better_assistant {
+            Ok(_) => winner_text(winner, &e1, &e2),
+            Err(e) => format!("draw ({e})"),
+        };
+        debates.push(Debate {
+            line: k + 1,
+            question: job.assessed.question.clone(),
+            answer_1: job.assessed.answer_a.clone(),
+            answer_2: job.assessed.answer_b.clone(),
+            label: label_text(label),
+            opening: Some([
+                (e1.clone(), job.assessed.assessment_1.clone()),
+                (e2.clone(), job.assessed.assessment_2.clone()),
+            ]),
+            rounds: o
+                .rounds
+                .iter()
+                .map(|r| Round {
+                    judge_question: Some(r.question.clone()),
+                    debaters: [(e1.clone(), r.answer_1.clone()), (e2.clone(), r.answer_2.clone())],
+                })
+                .collect(),
+            decision: o.judge_responses.last().cloned().unwrap_or_default(),
+            verdict,
+            better_answer: "not asked (MDEval)".to_owned(),
+        });
+        records.push(JdEvalRecord {
+            evaluator_1: e1,
+            evaluator_2: e2,
+            winner,
+            better_answer: None,
+            label,
+            line: k + 1,
+        });
+    }
+    meta_pairwise_file(MetaMethod::MdEval, meta_evaluator, records, debates)
+}
+
+fn meta_pairwise_file(
+    method: MetaMethod,
+    meta_evaluator: &str,
+    records: Vec<JdEvalRecord>,
+    debates: Vec<Debate>,
+) -> MetaFile {
+    let counts = format!("{} judgements", records.len());
+    let name = format!("{meta_evaluator} · {}", method.name());
+    run_file(
+        format!("{} run · {meta_evaluator}", method.name()),
+        FileKind::JdEval,
+        counts,
+        Content::JdEval(Box::new(jdeval_file(name, records, debates))),
+    )
+}
+
+/// The score a JDEval-i outcome gives the assessment, or a BSMEval outcome's merged score.
+enum Scored<'a> {
+    JdEvalI(&'a JdEvalIOutcome),
+    Bsm(&'a BsmOutcome),
+}
+
+/// The workspace files of an individual-paradigm run: per evaluator the mean meta score
+/// (Table 5 / 6 cell, empty scores dropped as the paper does) and, for BSMEval, a viewer record
+/// per assessment with its sub-tasks and branch scores.
+fn individual_files(
+    method: MetaMethod,
+    meta_evaluator: &str,
+    inputs: &[IndividualInput],
+    scored: &[Option<Scored<'_>>],
+) -> Vec<MetaFile> {
+    let mut by_evaluator: BTreeMap<&str, (Vec<f64>, usize, Vec<BranchRecord>)> = BTreeMap::new();
+    for (k, (input, s)) in inputs.iter().zip(scored).enumerate() {
+        let Some(s) = s else { continue };
+        let entry = by_evaluator.entry(input.evaluator.as_str()).or_default();
+        let (score, branches) = match s {
+            Scored::JdEvalI(o) => (o.assessment_score.as_ref().ok().copied(), Vec::new()),
+            Scored::Bsm(o) => (
+                o.merged,
+                o.branches
+                    .iter()
+                    .zip(&o.scores)
+                    .enumerate()
+                    .map(|(i, (b, s))| Branch {
+                        subtask: Some(b.clone()),
+                        response: match (o.responses.get(i), s) {
+                            (Some(text), _) => text.clone(),
+                            (None, Err(e)) => format!("unreadable: {e}"),
+                            (None, Ok(_)) => String::new(),
+                        },
+                        score: s.as_ref().ok().copied(),
+                    })
+                    .collect(),
+            ),
+        };
+        match score {
+            Some(x) => entry.0.push(x),
+            None => entry.1 += 1,
+        }
+        entry.2.push(BranchRecord {
+            line: k + 1,
+            text: input.text.clone(),
+            gold: input.gold,
+            assessment: input.assessment.clone(),
+            branches,
+            score,
+        });
+    }
+    let (protocol, kind) = match method {
+        MetaMethod::BsmEval => (MetaProtocol::BsmEval, FileKind::BsmEval),
+        _ => (MetaProtocol::JdEvalI, FileKind::JdEvalI),
+    };
+    by_evaluator
+        .into_iter()
+        .map(|(evaluator, (scores, empty, records))| {
+            let score = MetaScore {
+                meta_evaluator: meta_evaluator.to_owned(),
+                evaluator: evaluator.to_owned(),
+                protocol,
+                n: scores.len(),
+                mean: mean_in_order(&scores),
+                empty,
+            };
+            run_file(
+                format!("{} run · {meta_evaluator} on {evaluator}", method.name()),
+                kind,
+                format!("{} assessments", scores.len() + empty),
+                Content::MetaScore { score, records },
+            )
+        })
+        .collect()
+}
+
+/// The workspace files of a JDEval-i run (`outcomes[k]` belongs to `inputs[k]`).
+pub fn jdeval_i_run_files(
+    meta_evaluator: &str,
+    inputs: &[IndividualInput],
+    outcomes: &[Option<JdEvalIOutcome>],
+) -> Vec<MetaFile> {
+    let scored: Vec<Option<Scored<'_>>> =
+        outcomes.iter().map(|o| o.as_ref().map(Scored::JdEvalI)).collect();
+    individual_files(MetaMethod::JdEvalI, meta_evaluator, inputs, &scored)
+}
+
+/// The workspace files of a BSMEval run (`outcomes[k]` belongs to `inputs[k]`).
+pub fn bsmeval_run_files(
+    meta_evaluator: &str,
+    inputs: &[IndividualInput],
+    outcomes: &[Option<BsmOutcome>],
+) -> Vec<MetaFile> {
+    let scored: Vec<Option<Scored<'_>>> =
+        outcomes.iter().map(|o| o.as_ref().map(Scored::Bsm)).collect();
+    individual_files(MetaMethod::BsmEval, meta_evaluator, inputs, &scored)
+}
+
+/// Model names from a comma- or line-separated list, trimmed, empty ones and repeats dropped.
+pub fn model_list(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in text.split([',', '\n']).map(str::trim).filter(|m| !m.is_empty()) {
+        if !out.iter().any(|o| o == m) {
+            out.push(m.to_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+    use concord_core::judge::ChatResponse;
+    use concord_core::judge::protocol::Protocol;
+
+    use super::*;
+
+    fn pair(i: usize, label: PairLabel) -> PairInput {
+        PairInput {
+            id: i.to_string(),
+            question: format!("Q{i}?"),
+            answer_a: format!("A{i}"),
+            answer_b: format!("B{i}"),
+            label: Some(label),
+        }
+    }
+
+    /// Answers every pending request of `p` with `reply(prompt of the last message)`.
+    fn drive<P: Protocol>(p: &mut P, reply: &dyn Fn(&str) -> String) {
+        for _ in 0..20 {
+            let pending = p.pending();
+            if pending.is_empty() {
+                return;
+            }
+            for r in pending {
+                let text = reply(&r.messages.last().unwrap().content);
+                p.respond(&r.tag, &[ChatResponse::text(text)]).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn pairwise_run_figures_and_files() {
+        let pairs = vec![
+            pair(0, PairLabel::A),
+            pair(1, PairLabel::B),
+            pair(2, PairLabel::Tie),
+            pair(3, PairLabel::A),
+        ];
+        let evaluators = vec!["good".to_owned(), "first".to_owned()];
+        let mut protocols = pairwise_protocols(&pairs, &evaluators, true).unwrap();
+        // "good" names the gold answer in both orders (a tie for the tie); "first" always
+        // names whatever is shown first.
+        let gold = |prompt: &str| -> &'static str {
+            let shown_first_is_a = prompt.find("1:\nA").is_some();
+            let i: usize = prompt[prompt.find("### Question:\nQ").unwrap() + 15..]
+                .chars()
+                .next()
+                .unwrap()
+                .to_digit(10)
+                .unwrap() as usize;
+            match (pairs[i].label.unwrap(), shown_first_is_a) {
+                (PairLabel::Tie, _) => "0",
+                (PairLabel::A, true) | (PairLabel::B, false) => "1",
+                _ => "2",
+            }
+        };
+        for p in &mut protocols[0] {
+            drive(p, &|prompt| format!("<Winner>{}</Winner>", gold(prompt)));
+        }
+        for p in &mut protocols[1] {
+            drive(p, &|_| "<Winner>1</Winner>".to_owned());
+        }
+        let run = PairwiseRun {
+            pairs: pairs.clone(),
+            evaluators: evaluators.clone(),
+            swap: true,
+            outcomes: protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect(),
+        };
+        let f = run.figures();
+        assert_eq!(f[0].accuracy.accuracy, Some(1.0));
+        let pos = f[0].position.as_ref().unwrap();
+        assert_eq!((pos.consistency, pos.position_bias), (Some(1.0), Some(0.0)));
+        // "first": right on pairs 0 and 3 (gold A) of 4; of the 3 non-tie golds, 2.
+        assert_eq!(f[1].accuracy.accuracy, Some(0.5));
+        assert_eq!(f[1].accuracy.accuracy_no_ties, Some(2.0 / 3.0));
+        let pos = f[1].position.as_ref().unwrap();
+        assert_eq!(
+            (pos.consistency, pos.position_bias, pos.prefers_first),
+            (Some(0.0), Some(1.0), 4)
+        );
+        let table = run.table();
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.rows[1].cells[1].text, "0.5000");
+        assert_eq!(run.files().len(), 2);
+
+        // JDEval over the one couple per pair: the judge prefers Assistant1 ("good").
+        let jobs = couple_jobs(&run);
+        assert_eq!(jobs.len(), 4);
+        assert!(jobs[0].assessed.assessment_1.contains("<Winner>1</Winner>"));
+        let mut jd = jdeval_protocols(&jobs).unwrap();
+        for p in &mut jd {
+            drive(p, &|_| {
+                "<Better_answer>AnswerA</Better_answer><Better_assistant>Assistant1</Better_assistant>"
+                    .to_owned()
+            });
+        }
+        let outcomes: Vec<_> = jd.iter().map(|p| p.outcome()).collect();
+        let file = jdeval_run_file("meta-judge", &run, &jobs, &outcomes);
+        let Content::JdEval(j) = &file.content else { panic!("not a JDEval file") };
+        assert_eq!(j.meta_evaluator, "meta-judge · JDEval");
+        assert_eq!(j.win_rates.wins, vec![0, 4]); // evaluators sorted: first, good
+        assert_eq!((j.post.correct, j.post.n), (2, 4)); // AnswerA is right on pairs 0 and 3
+        assert_eq!(j.debates.len(), 4);
+    }
+
+    #[test]
+    fn mdeval_debate_of_three_rounds_becomes_a_debate_record() {
+        let pairs = vec![pair(0, PairLabel::A)];
+        let run = PairwiseRun {
+            pairs,
+            evaluators: vec!["x".into(), "y".into()],
+            swap: false,
+            outcomes: vec![
+                vec![Some(PairwiseOutcome {
+                    original: Ok(Verdict::First),
+                    swapped: None,
+                    verdict: Some(Verdict::First),
+                    consistent: None,
+                    responses: vec!["x says 1".into()],
+                })],
+                vec![Some(PairwiseOutcome {
+                    original: Ok(Verdict::Second),
+                    swapped: None,
+                    verdict: Some(Verdict::Second),
+                    consistent: None,
+                    responses: vec!["y says 2".into()],
+                })],
+            ],
+        };
+        let jobs = couple_jobs(&run);
+        let mut md = mdeval_protocols(&jobs, 3).unwrap();
+        drive(&mut md[0], &|prompt| {
+            if prompt.contains("You are Assistant") {
+                "I am right.".to_owned()
+            } else if prompt.contains("Round 3\nJudge") {
+                "<Better_assistant>Assistant2</Better_assistant>".to_owned()
+            } else {
+                "<Question>Why?</Question>".to_owned()
+            }
+        });
+        let outcomes: Vec<_> = md.iter().map(|p| p.outcome()).collect();
+        let file = mdeval_run_file("meta-judge", &run, &jobs, &outcomes);
+        let Content::JdEval(j) = &file.content else { panic!("not a JDEval file") };
+        let d = &j.debates[0];
+        assert_eq!(d.rounds.len(), 3);
+        assert_eq!(d.rounds[0].judge_question.as_deref(), Some("Why?"));
+        assert_eq!(d.verdict, "y");
+        assert_eq!(d.opening.as_ref().unwrap()[0].1, "x says 1");
+        assert_eq!(j.records[0].winner, Some(Verdict::Second));
+    }
+
+    #[test]
+    fn individual_runs_give_meta_scores_per_evaluator() {
+        let inputs: Vec<IndividualInput> = ["a", "a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(i, e)| IndividualInput {
+                evaluator: (*e).to_owned(),
+                text: format!("Story {i}."),
+                gold: Some(3.0),
+                assessment: format!("Rating {i}"),
+            })
+            .collect();
+        let mut jd = jdeval_i_protocols(&inputs, IndividualTask::OpenMeva).unwrap();
+        for (i, p) in jd.iter_mut().enumerate() {
+            let s = [4, 2, 5][i];
+            drive(p, &|_| {
+                format!(
+                    "<Score_for_story>3</Score_for_story><Score_for_Assistant>{s}</Score_for_Assistant>"
+                )
+            });
+        }
+        let outcomes: Vec<_> = jd.iter().map(|p| p.outcome()).collect();
+        let files = jdeval_i_run_files("mj", &inputs, &outcomes);
+        let means: Vec<(String, Option<f64>)> = files
+            .iter()
+            .map(|f| match &f.content {
+                Content::MetaScore { score, .. } => (score.evaluator.clone(), score.mean),
+                _ => panic!("not a meta score"),
+            })
+            .collect();
+        assert_eq!(means, vec![("a".to_owned(), Some(3.0)), ("b".to_owned(), Some(5.0))]);
+
+        let mut bsm = bsmeval_protocols(&inputs[..1]);
+        drive(&mut bsm[0], &|prompt| {
+            if prompt.contains("sub-tasks") {
+                "1. Accuracy\n2. Reasoning".to_owned()
+            } else if prompt.contains("Accuracy") {
+                "<Score>4</Score>".to_owned()
+            } else {
+                "<Score>2</Score>".to_owned()
+            }
+        });
+        let outcomes: Vec<_> = bsm.iter().map(|p| p.outcome()).collect();
+        let files = bsmeval_run_files("mj", &inputs[..1], &outcomes);
+        let Content::MetaScore { score, records } = &files[0].content else { panic!() };
+        assert_eq!((score.protocol, score.mean), (MetaProtocol::BsmEval, Some(3.0)));
+        let subtasks: Vec<_> = records[0].branches.iter().map(|b| b.subtask.clone()).collect();
+        assert_eq!(subtasks, vec![Some("Accuracy".into()), Some("Reasoning".into())]);
+        assert_eq!(records[0].branches[1].score, Some(2.0));
+    }
+
+    #[test]
+    fn model_lists() {
+        assert_eq!(model_list(" a, b\nc,,a "), vec!["a", "b", "c"]);
+        assert!(model_list(" , ").is_empty());
+    }
+}

@@ -1,0 +1,476 @@
+//! Live runs from the meta-evaluation screen: pairwise judging with several evaluator models
+//! (position swap optional), then JDEval / MDEval over pairs of their judgements or JDEval-i /
+//! BSMEval over single assessments of loaded evaluator-pointwise files, with a chosen
+//! meta-evaluator model — all on the Run screen's connection (provider, base URL, key, limits).
+//!
+//! Every call goes through [`runner::execute`]: answers are stored under their cache keys the
+//! moment they arrive and nothing stored is requested again, so a cancelled or failed run
+//! continues where it stopped when run again. Multi-step protocols (MDEval's rounds, BSMEval's
+//! branch then solve) are driven step by step: each step sends the pending requests of every
+//! protocol, then feeds the answers back. The outcomes become workspace files
+//! ([`super::live`]) that feed the same tables, plots and viewers as the released files.
+
+use std::sync::Arc;
+
+use concord_core::judge::ChatResponse;
+use concord_core::judge::meta_eval::IndividualTask;
+use concord_core::judge::protocol::Protocol;
+use concord_core::run::{Finish, SampleBatch, cache_key};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::live::{self, IndividualInput, MetaMethod, PairwiseRun};
+use super::model::MetaFile;
+use super::{State, TableView, add_files, labelled_number};
+use crate::edge::store::Store;
+use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::state::Workbench;
+
+/// The run controls and the current run, as signals (owned by the screen's root owner).
+#[derive(Clone, Copy)]
+pub(super) struct RunState {
+    evaluators: RwSignal<String>,
+    meta_model: RwSignal<String>,
+    pair_source: RwSignal<Option<u64>>,
+    pair_limit: RwSignal<String>,
+    swap: RwSignal<bool>,
+    method: RwSignal<MetaMethod>,
+    rounds: RwSignal<String>,
+    openmeva: RwSignal<bool>,
+    item_limit: RwSignal<String>,
+    running: RwSignal<bool>,
+    paused: RwSignal<bool>,
+    status: RwSignal<Option<String>>,
+    error: RwSignal<Option<String>>,
+    control: StoredValue<RunControl, LocalStorage>,
+    /// The last pairwise run: its table, and the assessments JDEval / MDEval compare.
+    pairwise: RwSignal<Option<Arc<PairwiseRun>>>,
+}
+
+impl RunState {
+    pub(super) fn new() -> RunState {
+        let text = |s: &str| RwSignal::new(s.to_owned());
+        RunState {
+            evaluators: text(""),
+            meta_model: text(""),
+            pair_source: RwSignal::new(None),
+            pair_limit: text("20"),
+            swap: RwSignal::new(true),
+            method: RwSignal::new(MetaMethod::JdEval),
+            rounds: text("3"),
+            openmeva: RwSignal::new(true),
+            item_limit: text("20"),
+            running: RwSignal::new(false),
+            paused: RwSignal::new(false),
+            status: RwSignal::new(None),
+            error: RwSignal::new(None),
+            control: StoredValue::new_local(RunControl::new()),
+            pairwise: RwSignal::new(None),
+        }
+    }
+}
+
+/// The Run screen's connection with another model.
+fn connection_for(wb: Workbench, model: &str) -> Connection {
+    let mut form = wb.connection.get_untracked();
+    form.model = model.to_owned();
+    form.connection()
+}
+
+/// The models named in `field`, or the Run screen's model when it is empty.
+fn models(field: RwSignal<String>, wb: Workbench) -> Vec<String> {
+    let named = live::model_list(&field.get_untracked());
+    if named.is_empty() { live::model_list(&wb.connection.get_untracked().model) } else { named }
+}
+
+fn limit(field: RwSignal<String>, what: &str) -> Result<usize, String> {
+    field
+        .get_untracked()
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| format!("{what} must be a whole number of at least 1"))
+}
+
+/// Drives `protocols` to the end on `connection`: each step sends every pending request
+/// through the run engine (cached answers are not sent) and feeds the answers back. Stops at
+/// the first step that leaves a request unanswered (cancelled, failed, stopped). Returns how
+/// many calls were answered from the cache.
+async fn drive<P: Protocol>(
+    protocols: &mut [P],
+    connection: &Connection,
+    wb: Workbench,
+    rs: RunState,
+    what: &str,
+) -> Result<usize, String> {
+    let store = match wb.store.get_untracked() {
+        Some(s) => s,
+        None => Store::open_or_memory().await.0,
+    };
+    let memory = wb.memory.get_value();
+    let control = rs.control.get_value();
+    let mut cached = 0;
+    // MDEval needs 1 + 2 × 5 steps at most; the bound only guards against a protocol bug.
+    for step in 1..=32 {
+        let mut targets: Vec<(usize, String, String)> = Vec::new();
+        let mut calls = Vec::new();
+        for (i, p) in protocols.iter().enumerate() {
+            for request in p.pending() {
+                let key = cache_key(&connection.endpoint, &request, 0);
+                targets.push((i, request.tag.clone(), key.clone()));
+                calls.push(CallSpec {
+                    request,
+                    samples: SampleBatch { first: 0, count: 1 },
+                    keys: vec![key],
+                });
+            }
+        }
+        if calls.is_empty() {
+            return Ok(cached);
+        }
+        let label = what.to_owned();
+        let outcome = runner::execute(
+            connection.clone(),
+            calls,
+            store.clone(),
+            memory.clone(),
+            control.clone(),
+            move |r| {
+                rs.paused.try_set(r.paused);
+                rs.status.try_set(Some(format!(
+                    "{label}, step {step}: {} of {} calls done, {} cached, {} failed{}",
+                    r.progress.done,
+                    r.progress.total,
+                    r.cached,
+                    r.progress.failed,
+                    if r.paused { " (paused)" } else { "" }
+                )));
+            },
+        )
+        .await;
+        cached += outcome.cached;
+        let mut missing = 0;
+        {
+            let mem = memory.borrow();
+            for (i, tag, key) in &targets {
+                match (mem.get(key), protocols.get_mut(*i)) {
+                    (Some(text), Some(p)) => p
+                        .respond(tag, &[ChatResponse::text(text.clone())])
+                        .map_err(|e| e.to_string())?,
+                    _ => missing += 1,
+                }
+            }
+        }
+        match outcome.finish {
+            Finish::Completed if missing == 0 => {}
+            Finish::Cancelled => {
+                return Err(
+                    "Cancelled. Every answer received is stored; run again to continue.".to_owned()
+                );
+            }
+            Finish::Stopped(reason) => return Err(format!("The run stopped: {reason}")),
+            _ => {
+                return Err(format!(
+                    "{missing} call(s) got no answer; run again to retry them (stored answers are not requested again)."
+                ));
+            }
+        }
+    }
+    Err("the protocol did not finish".to_owned())
+}
+
+fn begin(rs: RunState) {
+    rs.control.set_value(RunControl::new());
+    rs.running.set(true);
+    rs.paused.set(false);
+    rs.error.set(None);
+}
+
+/// Ends a run: `done` is the status of a finished run, followed by how many calls the cache
+/// answered.
+fn end(rs: RunState, result: Result<usize, String>, done: &str) {
+    rs.running.try_set(false);
+    rs.paused.try_set(false);
+    match result {
+        Ok(cached) => {
+            rs.status.try_set(Some(format!("{done}; {cached} calls answered from the cache.")));
+        }
+        Err(e) => {
+            rs.error.try_set(Some(e));
+        }
+    }
+}
+
+fn start_pairwise(state: State, wb: Workbench) {
+    let rs = state.run;
+    let evaluators = models(rs.evaluators, wb);
+    if evaluators.is_empty() {
+        rs.error.set(Some(
+            "Name at least one evaluator model (or set a model on the Run screen).".into(),
+        ));
+        return;
+    }
+    let n = match limit(rs.pair_limit, "Pairs") {
+        Ok(n) => n,
+        Err(e) => return rs.error.set(Some(e)),
+    };
+    let files = state.files.get_untracked();
+    let chosen = rs.pair_source.get_untracked();
+    let source = files
+        .iter()
+        .filter(|e| !e.file.pairs.is_empty())
+        .find(|e| chosen.is_none() || Some(e.id) == chosen);
+    let Some(source) = source else {
+        rs.error.set(Some(
+            "Load a pairwise evaluator results file (question, two answers, human label) first: its pairs are judged.".into(),
+        ));
+        return;
+    };
+    let pairs: Vec<_> = source.file.pairs.iter().take(n).cloned().collect();
+    let swap = rs.swap.get_untracked();
+    let mut protocols = match live::pairwise_protocols(&pairs, &evaluators, swap) {
+        Ok(p) => p,
+        Err(e) => return rs.error.set(Some(e.to_string())),
+    };
+    begin(rs);
+    spawn_local(async move {
+        let mut result = Ok(0);
+        for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
+            let connection = connection_for(wb, e);
+            let what = format!("Pairwise judging with {e}");
+            match drive(ps, &connection, wb, rs, &what).await {
+                Ok(c) => result = result.map(|sum| sum + c),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let outcomes =
+            protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect();
+        let run = PairwiseRun { pairs, evaluators, swap, outcomes };
+        add_files(state, run.files());
+        let n = run.pairs.len();
+        rs.pairwise.try_set(Some(Arc::new(run)));
+        end(rs, result, &format!("Pairwise judging finished: {n} pairs"));
+    });
+}
+
+fn start_meta(state: State, wb: Workbench) {
+    let rs = state.run;
+    let Some(meta_model) = models(rs.meta_model, wb).into_iter().next() else {
+        rs.error
+            .set(Some("Name the meta-evaluator model (or set a model on the Run screen).".into()));
+        return;
+    };
+    let connection = connection_for(wb, &meta_model);
+    let method = rs.method.get_untracked();
+    if method.is_pairwise() {
+        let Some(run) = rs.pairwise.get_untracked() else {
+            rs.error.set(Some(format!(
+                "{} compares two evaluators' judgements of the same pair: run the pairwise judging first.",
+                method.name()
+            )));
+            return;
+        };
+        let jobs = live::couple_jobs(&run);
+        if jobs.is_empty() {
+            rs.error.set(Some(
+                "The pairwise run needs at least two evaluator models that both answered.".into(),
+            ));
+            return;
+        }
+        if method == MetaMethod::JdEval {
+            let mut ps = match live::jdeval_protocols(&jobs) {
+                Ok(p) => p,
+                Err(e) => return rs.error.set(Some(e.to_string())),
+            };
+            begin(rs);
+            spawn_local(async move {
+                let result = drive(&mut ps, &connection, wb, rs, "JDEval").await;
+                let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
+                add_files(state, vec![live::jdeval_run_file(&meta_model, &run, &jobs, &outcomes)]);
+                end(rs, result, &format!("JDEval finished: {} judgements", jobs.len()));
+            });
+        } else {
+            let rounds = match limit(rs.rounds, "MDEval rounds") {
+                Ok(r) if r <= 5 => r,
+                _ => return rs.error.set(Some("MDEval rounds must be from 1 to 5.".into())),
+            };
+            let mut ps = match live::mdeval_protocols(&jobs, rounds) {
+                Ok(p) => p,
+                Err(e) => return rs.error.set(Some(e.to_string())),
+            };
+            begin(rs);
+            spawn_local(async move {
+                let result = drive(&mut ps, &connection, wb, rs, "MDEval").await;
+                let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
+                add_files(state, vec![live::mdeval_run_file(&meta_model, &run, &jobs, &outcomes)]);
+                end(rs, result, &format!("MDEval finished: {} debates", jobs.len()));
+            });
+        }
+        return;
+    }
+    let n = match limit(rs.item_limit, "Assessments per file") {
+        Ok(n) => n,
+        Err(e) => return rs.error.set(Some(e)),
+    };
+    let inputs: Vec<IndividualInput> = state
+        .files
+        .get_untracked()
+        .iter()
+        .flat_map(|e| e.file.individual.iter().take(n).cloned().collect::<Vec<_>>())
+        .collect();
+    if inputs.is_empty() {
+        rs.error.set(Some(format!(
+            "{} scores single assessments: load an evaluator-pointwise results file (text, human score, the evaluator's response) first.",
+            method.name()
+        )));
+        return;
+    }
+    begin(rs);
+    if method == MetaMethod::JdEvalI {
+        let task = if rs.openmeva.get_untracked() {
+            IndividualTask::OpenMeva
+        } else {
+            IndividualTask::SummEvalCoherence
+        };
+        let mut ps = match live::jdeval_i_protocols(&inputs, task) {
+            Ok(p) => p,
+            Err(e) => {
+                end(rs, Err(e.to_string()), "");
+                return;
+            }
+        };
+        spawn_local(async move {
+            let result = drive(&mut ps, &connection, wb, rs, "JDEval-i").await;
+            let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
+            add_files(state, live::jdeval_i_run_files(&meta_model, &inputs, &outcomes));
+            end(rs, result, &format!("JDEval-i finished: {} assessments", inputs.len()));
+        });
+    } else {
+        let mut ps = live::bsmeval_protocols(&inputs);
+        spawn_local(async move {
+            let result = drive(&mut ps, &connection, wb, rs, "BSMEval").await;
+            let outcomes: Vec<_> = ps.iter().map(|p| p.outcome()).collect();
+            add_files(state, live::bsmeval_run_files(&meta_model, &inputs, &outcomes));
+            end(rs, result, &format!("BSMEval finished: {} assessments", inputs.len()));
+        });
+    }
+}
+
+fn text_input(
+    id: &'static str,
+    label: &'static str,
+    value: RwSignal<String>,
+    placeholder: Signal<String>,
+) -> impl IntoView {
+    view! {
+        <label class="control" for=id>
+            <span>{label}</span>
+            <input id=id type="text" size="24" prop:value=move || value.get()
+                placeholder=move || placeholder.get()
+                on:input=move |ev| value.set(event_target_value(&ev))/>
+        </label>
+    }
+}
+
+/// The "Run judges and meta-evaluators" panel.
+#[component]
+pub(super) fn RunPanel() -> impl IntoView {
+    let state = expect_context::<State>();
+    let wb = expect_context::<Workbench>();
+    let rs = state.run;
+    let connected = move || {
+        let f = wb.connection.get();
+        !f.base_url.trim().is_empty()
+    };
+    let run_model = Signal::derive(move || wb.connection.get().model);
+    let pair_sources = move || {
+        let chosen = rs.pair_source.get();
+        state
+            .files
+            .get()
+            .into_iter()
+            .filter(|e| !e.file.pairs.is_empty())
+            .map(|e| {
+                let label = format!("{} ({} pairs)", e.file.name, e.file.pairs.len());
+                view! { <option value=e.id.to_string() selected={chosen == Some(e.id)}>{label}</option> }
+            })
+            .collect_view()
+    };
+    let busy = move || rs.running.get() || !connected();
+    let pairwise_table =
+        move || rs.pairwise.get().map(|run| view! { <TableView table=run.table()/> });
+    view! {
+        <section class="panel" aria-labelledby="meta-run-heading">
+            <h2 id="meta-run-heading">"Run judges and meta-evaluators"</h2>
+            <p class="muted">
+                "Uses the connection of the Run screen (provider, base URL, key, limits); each model named here "
+                "is called on it. Answers are stored in this browser: running again sends nothing already answered."
+            </p>
+            <Show when=move || !connected()>
+                <p class="muted" data-testid="meta-run-not-connected">"Set a base URL (and a model) on the Run screen first."</p>
+            </Show>
+            <h3>"Pairwise judging (seed 003's Table 7 prompt)"</h3>
+            <div class="row controls">
+                {text_input("meta-evaluators", "Evaluator models", rs.evaluators, run_model)}
+                <label class="control" for="meta-pair-source"><span>"Pairs from"</span>
+                    <select id="meta-pair-source" on:change=move |ev| rs.pair_source.set(event_target_value(&ev).parse().ok())>
+                        {pair_sources}
+                    </select>
+                </label>
+                {labelled_number("meta-pair-limit", "Pairs (first N)", rs.pair_limit)}
+                <label class="control" for="meta-swap">
+                    <input id="meta-swap" type="checkbox" prop:checked=move || rs.swap.get()
+                        on:change=move |ev| rs.swap.set(event_target_checked(&ev))/>
+                    <span>"Position swap"</span>
+                </label>
+                <button type="button" class="primary" disabled=busy
+                    on:click=move |_| start_pairwise(state, wb)>"Run pairwise judging"</button>
+            </div>
+            <p class="muted">"Accuracy of the verdicts in the given order against the human label (a tie a class of its own; and over the pairs whose label is not a tie). With the swap, each pair is judged again with the answers exchanged: consistency is the share of pairs with the same verdict both times, position bias (first-slot picks − second-slot picks) / pairs."</p>
+            {pairwise_table}
+            <h3>"Meta-evaluation"</h3>
+            <div class="row controls">
+                {text_input("meta-model", "Meta-evaluator model", rs.meta_model, run_model)}
+                <label class="control" for="meta-method"><span>"Protocol"</span>
+                    <select id="meta-method" on:change=move |ev| rs.method.set(MetaMethod::from_id(&event_target_value(&ev)))>
+                        {MetaMethod::ALL.into_iter().map(|m| view! {
+                            <option value=m.id() selected=move || rs.method.get() == m>{m.label()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                {labelled_number("meta-rounds", "MDEval rounds (1–5)", rs.rounds)}
+                <label class="control" for="meta-task"><span>"JDEval-i prompt"</span>
+                    <select id="meta-task" on:change=move |ev| rs.openmeva.set(event_target_value(&ev) == "openmeva")>
+                        <option value="openmeva" selected=move || rs.openmeva.get()>"OpenMEVA stories (Table 12)"</option>
+                        <option value="summeval" selected=move || !rs.openmeva.get()>"SummEval coherence (Table 13)"</option>
+                    </select>
+                </label>
+                {labelled_number("meta-item-limit", "Assessments per file (first N)", rs.item_limit)}
+                <button type="button" class="primary" disabled=busy
+                    on:click=move |_| start_meta(state, wb)>"Run meta-evaluation"</button>
+            </div>
+            <p class="muted">"JDEval and MDEval compare every two evaluators of the pairwise run on each pair (their outcomes join Elo, the heatmap, post accuracy and the debate viewer); JDEval-i and BSMEval score the assessments of the loaded evaluator-pointwise files (Tables 5 and 6, the BSMEval viewer)."</p>
+            <div class="row">
+                <button type="button" class="secondary" disabled=move || !rs.running.get()
+                    on:click=move |_| {
+                        let control = rs.control.get_value();
+                        if control.is_paused() { control.resume() } else { control.pause() }
+                        rs.paused.set(control.is_paused());
+                    }>{move || if rs.paused.get() { "Resume" } else { "Pause" }}</button>
+                <button type="button" class="secondary" disabled=move || !rs.running.get()
+                    on:click=move |_| rs.control.get_value().cancel()>"Cancel run"</button>
+                <span role="status" data-testid="meta-run-status">{move || rs.status.get().unwrap_or_default()}</span>
+            </div>
+            {move || rs.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="meta-run-error">{e}</p> })}
+        </section>
+    }
+}
+
+/// Files of a run that replace those of an earlier run with the same name.
+pub(super) fn replaces(old: &MetaFile, new: &[MetaFile]) -> bool {
+    old.format == "live run" && new.iter().any(|n| n.name == old.name)
+}
