@@ -400,10 +400,10 @@ pub fn check_keys(task: &str, table: &ScoreTable, sessions: &[SessionLog]) -> Ve
             .iter()
             .map(|(name, scores)| {
                 let (mut equal, mut shared) = (0, 0);
-                for u in 0..table.units.len() {
-                    if let (Some(x), Some(y)) = (table.scores[r][u], scores[u].as_ref()) {
+                for (x, y) in table.scores[r].iter().zip(scores) {
+                    if let (Some(x), Some(y)) = (x, y) {
                         shared += 1;
-                        equal += usize::from(x == *y);
+                        equal += usize::from(x == y);
                     }
                 }
                 (name.clone(), equal, shared)

@@ -314,6 +314,6 @@ pub fn recurrence(samples: &[Vec<String>]) -> Vec<Recurrence> {
         r.share = r.samples as f64 / n;
     }
     // Stable: equal counts keep the order of first appearance.
-    out.sort_by(|a, b| b.samples.cmp(&a.samples));
+    out.sort_by_key(|r| std::cmp::Reverse(r.samples));
     out
 }
