@@ -291,7 +291,10 @@ mod tests {
         assert_eq!(rows.len(), 7);
         assert_eq!(rows[3].role, "output");
         assert_eq!(rows[3].samples, "S one · S two");
-        assert_eq!((rows[4].role, rows[4].attribute.as_str(), rows[4].rater.as_str()), ("rating", "coherence", "a"));
+        assert_eq!(
+            (rows[4].role, rows[4].attribute.as_str(), rows[4].rater.as_str()),
+            ("rating", "coherence", "a")
+        );
         let (mapping, problems) = draft_mapping(&loaded.columns, &rows);
         assert_eq!(mapping.as_ref(), loaded.mapping.as_ref());
         assert!(problems.is_empty(), "{problems:?}");

@@ -28,8 +28,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use concord_core::data::{
-    self, Attribute, ColumnInfo, ColumnMapping, Dataset, Diagnostic, Format, JudgeRecord, JudgeRun, Loaded,
-    OpenEndedTask, PairwiseItem, RatingItem, ReviewAction, Severity, Summary,
+    self, Attribute, ColumnInfo, ColumnMapping, Dataset, Diagnostic, Format, JudgeRecord, JudgeRun,
+    Loaded, OpenEndedTask, PairwiseItem, RatingItem, ReviewAction, Severity, Summary,
 };
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};

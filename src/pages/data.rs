@@ -314,17 +314,23 @@ fn PreviewPanel() -> impl IntoView {
 
 /// Reads the open dataset's file again, in the worker, with `mapping` (`None`: the guess),
 /// and opens the result; `message` gets what happened.
-fn reread(ws: Workspace, mapping: Option<ColumnMapping>, message: RwSignal<Option<(bool, String)>>) {
+fn reread(
+    ws: Workspace,
+    mapping: Option<ColumnMapping>,
+    message: RwSignal<Option<(bool, String)>>,
+) {
     let open_name = ws.dataset.with_untracked(|d| d.loaded.dataset.name.clone());
     let source = ws.source.get_value().filter(|(name, _)| *name == open_name);
     let Some((name, source)) = source else {
         message.set(Some((
             false,
-            "The file of this dataset is no longer at hand: load it again to change its mapping.".into(),
+            "The file of this dataset is no longer at hand: load it again to change its mapping."
+                .into(),
         )));
         return;
     };
-    let what = if mapping.is_some() { "with the edited mapping" } else { "with the guessed mapping" };
+    let what =
+        if mapping.is_some() { "with the edited mapping" } else { "with the guessed mapping" };
     ws.loading.set(Some(format!("Reading {name} again {what}…")));
     message.set(None);
     spawn_local(async move {
@@ -333,7 +339,8 @@ fn reread(ws: Workspace, mapping: Option<ColumnMapping>, message: RwSignal<Optio
                 match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
                     Ok(buffer) => {
                         let buffer = buffer.unchecked_into::<js_sys::ArrayBuffer>();
-                        load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {}).await
+                        load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {})
+                            .await
                     }
                     Err(e) => Err(format!(
                         "the browser could not read it again ({e:?}); if it changed on disk, load it again"
@@ -373,7 +380,11 @@ fn MappingPanel() -> impl IntoView {
     let message = RwSignal::new(None::<(bool, String)>);
     // One signal per row, so typing in a row does not rebuild the table (and keeps focus).
     let drafts = Memo::new(move |_| {
-        ws.dataset.with(|d| draft_rows(&d.loaded)).into_iter().map(RwSignal::new).collect::<Vec<_>>()
+        ws.dataset
+            .with(|d| draft_rows(&d.loaded))
+            .into_iter()
+            .map(RwSignal::new)
+            .collect::<Vec<_>>()
     });
     let checked = Memo::new(move |_| {
         let rows: Vec<DraftRow> = drafts.get().iter().map(|r| r.get()).collect();

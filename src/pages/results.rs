@@ -10,9 +10,9 @@ use std::sync::Arc;
 use concord_core::data::{self, Dataset};
 use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
+use concord_core::judge::table::JudgeScores;
 use concord_core::run::{Capabilities, PriceTable};
 use concord_core::workbench::results::{self, Format, Granularity, Statistic};
-use concord_core::judge::table::JudgeScores;
 use concord_core::workbench::{
     BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, Scored, bootstrap_interval,
 };
@@ -175,7 +175,14 @@ pub fn ResultsPage() -> impl IntoView {
         let dataset = ws.dataset.get();
         let baseline = wb.settings.with(|s| s.baseline.clone());
         let Some((scored, _)) = scored.get() else {
-            return (concord_core::workbench::tabulate(&dataset.loaded.dataset, &Scored::default(), None), 0.0);
+            return (
+                concord_core::workbench::tabulate(
+                    &dataset.loaded.dataset,
+                    &Scored::default(),
+                    None,
+                ),
+                0.0,
+            );
         };
         let started = time::monotonic_ms();
         let t = concord_core::workbench::tabulate(
@@ -186,7 +193,9 @@ pub fn ResultsPage() -> impl IntoView {
         let took = time::monotonic_ms() - started;
         (t, took)
     });
-    provide_context(ReadTime(Signal::derive(move || scored.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms)))));
+    provide_context(ReadTime(Signal::derive(move || {
+        scored.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms))
+    })));
     let selected = RwSignal::new(None::<(usize, usize)>);
     view! {
         <ImportPanel/>
@@ -258,9 +267,8 @@ fn with_cache<T>(f: impl FnOnce(&mut ScoreCache) -> T) -> T {
 struct ScoreCache {
     /// The dataset they were read against (held, so its address cannot be reused).
     dataset: Option<Arc<data::Loaded>>,
-    runs: HashMap<RunKey, Option<Result<JudgeScores, String>>>,
-    /// Time spent reading when runs were last read (ms).
-    read_ms: f64,
+    /// Each run read, with the time reading it took (ms).
+    runs: HashMap<RunKey, (Option<Result<JudgeScores, String>>, f64)>,
 }
 
 /// Reads every run not read before (one at a time, yielding to the browser between slices of
@@ -281,19 +289,21 @@ async fn read_scores(
     let keys: Vec<RunKey> = wb.runs.with_untracked(|runs| runs.iter().map(RunKey::of).collect());
     let missing: Vec<usize> =
         with_cache(|c| (0..keys.len()).filter(|&i| !c.runs.contains_key(&keys[i])).collect());
-    let mut spent = 0.0;
     if !missing.is_empty() {
         scored.set(None);
         let mut slice = time::monotonic_ms();
         for (done, &i) in missing.iter().enumerate() {
-            reading.set(Some(format!("Reading the responses of {} judge run(s): {done} done…", missing.len())));
+            reading.set(Some(format!(
+                "Reading the responses of {} judge run(s): {done} done…",
+                missing.len()
+            )));
             let started = time::monotonic_ms();
             let read = wb.runs.with_untracked(|runs| {
                 runs.get(i).map(|r| concord_core::workbench::score_run(&open.loaded.dataset, r))
             });
-            spent += time::monotonic_ms() - started;
+            let took = time::monotonic_ms() - started;
             let Some(read) = read else { return };
-            with_cache(|c| c.runs.insert(keys[i].clone(), read));
+            with_cache(|c| c.runs.insert(keys[i].clone(), (read, took)));
             if time::monotonic_ms() - slice > 25.0 {
                 time::yield_now().await;
                 slice = time::monotonic_ms();
@@ -306,26 +316,23 @@ async fn read_scores(
     if !current() {
         return;
     }
-    let started = time::monotonic_ms();
     let s = wb.runs.with_untracked(|runs| {
         with_cache(|c| {
-            concord_core::workbench::assemble(runs, |i| c.runs.get(&keys[i]).cloned().flatten())
+            concord_core::workbench::assemble(runs, |i| {
+                c.runs.get(&keys[i]).and_then(|(read, _)| read.clone())
+            })
         })
     });
-    spent += time::monotonic_ms() - started;
     // Keep the cache to the runs there are (an import replaces runs, a run in progress grows).
-    with_cache(|c| c.runs.retain(|k, _| keys.contains(k)));
     let ms = with_cache(|c| {
-        if !missing.is_empty() {
-            c.read_ms = spent;
-        }
-        c.read_ms
+        c.runs.retain(|k, _| keys.contains(k));
+        c.runs.values().map(|(_, ms)| ms).sum::<f64>()
     });
     scored.set(Some((Arc::new(s), ms)));
     reading.set(None);
 }
 
-/// How long reading the runs' samples took when they last changed (ms).
+/// How long reading the samples of the runs shown took, in total (ms).
 #[derive(Clone, Copy)]
 struct ReadTime(Signal<f64>);
 
@@ -582,7 +589,7 @@ fn TablePanel(
                         Some(b) => format!("Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."),
                         None => "Choose a baseline to mark significant improvements (Williams' test).".into(),
                     };
-                    let read = read_ms.map(|r| format!(" Responses read in {:.0} ms when the runs last changed.", r.get())).unwrap_or_default();
+                    let read = read_ms.map(|r| format!(" Responses read in {:.0} ms in all, once per run, in the background.", r.get())).unwrap_or_default();
                     format!("{} at {}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.{read}", s.statistic.label(), s.level.label())
                 }}
             </p>
@@ -689,7 +696,13 @@ fn CellPanel(
 
 fn item_columns() -> Vec<VColumn> {
     let col = |title: &str, numeric| VColumn { title: title.to_owned(), numeric };
-    vec![col("Item", false), col("System", false), col("Human", true), col("Judge", true), col("Details", false)]
+    vec![
+        col("Item", false),
+        col("System", false),
+        col("Human", true),
+        col("Judge", true),
+        col("Details", false),
+    ]
 }
 
 /// The cells of row `i` of a cell's item list (rendered as it scrolls into view).
@@ -701,7 +714,9 @@ fn item_cells(
 ) -> RowCells {
     Arc::new(move |i| {
         let Some(it) = loaded.dataset.items.get(i) else { return ().into_any() };
-        let f = |v: Option<&Option<f64>>| v.copied().flatten().map_or("–".into(), |v| format!("{v:.2}"));
+        let f = |v: Option<&Option<f64>>| {
+            v.copied().flatten().map_or("–".into(), |v| format!("{v:.2}"))
+        };
         view! {
             <td>{it.id.clone()}</td><td>{it.system_id.clone()}</td>
             <td class="num">{f(human.get(i))}</td><td class="num">{f(judge.get(i))}</td>
@@ -830,13 +845,13 @@ fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                     attributes.dedup();
                     attributes.into_iter().filter_map(|attribute| {
                         let mut others: Vec<(String, RaterKind, Vec<Option<f64>>)> = raters.iter().filter(|r| r.attribute == attribute)
-                            .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(&dataset))).collect();
+                            .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(dataset))).collect();
                         if let Some(a) = t.attributes.iter().position(|x| *x == attribute) {
                             for (m, method) in t.methods.iter().enumerate() {
                                 if let Some(c) = t.cell(m, a) { others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone())); }
                             }
                         }
-                        let agreement = concord_core::workbench::agreement(&dataset, &attribute, &others)?;
+                        let agreement = concord_core::workbench::agreement(dataset, &attribute, &others)?;
                         let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.3}"));
                         Some(view! {
                             <h3>{format!("{attribute}: α among the dataset's raters {}", f(agreement.alpha_humans))}</h3>

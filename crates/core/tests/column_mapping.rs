@@ -2,7 +2,9 @@
 //! lists, roles ↔ mapping, validation, and reloading the same bytes with an edited mapping.
 #![allow(clippy::unwrap_used)]
 
-use concord_core::data::{self, ColumnMapping, RatingColumn, Role, Scale, ScaleKind, validate_roles};
+use concord_core::data::{
+    self, ColumnMapping, RatingColumn, Role, Scale, ScaleKind, validate_roles,
+};
 
 const LETTERS: &str = "\
 doc,model,article,summary,coherence_a,coherence_b,fluency_A,fluency_B,score_x,notes
@@ -89,7 +91,9 @@ fn tabular_files_list_their_columns_with_samples() {
     assert!(l.columns[4].numeric);
     // JSON Lines too, in order of first appearance; long values are clipped.
     let long = "w".repeat(100);
-    let jsonl = format!("{{\"output\":\"{long}\",\"q\":3}}\n{{\"output\":\"b\",\"q\":4,\"extra\":\"e\"}}\n");
+    let jsonl = format!(
+        "{{\"output\":\"{long}\",\"q\":3}}\n{{\"output\":\"b\",\"q\":4,\"extra\":\"e\"}}\n"
+    );
     let l = data::load("x.jsonl", jsonl.as_bytes()).unwrap();
     let names: Vec<&str> = l.columns.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["output", "q", "extra"]);
@@ -165,7 +169,8 @@ fn validation_says_what_blocks_applying() {
     );
 
     let mut same_rater = base.clone();
-    same_rater[5] = Role::Rating { attribute: "coherence".into(), rater: Some("a".into()), scale: None };
+    same_rater[5] =
+        Role::Rating { attribute: "coherence".into(), rater: Some("a".into()), scale: None };
     let got = messages(&same_rater);
     assert!(got[0].0 && got[0].1.contains("both rate coherence by rater a"), "{got:?}");
 
@@ -178,8 +183,10 @@ fn validation_says_what_blocks_applying() {
         Role::Rating { attribute: "x".into(), rater: None, scale: Some(Scale::likert(5.0, 1.0)) };
     assert!(messages(&bad_scale)[0].1.contains("minimum below its maximum"));
 
-    let no_ratings: Vec<Role> =
-        base.iter().map(|r| if matches!(r, Role::Rating { .. }) { Role::Ignore } else { r.clone() }).collect();
+    let no_ratings: Vec<Role> = base
+        .iter()
+        .map(|r| if matches!(r, Role::Rating { .. }) { Role::Ignore } else { r.clone() })
+        .collect();
     assert_eq!(messages(&no_ratings).len(), 1);
     assert!(!messages(&no_ratings)[0].0, "not blocking");
 }

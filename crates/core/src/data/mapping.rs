@@ -321,10 +321,8 @@ pub(crate) fn guess(table: &Table) -> ColumnMapping {
                 .flatten()
         })
         .collect();
-    let firsts: Vec<Option<String>> = ratings
-        .iter()
-        .map(|r| split_letter(&r.column).map(|(stem, _)| stem.to_owned()))
-        .collect();
+    let firsts: Vec<Option<String>> =
+        ratings.iter().map(|r| split_letter(&r.column).map(|(stem, _)| stem.to_owned())).collect();
     for (i, r) in ratings.iter_mut().enumerate() {
         let Some(stem) = &stems[i] else { continue };
         if stems.iter().filter(|s| s.as_ref() == Some(stem)).count() < 2 {
@@ -484,7 +482,11 @@ impl ColumnMapping {
                 Role::Rating { attribute, rater, scale } => m.ratings.push(RatingColumn {
                     column: c.name.clone(),
                     attribute: attribute.trim().to_owned(),
-                    rater: rater.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_owned),
+                    rater: rater
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|r| !r.is_empty())
+                        .map(str::to_owned),
                     scale: *scale,
                 }),
             }
@@ -520,14 +522,20 @@ pub fn validate_roles(columns: &[ColumnInfo], roles: &[Role]) -> Vec<MappingProb
         }
     }
     if !roles.contains(&Role::Output) {
-        out.push(block(None, "no output column: choose the column with the text being rated".into()));
+        out.push(block(
+            None,
+            "no output column: choose the column with the text being rated".into(),
+        ));
     }
     let mut seen: Vec<(String, Option<String>, &str)> = Vec::new();
     for (c, role) in &pairs {
         let Role::Rating { attribute, rater, scale } = role else { continue };
         let attribute = attribute.trim();
         if attribute.is_empty() {
-            out.push(block(Some(c.name.as_str()), format!("rating column `{}` needs an attribute name", c.name)));
+            out.push(block(
+                Some(c.name.as_str()),
+                format!("rating column `{}` needs an attribute name", c.name),
+            ));
             continue;
         }
         if let Some(s) = scale
@@ -540,10 +548,14 @@ pub fn validate_roles(columns: &[ColumnInfo], roles: &[Role]) -> Vec<MappingProb
         }
         let rater = rater.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_owned);
         if let Some((_, _, other)) = seen.iter().find(|(a, r, _)| a == attribute && *r == rater) {
-            let who = rater.as_deref().map_or("as the aggregate".to_owned(), |r| format!("by rater {r}"));
+            let who =
+                rater.as_deref().map_or("as the aggregate".to_owned(), |r| format!("by rater {r}"));
             out.push(block(
                 Some(c.name.as_str()),
-                format!("`{other}` and `{}` both rate {attribute} {who}: give them different raters", c.name),
+                format!(
+                    "`{other}` and `{}` both rate {attribute} {who}: give them different raters",
+                    c.name
+                ),
             ));
         } else {
             seen.push((attribute.to_owned(), rater, c.name.as_str()));
