@@ -71,6 +71,16 @@ impl OpenDataset {
     }
 }
 
+/// Where the open dataset's bytes came from, kept so the Data screen can read the same file
+/// again with an edited column mapping without the user picking it again.
+#[derive(Clone)]
+pub enum DataSource {
+    /// A file the user picked or dropped: read again when needed (no copy is kept).
+    File(web_sys::File),
+    /// Downloaded or built-in bytes.
+    Bytes(Rc<[u8]>),
+}
+
 /// Application-wide state.
 #[derive(Clone, Copy)]
 pub struct Workspace {
@@ -80,6 +90,8 @@ pub struct Workspace {
     pub load_error: RwSignal<Option<String>>,
     /// Set while a file is being read or parsed, with its name.
     pub loading: RwSignal<Option<String>>,
+    /// The file name and source of the open dataset when it came from the Data screen.
+    pub source: StoredValue<Option<(String, DataSource)>, LocalStorage>,
 }
 
 impl Workspace {
@@ -89,6 +101,7 @@ impl Workspace {
             dataset: RwSignal::new_local(OpenDataset::example()),
             load_error: RwSignal::new(None),
             loading: RwSignal::new(None),
+            source: StoredValue::new_local(Some(example_source())),
         }
     }
 
@@ -113,6 +126,12 @@ impl Default for Workspace {
     }
 }
 
+/// The built-in example's name and bytes.
+pub fn example_source() -> (String, DataSource) {
+    let bytes: Rc<[u8]> = Rc::from(concord_core::example::EXAMPLE_CSV.as_bytes());
+    (concord_core::example::EXAMPLE_NAME.to_owned(), DataSource::Bytes(bytes))
+}
+
 fn empty(name: &str) -> Loaded {
     let dataset = data::Dataset { name: name.to_string(), ..Default::default() };
     let summary = data::summarize(data::Format::Csv, &dataset, &[]);
@@ -121,6 +140,7 @@ fn empty(name: &str) -> Loaded {
         dataset,
         runs: Vec::new(),
         mapping: None,
+        columns: Vec::new(),
         diagnostics: Vec::new(),
         summary,
     }

@@ -1,9 +1,9 @@
 //! Plain, natively tested types that the components render: no signals, no DOM.
 
-use concord_core::data::{Diagnostic, Loaded, Severity};
-
-/// How many rows the preview table renders at once; the full data stays in memory.
-pub const PREVIEW_ROWS: usize = 200;
+use concord_core::data::{
+    ColumnInfo, ColumnMapping, Diagnostic, Loaded, MappingProblem, Role, Scale, ScaleKind,
+    Severity, validate_roles,
+};
 
 /// What the Data screen shows about the current dataset.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,13 +22,12 @@ pub struct DatasetView {
     pub diagnostics: Vec<DiagnosticLine>,
 }
 
-/// The first rows of the dataset as text cells.
+/// The preview table's columns and row count; rows are built as they scroll into view
+/// ([`preview_row`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Preview {
     pub columns: Vec<Column>,
-    pub rows: Vec<Vec<String>>,
-    /// Rows not shown because of [`PREVIEW_ROWS`].
-    pub hidden_rows: usize,
+    pub rows: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -90,47 +89,157 @@ fn preview(loaded: &Loaded) -> Preview {
         columns.extend(
             dataset.attributes.iter().map(|a| Column { title: a.name.clone(), numeric: true }),
         );
-        let rows = dataset
-            .items
-            .iter()
-            .take(PREVIEW_ROWS)
-            .map(|item| {
-                let mut row =
-                    vec![item.document_id.clone(), item.system_id.clone(), clip(&item.output)];
-                row.extend(item.ratings.iter().map(|r| match r {
-                    Some(r) => format_number(r.aggregate),
-                    None => "—".to_string(),
-                }));
-                row
-            })
-            .collect();
-        return Preview {
-            columns,
-            rows,
-            hidden_rows: dataset.items.len().saturating_sub(PREVIEW_ROWS),
-        };
+        return Preview { columns, rows: dataset.items.len() };
     }
     if !dataset.pairs.is_empty() {
         let columns = ["id", "output A", "output B", "gold"]
             .iter()
             .map(|t| Column { title: (*t).to_string(), numeric: false })
             .collect();
-        let rows = dataset
-            .pairs
-            .iter()
-            .take(PREVIEW_ROWS)
-            .map(|p| {
-                let gold = p.label.map(|l| format!("{l:?}")).unwrap_or_else(|| "—".to_string());
-                vec![p.id.clone(), clip(&p.output_a), clip(&p.output_b), gold]
-            })
-            .collect();
-        return Preview {
-            columns,
-            rows,
-            hidden_rows: dataset.pairs.len().saturating_sub(PREVIEW_ROWS),
-        };
+        return Preview { columns, rows: dataset.pairs.len() };
     }
     Preview::default()
+}
+
+/// The text cells of preview row `i` (rated items, else pairs), built when the row scrolls
+/// into view; empty past the end.
+pub fn preview_row(loaded: &Loaded, i: usize) -> Vec<String> {
+    let dataset = &loaded.dataset;
+    if !dataset.items.is_empty() {
+        let Some(item) = dataset.items.get(i) else { return Vec::new() };
+        let mut row = vec![item.document_id.clone(), item.system_id.clone(), clip(&item.output)];
+        row.extend(item.ratings.iter().map(|r| match r {
+            Some(r) => format_number(r.aggregate),
+            None => "—".to_string(),
+        }));
+        return row;
+    }
+    match dataset.pairs.get(i) {
+        Some(p) => {
+            let gold = p.label.map(|l| format!("{l:?}")).unwrap_or_else(|| "—".to_string());
+            vec![p.id.clone(), clip(&p.output_a), clip(&p.output_b), gold]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// One row of the column-mapping editor: a column of the file and the role being given to it,
+/// as the form holds it (texts, so half-typed numbers are not lost).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftRow {
+    pub column: String,
+    /// Example values, joined for display.
+    pub samples: String,
+    /// One of [`Role::NAMES`].
+    pub role: &'static str,
+    pub attribute: String,
+    pub rater: String,
+    pub scale_min: String,
+    pub scale_max: String,
+}
+
+impl DraftRow {
+    fn new(column: &ColumnInfo, role: &Role) -> DraftRow {
+        let mut row = DraftRow {
+            column: column.name.clone(),
+            samples: column.samples.join(" · "),
+            role: role.name(),
+            attribute: String::new(),
+            rater: String::new(),
+            scale_min: String::new(),
+            scale_max: String::new(),
+        };
+        if let Role::Rating { attribute, rater, scale } = role {
+            row.attribute = attribute.clone();
+            row.rater = rater.clone().unwrap_or_default();
+            if let Some(s) = scale {
+                row.scale_min = format_number(s.min);
+                row.scale_max = format_number(s.max);
+            }
+        }
+        row
+    }
+
+    /// Switches the role by name; a column that becomes a rating is named after itself until
+    /// the user renames it.
+    pub fn set_role(&mut self, name: &str) {
+        if let Some(role) = Role::NAMES.iter().copied().find(|n| *n == name) {
+            self.role = role;
+            if role == "rating" && self.attribute.trim().is_empty() {
+                self.attribute = self.column.clone();
+            }
+        }
+    }
+}
+
+/// The editor's rows for a loaded tabular file (its mapping's roles); empty for other files.
+pub fn draft_rows(loaded: &Loaded) -> Vec<DraftRow> {
+    let Some(mapping) = &loaded.mapping else { return Vec::new() };
+    let roles = mapping.roles(&loaded.columns);
+    loaded.columns.iter().zip(&roles).map(|(c, r)| DraftRow::new(c, r)).collect()
+}
+
+/// The mapping the rows describe, or every problem with it; non-blocking problems (no rating
+/// column) come back beside the mapping.
+pub fn draft_mapping(
+    columns: &[ColumnInfo],
+    rows: &[DraftRow],
+) -> (Option<ColumnMapping>, Vec<MappingProblem>) {
+    let mut problems = Vec::new();
+    let roles: Vec<Role> = rows
+        .iter()
+        .map(|row| match row.role {
+            "item id" => Role::Id,
+            "document" => Role::Document,
+            "system" => Role::System,
+            "input field" => Role::Input,
+            "output" => Role::Output,
+            "rating" => Role::Rating {
+                attribute: row.attribute.clone(),
+                rater: Some(row.rater.clone()),
+                scale: draft_scale(row, &mut problems),
+            },
+            _ => Role::Ignore,
+        })
+        .collect();
+    problems.extend(validate_roles(columns, &roles));
+    let ok = !problems.iter().any(|p| p.blocking);
+    (ok.then(|| ColumnMapping::from_roles(columns, &roles)), problems)
+}
+
+/// The scale typed in a row: none when both bounds are empty; integer bounds make a Likert
+/// scale, others a continuous one.
+fn draft_scale(row: &DraftRow, problems: &mut Vec<MappingProblem>) -> Option<Scale> {
+    let (min, max) = (row.scale_min.trim(), row.scale_max.trim());
+    if min.is_empty() && max.is_empty() {
+        return None;
+    }
+    let problem = |message: String| MappingProblem {
+        column: Some(row.column.clone()),
+        message,
+        blocking: true,
+    };
+    match (min.parse::<f64>(), max.parse::<f64>()) {
+        (Ok(lo), Ok(hi)) if lo.is_finite() && hi.is_finite() => {
+            let kind = if lo.fract() == 0.0 && hi.fract() == 0.0 {
+                ScaleKind::Likert
+            } else {
+                ScaleKind::Continuous
+            };
+            Some(Scale { min: lo, max: hi, kind })
+        }
+        _ if min.is_empty() || max.is_empty() => {
+            problems.push(problem(format!(
+                "the scale of `{}` needs both a minimum and a maximum (or neither, to use the observed range)",
+                row.column
+            )));
+            None
+        }
+        _ => {
+            problems.push(problem(format!("the scale of `{}` must be two numbers", row.column)));
+            None
+        }
+    }
 }
 
 /// Long texts are clipped in the preview (the drill-down shows them whole).
@@ -163,12 +272,57 @@ mod tests {
         let view = DatasetView::from_loaded(&loaded);
         assert_eq!((view.items, view.documents, view.systems), (15, 5, 3));
         assert_eq!(view.attributes, vec!["coherence (1–5)", "fluency (1–5)"]);
-        assert_eq!(view.preview.rows.len(), 15);
+        assert_eq!(view.preview.rows, 15);
         assert_eq!(view.preview.columns.len(), 5);
         // d1/extractive: coherence raters 4 and 4, fluency 5 and 5.
-        assert_eq!(view.preview.rows[0][3..], ["4".to_string(), "5".to_string()]);
+        assert_eq!(preview_row(&loaded, 0)[3..], ["4".to_string(), "5".to_string()]);
         // d1/baseline: coherence 1 and 2 → 1.5.
-        assert_eq!(view.preview.rows[2][3], "1.5");
+        assert_eq!(preview_row(&loaded, 2)[3], "1.5");
+        assert_eq!(preview_row(&loaded, 14).len(), 5);
+        assert!(preview_row(&loaded, 15).is_empty());
+    }
+
+    #[test]
+    fn mapping_editor_rows_round_trip_and_report_problems() {
+        let csv = "doc,model,article,summary,coherence_a,coherence_b,notes\n\
+                   d1,s1,A one,S one,4,5,7\nd1,s2,A one,S two,2,3,8\n";
+        let loaded = data::load("x.csv", csv.as_bytes()).expect("loads");
+        let mut rows = draft_rows(&loaded);
+        assert_eq!(rows.len(), 7);
+        assert_eq!(rows[3].role, "output");
+        assert_eq!(rows[3].samples, "S one · S two");
+        assert_eq!(
+            (rows[4].role, rows[4].attribute.as_str(), rows[4].rater.as_str()),
+            ("rating", "coherence", "a")
+        );
+        let (mapping, problems) = draft_mapping(&loaded.columns, &rows);
+        assert_eq!(mapping.as_ref(), loaded.mapping.as_ref());
+        assert!(problems.is_empty(), "{problems:?}");
+
+        // `notes` is an input; coherence is on 1–5.
+        rows[6].set_role("input field");
+        rows[4].scale_min = "1".into();
+        rows[4].scale_max = "5".into();
+        let (mapping, _) = draft_mapping(&loaded.columns, &rows);
+        let mapping = mapping.expect("valid");
+        assert_eq!(mapping.inputs, ["article", "notes"]);
+        assert_eq!(mapping.ratings[0].scale, Some(Scale::likert(1.0, 5.0)));
+        assert_eq!(mapping.ratings.len(), 2);
+
+        // Half a scale, and no output: both block.
+        rows[4].scale_max.clear();
+        rows[3].set_role("ignore");
+        let (mapping, problems) = draft_mapping(&loaded.columns, &rows);
+        assert!(mapping.is_none());
+        let text: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert!(text[0].contains("needs both a minimum and a maximum"), "{text:?}");
+        assert!(text.iter().any(|t| t.starts_with("no output column")), "{text:?}");
+
+        // A column turned into a rating is named after itself.
+        rows[2].set_role("rating");
+        assert_eq!(rows[2].attribute, "article");
+        rows[2].set_role("no such role");
+        assert_eq!(rows[2].role, "rating");
     }
 
     #[test]

@@ -2,3 +2,4 @@
 
 pub mod download;
 pub mod plot;
+pub mod virtual_table;

@@ -5,7 +5,9 @@
 //! The protocol (one worker per load, terminated after it):
 //!
 //! 1. worker → page: `{kind: "ready"}` once its wasm runs, or `{kind: "unavailable", message}`;
-//! 2. page → worker: `{name, bytes: ArrayBuffer}`, the buffer transferred (not copied);
+//! 2. page → worker: `{name, bytes: ArrayBuffer, mapping?: string}`, the buffer transferred
+//!    (not copied); `mapping` is a `ColumnMapping` as JSON, for re-reading a tabular file with
+//!    the mapping edited on the Data screen (`data::load_with_mapping`);
 //! 3. worker → page: `{kind: "progress", stage: "parsing"}`;
 //! 4. worker → page: `{kind: "done", frames: [ArrayBuffer]}` (transferred) or
 //!    `{kind: "error", message}` (the file's problem: `LoadError`'s message).
@@ -26,8 +28,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use concord_core::data::{
-    self, Attribute, ColumnMapping, Dataset, Diagnostic, Format, JudgeRecord, JudgeRun, Loaded,
-    OpenEndedTask, PairwiseItem, RatingItem, ReviewAction, Severity, Summary,
+    self, Attribute, ColumnInfo, ColumnMapping, Dataset, Diagnostic, Format, JudgeRecord, JudgeRun,
+    Loaded, OpenEndedTask, PairwiseItem, RatingItem, ReviewAction, Severity, Summary,
 };
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
@@ -62,9 +64,20 @@ pub async fn load_in_worker(
     bytes: Vec<u8>,
     on_progress: impl FnMut(LoadStage) + 'static,
 ) -> Result<Loaded, String> {
+    load_with_mapping_in_worker(name, bytes, None, on_progress).await
+}
+
+/// Like [`load_in_worker`], reading a tabular file with `mapping` instead of the guessed one
+/// (`None`: the guess).
+pub async fn load_with_mapping_in_worker(
+    name: String,
+    bytes: Vec<u8>,
+    mapping: Option<ColumnMapping>,
+    on_progress: impl FnMut(LoadStage) + 'static,
+) -> Result<Loaded, String> {
     let source = Uint8Array::from(bytes.as_slice());
     drop(bytes);
-    load_js(&name, source, Rc::new(RefCell::new(on_progress))).await
+    load_js(&name, source, mapping.as_ref(), Rc::new(RefCell::new(on_progress))).await
 }
 
 /// Like [`load_in_worker`], for bytes still in a JS `ArrayBuffer` (e.g. from
@@ -75,13 +88,33 @@ pub async fn load_buffer_in_worker(
     buffer: ArrayBuffer,
     on_progress: impl FnMut(LoadStage) + 'static,
 ) -> Result<Loaded, String> {
-    load_js(&name, Uint8Array::new(&buffer), Rc::new(RefCell::new(on_progress))).await
+    load_buffer_with_mapping_in_worker(name, buffer, None, on_progress).await
+}
+
+/// Like [`load_buffer_in_worker`], with a column mapping (see [`load_with_mapping_in_worker`]).
+pub async fn load_buffer_with_mapping_in_worker(
+    name: String,
+    buffer: ArrayBuffer,
+    mapping: Option<ColumnMapping>,
+    on_progress: impl FnMut(LoadStage) + 'static,
+) -> Result<Loaded, String> {
+    let progress: Progress = Rc::new(RefCell::new(on_progress));
+    load_js(&name, Uint8Array::new(&buffer), mapping.as_ref(), progress).await
 }
 
 /// Loads on the calling thread (the fallback; also what a worker runs). Blocks for as long as
 /// the load takes.
 pub fn load_on_main_thread(name: &str, bytes: &[u8]) -> Result<Loaded, String> {
-    data::load(name, bytes).map_err(|e| e.to_string())
+    load_with_mapping_on_main_thread(name, bytes, None)
+}
+
+/// [`load_on_main_thread`] with a column mapping (`None`: the guess).
+pub fn load_with_mapping_on_main_thread(
+    name: &str,
+    bytes: &[u8],
+    mapping: Option<&ColumnMapping>,
+) -> Result<Loaded, String> {
+    data::load_with_mapping(name, bytes, mapping).map_err(|e| e.to_string())
 }
 
 type Progress = Rc<RefCell<dyn FnMut(LoadStage)>>;
@@ -92,14 +125,23 @@ fn report(on_progress: &Progress, stage: LoadStage) {
     }
 }
 
-async fn load_js(name: &str, source: Uint8Array, on_progress: Progress) -> Result<Loaded, String> {
+async fn load_js(
+    name: &str,
+    source: Uint8Array,
+    mapping: Option<&ColumnMapping>,
+    on_progress: Progress,
+) -> Result<Loaded, String> {
     report(&on_progress, LoadStage::StartingWorker);
-    match run_worker(name, &source, &on_progress).await {
+    let mapping_json = match mapping.map(serde_json::to_string).transpose() {
+        Ok(json) => json,
+        Err(e) => return Err(format!("the column mapping could not be written: {e}")),
+    };
+    match run_worker(name, &source, mapping_json.as_deref(), &on_progress).await {
         WorkerOutcome::Done(result) => *result,
         WorkerOutcome::Unavailable(_why) => {
             report(&on_progress, LoadStage::Parsing { in_worker: false });
             time::yield_now().await;
-            load_on_main_thread(name, &source.to_vec())
+            load_with_mapping_on_main_thread(name, &source.to_vec(), mapping)
         }
     }
 }
@@ -149,7 +191,12 @@ fn kind_of(message: &JsValue) -> String {
     js::property(message, "kind").as_string().unwrap_or_default()
 }
 
-async fn run_worker(name: &str, source: &Uint8Array, on_progress: &Progress) -> WorkerOutcome {
+async fn run_worker(
+    name: &str,
+    source: &Uint8Array,
+    mapping: Option<&str>,
+    on_progress: &Progress,
+) -> WorkerOutcome {
     let Some(url) = worker_url() else {
         return WorkerOutcome::Unavailable("no document to resolve worker.js against".into());
     };
@@ -179,7 +226,7 @@ async fn run_worker(name: &str, source: &Uint8Array, on_progress: &Progress) -> 
     };
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let outcome = converse(&worker, &mailbox, name, source, on_progress).await;
+    let outcome = converse(&worker, &mailbox, name, source, mapping, on_progress).await;
     worker.terminate();
     // The handlers must outlive every event they can receive: terminated, none are left.
     drop((on_message, on_error));
@@ -191,6 +238,7 @@ async fn converse(
     mailbox: &RefCell<Mailbox>,
     name: &str,
     source: &Uint8Array,
+    mapping: Option<&str>,
     on_progress: &Progress,
 ) -> WorkerOutcome {
     // The bytes go over only once the worker's wasm runs, so a worker that cannot start
@@ -210,6 +258,9 @@ async fn converse(
     let request = Object::new();
     let _ = Reflect::set(&request, &"name".into(), &JsValue::from_str(name));
     let _ = Reflect::set(&request, &"bytes".into(), &buffer);
+    if let Some(mapping) = mapping {
+        let _ = Reflect::set(&request, &"mapping".into(), &JsValue::from_str(mapping));
+    }
     if let Err(e) = worker.post_message_with_transfer(&request, &Array::of1(&buffer)) {
         return WorkerOutcome::Unavailable(js::error_message(&e));
     }
@@ -262,7 +313,16 @@ pub fn worker_main(message: JsValue) {
     let _ = scope.post_message(&progress);
 
     let reply = Object::new();
-    match data::load(&name, &bytes).map_err(|e| e.to_string()).and_then(|l| encode(&l)) {
+    let mapping = match js::property(&message, "mapping").as_string() {
+        None => Ok(None),
+        Some(json) => serde_json::from_str::<ColumnMapping>(&json)
+            .map(Some)
+            .map_err(|e| format!("the column mapping could not be read: {e}")),
+    };
+    let result = mapping.and_then(|m| {
+        data::load_with_mapping(&name, &bytes, m.as_ref()).map_err(|e| e.to_string())
+    });
+    match result.and_then(|l| encode(&l)) {
         Ok(frames) => {
             drop(bytes);
             let buffers = Array::new();
@@ -296,6 +356,7 @@ struct HeaderRef<'a> {
     tasks: &'a [OpenEndedTask],
     actions: &'a [ReviewAction],
     mapping: &'a Option<ColumnMapping>,
+    columns: &'a [ColumnInfo],
     diagnostics: Vec<WireDiagnostic>,
     summary: &'a Summary,
     /// (name, attribute) of each run; their records come in chunks.
@@ -310,6 +371,7 @@ struct Header {
     tasks: Vec<OpenEndedTask>,
     actions: Vec<ReviewAction>,
     mapping: Option<ColumnMapping>,
+    columns: Vec<ColumnInfo>,
     diagnostics: Vec<WireDiagnostic>,
     summary: Summary,
     runs: Vec<(String, Option<String>)>,
@@ -354,6 +416,7 @@ pub fn encode(loaded: &Loaded) -> Result<Vec<Vec<u8>>, String> {
         tasks: &loaded.dataset.tasks,
         actions: &loaded.dataset.actions,
         mapping: &loaded.mapping,
+        columns: &loaded.columns,
         diagnostics: loaded
             .diagnostics
             .iter()
@@ -446,6 +509,7 @@ impl Decoder {
                 .map(|(name, attribute)| JudgeRun { name, attribute, records: Vec::new() })
                 .collect(),
             mapping: header.mapping,
+            columns: header.columns,
             diagnostics: header
                 .diagnostics
                 .into_iter()
@@ -517,6 +581,15 @@ mod tests {
             many.push_str(&format!("d{i},s{},source {i},output {i},{}\n", i % 3, 1 + i % 5));
         }
         check("many.csv", many.as_bytes());
+        // A load with an edited mapping: the mapping and the column list survive too.
+        let mut mapping = data::example_mapping();
+        mapping.ratings.truncate(2);
+        let mapped =
+            data::load_with_mapping(EXAMPLE_NAME, EXAMPLE_CSV.as_bytes(), Some(&mapping)).unwrap();
+        assert!(!mapped.columns.is_empty());
+        let decoded = decode(&encode(&mapped).unwrap()).unwrap();
+        assert_eq!(decoded, mapped);
+        assert_eq!(decoded.mapping, Some(mapping));
     }
 
     #[test]

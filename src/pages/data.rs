@@ -1,14 +1,25 @@
-//! The Data screen: load a dataset (file picker, drag-and-drop, the built-in example), see its
-//! counts, attributes, diagnostics and a preview.
+//! The Data screen: load a dataset (file picker, drag-and-drop, URL, presets, the built-in
+//! example), see its counts, attributes, diagnostics, a column-mapping editor for generic
+//! tables (re-reads the same file in the worker with the edited mapping) and a virtualized
+//! preview of every row.
 
+use std::rc::Rc;
+use std::sync::Arc;
+
+use concord_core::data::{ColumnMapping, Role};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::{DragEvent, File, HtmlInputElement};
 
 use wasm_bindgen::JsCast;
 
-use crate::edge::worker::{LoadStage, load_buffer_in_worker};
-use crate::state::{OpenDataset, Workspace, use_workspace};
+use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
+use crate::edge::worker::{
+    LoadStage, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
+    load_with_mapping_in_worker,
+};
+use crate::state::{DataSource, OpenDataset, Workspace, example_source, use_workspace};
+use crate::view_model::{DraftRow, draft_mapping, draft_rows, preview_row};
 
 /// A recorded run on the built-in example (no key needed), served beside the app.
 pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
@@ -18,6 +29,7 @@ pub fn DataPage() -> impl IntoView {
     view! {
         <LoadPanel/>
         <SummaryPanel/>
+        <MappingPanel/>
         <DiagnosticsPanel/>
         <PreviewPanel/>
     }
@@ -51,7 +63,10 @@ fn open_file(file: File) {
             ws.loading.set(Some(text));
         };
         match load_buffer_in_worker(name.clone(), buffer, progress).await {
-            Ok(loaded) => ws.open_loaded(loaded),
+            Ok(loaded) => {
+                ws.source.set_value(Some((name.clone(), DataSource::File(file))));
+                ws.open_loaded(loaded);
+            }
             Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
         }
         ws.loading.set(None);
@@ -89,8 +104,12 @@ fn open_url(ws: Workspace, url: String) {
             ))),
             Ok(bytes) => {
                 ws.loading.set(Some(format!("Parsing {name} in the background…")));
+                let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
                 match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
-                    Ok(loaded) => ws.open_loaded(loaded),
+                    Ok(loaded) => {
+                        ws.source.set_value(Some((name.clone(), DataSource::Bytes(kept))));
+                        ws.open_loaded(loaded);
+                    }
                     Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
                 }
             }
@@ -148,6 +167,7 @@ fn LoadPanel() -> impl IntoView {
                     <span class="muted">"or drop a file here"</span>
                     <button class="secondary" type="button"
                         on:click=move |_| {
+                            ws.source.set_value(Some(example_source()));
                             ws.dataset.set(OpenDataset::example());
                             ws.load_error.set(None);
                         }>
@@ -253,58 +273,227 @@ fn DiagnosticsPanel() -> impl IntoView {
 #[component]
 fn PreviewPanel() -> impl IntoView {
     let ws = use_workspace();
-    let preview = move || ws.dataset.get().view.preview.clone();
     view! {
         <section class="panel" aria-labelledby="preview-heading">
             <h2 id="preview-heading">"Preview"</h2>
             {move || {
-                let preview = preview();
-                if preview.rows.is_empty() {
+                let open = ws.dataset.get();
+                let preview = open.view.preview.clone();
+                if preview.rows == 0 {
                     return view! { <p class="muted">"This file has no rated items or pairs to preview."</p> }
                         .into_any();
                 }
-                let hidden = preview.hidden_rows;
                 let numeric: Vec<bool> = preview.columns.iter().map(|c| c.numeric).collect();
+                let columns = preview
+                    .columns
+                    .iter()
+                    .map(|c| VColumn { title: c.title.clone(), numeric: c.numeric })
+                    .collect();
+                let loaded = open.loaded.clone();
+                let cells: RowCells = Arc::new(move |i| {
+                    preview_row(&loaded, i)
+                        .into_iter()
+                        .zip(numeric.iter().copied())
+                        .map(|(cell, num)| {
+                            let class = if num { "num" } else { "text" };
+                            let title = cell.clone();
+                            view! { <td class=class title=title>{cell}</td> }
+                        })
+                        .collect_view()
+                        .into_any()
+                });
                 view! {
-                    <div class="table-wrap">
-                        <table class="data" data-testid="preview">
-                            <thead>
-                                <tr>
-                                    {preview
-                                        .columns
-                                        .iter()
-                                        .map(|c| {
-                                            let class = if c.numeric { "num" } else { "" };
-                                            view! { <th scope="col" class=class>{c.title.clone()}</th> }
-                                        })
-                                        .collect_view()}
-                                </tr>
-                            </thead>
-                            <tbody>
-                                {preview
-                                    .rows
-                                    .into_iter()
-                                    .map(|row| {
-                                        let cells = row
-                                            .into_iter()
-                                            .zip(numeric.iter().copied())
-                                            .map(|(cell, num)| {
-                                                let class = if num { "num" } else { "text" };
-                                                view! { <td class=class>{cell}</td> }
-                                            })
-                                            .collect_view();
-                                        view! { <tr>{cells}</tr> }
-                                    })
-                                    .collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
-                    <Show when=move || { hidden > 0 }>
-                        <p class="muted">{format!("… and {hidden} more rows")}</p>
-                    </Show>
+                    <VirtualTable label="Dataset preview" testid="preview" columns=columns
+                        rows={preview.rows} cells=cells/>
                 }
                     .into_any()
             }}
         </section>
+    }
+}
+
+/// Reads the open dataset's file again, in the worker, with `mapping` (`None`: the guess),
+/// and opens the result; `message` gets what happened.
+fn reread(
+    ws: Workspace,
+    mapping: Option<ColumnMapping>,
+    message: RwSignal<Option<(bool, String)>>,
+) {
+    let open_name = ws.dataset.with_untracked(|d| d.loaded.dataset.name.clone());
+    let source = ws.source.get_value().filter(|(name, _)| *name == open_name);
+    let Some((name, source)) = source else {
+        message.set(Some((
+            false,
+            "The file of this dataset is no longer at hand: load it again to change its mapping."
+                .into(),
+        )));
+        return;
+    };
+    let what =
+        if mapping.is_some() { "with the edited mapping" } else { "with the guessed mapping" };
+    ws.loading.set(Some(format!("Reading {name} again {what}…")));
+    message.set(None);
+    spawn_local(async move {
+        let result = match source {
+            DataSource::File(file) => {
+                match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                    Ok(buffer) => {
+                        let buffer = buffer.unchecked_into::<js_sys::ArrayBuffer>();
+                        load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {})
+                            .await
+                    }
+                    Err(e) => Err(format!(
+                        "the browser could not read it again ({e:?}); if it changed on disk, load it again"
+                    )),
+                }
+            }
+            DataSource::Bytes(bytes) => {
+                load_with_mapping_in_worker(name.clone(), bytes.to_vec(), mapping, |_| {}).await
+            }
+        };
+        match result {
+            Ok(loaded) => {
+                let counts = &loaded.summary.counts;
+                let attributes: Vec<&str> =
+                    loaded.summary.attributes.iter().map(|a| a.name.as_str()).collect();
+                let text = format!(
+                    "Read {name} again {what}: {} items, {} raters, attributes: {}.",
+                    counts.items,
+                    counts.raters,
+                    if attributes.is_empty() { "none".to_owned() } else { attributes.join(", ") }
+                );
+                ws.open_loaded(loaded);
+                message.set(Some((true, text)));
+            }
+            Err(e) => message.set(Some((false, format!("Could not read {name} {what}: {e}")))),
+        }
+        ws.loading.set(None);
+    });
+}
+
+/// The column-mapping editor, for CSV, TSV and flat JSON/JSONL files: one row per column of
+/// the file with a few example values and its role; "Apply mapping" reads the same file again
+/// with it, "Reset to the guess" without.
+#[component]
+fn MappingPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let message = RwSignal::new(None::<(bool, String)>);
+    // One signal per row, so typing in a row does not rebuild the table (and keeps focus).
+    let drafts = Memo::new(move |_| {
+        ws.dataset
+            .with(|d| draft_rows(&d.loaded))
+            .into_iter()
+            .map(RwSignal::new)
+            .collect::<Vec<_>>()
+    });
+    let checked = Memo::new(move |_| {
+        let rows: Vec<DraftRow> = drafts.get().iter().map(|r| r.get()).collect();
+        ws.dataset.with(|d| draft_mapping(&d.loaded.columns, &rows))
+    });
+    let busy = move || ws.loading.get().is_some();
+    let apply = move |_| {
+        if let (Some(mapping), _) = checked.get_untracked() {
+            reread(ws, Some(mapping), message);
+        }
+    };
+    view! {
+        <Show when=move || ws.dataset.with(|d| !d.loaded.columns.is_empty())>
+            <section class="panel" aria-labelledby="mapping-heading">
+                <h2 id="mapping-heading">"Column mapping"</h2>
+                <p class="muted">
+                    "Which column is which. The guess takes numeric columns for human ratings, and "
+                    "suffixes such as _r1 or _a, _b for raters of one attribute. Correct what it got "
+                    "wrong and apply: the same file is read again."
+                </p>
+                <div class="table-wrap">
+                    <table class="data mapping" data-testid="mapping">
+                        <thead>
+                            <tr>
+                                <th scope="col">"Column"</th>
+                                <th scope="col">"Examples"</th>
+                                <th scope="col">"Role"</th>
+                                <th scope="col">"Attribute, rater, scale"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{move || drafts.get().into_iter().map(mapping_row).collect_view()}</tbody>
+                    </table>
+                </div>
+                <ul class="problems" data-testid="mapping-problems" aria-live="polite">
+                    {move || {
+                        checked
+                            .get()
+                            .1
+                            .into_iter()
+                            .map(|p| {
+                                let class = if p.blocking { "blocking" } else { "note" };
+                                view! { <li class=class>{p.message}</li> }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+                <div class="row">
+                    <button type="button" class="primary" on:click=apply
+                        disabled=move || checked.with(|c| c.0.is_none()) || busy()>
+                        "Apply mapping"
+                    </button>
+                    <button type="button" class="secondary" disabled=busy
+                        on:click=move |_| reread(ws, None, message)>
+                        "Reset to the guess"
+                    </button>
+                </div>
+                {move || message.get().map(|(ok, text)| view! {
+                    <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="mapping-message">{text}</p>
+                })}
+            </section>
+        </Show>
+    }
+}
+
+fn mapping_row(row: RwSignal<DraftRow>) -> impl IntoView {
+    let draft = row.get_untracked();
+    let name = draft.column.clone();
+    let labels = Arc::new([
+        format!("Attribute of column {name}"),
+        format!("Rater of column {name}"),
+        format!("Scale minimum of column {name}"),
+        format!("Scale maximum of column {name}"),
+    ]);
+    view! {
+        <tr>
+            <th scope="row">{name.clone()}</th>
+            <td class="samples" title=draft.samples.clone()>{draft.samples.clone()}</td>
+            <td>
+                <select aria-label=format!("Role of column {name}")
+                    on:change=move |ev| row.update(|d| d.set_role(&event_target_value(&ev)))>
+                    {Role::NAMES
+                        .into_iter()
+                        .map(|n| view! { <option value=n selected=move || row.with(|d| d.role == n)>{n}</option> })
+                        .collect_view()}
+                </select>
+            </td>
+            <td>
+                <Show when=move || row.with(|d| d.role == "rating")>
+                    {
+                        let labels = labels.clone();
+                        view! {
+                            <span class="rating-fields">
+                                <input type="text" aria-label=labels[0].clone() placeholder="attribute"
+                                    prop:value=move || row.with(|d| d.attribute.clone())
+                                    on:input=move |ev| row.update(|d| d.attribute = event_target_value(&ev))/>
+                                <input type="text" class="short" aria-label=labels[1].clone() placeholder="rater"
+                                    prop:value=move || row.with(|d| d.rater.clone())
+                                    on:input=move |ev| row.update(|d| d.rater = event_target_value(&ev))/>
+                                <input type="number" step="any" class="short" aria-label=labels[2].clone() placeholder="min"
+                                    prop:value=move || row.with(|d| d.scale_min.clone())
+                                    on:input=move |ev| row.update(|d| d.scale_min = event_target_value(&ev))/>
+                                <input type="number" step="any" class="short" aria-label=labels[3].clone() placeholder="max"
+                                    prop:value=move || row.with(|d| d.scale_max.clone())
+                                    on:input=move |ev| row.update(|d| d.scale_max = event_target_value(&ev))/>
+                            </span>
+                        }
+                    }
+                </Show>
+            </td>
+        </tr>
     }
 }

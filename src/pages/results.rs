@@ -5,14 +5,16 @@
 //! outputs, and the exports (CSV, Markdown, LaTeX, SVG/PNG, the bundle).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use concord_core::data::{self, Dataset};
 use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
+use concord_core::judge::table::JudgeScores;
 use concord_core::run::{Capabilities, PriceTable};
 use concord_core::workbench::results::{self, Format, Granularity, Statistic};
 use concord_core::workbench::{
-    BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, bootstrap_interval,
+    BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, Scored, bootstrap_interval,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -21,6 +23,7 @@ use web_sys::HtmlInputElement;
 use crate::browser::read_file;
 use crate::components::download::{save_svg_as_png, save_text};
 use crate::components::plot::{Histogram, Scatter, scene_view};
+use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
 use crate::edge::time;
 use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
 
@@ -40,6 +43,7 @@ pub fn open_bundle(
         dataset,
         runs: Vec::new(),
         mapping: None,
+        columns: Vec::new(),
         diagnostics: Vec::new(),
     };
     ws.dataset.set(OpenDataset::new(loaded));
@@ -153,16 +157,45 @@ fn imported_runs(
 pub fn ResultsPage() -> impl IntoView {
     let ws = use_workspace();
     let wb = use_workbench();
+    // Reading every sample (the expensive half) happens off the reactive path: in the
+    // background, one run at a time, yielding to the browser, and only for runs not read
+    // before. A new baseline, statistic or level re-tabulates the read scores.
+    let scored = RwSignal::new(None::<(Arc<Scored>, f64)>);
+    let pending = wb.runs.with_untracked(|r| !r.is_empty());
+    let reading = RwSignal::new(pending.then(|| "Reading the judge runs…".to_owned()));
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        ws.dataset.track();
+        wb.runs.track();
+        generation.update_value(|g| *g += 1);
+        let this = generation.get_value();
+        spawn_local(read_scores(ws, wb, move || generation.get_value() == this, scored, reading));
+    });
     let table = Memo::new(move |_| {
         let dataset = ws.dataset.get();
-        let runs = wb.runs.get();
         let baseline = wb.settings.with(|s| s.baseline.clone());
+        let Some((scored, _)) = scored.get() else {
+            return (
+                concord_core::workbench::tabulate(
+                    &dataset.loaded.dataset,
+                    &Scored::default(),
+                    None,
+                ),
+                0.0,
+            );
+        };
         let started = time::monotonic_ms();
-        let t =
-            concord_core::workbench::compute(&dataset.loaded.dataset, &runs, baseline.as_deref());
+        let t = concord_core::workbench::tabulate(
+            &dataset.loaded.dataset,
+            &scored,
+            baseline.as_deref(),
+        );
         let took = time::monotonic_ms() - started;
         (t, took)
     });
+    provide_context(ReadTime(Signal::derive(move || {
+        scored.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms))
+    })));
     let selected = RwSignal::new(None::<(usize, usize)>);
     view! {
         <ImportPanel/>
@@ -170,13 +203,14 @@ pub fn ResultsPage() -> impl IntoView {
         {move || wb.bundle_source.get().map(|s| view! {
             <p class="notice-line" data-testid="bundle-source">{format!("Showing the bundle {s}: every number below was recomputed from its raw responses.")}</p>
         })}
+        {move || reading.get().map(|text| view! { <p class="notice-line" role="status" data-testid="results-reading">{text}</p> })}
         <Show
             when=move || !table.with(|(t, _)| t.methods.is_empty())
-            fallback=|| view! {
+            fallback=move || reading.with(Option::is_none).then(|| view! {
                 <section class="panel"><p class="muted" data-testid="results-empty">
                     "No results yet. Run methods from the Run screen, import released judge outputs or a bundle above, or open the demo."
                 </p></section>
-            }
+            })
         >
             <TablePanel table=table selected=selected/>
             <CellPanel table=table selected=selected/>
@@ -185,6 +219,122 @@ pub fn ResultsPage() -> impl IntoView {
         <AgreementPanel table=table/>
     }
 }
+
+/// What a run is, for the cache of read scores: where it came from, what it rates, how it is
+/// read, and the size of its responses (a run in progress grows, so it is read again).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct RunKey {
+    origin: String,
+    method: String,
+    attribute: String,
+    policy: &'static str,
+    records: usize,
+    responses: usize,
+    bytes: usize,
+}
+
+impl RunKey {
+    fn of(r: &JudgedRun) -> RunKey {
+        let (mut responses, mut bytes) = (0, 0);
+        for rec in &r.run.records {
+            responses += rec.responses.len();
+            bytes += rec.responses.iter().map(String::len).sum::<usize>();
+        }
+        RunKey {
+            origin: r.origin.clone(),
+            method: r.method.clone(),
+            attribute: r.attribute.clone(),
+            policy: r.policy.name(),
+            records: r.run.records.len(),
+            responses,
+            bytes,
+        }
+    }
+}
+
+thread_local! {
+    /// Runs read before, kept while the page lives (the Results screen is mounted anew on
+    /// each visit).
+    static CACHE: std::cell::RefCell<ScoreCache> = std::cell::RefCell::new(ScoreCache::default());
+}
+
+fn with_cache<T>(f: impl FnOnce(&mut ScoreCache) -> T) -> T {
+    CACHE.with(|c| f(&mut c.borrow_mut()))
+}
+
+/// Runs read before, for the open dataset.
+#[derive(Default)]
+struct ScoreCache {
+    /// The dataset they were read against (held, so its address cannot be reused).
+    dataset: Option<Arc<data::Loaded>>,
+    /// Each run read, with the time reading it took (ms).
+    runs: HashMap<RunKey, (Option<Result<JudgeScores, String>>, f64)>,
+}
+
+/// Reads every run not read before (one at a time, yielding to the browser between slices of
+/// ~25 ms), then publishes the scores; stops early when `current()` says the runs changed.
+async fn read_scores(
+    ws: crate::state::Workspace,
+    wb: Workbench,
+    current: impl Fn() -> bool,
+    scored: RwSignal<Option<(Arc<Scored>, f64)>>,
+    reading: RwSignal<Option<String>>,
+) {
+    let open = ws.dataset.get_untracked();
+    with_cache(|c| {
+        if !c.dataset.as_ref().is_some_and(|d| Arc::ptr_eq(d, &open.loaded)) {
+            *c = ScoreCache { dataset: Some(open.loaded.clone()), ..ScoreCache::default() };
+        }
+    });
+    let keys: Vec<RunKey> = wb.runs.with_untracked(|runs| runs.iter().map(RunKey::of).collect());
+    let missing: Vec<usize> =
+        with_cache(|c| (0..keys.len()).filter(|&i| !c.runs.contains_key(&keys[i])).collect());
+    if !missing.is_empty() {
+        scored.set(None);
+        let mut slice = time::monotonic_ms();
+        for (done, &i) in missing.iter().enumerate() {
+            reading.set(Some(format!(
+                "Reading the responses of {} judge run(s): {done} done…",
+                missing.len()
+            )));
+            let started = time::monotonic_ms();
+            let read = wb.runs.with_untracked(|runs| {
+                runs.get(i).map(|r| concord_core::workbench::score_run(&open.loaded.dataset, r))
+            });
+            let took = time::monotonic_ms() - started;
+            let Some(read) = read else { return };
+            with_cache(|c| c.runs.insert(keys[i].clone(), (read, took)));
+            if time::monotonic_ms() - slice > 25.0 {
+                time::yield_now().await;
+                slice = time::monotonic_ms();
+            }
+            if !current() {
+                return;
+            }
+        }
+    }
+    if !current() {
+        return;
+    }
+    let s = wb.runs.with_untracked(|runs| {
+        with_cache(|c| {
+            concord_core::workbench::assemble(runs, |i| {
+                c.runs.get(&keys[i]).and_then(|(read, _)| read.clone())
+            })
+        })
+    });
+    // Keep the cache to the runs there are (an import replaces runs, a run in progress grows).
+    let ms = with_cache(|c| {
+        c.runs.retain(|k, _| keys.contains(k));
+        c.runs.values().map(|(_, ms)| ms).sum::<f64>()
+    });
+    scored.set(Some((Arc::new(s), ms)));
+    reading.set(None);
+}
+
+/// How long reading the samples of the runs shown took, in total (ms).
+#[derive(Clone, Copy)]
+struct ReadTime(Signal<f64>);
 
 #[component]
 fn ImportPanel() -> impl IntoView {
@@ -301,6 +451,7 @@ fn TablePanel(
 ) -> impl IntoView {
     let wb = use_workbench();
     let ws = use_workspace();
+    let read_ms = use_context::<ReadTime>().map(|r| r.0);
     let settings = move || wb.settings.get();
     let intervals = RwSignal::new(HashMap::<(usize, usize), (f64, f64)>::new());
     let computing = RwSignal::new(false);
@@ -430,7 +581,7 @@ fn TablePanel(
                     </tbody>
                 </table>
             </div>
-            <p class="muted">
+            <p class="muted" data-testid="computed">
                 {move || {
                     let s = settings();
                     let (t, took) = table.get();
@@ -438,7 +589,8 @@ fn TablePanel(
                         Some(b) => format!("Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."),
                         None => "Choose a baseline to mark significant improvements (Williams' test).".into(),
                     };
-                    format!("{} at {}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.", s.statistic.label(), s.level.label())
+                    let read = read_ms.map(|r| format!(" Responses read in {:.0} ms in all, once per run, in the background.", r.get())).unwrap_or_default();
+                    format!("{} at {}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.{read}", s.statistic.label(), s.level.label())
                 }}
             </p>
             <ParseFailures table=table/>
@@ -503,7 +655,8 @@ fn CellPanel(
     };
     view! {
         {move || info().map(|(method, attribute, cell)| {
-            let dataset = ws.dataset.get().loaded.dataset.clone();
+            let open = ws.dataset.get();
+            let dataset = &open.loaded.dataset;
             let index = dataset.attribute_index(&attribute).unwrap_or(0);
             let human = dataset.human_scores(index);
             let points: Vec<(f64, f64)> = human.iter().zip(&cell.scores.scores).filter_map(|(h, j)| Some(((*h)?, (*j)?))).collect();
@@ -516,6 +669,7 @@ fn CellPanel(
             let [s0, s1, s2] = svg.clone();
             let base = format!("{}-{attribute}", method.replace(' ', "_"));
             let base2 = base.clone();
+            let items_label = format!("Items of {method} on {attribute}");
             view! {
                 <section class="panel" aria-labelledby="cell-heading" data-testid="cell-panel">
                     <h2 id="cell-heading">{format!("{method} · {attribute}")}</h2>
@@ -530,27 +684,46 @@ fn CellPanel(
                         <button type="button" class="secondary" on:click=move |_| { let _ = save_text("human-histogram.svg", "image/svg+xml", &s2); }>"Export human histogram SVG"</button>
                     </div>
                     <h3>"Items"</h3>
-                    <div class="table-wrap">
-                        <table class="data" data-testid="items-table">
-                            <thead><tr><th scope="col">"Item"</th><th scope="col">"System"</th><th scope="col" class="num">"Human"</th><th scope="col" class="num">"Judge"</th><th scope="col"><span class="sr-only">"Details"</span></th></tr></thead>
-                            <tbody>
-                                {dataset.items.iter().enumerate().take(2000).map(|(i, it)| {
-                                    let h = human[i].map_or("–".into(), |v| format!("{v:.2}"));
-                                    let j = cell.scores.scores[i].map_or("–".into(), |v| format!("{v:.2}"));
-                                    view! { <tr>
-                                        <td>{it.id.clone()}</td><td>{it.system_id.clone()}</td>
-                                        <td class="num">{h}</td><td class="num">{j}</td>
-                                        <td><button type="button" class="secondary" aria-label=format!("Show item {}", it.id) on:click=move |_| item.set(Some(i))>"Show"</button></td>
-                                    </tr> }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
+                    <VirtualTable label=items_label testid="items-table"
+                        columns={item_columns()} rows={dataset.items.len()}
+                        cells={item_cells(open.loaded.clone(), human.clone(), cell.scores.scores.clone(), item)}/>
                     {move || item.get().map(|i| view! { <ItemDetail method=method.clone() attribute=attribute.clone() item=i/> })}
                 </section>
             }
         })}
     }
+}
+
+fn item_columns() -> Vec<VColumn> {
+    let col = |title: &str, numeric| VColumn { title: title.to_owned(), numeric };
+    vec![
+        col("Item", false),
+        col("System", false),
+        col("Human", true),
+        col("Judge", true),
+        col("Details", false),
+    ]
+}
+
+/// The cells of row `i` of a cell's item list (rendered as it scrolls into view).
+fn item_cells(
+    loaded: Arc<data::Loaded>,
+    human: Vec<Option<f64>>,
+    judge: Vec<Option<f64>>,
+    item: RwSignal<Option<usize>>,
+) -> RowCells {
+    Arc::new(move |i| {
+        let Some(it) = loaded.dataset.items.get(i) else { return ().into_any() };
+        let f = |v: Option<&Option<f64>>| {
+            v.copied().flatten().map_or("–".into(), |v| format!("{v:.2}"))
+        };
+        view! {
+            <td>{it.id.clone()}</td><td>{it.system_id.clone()}</td>
+            <td class="num">{f(human.get(i))}</td><td class="num">{f(judge.get(i))}</td>
+            <td><button type="button" class="secondary" aria-label=format!("Show item {}", it.id) on:click=move |_| item.set(Some(i))>"Show"</button></td>
+        }
+        .into_any()
+    })
 }
 
 /// Splits `text` around the last occurrence of the parsed rating, to highlight it.
@@ -567,27 +740,27 @@ fn highlight(text: &str, value: f64) -> (String, String, String) {
 fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
     let ws = use_workspace();
     let wb = use_workbench();
-    let dataset = ws.dataset.get_untracked().loaded.dataset.clone();
+    let open = ws.dataset.get_untracked();
+    let dataset = &open.loaded.dataset;
     let Some(it) = dataset.items.get(item).cloned() else {
         return view! { <p>"No such item."</p> }.into_any();
     };
-    let run = wb.runs.with_untracked(|runs| {
-        runs.iter().find(|r| r.method == method && r.attribute == attribute).cloned()
-    });
-    let index = dataset.attribute_index(&attribute);
-    let scale = index.and_then(|i| dataset.attributes.get(i)).map(|a| (a.scale.min, a.scale.max));
-    let human = index.and_then(|i| it.ratings.get(i).cloned().flatten());
-    let record = run.as_ref().and_then(|r| {
+    let key = it.key();
+    let record = wb.runs.with_untracked(|runs| {
+        let r = runs.iter().find(|r| r.method == method && r.attribute == attribute)?;
         r.run
             .records
             .iter()
             .find(|rec| {
-                matches!(&rec.key, data::RecordKey::Item(k) if *k == it.key())
+                matches!(&rec.key, data::RecordKey::Item(k) if *k == key)
                     || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)
             })
             .cloned()
             .map(|rec| (rec, r.policy))
     });
+    let index = dataset.attribute_index(&attribute);
+    let scale = index.and_then(|i| dataset.attributes.get(i)).map(|a| (a.scale.min, a.scale.max));
+    let human = index.and_then(|i| it.ratings.get(i).cloned().flatten());
     view! {
         <div class="item-detail" data-testid="item-detail">
             <h3>{format!("Item {} ({} / {})", it.id, it.document_id, it.system_id)}</h3>
@@ -664,20 +837,21 @@ fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             <section class="panel" aria-labelledby="agreement-heading">
                 <h2 id="agreement-heading">"Agreement with your ratings"</h2>
                 {move || {
-                    let dataset = ws.dataset.get().loaded.dataset.clone();
+                    let open = ws.dataset.get();
+                    let dataset = &open.loaded.dataset;
                     let (t, _) = table.get();
                     let raters = wb.raters.get();
                     let mut attributes: Vec<String> = raters.iter().map(|r| r.attribute.clone()).collect();
                     attributes.dedup();
                     attributes.into_iter().filter_map(|attribute| {
                         let mut others: Vec<(String, RaterKind, Vec<Option<f64>>)> = raters.iter().filter(|r| r.attribute == attribute)
-                            .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(&dataset))).collect();
+                            .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(dataset))).collect();
                         if let Some(a) = t.attributes.iter().position(|x| *x == attribute) {
                             for (m, method) in t.methods.iter().enumerate() {
                                 if let Some(c) = t.cell(m, a) { others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone())); }
                             }
                         }
-                        let agreement = concord_core::workbench::agreement(&dataset, &attribute, &others)?;
+                        let agreement = concord_core::workbench::agreement(dataset, &attribute, &others)?;
                         let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.3}"));
                         Some(view! {
                             <h3>{format!("{attribute}: α among the dataset's raters {}", f(agreement.alpha_humans))}</h3>

@@ -278,6 +278,7 @@ fn ResumePanel() -> impl IntoView {
             dataset: m.dataset.clone(),
             runs: Vec::new(),
             mapping: None,
+            columns: Vec::new(),
             diagnostics: Vec::new(),
         };
         let open = OpenDataset::new(loaded);

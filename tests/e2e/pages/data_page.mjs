@@ -7,7 +7,14 @@ export class DataPage {
     this.documentCount = page.getByTestId('document-count');
     this.systemCount = page.getByTestId('system-count');
     this.fileInput = page.getByLabel('Load a dataset file');
-    this.previewRows = page.locator('[data-testid="preview"] tbody tr');
+    this.previewRows = page.locator('[data-testid="preview"] tbody tr:not(.spacer)');
+    this.raterCount = page.getByTestId('rater-count');
+    this.attributes = page.getByTestId('attributes');
+    this.mapping = page.getByTestId('mapping');
+    this.mappingProblems = page.locator('[data-testid="mapping-problems"] li');
+    this.mappingMessage = page.getByTestId('mapping-message');
+    this.applyButton = page.getByRole('button', { name: 'Apply mapping' });
+    this.resetButton = page.getByRole('button', { name: 'Reset to the guess' });
     this.diagnostics = page.locator('[data-testid="diagnostics"] li');
     this.loadError = page.getByTestId('load-error');
   }
@@ -15,6 +22,45 @@ export class DataPage {
   async open(url) {
     await this.page.goto(url);
     await this.datasetName.waitFor();
+  }
+
+  /** The counts the summary shows. */
+  async summary() {
+    return {
+      items: Number(await this.itemCount.innerText()),
+      raters: Number(await this.raterCount.innerText()),
+      attributes: await this.attributes.innerText(),
+    };
+  }
+
+  /** The column-mapping editor as rows: { column, role } in file order. */
+  async mappingRoles() {
+    return this.mapping.locator('tbody tr').evaluateAll((rows) => rows.map((r) => ({
+      column: r.querySelector('th').innerText.trim(),
+      role: r.querySelector('select').value,
+    })));
+  }
+
+  async setRole(column, role) {
+    await this.page.getByLabel(`Role of column ${column}`, { exact: true }).selectOption(role);
+  }
+
+  /** Fills the rating fields of `column` (only those given). */
+  async setRating(column, { attribute, rater, min, max }) {
+    const fill = async (label, value) => {
+      if (value !== undefined) await this.page.getByLabel(`${label} of column ${column}`, { exact: true }).fill(String(value));
+    };
+    await fill('Attribute', attribute);
+    await fill('Rater', rater);
+    await fill('Scale minimum', min);
+    await fill('Scale maximum', max);
+  }
+
+  /** Applies the edited mapping and waits for the file to be read again; returns the message. */
+  async applyMapping() {
+    await this.applyButton.click();
+    await this.mappingMessage.waitFor();
+    return this.mappingMessage.innerText();
   }
 
   /** Loads in-memory file content through the file input, as a user picking a file would. */

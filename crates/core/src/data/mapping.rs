@@ -269,9 +269,19 @@ fn split_rater(column: &str) -> (String, Option<String>) {
     (column.to_owned(), None)
 }
 
+/// Splits `coherence_a` into (`coherence`, `a`): a one-letter suffix after `_`, `-` or `.`.
+/// Only a rater when another numeric column shares the stem (see [`guess`]).
+fn split_letter(column: &str) -> Option<(&str, &str)> {
+    let pos = column.rfind(['_', '-', '.'])?;
+    let (stem, suffix) = (&column[..pos], &column[pos + 1..]);
+    (!stem.is_empty() && suffix.len() == 1 && suffix.bytes().all(|b| b.is_ascii_alphabetic()))
+        .then_some((stem, suffix))
+}
+
 /// Guesses a mapping from column names and contents: id/document/system/output by common
-/// names, numeric columns as ratings (with `_r1`-style suffixes as raters), remaining text
-/// columns as inputs.
+/// names, numeric columns as ratings (with `_r1`-style suffixes as raters, and one-letter
+/// suffixes such as `coherence_a`, `coherence_b` as raters when two or more numeric columns
+/// share the stem), remaining text columns as inputs.
 pub(crate) fn guess(table: &Table) -> ColumnMapping {
     let mut taken = Vec::new();
     let pick = |names: &[&str], taken: &mut Vec<usize>| {
@@ -291,13 +301,7 @@ pub(crate) fn guess(table: &Table) -> ColumnMapping {
         if taken.contains(&i) || name.is_empty() {
             continue;
         }
-        let (mut filled, mut numbers) = (0usize, 0usize);
-        for (_, cells) in &table.rows {
-            if let Some(v) = &cells[i] {
-                filled += 1;
-                numbers += usize::from(v.trim().parse::<f64>().is_ok_and(f64::is_finite));
-            }
-        }
+        let (filled, numbers) = fill(table, i);
         let any = filled > 0;
         // A majority of numbers makes a rating column: a stray "x" or "n/a" in a score column
         // should cost one diagnostic for that cell, not turn the column into text.
@@ -308,7 +312,263 @@ pub(crate) fn guess(table: &Table) -> ColumnMapping {
             inputs.push(name.clone());
         }
     }
+    // `fluency_A`, `fluency_B`: one attribute rated by A and B. A lone `score_x` stays as is.
+    let stems: Vec<Option<String>> = ratings
+        .iter()
+        .map(|r| {
+            (r.rater.is_none())
+                .then(|| split_letter(&r.column).map(|(stem, _)| stem.to_ascii_lowercase()))
+                .flatten()
+        })
+        .collect();
+    let firsts: Vec<Option<String>> =
+        ratings.iter().map(|r| split_letter(&r.column).map(|(stem, _)| stem.to_owned())).collect();
+    for (i, r) in ratings.iter_mut().enumerate() {
+        let Some(stem) = &stems[i] else { continue };
+        if stems.iter().filter(|s| s.as_ref() == Some(stem)).count() < 2 {
+            continue;
+        }
+        // The attribute is named as the group's first column spells its stem.
+        let first = stems.iter().position(|s| s.as_ref() == Some(stem)).unwrap_or(i);
+        if let (Some(attribute), Some((_, letter))) = (&firsts[first], split_letter(&r.column)) {
+            r.attribute = attribute.clone();
+            r.rater = Some(letter.to_owned());
+        }
+    }
     ColumnMapping { id, document, system, inputs, output, ratings }
+}
+
+/// How many example values [`ColumnInfo::samples`] holds.
+pub const SAMPLE_VALUES: usize = 3;
+
+/// A column of a tabular file, as the mapping editor lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnInfo {
+    pub name: String,
+    /// The first few non-empty values in file order (long texts clipped).
+    pub samples: Vec<String>,
+    /// Most of its non-empty cells are numbers (what makes the guess read it as a rating).
+    pub numeric: bool,
+}
+
+/// (filled cells, numeric cells) of column `i`.
+fn fill(table: &Table, i: usize) -> (usize, usize) {
+    let (mut filled, mut numbers) = (0usize, 0usize);
+    for (_, cells) in &table.rows {
+        if let Some(v) = &cells[i] {
+            filled += 1;
+            numbers += usize::from(v.trim().parse::<f64>().is_ok_and(f64::is_finite));
+        }
+    }
+    (filled, numbers)
+}
+
+/// The columns of `table` in file order with a few example values each.
+pub(crate) fn column_infos(table: &Table) -> Vec<ColumnInfo> {
+    table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let samples = table
+                .rows
+                .iter()
+                .filter_map(|(_, cells)| cells[i].as_deref())
+                .take(SAMPLE_VALUES)
+                .map(|v| {
+                    let v = v.trim();
+                    match v.char_indices().nth(60) {
+                        Some((cut, _)) => format!("{}…", &v[..cut]),
+                        None => v.to_owned(),
+                    }
+                })
+                .collect();
+            let (filled, numbers) = fill(table, i);
+            ColumnInfo { name: name.clone(), samples, numeric: filled > 0 && numbers * 2 > filled }
+        })
+        .collect()
+}
+
+/// What one column does in a mapping; the editor shows one per column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Role {
+    Ignore,
+    Id,
+    Document,
+    System,
+    Input,
+    Output,
+    Rating {
+        attribute: String,
+        #[serde(default)]
+        rater: Option<String>,
+        #[serde(default)]
+        scale: Option<Scale>,
+    },
+}
+
+impl Role {
+    /// A short name for the role (also the value of the editor's options).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Role::Ignore => "ignore",
+            Role::Id => "item id",
+            Role::Document => "document",
+            Role::System => "system",
+            Role::Input => "input field",
+            Role::Output => "output",
+            Role::Rating { .. } => "rating",
+        }
+    }
+
+    /// Every role name, in the order the editor offers them.
+    pub const NAMES: [&'static str; 7] =
+        ["ignore", "item id", "document", "system", "input field", "output", "rating"];
+}
+
+/// One problem with a mapping being edited. `blocking` ones keep it from being applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappingProblem {
+    pub column: Option<String>,
+    pub message: String,
+    pub blocking: bool,
+}
+
+impl ColumnMapping {
+    /// The role of each of `columns`, in order (a column named twice keeps its first role of
+    /// id, document, system, output, rating, input).
+    pub fn roles(&self, columns: &[ColumnInfo]) -> Vec<Role> {
+        columns
+            .iter()
+            .map(|c| {
+                let is = |o: &Option<String>| o.as_deref() == Some(c.name.as_str());
+                if is(&self.id) {
+                    Role::Id
+                } else if is(&self.document) {
+                    Role::Document
+                } else if is(&self.system) {
+                    Role::System
+                } else if is(&self.output) {
+                    Role::Output
+                } else if let Some(r) = self.ratings.iter().find(|r| r.column == c.name) {
+                    Role::Rating {
+                        attribute: r.attribute.clone(),
+                        rater: r.rater.clone(),
+                        scale: r.scale,
+                    }
+                } else if self.inputs.contains(&c.name) {
+                    Role::Input
+                } else {
+                    Role::Ignore
+                }
+            })
+            .collect()
+    }
+
+    /// The mapping that gives `columns[i]` the role `roles[i]`: inputs and ratings in file
+    /// order; when a single role is given to several columns, the first wins (see
+    /// [`validate_roles`], which reports it). Names are trimmed; empty raters mean none.
+    pub fn from_roles(columns: &[ColumnInfo], roles: &[Role]) -> ColumnMapping {
+        let mut m = ColumnMapping::default();
+        for (c, role) in columns.iter().zip(roles) {
+            let name = Some(c.name.clone());
+            match role {
+                Role::Ignore => {}
+                Role::Id => m.id = m.id.take().or(name),
+                Role::Document => m.document = m.document.take().or(name),
+                Role::System => m.system = m.system.take().or(name),
+                Role::Output => m.output = m.output.take().or(name),
+                Role::Input => m.inputs.push(c.name.clone()),
+                Role::Rating { attribute, rater, scale } => m.ratings.push(RatingColumn {
+                    column: c.name.clone(),
+                    attribute: attribute.trim().to_owned(),
+                    rater: rater
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|r| !r.is_empty())
+                        .map(str::to_owned),
+                    scale: *scale,
+                }),
+            }
+        }
+        m
+    }
+}
+
+/// What is wrong with giving `columns` the `roles`: no output column, a single role given
+/// twice, a rating without an attribute name, two columns for the same attribute and rater,
+/// a scale whose minimum is not below its maximum (blocking); no rating column at all (not
+/// blocking: a judge can still run, but there is nothing to correlate with).
+pub fn validate_roles(columns: &[ColumnInfo], roles: &[Role]) -> Vec<MappingProblem> {
+    let mut out = Vec::new();
+    let block = |column: Option<&str>, message: String| MappingProblem {
+        column: column.map(str::to_owned),
+        message,
+        blocking: true,
+    };
+    let pairs: Vec<(&ColumnInfo, &Role)> = columns.iter().zip(roles).collect();
+    for single in [Role::Id, Role::Document, Role::System, Role::Output] {
+        let named: Vec<&str> =
+            pairs.iter().filter(|(_, r)| **r == single).map(|(c, _)| c.name.as_str()).collect();
+        if named.len() > 1 {
+            out.push(block(
+                Some(named[1]),
+                format!(
+                    "only one column can be the {}: {} are",
+                    single.name(),
+                    named.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ")
+                ),
+            ));
+        }
+    }
+    if !roles.contains(&Role::Output) {
+        out.push(block(
+            None,
+            "no output column: choose the column with the text being rated".into(),
+        ));
+    }
+    let mut seen: Vec<(String, Option<String>, &str)> = Vec::new();
+    for (c, role) in &pairs {
+        let Role::Rating { attribute, rater, scale } = role else { continue };
+        let attribute = attribute.trim();
+        if attribute.is_empty() {
+            out.push(block(
+                Some(c.name.as_str()),
+                format!("rating column `{}` needs an attribute name", c.name),
+            ));
+            continue;
+        }
+        if let Some(s) = scale
+            && s.min.partial_cmp(&s.max) != Some(std::cmp::Ordering::Less)
+        {
+            out.push(block(
+                Some(c.name.as_str()),
+                format!("the scale of `{}` must have a minimum below its maximum", c.name),
+            ));
+        }
+        let rater = rater.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_owned);
+        if let Some((_, _, other)) = seen.iter().find(|(a, r, _)| a == attribute && *r == rater) {
+            let who =
+                rater.as_deref().map_or("as the aggregate".to_owned(), |r| format!("by rater {r}"));
+            out.push(block(
+                Some(c.name.as_str()),
+                format!(
+                    "`{other}` and `{}` both rate {attribute} {who}: give them different raters",
+                    c.name
+                ),
+            ));
+        } else {
+            seen.push((attribute.to_owned(), rater, c.name.as_str()));
+        }
+    }
+    if seen.is_empty() {
+        out.push(MappingProblem {
+            column: None,
+            message: "no rating column: a judge can run, but there are no human ratings to compare it with".into(),
+            blocking: false,
+        });
+    }
+    out
 }
 
 /// Describes a mapping in one sentence, for the "guessed mapping" diagnostic.

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 pub use diag::{Diagnostic, LoadError, Severity};
 pub use join::{Joined, Target, join};
-pub use mapping::{ColumnMapping, RatingColumn};
+pub use mapping::{ColumnInfo, ColumnMapping, MappingProblem, RatingColumn, Role, validate_roles};
 pub use model::{
     Aggregate, Attribute, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun,
     MetaAssessment, MetaBranch, OpenEndedTask, PairLabel, PairVote, PairwiseItem, RaterScore,
@@ -125,6 +125,9 @@ pub struct Loaded {
     /// The column mapping used for generic tabular files (guessed unless one was given), so
     /// the UI can show and edit it.
     pub mapping: Option<ColumnMapping>,
+    /// The columns of a tabular file in file order, with example values (empty for the
+    /// papers' shapes), for the mapping editor.
+    pub columns: Vec<ColumnInfo>,
     pub diagnostics: Vec<Diagnostic>,
     pub summary: Summary,
 }
@@ -263,14 +266,16 @@ pub fn load_with_mapping(
     finish(name, format, dataset, runs, used_mapping, diags)
 }
 
-type Parts = (Format, Dataset, Vec<JudgeRun>, Option<ColumnMapping>);
+/// A tabular file's mapping and columns.
+type Tabular = (ColumnMapping, Vec<ColumnInfo>);
+type Parts = (Format, Dataset, Vec<JudgeRun>, Option<Tabular>);
 
 fn finish(
     name: &str,
     format: Format,
     dataset: Dataset,
     runs: Vec<JudgeRun>,
-    mapping: Option<ColumnMapping>,
+    tabular: Option<Tabular>,
     diagnostics: Vec<Diagnostic>,
 ) -> Result<Loaded, LoadError> {
     let records: usize = runs.iter().map(|r| r.records.len()).sum();
@@ -285,7 +290,11 @@ fn finish(
         });
     }
     let summary = summarize(format, &dataset, &runs);
-    Ok(Loaded { format, dataset, runs, mapping, diagnostics, summary })
+    let (mapping, columns) = match tabular {
+        Some((m, c)) => (Some(m), c),
+        None => (None, Vec::new()),
+    };
+    Ok(Loaded { format, dataset, runs, mapping, columns, diagnostics, summary })
 }
 
 fn tabular(
@@ -293,7 +302,7 @@ fn tabular(
     table: &mapping::Table,
     given: Option<&ColumnMapping>,
     diags: &mut Vec<Diagnostic>,
-) -> Result<(Dataset, ColumnMapping), LoadError> {
+) -> Result<(Dataset, Tabular), LoadError> {
     let mapping = match given {
         Some(m) => m.clone(),
         None => {
@@ -303,7 +312,7 @@ fn tabular(
         }
     };
     let dataset = mapping::apply(name, table, &mapping, diags)?;
-    Ok((dataset, mapping))
+    Ok((dataset, (mapping, mapping::column_infos(table))))
 }
 
 /// Chooses the loader for JSON records from the keys of the first object.

@@ -23,6 +23,7 @@ pub use bundle::{Bundle, BundleError, ExtraRater, Settings};
 pub use plan::{Call, Plan, PlanProblem, Prompt, plan};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JudgedRun, RaterKind,
-    ResultsTable, Statistic, agreement, bootstrap_interval, collect, compute,
+    ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval, collect, compute,
+    score, score_run, tabulate,
 };
 pub use study::{GridSpec, Method, Study, default_template, grid, method};

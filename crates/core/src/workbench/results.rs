@@ -171,9 +171,38 @@ impl ResultsTable {
     }
 }
 
-/// Computes the table for `runs`. Williams' test compares each method with `baseline`
-/// (a method name) on the same attribute; no marks when `baseline` is `None`.
-pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) -> ResultsTable {
+/// Every run read into per-item scores: the expensive half of [`compute`] (every sample
+/// parsed), which depends only on the dataset and the runs. The table for another baseline,
+/// statistic or level is then [`tabulate`] over the same `Scored`, without parsing again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scored {
+    pub methods: Vec<String>,
+    pub attributes: Vec<String>,
+    /// `scores[m][a]`: the run of method `m` on attribute `a`, read.
+    pub scores: Vec<Vec<Option<JudgeScores>>>,
+    /// Runs that could not be read (unknown attribute, nothing joined).
+    pub errors: Vec<String>,
+}
+
+/// Reads one run into per-item scores (every sample parsed under the run's policy); `None`
+/// for a run without records (a run that has not started), `Err` when it cannot be read.
+pub fn score_run(dataset: &Dataset, r: &JudgedRun) -> Option<Result<JudgeScores, String>> {
+    if r.run.records.is_empty() {
+        return None;
+    }
+    Some(
+        table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy)
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Arranges read runs into methods × attributes (in order of first appearance; a later run
+/// of the same method and attribute replaces an earlier one). `read(i)` is [`score_run`] of
+/// `runs[i]`, or a copy of it kept from before.
+pub fn assemble(
+    runs: &[JudgedRun],
+    mut read: impl FnMut(usize) -> Option<Result<JudgeScores, String>>,
+) -> Scored {
     let mut methods: Vec<String> = Vec::new();
     let mut attributes: Vec<String> = Vec::new();
     for r in runs {
@@ -187,21 +216,32 @@ pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) ->
     let mut errors = Vec::new();
     let mut scores: Vec<Vec<Option<JudgeScores>>> =
         vec![vec![None; attributes.len()]; methods.len()];
-    for r in runs {
+    for (i, r) in runs.iter().enumerate() {
         let (Some(m), Some(a)) = (
             methods.iter().position(|x| *x == r.method),
             attributes.iter().position(|x| *x == r.attribute),
         ) else {
             continue;
         };
-        if r.run.records.is_empty() {
-            continue;
-        }
-        match table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy) {
-            Ok(s) => scores[m][a] = Some(s),
-            Err(e) => errors.push(e.to_string()),
+        match read(i) {
+            None => {}
+            Some(Ok(s)) => scores[m][a] = Some(s),
+            Some(Err(e)) => errors.push(e),
         }
     }
+    Scored { methods, attributes, scores, errors }
+}
+
+/// Reads every run of `runs` into per-item scores: [`assemble`] of [`score_run`].
+pub fn score(dataset: &Dataset, runs: &[JudgedRun]) -> Scored {
+    assemble(runs, |i| score_run(dataset, &runs[i]))
+}
+
+/// The methods × attributes table from read scores: every correlation at both levels, and
+/// Williams' test of each method against `baseline` (a method name; no marks when `None`).
+pub fn tabulate(dataset: &Dataset, scored: &Scored, baseline: Option<&str>) -> ResultsTable {
+    let Scored { methods, attributes, scores, errors } = scored;
+    let mut errors = errors.clone();
     let base = baseline.and_then(|b| methods.iter().position(|m| m == b));
     let mut cells = vec![vec![None; attributes.len()]; methods.len()];
     for (m, method) in methods.iter().enumerate() {
@@ -218,7 +258,19 @@ pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) ->
         }
     }
     let baseline = base.map(|b| methods[b].clone());
-    ResultsTable { methods, attributes, baseline, cells, errors }
+    ResultsTable {
+        methods: methods.clone(),
+        attributes: attributes.clone(),
+        baseline,
+        cells,
+        errors,
+    }
+}
+
+/// Computes the table for `runs`: [`score`] then [`tabulate`]. Williams' test compares each
+/// method with `baseline` (a method name) on the same attribute; no marks when `None`.
+pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) -> ResultsTable {
+    tabulate(dataset, &score(dataset, runs), baseline)
 }
 
 /// Export formats of the results table.
