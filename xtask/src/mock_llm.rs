@@ -566,9 +566,11 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             }
             break;
         }
-        let keep_alive =
-            !request.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"))
-                && !(seq.is_some() && shared.lock().scenario.close_connections);
+        let client_closes =
+            request.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
+        // A scenario may close every chat connection after its answer (no keep-alive reuse).
+        let scenario_closes = seq.is_some() && shared.lock().scenario.close_connections;
+        let keep_alive = !client_closes && !scenario_closes;
         let ok = match reply {
             Reply::Full { status, headers, body } => {
                 write_response(&mut writer, status, &headers, &body, &origin, keep_alive, None)
