@@ -11,5 +11,17 @@ fuzz_target!(|input: &[u8]| {
     let bytes = &input[split + 1..];
     for name in ["f.csv", "f.tsv", "f.jsonl"] {
         let _ = data::load_with_mapping(name, bytes, Some(&mapping));
+        // The editor's path: the guessed load lists the columns; the mapping as roles, checked,
+        // and back; an unblocked mapping loads.
+        if let Ok(guessed) = data::load(name, bytes) {
+            let columns = &guessed.columns;
+            let roles = mapping.roles(columns);
+            assert_eq!(roles.len(), columns.len());
+            let problems = data::validate_roles(columns, &roles);
+            let rebuilt = ColumnMapping::from_roles(columns, &roles);
+            if !problems.iter().any(|p| p.blocking) {
+                let _ = data::load_with_mapping(name, bytes, Some(&rebuilt));
+            }
+        }
     }
 });
