@@ -39,7 +39,9 @@ fn app_mounts_on_the_example() {
     assert_eq!(text_of("item-count").as_deref(), Some("15"));
     assert_eq!(text_of("document-count").as_deref(), Some("5"));
     assert_eq!(text_of("system-count").as_deref(), Some("3"));
-    let rows = document().query_selector_all("[data-testid='preview'] tbody tr:not(.spacer)").expect("rows");
+    let rows = document()
+        .query_selector_all("[data-testid='preview'] tbody tr:not(.spacer)")
+        .expect("rows");
     assert_eq!(rows.length(), 15);
     drop(handle);
     host.remove();
