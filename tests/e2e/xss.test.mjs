@@ -16,6 +16,7 @@ import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { MetaPage } from './pages/meta_page.mjs';
+import { VirtualTable } from './pages/virtual_table.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const JDEVAL = resolve(ROOT, '../shared/data/meta-evaluation/meta-evaluator_results/pairwise/JDEval');
@@ -122,11 +123,18 @@ async function drillDown(page) {
   const count = await cells.count();
   for (let c = 0; c < count; c++) {
     await cells.nth(c).click();
-    const items = page.locator('[data-testid="items-table"] tbody button');
-    await items.first().waitFor();
-    const n = await items.count();
+    // The item list is virtualized: only the rows in view are in the DOM, so each row is
+    // scrolled into the window before its button is clicked.
+    const items = new VirtualTable(page, 'items-table');
+    await items.rows.first().waitFor();
+    const n = await items.rowCount();
     for (let i = 0; i < n; i++) {
-      await items.nth(i).click();
+      await items.scroll.evaluate((el, index) => {
+        const row = el.querySelector('tbody tr:not(.spacer)');
+        el.scrollTop = index * (row ? row.getBoundingClientRect().height : 32);
+      }, i);
+      await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+      await page.locator(`[data-testid="items-table"] tbody tr[aria-rowindex="${i + 2}"] button`).first().click();
       const detail = page.getByTestId('item-detail');
       await detail.waitFor();
       shown.prompts.push(await detail.locator('pre.prompt').textContent());
