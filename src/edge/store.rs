@@ -467,8 +467,12 @@ fn object_store(tx: &idb::Transaction, store: StoreName) -> Result<idb::ObjectSt
     tx.object_store(store.as_str()).map_err(|e| StoreError::from_idb("transaction", &e))
 }
 
-/// Waits for the transaction to commit; an abort is an error (nothing was written).
+/// Asks the database to commit now and waits for it; an abort is an error (nothing was
+/// written). Every request is already queued, so `commit()` flushes them without the round
+/// trip an implicit commit waits for: a page reloaded or closed right after an action (a
+/// keypress followed at once by F5) would otherwise abort the transaction and lose the action.
 async fn commit(tx: idb::Transaction, op: &'static str) -> Result<(), StoreError> {
+    let tx = tx.commit().map_err(|e| StoreError::from_idb(op, &e))?;
     match tx.await {
         Ok(TransactionResult::Committed) => Ok(()),
         Ok(TransactionResult::Aborted) => {
