@@ -16,6 +16,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use concord_core::judge::ChatRequest;
 use concord_core::run::{
@@ -57,13 +58,32 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// One HTTP call: samples `samples` of `request`, filling the cache keys `keys` (one per
-/// sample of the batch, in order).
+/// One HTTP call: samples `samples` of `request`, filling their cache keys. The request and
+/// the prompt's keys are shared (a run's plan holds them once, however many calls it has).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallSpec {
-    pub request: ChatRequest,
+    pub request: Arc<ChatRequest>,
     pub samples: SampleBatch,
-    pub keys: Vec<String>,
+    /// The cache key of every sample of the prompt, by sample index.
+    pub prompt_keys: Arc<[String]>,
+}
+
+impl CallSpec {
+    /// A call for sample 0 of `request`, stored under `key`.
+    pub fn single(request: ChatRequest, key: String) -> CallSpec {
+        CallSpec {
+            request: Arc::new(request),
+            samples: SampleBatch { first: 0, count: 1 },
+            prompt_keys: Arc::from(vec![key]),
+        }
+    }
+
+    /// The keys this call fills, one per sample of its batch, in order.
+    pub fn keys(&self) -> &[String] {
+        let first = (self.samples.first as usize).min(self.prompt_keys.len());
+        let end = first.saturating_add(self.samples.count as usize).min(self.prompt_keys.len());
+        &self.prompt_keys[first..end]
+    }
 }
 
 /// What is stored per sample under its cache key (JSON).
@@ -189,25 +209,33 @@ pub struct Outcome {
     pub storage_errors: usize,
 }
 
-/// The keys among `keys` that are stored, with their texts.
-pub async fn cached_texts(
-    store: &Store,
-    keys: impl IntoIterator<Item = String>,
-) -> HashMap<String, String> {
-    let wanted: HashSet<String> = keys.into_iter().collect();
-    let mut out = HashMap::with_capacity(wanted.len());
+/// The keys among `wanted` that are stored, with their texts. The store is read a page at a
+/// time with a yield to the browser after each, so a cache of hundreds of thousands of
+/// samples never blocks the page.
+pub async fn cached_texts(store: &Store, wanted: &HashSet<&str>) -> HashMap<String, String> {
+    const PAGE: u32 = 5_000;
+    let mut out = HashMap::with_capacity(wanted.len().min(1 << 16));
     if wanted.is_empty() {
         return out;
     }
-    // One cursor over the store beats thousands of single reads.
-    if let Ok(all) = store.get_with_prefix(StoreName::Responses, "").await {
-        for (key, value) in all {
-            if wanted.contains(&key) {
+    let mut after: Option<String> = None;
+    loop {
+        let Ok(page) = store.get_page(StoreName::Responses, after.as_deref(), PAGE).await else {
+            break;
+        };
+        let last = page.len() < PAGE as usize;
+        after = page.last().map(|(k, _)| k.clone());
+        for (key, value) in page {
+            if wanted.contains(key.as_str()) {
                 let text =
                     serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
                 out.insert(key, text);
             }
         }
+        if last || after.is_none() {
+            break;
+        }
+        time::yield_now().await;
     }
     out
 }
@@ -225,19 +253,22 @@ pub async fn execute(
     control: RunControl,
     mut on_report: impl FnMut(Report),
 ) -> Outcome {
-    let known: HashSet<String> = {
+    // Samples neither in memory nor yet looked up in the store.
+    let wanted: HashSet<&str> = {
         let mem = memory.borrow();
-        calls.iter().flat_map(|c| &c.keys).filter(|k| mem.contains_key(*k)).cloned().collect()
+        calls
+            .iter()
+            .flat_map(CallSpec::keys)
+            .map(String::as_str)
+            .filter(|k| !mem.contains_key(*k))
+            .collect()
     };
-    let stored = cached_texts(
-        &store,
-        calls.iter().flat_map(|c| c.keys.clone()).filter(|k| !known.contains(k)),
-    )
-    .await;
+    let stored = cached_texts(&store, &wanted).await;
+    drop(wanted);
     memory.borrow_mut().extend(stored);
     let (todo, cached): (Vec<CallSpec>, Vec<CallSpec>) = {
         let mem = memory.borrow();
-        calls.into_iter().partition(|c| !c.keys.iter().all(|k| mem.contains_key(k)))
+        calls.into_iter().partition(|c| !c.keys().iter().all(|k| mem.contains_key(k)))
     };
     let short = Cell::new(false);
     let problems = Problems::default();
@@ -262,11 +293,11 @@ pub async fn execute(
             let mem = memory.borrow();
             todo.iter()
                 .flat_map(|c| {
-                    c.keys.iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(
-                        |(i, k)| CallSpec {
+                    c.keys().iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(
+                        |(i, _)| CallSpec {
                             request: c.request.clone(),
                             samples: SampleBatch { first: c.samples.first + i as u32, count: 1 },
-                            keys: vec![k.clone()],
+                            prompt_keys: c.prompt_keys.clone(),
                         },
                     )
                 })
@@ -326,7 +357,7 @@ async fn pass(
         .iter()
         .enumerate()
         .map(|(i, c)| Job {
-            key: c.keys.first().cloned().unwrap_or_default(),
+            key: c.keys().first().cloned().unwrap_or_default(),
             payload: i,
             estimated_cost_usd: 0.0,
         })
@@ -505,12 +536,12 @@ async fn handle(
         }
     };
     let Some(spec) = scheduler.job(id).and_then(|j| todo.get(j.payload)) else { return };
-    if response.choices.len() < spec.keys.len() {
+    if response.choices.len() < spec.keys().len() {
         short.set(true);
     }
     let arrived = time::now_ms();
     let entries: Vec<(String, String)> = spec
-        .keys
+        .keys()
         .iter()
         .zip(&response.choices)
         .map(|(key, choice)| {
@@ -528,7 +559,7 @@ async fn handle(
     }
     {
         let mut mem = memory.borrow_mut();
-        for (key, choice) in spec.keys.iter().zip(&response.choices) {
+        for (key, choice) in spec.keys().iter().zip(&response.choices) {
             mem.insert(key.clone(), choice.text.clone());
         }
     }

@@ -255,6 +255,9 @@ impl ConnectionForm {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunView {
     pub running: bool,
+    /// What a starting run is doing before its first call (planning, looking up stored
+    /// answers) or a finishing one after its last (collecting the answers).
+    pub planning: Option<String>,
     pub paused: bool,
     pub report: Option<Report>,
     /// Every log line of the run.

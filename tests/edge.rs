@@ -39,8 +39,13 @@ async fn check_store(store: &Store) {
     assert_eq!(store.get(Responses, "k2").await.unwrap().as_deref(), Some("deux"));
     assert_eq!(store.get(Settings, "k2").await.unwrap(), None);
     assert_eq!(store.count(Responses).await.unwrap(), 2);
-    // "k1" (2) + 20 characters, "k2" (2) + "deux" (4).
-    assert_eq!(store.approximate_bytes(Responses).await.unwrap(), 2 + 20 + 2 + 4);
+    // Paging in key order: a page of one, the next after it, then nothing after the last.
+    let first = store.get_page(Responses, None, 1).await.unwrap();
+    assert_eq!(first, vec![("k1".to_owned(), r#"{"text":"Rating: 4"}"#.to_owned())]);
+    let second = store.get_page(Responses, Some("k1"), 5).await.unwrap();
+    assert_eq!(second, vec![("k2".to_owned(), "deux".to_owned())]);
+    assert_eq!(store.get_page(Responses, Some("k2"), 5).await.unwrap(), vec![]);
+    assert_eq!(store.get_page(Responses, Some("a"), 5).await.unwrap().len(), 2);
 
     // An annotation log: sequence order must survive key order (2 < 10 only with padding),
     // and one session's prefix must not match another's ("s1/" vs "s10/").
@@ -72,7 +77,7 @@ async fn check_store(store: &Store) {
     store.clear(Responses).await.unwrap();
     assert_eq!(store.count(Responses).await.unwrap(), 0);
     assert_eq!(store.get(Responses, "k1").await.unwrap(), None);
-    assert_eq!(store.approximate_bytes(Responses).await.unwrap(), 0);
+    assert_eq!(store.get_page(Responses, None, 5).await.unwrap(), vec![]);
     assert_eq!(store.count(Annotations).await.unwrap(), 4, "clear touches one store only");
 }
 

@@ -32,7 +32,6 @@ use std::rc::Rc;
 use idb::{
     DatabaseEvent, Factory, KeyRange, ObjectStoreParams, Query, TransactionMode, TransactionResult,
 };
-use js_sys::JsString;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -340,26 +339,43 @@ impl Store {
             }
             Backend::Idb(db) => db,
         };
-        let tx = transaction(db, store, TransactionMode::ReadOnly)?;
-        let os = object_store(&tx, store)?;
-        // Keys and values of the same range in the same transaction come in the same order.
-        let keys = os
-            .get_all_keys(prefix_range(prefix)?, None)
-            .map_err(|e| StoreError::from_idb("read", &e))?;
-        let values = os
-            .get_all(prefix_range(prefix)?, None)
-            .map_err(|e| StoreError::from_idb("read", &e))?;
-        let keys = keys.await.map_err(|e| StoreError::from_idb("read", &e))?;
-        let values = values.await.map_err(|e| StoreError::from_idb("read", &e))?;
-        let mut out = Vec::with_capacity(keys.len());
-        for (k, v) in keys.into_iter().zip(values) {
-            let key = k.as_string().unwrap_or_default();
-            match v.as_string() {
-                Some(value) => out.push((key, value)),
-                None => return Err(StoreError::NotText { store: store.as_str(), key }),
+        read_entries(db, store, prefix_range(prefix)?, None).await
+    }
+
+    /// Up to `limit` (key, value) entries with keys after `after` (from the first key when
+    /// `None`), in key order: a store too big to read at once (a 10,000-item run stores
+    /// 800,000 samples) is read page by page, the caller yielding to the page in between.
+    pub async fn get_page(
+        &self,
+        store: StoreName,
+        after: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let db = match &self.backend {
+            Backend::Memory(m) => {
+                use std::ops::Bound;
+                let lower = after.map_or(Bound::Unbounded, |a| Bound::Excluded(a.to_owned()));
+                return Ok(m
+                    .borrow()
+                    .get(&store)
+                    .map(|s| {
+                        s.range((lower, Bound::Unbounded))
+                            .take(limit as usize)
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default());
             }
-        }
-        Ok(out)
+            Backend::Idb(db) => db,
+        };
+        let range = after
+            .map(|a| {
+                KeyRange::lower_bound(&JsValue::from_str(a), Some(true))
+                    .map(Query::from)
+                    .map_err(|e| StoreError::from_idb("read", &e))
+            })
+            .transpose()?;
+        read_entries(db, store, range, Some(limit)).await
     }
 
     /// How many records `store` holds.
@@ -392,33 +408,6 @@ impl Store {
         let os = object_store(&tx, store)?;
         let _request = os.clear().map_err(|e| StoreError::from_idb("clear", &e))?;
         commit(tx, "clear").await
-    }
-
-    /// Approximate size of `store` in bytes: the characters of every key and value (UTF-16
-    /// code units, ≈ bytes of ASCII JSON; the browser's on-disk size differs by its own
-    /// compression and overhead). Reads every value, so it costs a scan: call it on demand
-    /// (the cache inspector), not per write.
-    pub async fn approximate_bytes(&self, store: StoreName) -> Result<u64, StoreError> {
-        let db = match &self.backend {
-            Backend::Memory(m) => {
-                let utf16 = |s: &str| s.encode_utf16().count() as u64;
-                return Ok(m
-                    .borrow()
-                    .get(&store)
-                    .map(|s| s.iter().map(|(k, v)| utf16(k) + utf16(v)).sum())
-                    .unwrap_or(0));
-            }
-            Backend::Idb(db) => db,
-        };
-        let tx = transaction(db, store, TransactionMode::ReadOnly)?;
-        let os = object_store(&tx, store)?;
-        let keys = os.get_all_keys(None, None).map_err(|e| StoreError::from_idb("read", &e))?;
-        let values = os.get_all(None, None).map_err(|e| StoreError::from_idb("read", &e))?;
-        let keys = keys.await.map_err(|e| StoreError::from_idb("read", &e))?;
-        let values = values.await.map_err(|e| StoreError::from_idb("read", &e))?;
-        // Lengths are read on the JS side: no value is copied into wasm memory.
-        let length = |v: &JsValue| v.dyn_ref::<JsString>().map_or(0, |s| u64::from(s.length()));
-        Ok(keys.iter().chain(values.iter()).map(length).sum())
     }
 
     /// Appends record `seq` of annotation session `session` (see [`log_key`]), resolving once
@@ -461,6 +450,32 @@ fn transaction(
     mode: TransactionMode,
 ) -> Result<idb::Transaction, StoreError> {
     db.transaction(&[store.as_str()], mode).map_err(|e| StoreError::from_idb("transaction", &e))
+}
+
+/// The (key, value) entries of `range` (every entry when `None`), at most `limit`, in key order.
+async fn read_entries(
+    db: &idb::Database,
+    store: StoreName,
+    range: Option<Query>,
+    limit: Option<u32>,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let tx = transaction(db, store, TransactionMode::ReadOnly)?;
+    let os = object_store(&tx, store)?;
+    // Same range and limit in the same transaction: keys and values come in the same order.
+    let keys =
+        os.get_all_keys(range.clone(), limit).map_err(|e| StoreError::from_idb("read", &e))?;
+    let values = os.get_all(range, limit).map_err(|e| StoreError::from_idb("read", &e))?;
+    let keys = keys.await.map_err(|e| StoreError::from_idb("read", &e))?;
+    let values = values.await.map_err(|e| StoreError::from_idb("read", &e))?;
+    let mut out = Vec::with_capacity(keys.len());
+    for (k, v) in keys.into_iter().zip(values) {
+        let key = k.as_string().unwrap_or_default();
+        match v.as_string() {
+            Some(value) => out.push((key, value)),
+            None => return Err(StoreError::NotText { store: store.as_str(), key }),
+        }
+    }
+    Ok(out)
 }
 
 fn object_store(tx: &idb::Transaction, store: StoreName) -> Result<idb::ObjectStore, StoreError> {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use concord_core::data::{self, Dataset};
 use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
-use concord_core::judge::table::JudgeScores;
+use concord_core::judge::table::{JudgeScores, ScoreReader};
 use concord_core::run::{Capabilities, PriceTable};
 use concord_core::workbench::results::{self, Format, Granularity, Statistic};
 use concord_core::workbench::{
@@ -53,7 +53,12 @@ pub fn open_bundle(
     wb.runs.set(bundle.runs.clone());
     wb.raters.set(bundle.raters.clone());
     wb.settings.set(bundle.settings.clone());
-    wb.bundle_source.set(Some(source.to_owned()));
+    // What the import changed (settings out of bounds) is said next to where it came from.
+    wb.bundle_source.set(Some(if bundle.notes.is_empty() {
+        source.to_owned()
+    } else {
+        format!("{source} (note: {})", bundle.notes.join("; "))
+    }));
     Ok(())
 }
 
@@ -291,20 +296,54 @@ async fn read_scores(
         with_cache(|c| (0..keys.len()).filter(|&i| !c.runs.contains_key(&keys[i])).collect());
     if !missing.is_empty() {
         scored.set(None);
+        let dataset = &open.loaded.dataset;
         let mut slice = time::monotonic_ms();
         for (done, &i) in missing.iter().enumerate() {
             reading.set(Some(format!(
                 "Reading the responses of {} judge run(s): {done} done…",
                 missing.len()
             )));
-            let started = time::monotonic_ms();
-            let read = wb.runs.with_untracked(|runs| {
-                runs.get(i).map(|r| concord_core::workbench::score_run(&open.loaded.dataset, r))
+            // A run is read a slice of items at a time (a 10,000-item run of 20 samples is
+            // 200,000 parses), yielding to the browser between slices.
+            // Time spent reading, not waiting between slices.
+            let mut started = time::monotonic_ms();
+            let mut took = 0.0;
+            let reader = wb.runs.with_untracked(|runs| {
+                runs.get(i).map(|r| {
+                    if r.run.records.is_empty() {
+                        return None;
+                    }
+                    Some(
+                        ScoreReader::new(dataset, &r.method, &r.attribute, &r.run, r.policy)
+                            .map_err(|e| e.to_string()),
+                    )
+                })
             });
-            let took = time::monotonic_ms() - started;
-            let Some(read) = read else { return };
+            let Some(reader) = reader else { return };
+            let read = match reader {
+                Some(Ok(mut reader)) => loop {
+                    let finished = wb.runs.with_untracked(|runs| {
+                        runs.get(i).is_none_or(|r| reader.step(&r.run, 500))
+                    });
+                    if finished {
+                        break Some(Ok(reader.finish()));
+                    }
+                    if time::monotonic_ms() - slice > 12.0 {
+                        took += time::monotonic_ms() - started;
+                        time::yield_now().await;
+                        slice = time::monotonic_ms();
+                        started = slice;
+                        if !current() {
+                            return;
+                        }
+                    }
+                },
+                Some(Err(e)) => Some(Err(e)),
+                None => None,
+            };
+            took += time::monotonic_ms() - started;
             with_cache(|c| c.runs.insert(keys[i].clone(), (read, took)));
-            if time::monotonic_ms() - slice > 25.0 {
+            if time::monotonic_ms() - slice > 12.0 {
                 time::yield_now().await;
                 slice = time::monotonic_ms();
             }

@@ -2,12 +2,17 @@
 //! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
 //! run log, errors with what to do, resuming an interrupted run, and the response cache.
 
-use concord_core::data::Dataset;
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use concord_core::data::{Dataset, Loaded};
 use concord_core::run::{
     Capabilities, ConnectionStatus, EstimateInput, Finish, PRESETS, PriceTable, ProviderId,
     StopReason, build_list_models, classify_connection, estimate_run,
 };
-use concord_core::workbench::{self, JudgedRun, Plan, Study};
+use concord_core::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
@@ -27,11 +32,12 @@ const KEY_STORAGE: &str = "concord.api-key";
 const MANIFEST_KEY: &str = "current";
 
 /// What is saved when a run starts, so a reloaded page can offer to resume it. Never the key.
+/// Written from borrowed parts (a 10,000-item dataset is not copied to be saved).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Manifest {
-    pub dataset: Dataset,
+pub struct Manifest<'a> {
+    pub dataset: Cow<'a, Dataset>,
     pub format: String,
-    pub study: Study,
+    pub study: Cow<'a, Study>,
     pub provider: String,
     pub base_url: String,
     pub model: String,
@@ -81,22 +87,42 @@ fn calls_of(plan: &Plan) -> Vec<CallSpec> {
             Some(CallSpec {
                 request: prompt.request.clone(),
                 samples: call.samples,
-                keys: plan.call_keys(call).to_vec(),
+                prompt_keys: prompt.keys.clone(),
             })
         })
         .collect()
 }
 
-/// Replaces the study's runs in `wb.runs` with what is stored now, keeping imported runs.
-pub fn refresh_results(wb: Workbench, dataset: &Dataset, study: &Study, plan: &Plan) {
+/// Work between two yields to the browser: about one frame's worth, so nothing the page
+/// computes in slices (planning, collecting, reading) blocks it for long.
+const SLICE_MS: f64 = 12.0;
+
+/// Replaces the study's runs in `wb.runs` with what is stored now, keeping imported runs. A
+/// large run is collected a slice of prompts at a time with a yield in between.
+pub async fn refresh_results(wb: Workbench, loaded: Arc<Loaded>, study: Rc<Study>, plan: Rc<Plan>) {
     let memory = wb.memory.get_value();
-    let collected: Vec<JudgedRun> = {
-        let mem = memory.borrow();
-        workbench::collect(dataset, study, plan, |k| mem.get(k).cloned())
-    };
-    wb.runs.update(|runs| {
-        runs.retain(|r| r.origin != "study");
-        runs.extend(collected.into_iter().filter(|r| !r.run.records.is_empty()));
+    let mut runs = workbench::results::empty_runs(&study);
+    let mut at = 0;
+    while at < plan.prompts.len() {
+        let started = time::monotonic_ms();
+        while at < plan.prompts.len() && time::monotonic_ms() - started < SLICE_MS {
+            let end = (at + 250).min(plan.prompts.len());
+            let mem = memory.borrow();
+            workbench::results::collect_into(
+                &mut runs,
+                &loaded.dataset,
+                &study,
+                &plan,
+                at..end,
+                |k| mem.get(k).cloned(),
+            );
+            at = end;
+        }
+        time::yield_now().await;
+    }
+    wb.runs.update(|all| {
+        all.retain(|r| r.origin != "study");
+        all.extend(runs.into_iter().filter(|r| !r.run.records.is_empty()));
     });
 }
 
@@ -120,47 +146,84 @@ fn describe_finish(finish: &Finish, provider: ProviderId) -> (String, Option<Str
     }
 }
 
-/// Starts a run of the open study (or of `manifest` when resuming).
+/// Starts a run of the open study (or of a manifest's when resuming): plans it a slice at a
+/// time (saying so), saves the manifest, then carries it out with [`runner::execute`].
 pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Study) {
     let form = wb.connection.get_untracked();
     let connection = form.connection();
-    let d = dataset.loaded.dataset.clone();
-    let items = items_of(&d, form.item_limit);
-    let plan = workbench::plan(&d, &study, &connection.endpoint, &connection.caps, Some(&items));
-    if plan.prompts.is_empty() {
-        wb.run.set(RunView {
-            error: Some(if study.methods.is_empty() {
-                "No methods to run: add some on the Judge screen.".into()
-            } else {
-                plan.problems.first().map_or("Nothing to run.".into(), |p| {
-                    format!(
-                        "No prompt could be rendered: {} / {} / item {}: {}",
-                        p.method, p.attribute, p.item_id, p.message
-                    )
-                })
-            }),
-            ..RunView::default()
-        });
-        return;
-    }
     let control = RunControl::new();
     wb.control.set_value(control.clone());
-    wb.run.set(RunView { running: true, ..RunView::default() });
-    let manifest = Manifest {
-        dataset: dataset.loaded.dataset.clone(),
-        format: dataset.loaded.format.name().to_owned(),
-        study: study.clone(),
-        provider: form.provider.slug().to_owned(),
-        base_url: workbench::bundle::public_url(&form.base_url),
-        model: form.model.clone(),
-        item_limit: form.item_limit,
-        max_concurrency: form.max_concurrency,
-        requests_per_minute: form.requests_per_minute,
-        started_at: time::now_ms(),
-        finished: false,
-    };
-    let provider = form.provider;
+    wb.run.set(RunView {
+        running: true,
+        planning: Some("Planning the run…".into()),
+        ..RunView::default()
+    });
+    let loaded = dataset.loaded.clone();
+    let study = Rc::new(study);
     spawn_local(async move {
+        let items = items_of(&loaded.dataset, form.item_limit);
+        let plan = {
+            let mut planner = Planner::new(
+                &loaded.dataset,
+                &study,
+                &connection.endpoint,
+                &connection.caps,
+                Some(&items),
+            );
+            loop {
+                let started = time::monotonic_ms();
+                let mut finished = false;
+                while !finished && time::monotonic_ms() - started < SLICE_MS {
+                    finished = planner.step(100);
+                }
+                if finished {
+                    break planner.finish();
+                }
+                if control.is_cancelled() {
+                    wb.run.set(RunView {
+                        finished: Some("Run cancelled while it was being planned.".into()),
+                        ..RunView::default()
+                    });
+                    return;
+                }
+                let (done, total) = (planner.done(), planner.total());
+                wb.run.update(|v| {
+                    v.planning = Some(format!("Planning the run: {done} of {total} prompts…"));
+                });
+                time::yield_now().await;
+            }
+        };
+        if plan.prompts.is_empty() {
+            wb.run.set(RunView {
+                error: Some(if study.methods.is_empty() {
+                    "No methods to run: add some on the Judge screen.".into()
+                } else {
+                    plan.problems.first().map_or("Nothing to run.".into(), |p| {
+                        format!(
+                            "No prompt could be rendered: {} / {} / item {}: {}",
+                            p.method, p.attribute, p.item_id, p.message
+                        )
+                    })
+                }),
+                ..RunView::default()
+            });
+            return;
+        }
+        let plan = Rc::new(plan);
+        wb.run.update(|v| v.planning = Some("Saving the run's manifest…".into()));
+        let manifest = Manifest {
+            dataset: Cow::Borrowed(&loaded.dataset),
+            format: loaded.format.name().to_owned(),
+            study: Cow::Borrowed(&study),
+            provider: form.provider.slug().to_owned(),
+            base_url: workbench::bundle::public_url(&form.base_url),
+            model: form.model.clone(),
+            item_limit: form.item_limit,
+            max_concurrency: form.max_concurrency,
+            requests_per_minute: form.requests_per_minute,
+            started_at: time::now_ms(),
+            finished: false,
+        };
         let store = match wb.store.get_untracked() {
             Some(s) => s,
             None => crate::edge::store::Store::open_or_memory().await.0,
@@ -172,8 +235,16 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
                 &serde_json::to_string(&manifest).unwrap_or_default(),
             )
             .await;
+        wb.run.update(|v| v.planning = Some("Looking up stored answers…".into()));
+        let provider = form.provider;
         let calls = calls_of(&plan);
+        // The page shows the run's progress at most ten times a second (a fast provider
+        // answers hundreds of calls a second), and every log line.
+        let mut shown = time::monotonic_ms() - 1000.0;
+        let mut log: Vec<String> = Vec::new();
+        let mut paused = false;
         let mut last_refresh = time::monotonic_ms();
+        let refreshing = Rc::new(Cell::new(false));
         let outcome = runner::execute(
             connection,
             calls,
@@ -181,22 +252,43 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             wb.memory.get_value(),
             control,
             |report| {
+                log.extend(report.log.iter().cloned());
+                let now = time::monotonic_ms();
+                let quiet =
+                    log.is_empty() && report.paused == paused && report.progress.in_flight > 0;
+                if quiet && now - shown < 100.0 {
+                    return;
+                }
+                shown = now;
+                paused = report.paused;
+                let lines = std::mem::take(&mut log);
                 wb.run.update(|v| {
+                    v.planning = None;
                     v.paused = report.paused;
-                    v.log.extend(report.log.iter().cloned());
+                    v.log.extend(lines);
                     v.report = Some(report);
                 });
                 // The table follows the run while it is on screen, without recomputing on every
                 // sample (collecting a large run takes a while).
                 let watching = ws.screen.get_untracked() == Screen::Results;
-                if watching && time::monotonic_ms() - last_refresh > 5000.0 {
-                    last_refresh = time::monotonic_ms();
-                    refresh_results(wb, &d, &study, &plan);
+                if watching && now - last_refresh > 5000.0 && !refreshing.get() {
+                    last_refresh = now;
+                    refreshing.set(true);
+                    let (loaded, study, plan, refreshing) =
+                        (loaded.clone(), study.clone(), plan.clone(), refreshing.clone());
+                    spawn_local(async move {
+                        refresh_results(wb, loaded, study, plan).await;
+                        refreshing.set(false);
+                    });
                 }
             },
         )
         .await;
-        refresh_results(wb, &d, &study, &plan);
+        wb.run.update(|v| {
+            v.planning = Some("Collecting the answers for the results…".into());
+            v.log.extend(std::mem::take(&mut log));
+        });
+        refresh_results(wb, loaded.clone(), study.clone(), plan.clone()).await;
         let (message, advice) = describe_finish(&outcome.finish, provider);
         let mut message = message;
         if !outcome.dropped.is_empty() {
@@ -209,8 +301,7 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));
         }
         if matches!(outcome.finish, Finish::Completed) {
-            let mut done = manifest;
-            done.finished = true;
+            let done = Manifest { finished: true, ..manifest };
             let _ = store
                 .put(
                     StoreName::Runs,
@@ -222,6 +313,7 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
         wb.run.update(|v| {
             v.running = false;
             v.paused = false;
+            v.planning = None;
             v.finished = Some(message);
             v.error = advice;
         });
@@ -243,7 +335,7 @@ pub fn RunPage() -> impl IntoView {
 fn ResumePanel() -> impl IntoView {
     let ws = use_workspace();
     let wb = use_workbench();
-    let pending = RwSignal::new(None::<Manifest>);
+    let pending = RwSignal::new(None::<Manifest<'static>>);
     Effect::new(move |_| {
         if let Some(store) = wb.store.get() {
             spawn_local(async move {
@@ -252,7 +344,7 @@ fn ResumePanel() -> impl IntoView {
                     .await
                     .ok()
                     .flatten()
-                    .and_then(|text| serde_json::from_str::<Manifest>(&text).ok())
+                    .and_then(|text| serde_json::from_str::<Manifest<'static>>(&text).ok())
                     .filter(|m| !m.finished);
                 if !wb.run.get_untracked().running {
                     pending.set(manifest);
@@ -275,7 +367,7 @@ fn ResumePanel() -> impl IntoView {
         let loaded = concord_core::data::Loaded {
             summary: concord_core::data::summarize(format, &m.dataset, &[]),
             format,
-            dataset: m.dataset.clone(),
+            dataset: m.dataset.into_owned(),
             runs: Vec::new(),
             mapping: None,
             columns: Vec::new(),
@@ -283,14 +375,15 @@ fn ResumePanel() -> impl IntoView {
         };
         let open = OpenDataset::new(loaded);
         ws.dataset.set(open.clone());
-        wb.study.set(m.study.clone());
+        let study = m.study.into_owned();
+        wb.study.set(study.clone());
         pending.set(None);
         let needs_key =
             provider.preset().needs_key && wb.connection.get_untracked().api_key.trim().is_empty();
         if needs_key {
             wb.run.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });
         } else {
-            start_run(wb, ws, open, m.study);
+            start_run(wb, ws, open, study);
         }
     };
     view! {
@@ -503,23 +596,26 @@ fn LaunchPanel() -> impl IntoView {
         estimate_text(&dataset.loaded.dataset, &study, &form)
     });
     let run = move |_| start_run(wb, ws, ws.dataset.get_untracked(), wb.study.get_untracked());
-    let view_state = move || wb.run.get();
-    let progress = move || view_state().report.map(|r| r.progress);
+    // Reads of the run's state borrow it: the log can hold thousands of lines.
+    let running = move || wb.run.with(|v| v.running);
+    let paused = move || wb.run.with(|v| v.paused);
+    let progress = move || wb.run.with(|v| v.report.as_ref().map(|r| (r.progress, r.cached)));
     view! {
         <section class="panel" aria-labelledby="launch-heading">
             <h2 id="launch-heading">"Run"</h2>
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
-                <button class="primary" type="button" on:click=run disabled=move || view_state().running>"Run"</button>
-                <button class="secondary" type="button" disabled=move || !view_state().running || view_state().paused
+                <button class="primary" type="button" on:click=run disabled=running>"Run"</button>
+                <button class="secondary" type="button" disabled=move || !running() || paused()
                     on:click=move |_| wb.control.get_value().pause()>"Pause"</button>
-                <button class="secondary" type="button" disabled=move || !view_state().paused
+                <button class="secondary" type="button" disabled=move || !paused()
                     on:click=move |_| wb.control.get_value().resume()>"Resume"</button>
-                <button class="secondary" type="button" disabled=move || !view_state().running
+                <button class="secondary" type="button" disabled=move || !running()
                     on:click=move |_| wb.control.get_value().cancel()>"Cancel"</button>
                 <button class="secondary" type="button" on:click=move |_| ws.screen.set(Screen::Results)>"See results"</button>
             </div>
-            {move || progress().map(|p| {
+            {move || wb.run.with(|v| v.planning.clone()).map(|m| view! { <p class="notice-line" role="status" data-testid="run-planning">{m}</p> })}
+            {move || progress().map(|(p, cached)| {
                 let finished = p.done + p.failed;
                 let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
                 view! {
@@ -527,15 +623,14 @@ fn LaunchPanel() -> impl IntoView {
                     <p data-testid="progress" role="status">
                         {format!(
                             "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · ${:.4} · concurrency {} · {} retries",
-                            p.done, p.total, p.failed, p.in_flight,
-                            view_state().report.map_or(0, |r| r.cached),
+                            p.done, p.total, p.failed, p.in_flight, cached,
                             p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.cost_usd, p.concurrency, p.retries
                         )}
                     </p>
                 }
             })}
-            {move || view_state().finished.map(|m| view! { <p class="ok-box" role="status" data-testid="run-finished">{m}</p> })}
-            {move || view_state().error.map(|m| view! { <p class="error-box" role="alert" data-testid="run-error">{m}</p> })}
+            {move || wb.run.with(|v| v.finished.clone()).map(|m| view! { <p class="ok-box" role="status" data-testid="run-finished">{m}</p> })}
+            {move || wb.run.with(|v| v.error.clone()).map(|m| view! { <p class="error-box" role="alert" data-testid="run-error">{m}</p> })}
             {move || {
                 let problems = wb.run.with(|v| v.report.as_ref().map(|r| r.problems.clone()).unwrap_or_default());
                 (!problems.is_empty()).then(|| view! {
@@ -553,11 +648,11 @@ fn LaunchPanel() -> impl IntoView {
                     </section>
                 })
             }}
-            <Show when=move || !view_state().log.is_empty()>
+            <Show when=move || wb.run.with(|v| !v.log.is_empty())>
                 <details>
-                    <summary>{move || format!("Run log ({} lines)", view_state().log.len())}</summary>
+                    <summary>{move || format!("Run log ({} lines)", wb.run.with(|v| v.log.len()))}</summary>
                     <ul class="run-log" data-testid="run-log">
-                        {move || view_state().log.iter().rev().take(200).map(|l| view! { <li>{l.clone()}</li> }).collect_view()}
+                        {move || wb.run.with(|v| v.log.iter().rev().take(200).cloned().collect::<Vec<_>>()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
                     </ul>
                 </details>
             </Show>
@@ -573,16 +668,20 @@ fn CachePanel() -> impl IntoView {
         if let Some(store) = wb.store.get_untracked() {
             spawn_local(async move {
                 let count = store.count(StoreName::Responses).await.unwrap_or(0);
-                let bytes = store.approximate_bytes(StoreName::Responses).await.unwrap_or(0);
-                let kind = if store.is_persistent() {
-                    "in this browser (IndexedDB)"
+                // The browser's own estimate: reading the store to measure it would copy every
+                // answer (800,000 of them after a 10,000-item run) into the page.
+                let text = if !store.is_persistent() {
+                    format!("{count} stored answers, in memory only.")
+                } else if let Some((usage, quota)) = crate::edge::store::origin_usage().await {
+                    format!(
+                        "{count} stored answers in this browser (IndexedDB); this site uses about {:.1} MB of {:.0} MB available.",
+                        usage as f64 / 1e6,
+                        quota as f64 / 1e6
+                    )
                 } else {
-                    "in memory only"
+                    format!("{count} stored answers in this browser (IndexedDB).")
                 };
-                info.set(Some(format!(
-                    "{count} stored answers, about {:.1} MB, {kind}.",
-                    bytes as f64 / 1e6
-                )));
+                info.set(Some(text));
             });
         }
     };

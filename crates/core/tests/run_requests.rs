@@ -5,7 +5,7 @@ use concord_core::run::time::{parse_duration_ms, parse_http_date_ms, parse_rfc33
 use concord_core::run::{
     Api, BuildError, CallOptions, Capabilities, Endpoint, HttpRequest, Method, PRESETS, Param,
     ProviderId, SampleBatch, build_chat, build_list_models, cache_key, canonical_text,
-    prompt_digest, sample_batches,
+    prompt_digest, sample_batches, sample_key,
 };
 use serde_json::{Value, json};
 
@@ -334,6 +334,18 @@ fn cache_key_is_pinned_and_ignores_the_api_key_and_url_spelling() {
     assert_ne!(cache_key(&endpoint, &req, 4), key);
     let other_path = Endpoint { base_url: "https://api.openai.com/V1".into(), ..endpoint };
     assert_ne!(cache_key(&other_path, &req, 3), key, "paths are case-sensitive");
+}
+
+#[test]
+fn sample_keys_of_every_index_width_are_pinned() {
+    // `printf 'abc\nsample=%s' I | sha256sum` for I = 0, 12, 4294967295.
+    for (index, expected) in [
+        (0, "b22a305cecd1a988bd182d921712b9c4761d525f437afd60edc05ada89799564"),
+        (12, "df0b7a56cdc123fad4c6bf5673d6daf3d832dc4160b771651a17bd9d6973b611"),
+        (u32::MAX, "3df1f972256319decb6f1eef64cafdb7b01dcde037ddde18eb82531434dd41a7"),
+    ] {
+        assert_eq!(sample_key("abc", index), expected, "sample {index}");
+    }
 }
 
 #[test]

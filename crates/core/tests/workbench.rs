@@ -141,7 +141,7 @@ fn the_plan_has_one_key_per_sample_and_splits_calls_by_n_support() {
     assert_eq!(p.prompts.len(), 15 * 2 * 2);
     assert_eq!(p.samples(), 15 * 2 * 2 * 4);
     assert_eq!(p.calls.len(), 60, "OpenAI draws the 4 samples in one call");
-    let keys: BTreeSet<&String> = p.prompts.iter().flat_map(|p| &p.keys).collect();
+    let keys: BTreeSet<&String> = p.prompts.iter().flat_map(|p| p.keys.iter()).collect();
     assert_eq!(keys.len(), 240, "every sample has its own key");
     // A reload plans the same keys.
     let again = wb::plan(&d, &s, &endpoint(), &with_n, None);
@@ -203,6 +203,66 @@ fn collected_runs_follow_the_stored_samples() {
         md.starts_with("| method | coherence | fluency |\n|---|---:|---:|\n| score-only |"),
         "{md}"
     );
+}
+
+/// Planning, collecting and reading a step at a time (how the browser does it, between
+/// yields) give exactly what the one-shot functions give, whatever the step size.
+#[test]
+fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
+    let d = example();
+    let mut s = study(&d, 3);
+    // A method without a template for one attribute: its problem is reported once, in order.
+    let mut partial = s.methods[1].clone();
+    partial.name = "partial".into();
+    partial.templates.remove("fluency");
+    s.methods.push(partial);
+    let caps = Capabilities::for_model(ProviderId::Anthropic, "claude-3-5-haiku-latest");
+    let items = [4, 0, 9, 2, 14, 7];
+    let whole = wb::plan(&d, &s, &endpoint(), &caps, Some(&items));
+    assert_eq!(whole.prompts.len(), 5 * items.len());
+    assert_eq!(whole.problems.len(), 1, "{:?}", whole.problems);
+    let ep = endpoint();
+    for step in [1, 2, 5, 7, 1000] {
+        let mut planner = wb::Planner::new(&d, &s, &ep, &caps, Some(&items));
+        assert_eq!(planner.total(), 6 * items.len());
+        let mut steps = 0;
+        while !planner.step(step) {
+            steps += 1;
+            assert!(planner.done() <= planner.total());
+        }
+        assert!(steps + 1 >= whole.prompts.len().div_ceil(step), "step {step}: {steps} steps");
+        assert_eq!(planner.finish(), whole, "step {step}");
+    }
+    // Every other sample stored, answering with the item index.
+    let mut store = HashMap::new();
+    for prompt in &whole.prompts {
+        for key in prompt.keys.iter().step_by(2) {
+            store.insert(key.clone(), format!("{}", 1 + prompt.item % 5));
+        }
+    }
+    let lookup = |k: &str| store.get(k).cloned();
+    let runs = wb::collect(&d, &s, &whole, lookup);
+    for slice in [1, 4, 13] {
+        let mut sliced = wb::results::empty_runs(&s);
+        let mut at = 0;
+        while at < whole.prompts.len() {
+            let end = (at + slice).min(whole.prompts.len());
+            wb::results::collect_into(&mut sliced, &d, &s, &whole, at..end, lookup);
+            at = end;
+        }
+        assert_eq!(sliced, runs, "slices of {slice}");
+    }
+    for r in runs.iter().filter(|r| !r.run.records.is_empty()) {
+        let one = table::judge_scores(&d, &r.method, &r.attribute, &r.run, r.policy).unwrap();
+        assert_eq!(one.samples, items.len() * 2, "2 of 3 samples stored per item");
+        for step in [1, 4, 100] {
+            let mut reader =
+                table::ScoreReader::new(&d, &r.method, &r.attribute, &r.run, r.policy).unwrap();
+            while !reader.step(&r.run, step) {}
+            assert_eq!(reader.progress(), (d.items.len(), d.items.len()));
+            assert_eq!(reader.finish(), one, "{} / {} in steps of {step}", r.method, r.attribute);
+        }
+    }
 }
 
 /// The scipy-pinned fixture of `judge_table.rs`, through the workbench table.
@@ -331,6 +391,18 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
         other => panic!("{other:?}"),
     }
     assert_eq!(bundle::public_url("http://localhost:8080/v1"), "http://localhost:8080/v1");
+
+    // Settings a hostile bundle could freeze the page with are bounded, and said so.
+    let greedy = json
+        .replacen("\"resamples\": 1000", "\"resamples\": 1000000000000", 1)
+        .replacen("\"confidence\": 0.95", "\"confidence\": 7.0", 1);
+    assert_ne!(greedy, json);
+    let bounded = Bundle::from_json(&greedy).unwrap();
+    assert_eq!(bounded.settings.resamples, Settings::MAX_RESAMPLES);
+    assert_eq!(bounded.settings.confidence, 0.95);
+    assert_eq!(bounded.notes.len(), 2, "{:?}", bounded.notes);
+    assert!(bounded.notes[0].contains("1000000000000 bootstrap resamples"), "{:?}", bounded.notes);
+    assert!(back.notes.is_empty(), "nothing to say about a bundle within bounds");
 }
 
 /// The acceptance check of the workbench UI: released Topical-Chat runs through the workbench

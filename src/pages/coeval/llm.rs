@@ -4,12 +4,13 @@
 //! costs nothing; the parsed results go into the study (and are saved with it).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use concord_core::judge::coeval::{Recurrence, evaluation_prompt, ideation_prompt, recurrence};
 use concord_core::judge::meta_eval::list_items;
 use concord_core::judge::protocol::Sampling;
 use concord_core::judge::{ChatRequest, Message};
-use concord_core::run::{Finish, SampleBatch, cache_key, sample_batches};
+use concord_core::run::{Finish, cache_key, sample_batches};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -20,7 +21,7 @@ use crate::state::Workbench;
 
 fn call(connection: &Connection, request: ChatRequest) -> CallSpec {
     let key = cache_key(&connection.endpoint, &request, 0);
-    CallSpec { request, samples: SampleBatch { first: 0, count: 1 }, keys: vec![key] }
+    CallSpec::single(request, key)
 }
 
 /// What one evaluation call is for: (instance id, criterion).
@@ -100,12 +101,13 @@ fn ideation_calls(
         sampling.request("coeval/ideation", vec![Message::user(ideation_prompt(&study.info))]);
     let keys: Vec<String> =
         (0..samples).map(|i| cache_key(&connection.endpoint, &request, i)).collect();
+    let (request, prompt_keys) = (Arc::new(request), Arc::<[String]>::from(keys.clone()));
     let calls = sample_batches(samples, &connection.caps)
         .into_iter()
         .map(|b| CallSpec {
             request: request.clone(),
             samples: b,
-            keys: keys[b.first as usize..(b.first + b.count) as usize].to_vec(),
+            prompt_keys: prompt_keys.clone(),
         })
         .collect();
     (calls, keys)
@@ -213,7 +215,7 @@ pub fn LlmPanel() -> impl IntoView {
         let c = start();
         spawn_local(async move {
             let (specs, targets): (Vec<_>, Vec<_>) = calls.into_iter().unzip();
-            let keys: Vec<String> = specs.iter().map(|s| s.keys[0].clone()).collect();
+            let keys: Vec<String> = specs.iter().map(|s| s.keys()[0].clone()).collect();
             if let Some(texts) = run_calls(wb, ctx, connection, specs, status, c).await {
                 let mut next: Study = (*study).clone();
                 let mut n = 0;

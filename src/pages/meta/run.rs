@@ -15,7 +15,7 @@ use std::sync::Arc;
 use concord_core::judge::ChatResponse;
 use concord_core::judge::meta_eval::IndividualTask;
 use concord_core::judge::protocol::Protocol;
-use concord_core::run::{Finish, SampleBatch, cache_key};
+use concord_core::run::{Finish, cache_key};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -119,11 +119,7 @@ async fn drive<P: Protocol>(
             for request in p.pending() {
                 let key = cache_key(&connection.endpoint, &request, 0);
                 targets.push((i, request.tag.clone(), key.clone()));
-                calls.push(CallSpec {
-                    request,
-                    samples: SampleBatch { first: 0, count: 1 },
-                    keys: vec![key],
-                });
+                calls.push(CallSpec::single(request, key));
             }
         }
         if calls.is_empty() {

@@ -166,34 +166,86 @@ pub fn judge_scores(
     run: &JudgeRun,
     policy: Policy,
 ) -> Result<JudgeScores, TableError> {
-    let index = attribute_index(dataset, name, attribute)?;
-    let scale = dataset.attributes.get(index).map(|a| (a.scale.min, a.scale.max));
-    let joined = join(dataset, run);
-    if joined.matched.is_empty() {
-        return Err(TableError::NothingJoined {
-            run: name.to_owned(),
-            dataset: dataset.name.clone(),
-        });
+    let mut reader = ScoreReader::new(dataset, name, attribute, run, policy)?;
+    while !reader.step(run, usize::MAX) {}
+    Ok(reader.finish())
+}
+
+/// [`judge_scores`] a bounded number of items at a time (a 10,000-item run of 20 samples per
+/// item is 200,000 parses; the browser reads it between yields). Give every step the run the
+/// reader was made for.
+#[derive(Debug, Clone)]
+pub struct ScoreReader {
+    attribute: String,
+    policy: Policy,
+    scale: Option<(f64, f64)>,
+    /// The record of each dataset item, if any.
+    per_item: Vec<Option<usize>>,
+    next: usize,
+    out: JudgeScores,
+}
+
+impl ScoreReader {
+    /// Joins `run` to `dataset`; fails like [`judge_scores`] (unknown attribute, nothing joined).
+    pub fn new(
+        dataset: &Dataset,
+        name: &str,
+        attribute: &str,
+        run: &JudgeRun,
+        policy: Policy,
+    ) -> Result<ScoreReader, TableError> {
+        let index = attribute_index(dataset, name, attribute)?;
+        let scale = dataset.attributes.get(index).map(|a| (a.scale.min, a.scale.max));
+        let joined = join(dataset, run);
+        if joined.matched.is_empty() {
+            return Err(TableError::NothingJoined {
+                run: name.to_owned(),
+                dataset: dataset.name.clone(),
+            });
+        }
+        Ok(ScoreReader {
+            attribute: attribute.to_owned(),
+            policy,
+            scale,
+            per_item: joined.record_per_item(dataset.items.len()),
+            next: 0,
+            out: JudgeScores {
+                scores: vec![None; dataset.items.len()],
+                parse_failures: 0,
+                samples: 0,
+            },
+        })
     }
-    let mut out =
-        JudgeScores { scores: vec![None; dataset.items.len()], parse_failures: 0, samples: 0 };
-    for (item, record) in joined
-        .record_per_item(dataset.items.len())
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.map(|r| (i, r)))
-    {
-        let Some(rec) = run.records.get(record) else { continue };
-        out.scores[item] = if rec.responses.is_empty() {
-            rec.parsed.iter().find(|(a, _)| a == attribute).map(|(_, v)| *v)
-        } else {
-            let s = ItemScore::parse(&rec.responses, policy, scale);
-            out.parse_failures += s.failures.len();
-            out.samples += rec.responses.len();
-            s.mean
-        };
+
+    /// Dataset items in all, and how many have been read.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.per_item.len())
     }
-    Ok(out)
+
+    /// Reads up to `max_items` more items of `run`; `true` once every item is read.
+    pub fn step(&mut self, run: &JudgeRun, max_items: usize) -> bool {
+        let end = self.next.saturating_add(max_items).min(self.per_item.len());
+        for item in self.next..end {
+            let Some(rec) = self.per_item[item].and_then(|r| run.records.get(r)) else {
+                continue;
+            };
+            self.out.scores[item] = if rec.responses.is_empty() {
+                rec.parsed.iter().find(|(a, _)| *a == self.attribute).map(|(_, v)| *v)
+            } else {
+                let s = ItemScore::parse(&rec.responses, self.policy, self.scale);
+                self.out.parse_failures += s.failures.len();
+                self.out.samples += rec.responses.len();
+                s.mean
+            };
+        }
+        self.next = end;
+        self.next >= self.per_item.len()
+    }
+
+    /// The scores read (all of them once [`ScoreReader::step`] returned `true`).
+    pub fn finish(self) -> JudgeScores {
+        self.out
+    }
 }
 
 fn attribute_index(dataset: &Dataset, run: &str, attribute: &str) -> Result<usize, TableError> {

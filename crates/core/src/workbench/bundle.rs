@@ -125,6 +125,37 @@ pub struct Settings {
     pub confidence: f64,
 }
 
+impl Settings {
+    /// The most bootstrap resamples a bundle may ask for (the app offers 1,000; a bundle from
+    /// an untrusted address must not be able to freeze the page with 10¹² of them).
+    pub const MAX_RESAMPLES: usize = 100_000;
+
+    /// Brings settings read from a file within what the app can compute: resamples in
+    /// 1..=[`Settings::MAX_RESAMPLES`], a confidence level strictly between 0 and 1. Returns a
+    /// note for each value changed.
+    pub fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let default = Settings::default();
+        if self.resamples == 0 || self.resamples > Settings::MAX_RESAMPLES {
+            let to = self.resamples.clamp(1, Settings::MAX_RESAMPLES);
+            notes.push(format!(
+                "the bundle asks for {} bootstrap resamples; using {to} (allowed: 1 to {})",
+                self.resamples,
+                Settings::MAX_RESAMPLES
+            ));
+            self.resamples = to;
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            notes.push(format!(
+                "the bundle's confidence level {} is not between 0 and 1; using {}",
+                self.confidence, default.confidence
+            ));
+            self.confidence = default.confidence;
+        }
+        notes
+    }
+}
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
@@ -244,11 +275,13 @@ impl Bundle {
         if version > u64::from(VERSION) {
             return Err(BundleError::TooNew { version: version.min(u64::from(u32::MAX)) as u32 });
         }
-        let bundle: Bundle = serde_json::from_value(value).map_err(malformed)?;
+        let mut bundle: Bundle = serde_json::from_value(value).map_err(malformed)?;
         let actual = dataset_hash(&bundle.dataset.embedded);
         if actual != bundle.dataset.sha256 {
             return Err(BundleError::HashMismatch { expected: bundle.dataset.sha256, actual });
         }
+        let notes = bundle.settings.bound();
+        bundle.notes.extend(notes);
         Ok(bundle)
     }
 }

@@ -3,6 +3,13 @@
 //!
 //! The plan is a pure function of the dataset, the study and the endpoint, so a reloaded page
 //! rebuilds exactly the same keys and the cache tells which calls are already paid for.
+//!
+//! A plan can be large (10,000 items × 4 attributes × 20 samples is 40,000 prompts and 800,000
+//! keys), so [`Planner`] builds it a bounded number of prompts at a time — the page plans
+//! between yields to the browser — and each prompt's request and keys are behind an `Arc`, so
+//! the calls that send them share them instead of copying.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,9 +31,9 @@ pub struct Prompt {
     pub attribute: String,
     /// Index into the dataset's items.
     pub item: usize,
-    pub request: ChatRequest,
+    pub request: Arc<ChatRequest>,
     /// The cache key of each sample, in sample order (`request.n` of them).
-    pub keys: Vec<String>,
+    pub keys: Arc<[String]>,
 }
 
 /// One HTTP call: some samples of one prompt.
@@ -62,7 +69,7 @@ impl Plan {
 
     /// The cache keys a call fills.
     pub fn call_keys(&self, call: &Call) -> &[String] {
-        let keys = self.prompts.get(call.prompt).map_or(&[][..], |p| p.keys.as_slice());
+        let keys = self.prompts.get(call.prompt).map_or(&[][..], |p| &p.keys[..]);
         let first = (call.samples.first as usize).min(keys.len());
         let end = (first + call.samples.count as usize).min(keys.len());
         &keys[first..end]
@@ -114,32 +121,79 @@ pub fn plan(
     caps: &Capabilities,
     items: Option<&[usize]>,
 ) -> Plan {
-    let all: Vec<usize>;
-    let items = match items {
-        Some(items) => items,
-        None => {
-            all = (0..dataset.items.len()).collect();
-            &all
-        }
-    };
-    let mut plan = Plan::default();
-    for (m, method) in study.methods.iter().enumerate() {
-        for attribute in &study.attributes {
+    let mut planner = Planner::new(dataset, study, endpoint, caps, items);
+    while !planner.step(usize::MAX) {}
+    planner.finish()
+}
+
+/// Builds a [`Plan`] a step at a time: the same plan as [`plan`], in the same order (methods,
+/// then attributes, then items).
+pub struct Planner<'a> {
+    dataset: &'a Dataset,
+    study: &'a Study,
+    endpoint: &'a Endpoint,
+    caps: &'a Capabilities,
+    items: Vec<usize>,
+    /// The (method, attribute) cell being planned, as `method * attributes + attribute`.
+    cell: usize,
+    /// The next position in `items` within that cell.
+    next: usize,
+    plan: Plan,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(
+        dataset: &'a Dataset,
+        study: &'a Study,
+        endpoint: &'a Endpoint,
+        caps: &'a Capabilities,
+        items: Option<&[usize]>,
+    ) -> Planner<'a> {
+        let items = items.map_or_else(|| (0..dataset.items.len()).collect(), <[usize]>::to_vec);
+        Planner { dataset, study, endpoint, caps, items, cell: 0, next: 0, plan: Plan::default() }
+    }
+
+    /// Prompts the finished plan will hold.
+    pub fn total(&self) -> usize {
+        self.study.methods.len() * self.study.attributes.len() * self.items.len()
+    }
+
+    /// Prompts planned (or found unrenderable) so far.
+    pub fn done(&self) -> usize {
+        self.cell * self.items.len() + self.next
+    }
+
+    /// Plans up to `max_prompts` more prompts; `true` once the plan is complete.
+    pub fn step(&mut self, max_prompts: usize) -> bool {
+        let attributes = self.study.attributes.len();
+        let mut budget = max_prompts;
+        while budget > 0 {
+            let (m, a) = (self.cell / attributes.max(1), self.cell % attributes.max(1));
+            let (Some(method), Some(attribute)) =
+                (self.study.methods.get(m), self.study.attributes.get(a))
+            else {
+                return true;
+            };
             let Some(template) = method.template(attribute) else {
-                plan.problems.push(PlanProblem {
+                self.plan.problems.push(PlanProblem {
                     method: method.name.clone(),
                     attribute: attribute.clone(),
                     item_id: String::new(),
                     message: "the method has no prompt for this attribute".into(),
                 });
+                self.cell += 1;
+                self.next = 0;
                 continue;
             };
-            for &i in items {
-                let Some(item) = dataset.items.get(i) else { continue };
+            while budget > 0 && self.next < self.items.len() {
+                let i = self.items[self.next];
+                self.next += 1;
+                budget -= 1;
+                let Some(item) = self.dataset.items.get(i) else { continue };
                 let text = match template.render(item) {
                     Ok(text) => text,
                     Err(e) => {
-                        plan.problems.push(PlanProblem {
+                        self.plan.problems.push(PlanProblem {
                             method: method.name.clone(),
                             attribute: attribute.clone(),
                             item_id: item.id.clone(),
@@ -149,21 +203,30 @@ pub fn plan(
                     }
                 };
                 let req = request(tag(&method.name, attribute, &item.id), text, &method.sampling);
-                let digest = prompt_digest(endpoint, &req);
+                let digest = prompt_digest(self.endpoint, &req);
                 let keys = (0..req.n).map(|s| sample_key(&digest, s)).collect();
-                let prompt = plan.prompts.len();
-                for samples in sample_batches(req.n, caps) {
-                    plan.calls.push(Call { prompt, samples });
+                let prompt = self.plan.prompts.len();
+                for samples in sample_batches(req.n, self.caps) {
+                    self.plan.calls.push(Call { prompt, samples });
                 }
-                plan.prompts.push(Prompt {
+                self.plan.prompts.push(Prompt {
                     method: m,
                     attribute: attribute.clone(),
                     item: i,
-                    request: req,
+                    request: Arc::new(req),
                     keys,
                 });
             }
+            if self.next >= self.items.len() {
+                self.cell += 1;
+                self.next = 0;
+            }
         }
+        self.cell >= self.study.methods.len() * attributes
     }
-    plan
+
+    /// The plan so far (all of it once [`Planner::step`] returned `true`).
+    pub fn finish(self) -> Plan {
+        self.plan
+    }
 }

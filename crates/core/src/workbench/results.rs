@@ -33,6 +33,14 @@ pub fn collect(
     plan: &Plan,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<JudgedRun> {
+    let mut runs = empty_runs(study);
+    collect_into(&mut runs, dataset, study, plan, 0..plan.prompts.len(), lookup);
+    runs
+}
+
+/// One empty [`JudgedRun`] per (method, attribute) of `study`, methods first: what
+/// [`collect_into`] fills.
+pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
     let mut runs: Vec<JudgedRun> = Vec::new();
     for method in &study.methods {
         for attribute in &study.attributes {
@@ -49,6 +57,20 @@ pub fn collect(
             });
         }
     }
+    runs
+}
+
+/// [`collect`] for the plan's prompts in `prompts` only, appended to `runs` (from
+/// [`empty_runs`]): a large run is collected a slice at a time, in prompt order, giving the
+/// same runs as one [`collect`].
+pub fn collect_into(
+    runs: &mut [JudgedRun],
+    dataset: &Dataset,
+    study: &Study,
+    plan: &Plan,
+    prompts: std::ops::Range<usize>,
+    lookup: impl Fn(&str) -> Option<String>,
+) {
     let slot = |method: usize, attribute: &str| {
         study
             .attributes
@@ -56,7 +78,7 @@ pub fn collect(
             .position(|a| a == attribute)
             .map(|a| method * study.attributes.len() + a)
     };
-    for prompt in &plan.prompts {
+    for prompt in plan.prompts.get(prompts).unwrap_or_default() {
         let (Some(i), Some(item)) =
             (slot(prompt.method, &prompt.attribute), dataset.items.get(prompt.item))
         else {
@@ -77,7 +99,6 @@ pub fn collect(
             });
         }
     }
-    runs
 }
 
 /// Which correlation a table shows.
