@@ -13,6 +13,7 @@
 //! [`Connection`] and a [`RunControl`]; it returns how the run finished. Read the stored texts
 //! back with [`cached_texts`].
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -83,6 +84,62 @@ impl CallSpec {
         let first = (self.samples.first as usize).min(self.prompt_keys.len());
         let end = first.saturating_add(self.samples.count as usize).min(self.prompt_keys.len());
         &self.prompt_keys[first..end]
+    }
+}
+
+/// The calls of a run, described on demand. A large study (40,000 prompts, 800,000 sample
+/// keys) does not hold every prompt's text and keys at once: its [`Calls`] renders a request
+/// when it is sent and derives keys when they are looked up. A list of [`CallSpec`]s is the
+/// simple case (the meta-evaluation and CoEval screens).
+pub trait Calls {
+    /// How many calls there are; calls are numbered from 0.
+    fn count(&self) -> usize;
+    /// The samples call `call` asks for.
+    fn batch(&self, call: usize) -> SampleBatch;
+    /// The cache keys of those samples, in sample order.
+    fn keys(&self, call: usize) -> Vec<String>;
+    /// The request to send; `None` when it cannot be built (the call fails with a reason).
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>>;
+}
+
+impl Calls for Vec<CallSpec> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn batch(&self, call: usize) -> SampleBatch {
+        self.get(call).map_or(SampleBatch { first: 0, count: 0 }, |c| c.samples)
+    }
+    fn keys(&self, call: usize) -> Vec<String> {
+        self.get(call).map_or_else(Vec::new, |c| c.keys().to_vec())
+    }
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
+        self.get(call).map(|c| Cow::Borrowed(&*c.request))
+    }
+}
+
+/// Single samples of some calls of `calls` (`(call, sample offset in its batch)`): a provider
+/// that answered fewer samples than asked (it ignores `n`) is asked for the rest one by one.
+struct Singles<'a> {
+    calls: &'a dyn Calls,
+    list: Vec<(usize, u32)>,
+}
+
+impl Calls for Singles<'_> {
+    fn count(&self) -> usize {
+        self.list.len()
+    }
+    fn batch(&self, call: usize) -> SampleBatch {
+        let Some(&(c, offset)) = self.list.get(call) else {
+            return SampleBatch { first: 0, count: 0 };
+        };
+        SampleBatch { first: self.calls.batch(c).first + offset, count: 1 }
+    }
+    fn keys(&self, call: usize) -> Vec<String> {
+        let Some(&(c, offset)) = self.list.get(call) else { return Vec::new() };
+        self.calls.keys(c).into_iter().nth(offset as usize).into_iter().collect()
+    }
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
+        self.list.get(call).and_then(|&(c, _)| self.calls.request(c))
     }
 }
 
@@ -209,15 +266,12 @@ pub struct Outcome {
     pub storage_errors: usize,
 }
 
-/// The keys among `wanted` that are stored, with their texts. The store is read a page at a
-/// time with a yield to the browser after each, so a cache of hundreds of thousands of
+/// The stored samples whose keys `wanted` accepts, with their texts. The store is read a page
+/// at a time with a yield to the browser after each, so a cache of hundreds of thousands of
 /// samples never blocks the page.
-pub async fn cached_texts(store: &Store, wanted: &HashSet<&str>) -> HashMap<String, String> {
+pub async fn cached_texts(store: &Store, wanted: impl Fn(&str) -> bool) -> HashMap<String, String> {
     const PAGE: u32 = 5_000;
-    let mut out = HashMap::with_capacity(wanted.len().min(1 << 16));
-    if wanted.is_empty() {
-        return out;
-    }
+    let mut out = HashMap::new();
     let mut after: Option<String> = None;
     loop {
         let Ok(page) = store.get_page(StoreName::Responses, after.as_deref(), PAGE).await else {
@@ -226,7 +280,7 @@ pub async fn cached_texts(store: &Store, wanted: &HashSet<&str>) -> HashMap<Stri
         let last = page.len() < PAGE as usize;
         after = page.last().map(|(k, _)| k.clone());
         for (key, value) in page {
-            if wanted.contains(key.as_str()) {
+            if wanted(&key) {
                 let text =
                     serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
                 out.insert(key, text);
@@ -240,42 +294,71 @@ pub async fn cached_texts(store: &Store, wanted: &HashSet<&str>) -> HashMap<Stri
     out
 }
 
+/// A 64-bit fingerprint of a key: the set of keys a run looks for in the store is kept as
+/// these (8 bytes each instead of a 64-character string). A stored sample whose fingerprint
+/// matches by chance is only loaded into memory, never mistaken for another.
+fn fingerprint(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+/// Yields to the browser once about a frame's worth of work has been done since `since`.
+async fn breathe(since: &mut f64) {
+    if time::monotonic_ms() - *since > 12.0 {
+        time::yield_now().await;
+        *since = time::monotonic_ms();
+    }
+}
+
 type Completion = (JobId, Result<HttpReply, FetchError>);
 
 /// Runs `calls`, skipping those already stored, until done, cancelled or stopped. Every
 /// sample that arrives is written to `store` (and to `memory`) before the scheduler hears of
-/// it. `on_report` is called after every event.
+/// it. `on_report` is called after every event. Looking up what is already stored is done in
+/// slices between yields, so a run of 40,000 calls starts without blocking the page.
 pub async fn execute(
     connection: Connection,
-    calls: Vec<CallSpec>,
+    calls: &dyn Calls,
     store: Store,
     memory: Rc<RefCell<HashMap<String, String>>>,
     control: RunControl,
     mut on_report: impl FnMut(Report),
 ) -> Outcome {
-    // Samples neither in memory nor yet looked up in the store.
-    let wanted: HashSet<&str> = {
-        let mem = memory.borrow();
-        calls
-            .iter()
-            .flat_map(CallSpec::keys)
-            .map(String::as_str)
-            .filter(|k| !mem.contains_key(*k))
-            .collect()
-    };
-    let stored = cached_texts(&store, &wanted).await;
+    // Samples not in memory may be in the store (an earlier session, a reload).
+    let mut wanted: HashSet<u64> = HashSet::new();
+    let mut slice = time::monotonic_ms();
+    for call in 0..calls.count() {
+        let keys = calls.keys(call);
+        {
+            let mem = memory.borrow();
+            wanted.extend(keys.iter().filter(|k| !mem.contains_key(*k)).map(|k| fingerprint(k)));
+        }
+        breathe(&mut slice).await;
+    }
+    if !wanted.is_empty() {
+        let stored = cached_texts(&store, |k| wanted.contains(&fingerprint(k))).await;
+        memory.borrow_mut().extend(stored);
+    }
     drop(wanted);
-    memory.borrow_mut().extend(stored);
-    let (todo, cached): (Vec<CallSpec>, Vec<CallSpec>) = {
-        let mem = memory.borrow();
-        calls.into_iter().partition(|c| !c.keys().iter().all(|k| mem.contains_key(k)))
-    };
+    let mut todo: Vec<usize> = Vec::new();
+    let mut cached = 0;
+    for call in 0..calls.count() {
+        let keys = calls.keys(call);
+        if keys.iter().all(|k| memory.borrow().contains_key(k)) {
+            cached += 1;
+        } else {
+            todo.push(call);
+        }
+        breathe(&mut slice).await;
+    }
     let short = Cell::new(false);
     let problems = Problems::default();
-    let cached = cached.len();
     let mut outcome = pass(
         &connection,
         connection.caps.clone(),
+        calls,
         &todo,
         cached,
         &store,
@@ -289,37 +372,38 @@ pub async fn execute(
     if short.get() && matches!(outcome.finish, Finish::Completed) && !control.is_cancelled() {
         // The provider answered with fewer samples than asked (it ignores `n`): ask for the
         // missing ones one call each.
-        let missing: Vec<CallSpec> = {
+        let list: Vec<(usize, u32)> = {
             let mem = memory.borrow();
             todo.iter()
-                .flat_map(|c| {
-                    c.keys().iter().enumerate().filter(|(_, k)| !mem.contains_key(*k)).map(
-                        |(i, _)| CallSpec {
-                            request: c.request.clone(),
-                            samples: SampleBatch { first: c.samples.first + i as u32, count: 1 },
-                            prompt_keys: c.prompt_keys.clone(),
-                        },
-                    )
+                .flat_map(|&call| {
+                    let keys = calls.keys(call);
+                    (0..keys.len() as u32)
+                        .filter(|&i| !mem.contains_key(&keys[i as usize]))
+                        .map(move |i| (call, i))
+                        .collect::<Vec<_>>()
                 })
                 .collect()
         };
-        if !missing.is_empty() {
+        if !list.is_empty() {
             on_report(Report {
                 progress: outcome.progress,
                 cached,
                 log: vec![format!(
                     "the provider returned fewer samples than asked for (it ignores `n`); requesting the {} missing samples one by one",
-                    missing.len()
+                    list.len()
                 )],
                 paused: false,
                 problems: problems.snapshot(),
             });
+            let missing = Singles { calls, list };
+            let every: Vec<usize> = (0..missing.count()).collect();
             let mut caps = connection.caps.clone();
             caps.max_n = 1;
             let second = pass(
                 &connection,
                 caps,
                 &missing,
+                &every,
                 cached,
                 &store,
                 &memory,
@@ -338,13 +422,15 @@ pub async fn execute(
     outcome
 }
 
-/// One pass of the scheduler over `todo`. The scheduler's jobs carry indices into `todo`, so
-/// the calls (their prompts can add up to hundreds of megabytes) are never copied.
+/// One pass of the scheduler over the calls numbered in `todo`. The scheduler's jobs carry
+/// call numbers; a call's request is built when it is sent and its keys derived when it
+/// lands, so nothing per call is held beyond that.
 #[allow(clippy::too_many_arguments)]
 async fn pass(
     connection: &Connection,
     caps: Capabilities,
-    todo: &[CallSpec],
+    calls: &dyn Calls,
+    todo: &[usize],
     cached: usize,
     store: &Store,
     memory: &Rc<RefCell<HashMap<String, String>>>,
@@ -353,14 +439,10 @@ async fn pass(
     short: &Cell<bool>,
     problems: &Problems,
 ) -> Outcome {
+    // Jobs are told apart by their payload (the call number); the key is not needed.
     let jobs: Vec<Job<usize>> = todo
         .iter()
-        .enumerate()
-        .map(|(i, c)| Job {
-            key: c.keys().first().cloned().unwrap_or_default(),
-            payload: i,
-            estimated_cost_usd: 0.0,
-        })
+        .map(|&call| Job { key: String::new(), payload: call, estimated_cost_usd: 0.0 })
         .collect();
     let config = SchedulerConfig {
         max_concurrency: connection.max_concurrency.max(1),
@@ -411,7 +493,7 @@ async fn pass(
             handle(
                 connection,
                 &mut scheduler,
-                todo,
+                calls,
                 &mut caps,
                 store,
                 memory,
@@ -427,18 +509,22 @@ async fn pass(
         }
         let wait_ms = match scheduler.next_action(now()) {
             Action::Send(id) => {
-                let Some(spec) = scheduler.job(id).and_then(|j| todo.get(j.payload)) else {
+                let Some(call) = scheduler.job(id).map(|j| j.payload) else {
                     continue;
                 };
                 caps.dropped = scheduler.dropped_params().clone();
-                let built = build_chat(
-                    &connection.endpoint,
-                    &caps,
-                    &spec.request,
-                    spec.samples,
-                    &connection.api_key,
-                    CallOptions::default(),
-                );
+                let built = match calls.request(call) {
+                    Some(request) => build_chat(
+                        &connection.endpoint,
+                        &caps,
+                        &request,
+                        calls.batch(call),
+                        &connection.api_key,
+                        CallOptions::default(),
+                    )
+                    .map_err(|e| e.to_string()),
+                    None => Err("the prompt of this call could not be rendered".to_owned()),
+                };
                 match built {
                     Ok(call) => {
                         let tx = tx.clone();
@@ -451,7 +537,7 @@ async fn pass(
                     }
                     Err(e) => {
                         // Cannot be built (no key, bad URL): a fatal error for the whole run.
-                        let mut error = ApiError::network(e.to_string());
+                        let mut error = ApiError::network(e);
                         error.kind = concord_core::run::ErrorKind::Auth;
                         problems.note(connection, &error);
                         let _ = scheduler.on_failure(id, now(), error);
@@ -487,7 +573,7 @@ async fn pass(
 async fn handle(
     connection: &Connection,
     scheduler: &mut Scheduler<usize>,
-    todo: &[CallSpec],
+    calls: &dyn Calls,
     caps: &mut Capabilities,
     store: &Store,
     memory: &Rc<RefCell<HashMap<String, String>>>,
@@ -535,13 +621,13 @@ async fn handle(
             return;
         }
     };
-    let Some(spec) = scheduler.job(id).and_then(|j| todo.get(j.payload)) else { return };
-    if response.choices.len() < spec.keys().len() {
+    let Some(call) = scheduler.job(id).map(|j| j.payload) else { return };
+    let keys = calls.keys(call);
+    if response.choices.len() < keys.len() {
         short.set(true);
     }
     let arrived = time::now_ms();
-    let entries: Vec<(String, String)> = spec
-        .keys()
+    let entries: Vec<(String, String)> = keys
         .iter()
         .zip(&response.choices)
         .map(|(key, choice)| {
@@ -559,7 +645,7 @@ async fn handle(
     }
     {
         let mut mem = memory.borrow_mut();
-        for (key, choice) in spec.keys().iter().zip(&response.choices) {
+        for (key, choice) in keys.iter().zip(&response.choices) {
             mem.insert(key.clone(), choice.text.clone());
         }
     }

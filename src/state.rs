@@ -178,6 +178,9 @@ pub struct Workbench {
     pub bundle_source: RwSignal<Option<String>>,
     /// Why the last bundle could not be opened.
     pub bundle_error: RwSignal<Option<String>>,
+    /// The study and endpoint the study runs in `runs` were made with (the Judge screen may
+    /// have changed since): their prompts are rendered from it when shown or exported.
+    pub ran_with: StoredValue<Option<(Rc<Study>, Option<Endpoint>)>, LocalStorage>,
 }
 
 /// The Run screen's form.
@@ -282,6 +285,7 @@ impl Workbench {
             store_problem: RwSignal::new(None),
             bundle_source: RwSignal::new(None),
             bundle_error: RwSignal::new(None),
+            ran_with: StoredValue::new_local(None),
         }
     }
 }

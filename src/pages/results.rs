@@ -5,6 +5,7 @@
 //! outputs, and the exports (CSV, Markdown, LaTeX, SVG/PNG, the bundle).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::data::{self, Dataset};
@@ -48,7 +49,10 @@ pub fn open_bundle(
     };
     ws.dataset.set(OpenDataset::new(loaded));
     if let Some(study) = bundle.study.clone() {
-        wb.study.set(study);
+        wb.study.set(study.clone());
+        wb.ran_with.set_value(Some((Rc::new(study), None)));
+    } else {
+        wb.ran_with.set_value(None);
     }
     wb.runs.set(bundle.runs.clone());
     wb.raters.set(bundle.raters.clone());
@@ -87,12 +91,17 @@ pub fn current_bundle(wb: Workbench, ws: crate::state::Workspace) -> Bundle {
     let dataset = ws.dataset.get_untracked();
     let form = wb.connection.get_untracked();
     let has_study_runs = wb.runs.with_untracked(|r| r.iter().any(|r| r.origin == "study"));
-    let endpoint = has_study_runs.then(|| form.endpoint());
+    // Study runs are described by the study and endpoint they were made with, which the Judge
+    // and Run screens may have changed since.
+    let (study, endpoint) = match wb.ran_with.get_value().filter(|_| has_study_runs) {
+        Some((study, endpoint)) => ((*study).clone(), endpoint),
+        None => (wb.study.get_untracked(), has_study_runs.then(|| form.endpoint())),
+    };
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
     Bundle::new(
         &dataset.loaded.dataset,
         dataset.loaded.format.name(),
-        Some(wb.study.get_untracked()),
+        Some(study),
         endpoint.as_ref(),
         wb.runs.get_untracked(),
         wb.raters.get_untracked(),
@@ -795,8 +804,17 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                     || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)
             })
             .cloned()
-            .map(|rec| (rec, r.policy))
+            .map(|rec| (rec, r.policy, r.origin == "study"))
     });
+    // A run made here keeps no prompt texts: render the one its study sent.
+    let prompt = match &record {
+        Some((rec, _, true)) if rec.prompt.is_none() => {
+            wb.ran_with.get_value().and_then(|(study, _)| {
+                results::study_prompt(dataset, &study, &method, &attribute, item)
+            })
+        }
+        _ => None,
+    };
     let index = dataset.attribute_index(&attribute);
     let scale = index.and_then(|i| dataset.attributes.get(i)).map(|a| (a.scale.min, a.scale.max));
     let human = index.and_then(|i| it.ratings.get(i).cloned().flatten());
@@ -811,11 +829,11 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
             </p>
             {match record {
                 None => view! { <p class="muted">"This method has no response for this item."</p> }.into_any(),
-                Some((rec, policy)) => {
+                Some((rec, policy, _)) => {
                     let score = ItemScore::parse(&rec.responses, policy, scale);
                     view! {
                         <h4>"Prompt"</h4>
-                        <pre class="prompt">{rec.prompt.clone().unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
+                        <pre class="prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
                         <h4>{format!("{} responses, mean {}", rec.responses.len(), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
                         <ol class="responses">
                             {rec.responses.iter().map(|r| {

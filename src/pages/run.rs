@@ -8,9 +8,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::data::{Dataset, Loaded};
+use concord_core::judge::ChatRequest;
 use concord_core::run::{
-    Capabilities, ConnectionStatus, EstimateInput, Finish, PRESETS, PriceTable, ProviderId,
-    StopReason, build_list_models, classify_connection, estimate_run,
+    Capabilities, ConnectionStatus, Endpoint, EstimateInput, Finish, PRESETS, PriceTable,
+    ProviderId, SampleBatch, StopReason, build_list_models, classify_connection, estimate_run,
 };
 use concord_core::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::edge::http;
 use crate::edge::store::StoreName;
 use crate::edge::time;
-use crate::runner::{self, CallSpec, RunControl};
+use crate::runner::{self, RunControl};
 use crate::state::{
     ConnectionForm, OpenDataset, RunView, Screen, Workbench, Workspace, use_workbench,
     use_workspace,
@@ -79,18 +80,29 @@ fn items_of(dataset: &Dataset, limit: Option<usize>) -> Vec<usize> {
     (0..limit.map_or(n, |l| l.min(n))).collect()
 }
 
-fn calls_of(plan: &Plan) -> Vec<CallSpec> {
-    plan.calls
-        .iter()
-        .filter_map(|call| {
-            let prompt = plan.prompts.get(call.prompt)?;
-            Some(CallSpec {
-                request: prompt.request.clone(),
-                samples: call.samples,
-                prompt_keys: prompt.keys.clone(),
-            })
-        })
-        .collect()
+/// A planned study's calls for [`runner::execute`]: each request is rendered when it is sent
+/// and each key derived when it is looked up, so a 40,000-call run holds neither its prompt
+/// texts nor its 800,000 keys.
+struct PlanCalls {
+    loaded: Arc<Loaded>,
+    study: Rc<Study>,
+    plan: Rc<Plan>,
+}
+
+impl runner::Calls for PlanCalls {
+    fn count(&self) -> usize {
+        self.plan.calls.len()
+    }
+    fn batch(&self, call: usize) -> SampleBatch {
+        self.plan.calls.get(call).map_or(SampleBatch { first: 0, count: 0 }, |c| c.samples)
+    }
+    fn keys(&self, call: usize) -> Vec<String> {
+        self.plan.calls.get(call).map_or_else(Vec::new, |c| self.plan.call_keys(c))
+    }
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
+        let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
+        workbench::prompt_request(&self.loaded.dataset, &self.study, prompt).map(Cow::Owned)
+    }
 }
 
 /// Work between two yields to the browser: about one frame's worth, so nothing the page
@@ -99,7 +111,13 @@ const SLICE_MS: f64 = 12.0;
 
 /// Replaces the study's runs in `wb.runs` with what is stored now, keeping imported runs. A
 /// large run is collected a slice of prompts at a time with a yield in between.
-pub async fn refresh_results(wb: Workbench, loaded: Arc<Loaded>, study: Rc<Study>, plan: Rc<Plan>) {
+pub async fn refresh_results(
+    wb: Workbench,
+    loaded: Arc<Loaded>,
+    study: Rc<Study>,
+    endpoint: Endpoint,
+    plan: Rc<Plan>,
+) {
     let memory = wb.memory.get_value();
     let mut runs = workbench::results::empty_runs(&study);
     let mut at = 0;
@@ -120,6 +138,7 @@ pub async fn refresh_results(wb: Workbench, loaded: Arc<Loaded>, study: Rc<Study
         }
         time::yield_now().await;
     }
+    wb.ran_with.set_value(Some((study.clone(), Some(endpoint))));
     wb.runs.update(|all| {
         all.retain(|r| r.origin != "study");
         all.extend(runs.into_iter().filter(|r| !r.run.records.is_empty()));
@@ -237,7 +256,8 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             .await;
         wb.run.update(|v| v.planning = Some("Looking up stored answers…".into()));
         let provider = form.provider;
-        let calls = calls_of(&plan);
+        let calls = PlanCalls { loaded: loaded.clone(), study: study.clone(), plan: plan.clone() };
+        let endpoint = connection.endpoint.clone();
         // The page shows the run's progress at most ten times a second (a fast provider
         // answers hundreds of calls a second), and every log line.
         let mut shown = time::monotonic_ms() - 1000.0;
@@ -247,7 +267,7 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
         let refreshing = Rc::new(Cell::new(false));
         let outcome = runner::execute(
             connection,
-            calls,
+            &calls,
             store.clone(),
             wb.memory.get_value(),
             control,
@@ -276,8 +296,9 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
                     refreshing.set(true);
                     let (loaded, study, plan, refreshing) =
                         (loaded.clone(), study.clone(), plan.clone(), refreshing.clone());
+                    let endpoint = endpoint.clone();
                     spawn_local(async move {
-                        refresh_results(wb, loaded, study, plan).await;
+                        refresh_results(wb, loaded, study, endpoint, plan).await;
                         refreshing.set(false);
                     });
                 }
@@ -288,7 +309,7 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             v.planning = Some("Collecting the answers for the results…".into());
             v.log.extend(std::mem::take(&mut log));
         });
-        refresh_results(wb, loaded.clone(), study.clone(), plan.clone()).await;
+        refresh_results(wb, loaded.clone(), study.clone(), endpoint.clone(), plan.clone()).await;
         let (message, advice) = describe_finish(&outcome.finish, provider);
         let mut message = message;
         if !outcome.dropped.is_empty() {

@@ -9,7 +9,7 @@ export const CONCORD_URL = process.env.CONCORD_URL ?? 'http://127.0.0.1:8080/';
 export const CONCORD_SUBPATH_URL = process.env.CONCORD_SUBPATH_URL;
 export const MOCK_URL = process.env.MOCK_URL;
 
-const FLAGS = [
+export const FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];

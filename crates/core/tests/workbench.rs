@@ -141,11 +141,12 @@ fn the_plan_has_one_key_per_sample_and_splits_calls_by_n_support() {
     assert_eq!(p.prompts.len(), 15 * 2 * 2);
     assert_eq!(p.samples(), 15 * 2 * 2 * 4);
     assert_eq!(p.calls.len(), 60, "OpenAI draws the 4 samples in one call");
-    let keys: BTreeSet<&String> = p.prompts.iter().flat_map(|p| p.keys.iter()).collect();
+    let keys: BTreeSet<String> = p.prompts.iter().flat_map(|p| p.keys()).collect();
     assert_eq!(keys.len(), 240, "every sample has its own key");
     // A reload plans the same keys.
     let again = wb::plan(&d, &s, &endpoint(), &with_n, None);
-    assert_eq!(again.prompts[17].keys, p.prompts[17].keys);
+    assert_eq!(again.prompts[17], p.prompts[17]);
+    assert_eq!(again.prompts[17].keys().count(), 4);
     // Anthropic has no `n`: one call per sample.
     let anthropic = Endpoint {
         provider: ProviderId::Anthropic,
@@ -156,7 +157,7 @@ fn the_plan_has_one_key_per_sample_and_splits_calls_by_n_support() {
     let q = wb::plan(&d, &s, &anthropic, &caps, Some(&[0, 1]));
     assert_eq!(q.prompts.len(), 2 * 2 * 2);
     assert_eq!(q.calls.len(), 8 * 4);
-    assert_eq!(q.call_keys(&q.calls[5]), &q.prompts[1].keys[1..2]);
+    assert_eq!(q.call_keys(&q.calls[5]), [q.prompts[1].key(1)]);
     let estimate = p.estimate(&with_n, 5, None);
     assert_eq!(estimate.calls, 60);
     assert_eq!(estimate.output_tokens, 240 * 5);
@@ -182,7 +183,7 @@ fn collected_runs_follow_the_stored_samples() {
         } else {
             "Rating: 3".to_owned()
         };
-        store.insert(prompt.keys[0].clone(), text);
+        store.insert(prompt.key(0), text);
     }
     let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
     assert_eq!(runs.len(), 4);
@@ -233,11 +234,17 @@ fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
         assert!(steps + 1 >= whole.prompts.len().div_ceil(step), "step {step}: {steps} steps");
         assert_eq!(planner.finish(), whole, "step {step}");
     }
+    // The request rendered again at send time is the one the plan hashed: same keys.
+    for prompt in &whole.prompts {
+        let request = wb::prompt_request(&d, &s, prompt).unwrap();
+        assert_eq!(concord_core::run::prompt_digest(&ep, &request), prompt.digest);
+        assert_eq!(request.n, prompt.n);
+    }
     // Every other sample stored, answering with the item index.
     let mut store = HashMap::new();
     for prompt in &whole.prompts {
-        for key in prompt.keys.iter().step_by(2) {
-            store.insert(key.clone(), format!("{}", 1 + prompt.item % 5));
+        for key in prompt.keys().step_by(2) {
+            store.insert(key, format!("{}", 1 + prompt.item % 5));
         }
     }
     let lookup = |k: &str| store.get(k).cloned();
@@ -340,11 +347,8 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
         model: "m".into(),
     };
     let p = wb::plan(&d, &s, &ep, &caps, None);
-    let store: HashMap<String, String> = p
-        .prompts
-        .iter()
-        .map(|pr| (pr.keys[0].clone(), format!("Rating: {}", 1 + pr.item % 5)))
-        .collect();
+    let store: HashMap<String, String> =
+        p.prompts.iter().map(|pr| (pr.key(0), format!("Rating: {}", 1 + pr.item % 5))).collect();
     let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
     let rater = ExtraRater {
         name: "student".into(),
@@ -360,6 +364,27 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
         vec![rater],
         Settings::default(),
         "2026-11-22T14:00:00Z".into(),
+    );
+    // The collected records carry no prompt; the bundle has each one, exactly as it was sent.
+    assert!(runs.iter().all(|r| r.run.records.iter().all(|rec| rec.prompt.is_none())));
+    let sent: BTreeSet<String> = p
+        .prompts
+        .iter()
+        .map(|pr| wb::prompt_request(&d, &s, pr).unwrap().messages[0].content.clone())
+        .collect();
+    let exported: BTreeSet<String> = b
+        .runs
+        .iter()
+        .flat_map(|r| r.run.records.iter().map(|rec| rec.prompt.clone().unwrap()))
+        .collect();
+    assert_eq!(exported, sent);
+    assert_eq!(
+        wb::prompt_request(&d, &s, &p.prompts[3]).map(|r| wb::plan::tag(
+            &s.methods[p.prompts[3].method].name,
+            &p.prompts[3].attribute,
+            &d.items[p.prompts[3].item].id
+        ) == r.tag),
+        Some(true)
     );
     let json = b.to_json();
     assert!(!json.contains(secret), "the key is nowhere in the bundle");
@@ -393,9 +418,11 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
     assert_eq!(bundle::public_url("http://localhost:8080/v1"), "http://localhost:8080/v1");
 
     // Settings a hostile bundle could freeze the page with are bounded, and said so.
-    let greedy = json
-        .replacen("\"resamples\": 1000", "\"resamples\": 1000000000000", 1)
-        .replacen("\"confidence\": 0.95", "\"confidence\": 7.0", 1);
+    let greedy = json.replacen("\"resamples\": 1000", "\"resamples\": 1000000000000", 1).replacen(
+        "\"confidence\": 0.95",
+        "\"confidence\": 7.0",
+        1,
+    );
     assert_ne!(greedy, json);
     let bounded = Bundle::from_json(&greedy).unwrap();
     assert_eq!(bounded.settings.resamples, Settings::MAX_RESAMPLES);
@@ -454,7 +481,7 @@ fn cost_quality_counts_prompts_once_per_call() {
     let store: HashMap<String, String> = p
         .prompts
         .iter()
-        .flat_map(|pr| pr.keys.iter().map(move |k| (k.clone(), format!("{}", 1 + pr.item % 5))))
+        .flat_map(|pr| pr.keys().map(move |k| (k, format!("{}", 1 + pr.item % 5))))
         .collect();
     let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
     // Four samples in one call: each prompt is paid once; four one-character answers.
@@ -462,7 +489,10 @@ fn cost_quality_counts_prompts_once_per_call() {
         .run
         .records
         .iter()
-        .map(|r| (r.prompt.as_ref().unwrap().len() as u64).div_ceil(4))
+        .map(|r| {
+            assert!(r.prompt.is_none(), "collected runs keep the length, not the text");
+            (r.prompt_chars.unwrap() as u64).div_ceil(4)
+        })
         .sum();
     let (input, output) = wb::results::estimated_tokens(&runs[0], 4);
     assert_eq!((input, output), (want, 15 * 4));

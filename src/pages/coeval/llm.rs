@@ -62,7 +62,7 @@ async fn run_calls(
 ) -> Option<HashMap<String, String>> {
     let store = ctx.store.get_untracked()?;
     let memory = wb.memory.get_value();
-    let outcome = runner::execute(connection, calls, store, memory.clone(), control, move |r| {
+    let outcome = runner::execute(connection, &calls, store, memory.clone(), control, move |r| {
         status.try_set(Some(format!(
             "{} of {} calls done, {} cached, {} failed",
             r.progress.done, r.progress.total, r.cached, r.progress.failed

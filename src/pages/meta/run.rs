@@ -128,7 +128,7 @@ async fn drive<P: Protocol>(
         let label = what.to_owned();
         let outcome = runner::execute(
             connection.clone(),
-            calls,
+            &calls,
             store.clone(),
             memory.clone(),
             control.clone(),

@@ -165,6 +165,7 @@ pub(crate) fn combined(
                     .map(|(e, item)| JudgeRecord {
                         key: RecordKey::Item(item.key()),
                         prompt: None,
+                        prompt_chars: None,
                         responses: vec![e],
                         parsed: Vec::new(),
                         line,
@@ -306,6 +307,7 @@ pub(crate) fn annotator_scores(
                 _ => records.push(JudgeRecord {
                     key,
                     prompt: None,
+                    prompt_chars: None,
                     responses: Vec::new(),
                     parsed: vec![(criterion, x)],
                     line: dataset.items[item].line,

@@ -251,6 +251,7 @@ pub(crate) fn pointwise(
             run.records.push(JudgeRecord {
                 key: RecordKey::Item(key),
                 prompt: at.opt_text(obj, "prompt", diags),
+                prompt_chars: None,
                 responses,
                 parsed,
                 line: at.line,
@@ -578,6 +579,7 @@ impl RunRecords {
         records.push(JudgeRecord {
             key,
             prompt: at.opt_text(obj, "prompt", diags),
+            prompt_chars: None,
             responses,
             parsed,
             line: at.line,

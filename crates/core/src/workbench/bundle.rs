@@ -238,7 +238,15 @@ impl Bundle {
         settings: Settings,
         created: String,
     ) -> Bundle {
-        let runs = runs.into_iter().map(|r| with_parsed(dataset, r)).collect();
+        let runs = runs
+            .into_iter()
+            .map(|mut r| {
+                if let Some(study) = &study {
+                    super::results::fill_study_prompts(dataset, study, &mut r);
+                }
+                with_parsed(dataset, r)
+            })
+            .collect();
         Bundle {
             schema: SCHEMA.to_owned(),
             version: VERSION,

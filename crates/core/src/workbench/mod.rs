@@ -20,7 +20,7 @@ pub mod results;
 pub mod study;
 
 pub use bundle::{Bundle, BundleError, ExtraRater, Settings};
-pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan};
+pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JudgedRun, RaterKind,
     ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval, collect, compute,

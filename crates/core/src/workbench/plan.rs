@@ -4,12 +4,12 @@
 //! The plan is a pure function of the dataset, the study and the endpoint, so a reloaded page
 //! rebuilds exactly the same keys and the cache tells which calls are already paid for.
 //!
-//! A plan can be large (10,000 items × 4 attributes × 20 samples is 40,000 prompts and 800,000
-//! keys), so [`Planner`] builds it a bounded number of prompts at a time — the page plans
-//! between yields to the browser — and each prompt's request and keys are behind an `Arc`, so
-//! the calls that send them share them instead of copying.
-
-use std::sync::Arc;
+//! A plan can be large: 10,000 items × 4 attributes × 20 samples is 40,000 prompts (tens of
+//! megabytes of text) and 800,000 keys. So a planned [`Prompt`] keeps only its digest and
+//! length: its text is rendered again when its call is sent ([`prompt_request`], the same
+//! template on the same item gives the same text), and its sample keys are derived from the
+//! digest when needed ([`Prompt::keys`]). [`Planner`] builds a plan a bounded number of
+//! prompts at a time, so the page plans between yields to the browser.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,16 +24,37 @@ use crate::run::{
 
 use super::study::Study;
 
-/// The prompt of one (method, attribute, item).
+/// The prompt of one (method, attribute, item): where it comes from, its digest and size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
     pub method: usize,
     pub attribute: String,
     /// Index into the dataset's items.
     pub item: usize,
-    pub request: Arc<ChatRequest>,
-    /// The cache key of each sample, in sample order (`request.n` of them).
-    pub keys: Arc<[String]>,
+    /// [`prompt_digest`] of its request to the plan's endpoint.
+    pub digest: String,
+    /// Samples asked for (the request's `n`).
+    pub n: u32,
+    /// Characters of the rendered prompt (for estimates).
+    pub chars: usize,
+}
+
+impl Prompt {
+    /// The cache key of sample `sample`.
+    pub fn key(&self, sample: u32) -> String {
+        sample_key(&self.digest, sample)
+    }
+
+    /// The cache key of each sample, in sample order.
+    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.n).map(|s| self.key(s))
+    }
+
+    /// The keys of samples `batch` (clipped to the prompt's samples).
+    pub fn batch_keys(&self, batch: SampleBatch) -> Vec<String> {
+        let end = batch.first.saturating_add(batch.count).min(self.n);
+        (batch.first.min(end)..end).map(|s| self.key(s)).collect()
+    }
 }
 
 /// One HTTP call: some samples of one prompt.
@@ -64,15 +85,12 @@ pub struct Plan {
 impl Plan {
     /// Total samples asked for.
     pub fn samples(&self) -> usize {
-        self.prompts.iter().map(|p| p.keys.len()).sum()
+        self.prompts.iter().map(|p| p.n as usize).sum()
     }
 
-    /// The cache keys a call fills.
-    pub fn call_keys(&self, call: &Call) -> &[String] {
-        let keys = self.prompts.get(call.prompt).map_or(&[][..], |p| &p.keys[..]);
-        let first = (call.samples.first as usize).min(keys.len());
-        let end = (first + call.samples.count as usize).min(keys.len());
-        &keys[first..end]
+    /// The cache keys a call fills, in sample order.
+    pub fn call_keys(&self, call: &Call) -> Vec<String> {
+        self.prompts.get(call.prompt).map_or_else(Vec::new, |p| p.batch_keys(call.samples))
     }
 
     /// Cost estimate from the rendered prompts' average length.
@@ -83,11 +101,7 @@ impl Plan {
         price: Option<Price>,
     ) -> Estimate {
         let prompts = self.prompts.len().max(1) as u64;
-        let chars: usize = self
-            .prompts
-            .iter()
-            .map(|p| p.request.messages.iter().map(|m| m.content.len()).sum::<usize>())
-            .sum();
+        let chars: usize = self.prompts.iter().map(|p| p.chars).sum();
         let samples = (self.samples() as u64).div_ceil(prompts);
         estimate_run(
             EstimateInput {
@@ -111,6 +125,15 @@ pub fn tag(method: &str, attribute: &str, item_id: &str) -> String {
 /// The request for one prompt under `sampling` (the persona is already a template part).
 pub fn request(tag: String, prompt: String, sampling: &Sampling) -> ChatRequest {
     sampling.request(tag, vec![Message::user(prompt)])
+}
+
+/// The request of a planned prompt, rendered again from the study's template and the item: the
+/// text the plan hashed. `None` when the prompt does not belong to this dataset and study.
+pub fn prompt_request(dataset: &Dataset, study: &Study, prompt: &Prompt) -> Option<ChatRequest> {
+    let method = study.methods.get(prompt.method)?;
+    let item = dataset.items.get(prompt.item)?;
+    let text = method.template(&prompt.attribute)?.render(item).ok()?;
+    Some(request(tag(&method.name, &prompt.attribute, &item.id), text, &method.sampling))
 }
 
 /// Plans `study` over `items` (indices into the dataset; all items when `None`).
@@ -202,9 +225,8 @@ impl<'a> Planner<'a> {
                         continue;
                     }
                 };
+                let chars = text.len();
                 let req = request(tag(&method.name, attribute, &item.id), text, &method.sampling);
-                let digest = prompt_digest(self.endpoint, &req);
-                let keys = (0..req.n).map(|s| sample_key(&digest, s)).collect();
                 let prompt = self.plan.prompts.len();
                 for samples in sample_batches(req.n, self.caps) {
                     self.plan.calls.push(Call { prompt, samples });
@@ -213,8 +235,9 @@ impl<'a> Planner<'a> {
                     method: m,
                     attribute: attribute.clone(),
                     item: i,
-                    request: Arc::new(req),
-                    keys,
+                    digest: prompt_digest(self.endpoint, &req),
+                    n: req.n,
+                    chars,
                 });
             }
             if self.next >= self.items.len() {

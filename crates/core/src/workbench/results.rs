@@ -24,8 +24,38 @@ pub struct JudgedRun {
     pub origin: String,
 }
 
+/// The prompt a study's method sent for `attribute` on dataset item `item`: the method's
+/// template rendered on the item, as planned (records collected from a run do not keep it).
+pub fn study_prompt(
+    dataset: &Dataset,
+    study: &Study,
+    method: &str,
+    attribute: &str,
+    item: usize,
+) -> Option<String> {
+    let method = study.methods.iter().find(|m| m.name == method)?;
+    method.template(attribute)?.render(dataset.items.get(item)?).ok()
+}
+
+/// Gives every record of a study run (`origin` "study") that has no prompt the prompt its
+/// method sent ([`study_prompt`]), e.g. before the run is exported.
+pub fn fill_study_prompts(dataset: &Dataset, study: &Study, run: &mut JudgedRun) {
+    if run.origin != "study" || run.run.records.iter().all(|r| r.prompt.is_some()) {
+        return;
+    }
+    let joined = crate::data::join(dataset, &run.run);
+    for (record, target) in joined.matched {
+        let crate::data::Target::Item(item) = target else { continue };
+        if let Some(rec) = run.run.records.get_mut(record)
+            && rec.prompt.is_none()
+        {
+            rec.prompt = study_prompt(dataset, study, &run.method, &run.attribute, item);
+        }
+    }
+}
+
 /// Gathers the responses a run has so far into one [`JudgedRun`] per (method, attribute).
-/// `lookup` returns the stored text of a sample by its cache key; samples not stored yet are
+/// Records carry no prompt text ([`study_prompt`] renders it). `lookup` returns the stored text of a sample by its cache key; samples not stored yet are
 /// left out, so a partial run gives a partial (but correct) table.
 pub fn collect(
     dataset: &Dataset,
@@ -84,14 +114,17 @@ pub fn collect_into(
         else {
             continue;
         };
-        let responses: Vec<String> = prompt.keys.iter().filter_map(|k| lookup(k)).collect();
+        let responses: Vec<String> = prompt.keys().filter_map(|k| lookup(&k)).collect();
         if responses.is_empty() {
             continue;
         }
         if let Some(run) = runs.get_mut(i) {
             run.run.records.push(JudgeRecord {
                 key: RecordKey::Item(item.key()),
-                prompt: prompt.request.messages.last().map(|m| m.content.clone()),
+                // Rendered again when shown or exported ([`study_prompt`]): 40,000 prompts of a
+                // large run are not kept twice.
+                prompt: None,
+                prompt_chars: Some(prompt.chars),
                 responses,
                 parsed: Vec::new(),
                 line: 0,
@@ -561,7 +594,8 @@ pub fn estimated_tokens(run: &JudgedRun, samples_per_call: u32) -> (u64, u64) {
     let mut output = 0;
     for record in &run.run.records {
         let calls = (record.responses.len() as u64).div_ceil(per_call);
-        let prompt = record.prompt.as_deref().map_or(0, str::len) as u64;
+        let prompt = record.prompt.as_deref().map_or(record.prompt_chars.unwrap_or(0), str::len);
+        let prompt = prompt as u64;
         input += calls * crate::run::estimate_tokens(prompt);
         output += record
             .responses
