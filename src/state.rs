@@ -180,8 +180,11 @@ pub struct Workbench {
     pub bundle_error: RwSignal<Option<String>>,
     /// The study and endpoint the study runs in `runs` were made with (the Judge screen may
     /// have changed since): their prompts are rendered from it when shown or exported.
-    pub ran_with: StoredValue<Option<(Rc<Study>, Option<Endpoint>)>, LocalStorage>,
+    pub ran_with: StoredValue<Option<RanWith>, LocalStorage>,
 }
+
+/// The study (and endpoint, when known) that study runs were made with.
+pub type RanWith = (Rc<Study>, Option<Endpoint>);
 
 /// The Run screen's form.
 #[derive(Clone, PartialEq)]
