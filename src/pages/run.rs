@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use concord_core::data::{Dataset, Loaded};
+use concord_core::data::{Dataset, Loaded, RatingItem};
 use concord_core::judge::ChatRequest;
 use concord_core::run::{
     Capabilities, ConnectionStatus, Endpoint, EstimateInput, Finish, PRESETS, PriceTable,
@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use crate::edge::http;
-use crate::edge::store::StoreName;
+use crate::edge::store::{Store, StoreName};
 use crate::edge::time;
 use crate::runner::{self, RunControl};
 use crate::state::{
@@ -29,8 +29,15 @@ use crate::state::{
 
 /// Where an opted-in key is remembered (this browser only).
 const KEY_STORAGE: &str = "concord.api-key";
-/// The manifest of the current run in the `runs` store: enough to resume after a reload.
+/// The manifest of the current run in the `runs` store: enough to resume after a reload. Its
+/// dataset's items are stored beside it, a page of [`ITEMS_PER_PAGE`] under each
+/// [`items_key`].
 const MANIFEST_KEY: &str = "current";
+const ITEMS_PER_PAGE: usize = 1000;
+
+fn items_key(page: usize) -> String {
+    format!("{MANIFEST_KEY}/items/{page:06}")
+}
 
 /// What is saved when a run starts, so a reloaded page can offer to resume it. Never the key.
 /// Written from borrowed parts (a 10,000-item dataset is not copied to be saved).
@@ -46,7 +53,64 @@ pub struct Manifest<'a> {
     pub max_concurrency: u32,
     pub requests_per_minute: Option<u32>,
     pub started_at: u64,
+    /// Written by earlier versions when the run completed (the manifest is deleted now).
+    #[serde(default)]
     pub finished: bool,
+    /// How many pages of items are stored beside the manifest (its dataset has none itself).
+    #[serde(default)]
+    pub item_pages: usize,
+}
+
+/// Saves the manifest of a starting run: the dataset's items a page at a time (serializing a
+/// 10,000-item dataset at once blocks the page for over 100 ms), then the manifest. A run
+/// interrupted before the manifest is written is simply not offered for resumption.
+async fn save_manifest(store: &Store, manifest: &Manifest<'_>) {
+    let dataset = &*manifest.dataset;
+    let mut pages = 0;
+    for (page, items) in dataset.items.chunks(ITEMS_PER_PAGE).enumerate() {
+        let json = serde_json::to_string(items).unwrap_or_default();
+        let _ = store.put(StoreName::Runs, &items_key(page), &json).await;
+        pages = page + 1;
+    }
+    // Every field but the items (a literal, so a new field of `Dataset` is not forgotten).
+    let head = Dataset {
+        name: dataset.name.clone(),
+        attributes: dataset.attributes.clone(),
+        items: Vec::new(),
+        pairs: dataset.pairs.clone(),
+        tasks: dataset.tasks.clone(),
+        actions: dataset.actions.clone(),
+    };
+    let stored = Manifest { dataset: Cow::Owned(head), item_pages: pages, ..manifest.clone() };
+    let json = serde_json::to_string(&stored).unwrap_or_default();
+    let _ = store.put(StoreName::Runs, MANIFEST_KEY, &json).await;
+}
+
+/// The manifest of an interrupted run with its dataset's items, if there is one.
+async fn load_manifest(store: &Store) -> Option<Manifest<'static>> {
+    let text = store.get(StoreName::Runs, MANIFEST_KEY).await.ok().flatten()?;
+    let mut manifest = serde_json::from_str::<Manifest<'static>>(&text).ok()?;
+    if manifest.finished {
+        return None;
+    }
+    let mut items = Vec::new();
+    for page in 0..manifest.item_pages {
+        let text = store.get(StoreName::Runs, &items_key(page)).await.ok().flatten()?;
+        items.extend(serde_json::from_str::<Vec<RatingItem>>(&text).ok()?);
+    }
+    if manifest.item_pages > 0 {
+        manifest.dataset.to_mut().items = items;
+    }
+    Some(manifest)
+}
+
+/// Forgets the current run's manifest and its pages of items.
+async fn clear_manifest(store: &Store) {
+    let _ = store.delete(StoreName::Runs, MANIFEST_KEY).await;
+    let prefix = format!("{MANIFEST_KEY}/items/");
+    for key in store.keys_with_prefix(StoreName::Runs, &prefix).await.unwrap_or_default() {
+        let _ = store.delete(StoreName::Runs, &key).await;
+    }
 }
 
 fn local_storage() -> Option<web_sys::Storage> {
@@ -242,18 +306,13 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             requests_per_minute: form.requests_per_minute,
             started_at: time::now_ms(),
             finished: false,
+            item_pages: 0,
         };
         let store = match wb.store.get_untracked() {
             Some(s) => s,
-            None => crate::edge::store::Store::open_or_memory().await.0,
+            None => Store::open_or_memory().await.0,
         };
-        let _ = store
-            .put(
-                StoreName::Runs,
-                MANIFEST_KEY,
-                &serde_json::to_string(&manifest).unwrap_or_default(),
-            )
-            .await;
+        save_manifest(&store, &manifest).await;
         wb.run.update(|v| v.planning = Some("Looking up stored answers…".into()));
         let provider = form.provider;
         let calls = PlanCalls { loaded: loaded.clone(), study: study.clone(), plan: plan.clone() };
@@ -322,14 +381,8 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
             message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));
         }
         if matches!(outcome.finish, Finish::Completed) {
-            let done = Manifest { finished: true, ..manifest };
-            let _ = store
-                .put(
-                    StoreName::Runs,
-                    MANIFEST_KEY,
-                    &serde_json::to_string(&done).unwrap_or_default(),
-                )
-                .await;
+            // Nothing left to resume.
+            clear_manifest(&store).await;
         }
         wb.run.update(|v| {
             v.running = false;
@@ -360,13 +413,7 @@ fn ResumePanel() -> impl IntoView {
     Effect::new(move |_| {
         if let Some(store) = wb.store.get() {
             spawn_local(async move {
-                let manifest = store
-                    .get(StoreName::Runs, MANIFEST_KEY)
-                    .await
-                    .ok()
-                    .flatten()
-                    .and_then(|text| serde_json::from_str::<Manifest<'static>>(&text).ok())
-                    .filter(|m| !m.finished);
+                let manifest = load_manifest(&store).await;
                 if !wb.run.get_untracked().running {
                     pending.set(manifest);
                 }
@@ -419,7 +466,7 @@ fn ResumePanel() -> impl IntoView {
                     <button class="secondary" type="button" on:click=move |_| {
                         pending.set(None);
                         if let Some(store) = wb.store.get_untracked() {
-                            spawn_local(async move { let _ = store.delete(StoreName::Runs, MANIFEST_KEY).await; });
+                            spawn_local(async move { clear_manifest(&store).await; });
                         }
                     }>"Discard"</button>
                 </div>

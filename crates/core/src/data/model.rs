@@ -343,8 +343,9 @@ pub struct JudgeRecord {
     pub prompt: Option<String>,
     /// The prompt's length in characters when the text itself is not kept: a run collected in
     /// the browser renders its prompts again when shown or exported (40,000 prompts of a large
-    /// run are not held twice), and cost estimates read this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// run are not held twice), and cost estimates read this. Always written (the worker's
+    /// postcard frames have no field names, so no field may be skipped); absent in older files.
+    #[serde(default)]
     pub prompt_chars: Option<usize>,
     pub responses: Vec<String>,
     /// Scores already parsed by the file's authors (UniEval `predict_scores`, meta-evaluation
