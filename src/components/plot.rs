@@ -694,23 +694,54 @@ impl Scatter {
         }
         shapes.push(line(LEFT, bottom, LEFT + PLOT_W, bottom, MUTED));
         shapes.push(line(LEFT, TOP, LEFT, bottom, MUTED));
-        let show_labels = finite.len() <= 12;
-        for (i, (a, b)) in finite {
-            let label = self.labels.get(i).cloned();
+        // Points on the same pixel are drawn once, larger the more items they hold: ratings are
+        // discrete, so a 10,000-item run has a few hundred distinct positions, and one circle
+        // per item would both hide how many items sit under a dot and cost a DOM node each.
+        let mut groups: Vec<((f64, f64), Vec<usize>)> = Vec::new();
+        let mut at: std::collections::HashMap<(i64, i64), usize> = std::collections::HashMap::new();
+        for &(i, (a, b)) in &finite {
+            let key = (x.at(a).round() as i64, y.at(b).round() as i64);
+            let g = *at.entry(key).or_insert_with(|| {
+                groups.push(((a, b), Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].1.push(i);
+        }
+        let show_labels = groups.len() <= 12;
+        for ((a, b), members) in groups {
             let (px, py) = (x.at(a), y.at(b));
+            let label = |i: usize| self.labels.get(i).cloned();
+            let title = if members.len() == 1 {
+                format!(
+                    "{}({}, {})",
+                    label(members[0]).map(|l| format!("{l}: ")).unwrap_or_default(),
+                    format_value(Some(a), 3),
+                    format_value(Some(b), 3)
+                )
+            } else {
+                let some: Vec<String> = members.iter().take(5).filter_map(|&i| label(i)).collect();
+                let more = if members.len() > 5 { ", …" } else { "" };
+                format!(
+                    "{} items at ({}, {}){}",
+                    members.len(),
+                    format_value(Some(a), 3),
+                    format_value(Some(b), 3),
+                    if some.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}{more}", some.join(", "))
+                    }
+                )
+            };
             shapes.push(Shape::Circle {
                 cx: px,
                 cy: py,
-                r: 4.0,
+                r: (4.0 + 1.5 * ((members.len() - 1) as f64).sqrt()).min(14.0),
                 fill: ACCENT.to_owned(),
-                title: Some(format!(
-                    "{}({}, {})",
-                    label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default(),
-                    format_value(Some(a), 3),
-                    format_value(Some(b), 3)
-                )),
+                title: Some(title),
             });
-            if show_labels && let Some(l) = label {
+            if show_labels && let Some(l) = label(members[0]) {
+                let l = if members.len() > 1 { format!("{l} (+{})", members.len() - 1) } else { l };
                 shapes.push(text(px + 6.0, py - 6.0, l, Anchor::Start, 10.0));
             }
         }
@@ -830,5 +861,39 @@ mod tests {
         assert_eq!(circles, 2);
         assert!(texts(&scene).contains(&"r".to_owned()));
         assert!(!texts(&scene).contains(&"q".to_owned()));
+    }
+
+    #[test]
+    fn coincident_points_are_one_larger_circle_that_counts_them() {
+        // 10,000 points on 9 × 5 positions: 45 circles, each titled with its count.
+        let points: Vec<(f64, f64)> =
+            (0..10_000).map(|i| (1.0 + f64::from(i % 9) * 0.5, 1.0 + f64::from(i % 5))).collect();
+        let labels = (0..10_000).map(|i| format!("item {i}")).collect();
+        let scene = Scatter::new("s", "x", "y", points).labels(labels).scene();
+        let circles: Vec<(f64, String)> = scene
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Circle { r, title, .. } => Some((*r, title.clone().unwrap_or_default())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(circles.len(), 45);
+        let counted: usize = circles
+            .iter()
+            .map(|(_, t)| t.split(' ').next().unwrap_or("0").parse::<usize>().unwrap_or(0))
+            .sum();
+        assert_eq!(counted, 10_000, "every point is counted once");
+        assert!(
+            circles[0].1.starts_with("223 items at (1.000, 1.000): item 0, item 45,"),
+            "{}",
+            circles[0].1
+        );
+        assert!(circles.iter().all(|(r, _)| *r > 4.0 && *r <= 14.0));
+        // Distinct points stay single, labelled circles.
+        let two = Scatter::new("s", "x", "y", vec![(0.0, 0.0), (1.0, 1.0)])
+            .labels(vec!["a".into(), "b".into()])
+            .scene();
+        assert!(texts(&two).contains(&"a".to_owned()) && texts(&two).contains(&"b".to_owned()));
     }
 }

@@ -2,7 +2,8 @@
 // reply mode: pairwise judging by two evaluator models with position swap (accuracy,
 // consistency and position bias computed here independently), an MDEval debate of 3 rounds
 // per pair (the debate viewer, Elo, the win-rate heatmap and the seed spread from its
-// outcomes), and a JDEval-i run (Table 5's cell) that a second run answers from the cache.
+// outcomes), a JDEval-i run (Table 5's cell) that a second run answers from the cache, and
+// individual scoring of the pointwise file's texts (Table 8 prompt; Pearson joins Table 1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
@@ -30,6 +31,9 @@ const VERDICTS = {
 // JDEval-i: the meta-evaluator's score of the evaluator's assessment of "Story number i.".
 const JDEVAL_I_SCORES = [5, 4, 2, 3, 1];
 const ELO = { k: 4, init: 1000, scale: 400 };
+// Individual scoring of "Story number i." (human labels 1-5): judge-x answers these (the last
+// has no <Rating>), judge-y always 3.
+const SCORING = ['<Rating> 2 </Rating>', '<Rating>2</Rating>', '<Rating> 3 </Rating>', '<Explanation>fine</Explanation> <Rating> 5 </Rating>', 'no tag at all'];
 
 /** Accuracy (ties a class; and gold ties excluded), consistency and position bias, as the
  * paper and the core define them, from the scripted verdicts. */
@@ -72,6 +76,11 @@ function scenario() {
       rules.push({ model, contains: `assistant 1:\nSecond answer ${i}.`, reply: winner(ba) });
     });
   }
+  // Table 8's prompt ends "Here is the story: <text> Please output…"; JDEval-i's has a newline.
+  SCORING.forEach((reply, i) => {
+    rules.push({ model: 'judge-x', contains: `Here is the story: Story number ${i}.`, reply });
+    rules.push({ model: 'judge-y', contains: `Here is the story: Story number ${i}.`, reply: '<Rating> 3 </Rating>' });
+  });
   // MDEval: the debaters answer; the judge asks three questions, then picks Assistant2.
   rules.push({ contains: 'You are Assistant1', reply: 'Assistant1: my verdict follows the question.' });
   rules.push({ contains: 'You are Assistant2', reply: 'Assistant2: my verdict is the careful one.' });
@@ -171,6 +180,18 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
     // both evaluator models are the only repeats; nothing was asked of the same model twice.
     assert.equal(log.summary.duplicate_successes.length, 14);
     close(await meta.value('table5', 'meta-judge/judge-a'), mean, 'JDEval-i mean after the cached run');
+
+    // Individual scoring of the pointwise file's 5 texts by both evaluators: Pearson with the
+    // human labels (1, 2, 3, 4) against judge-x's (2, 2, 3, 5) is 5 / sqrt(5 · 6), by hand;
+    // judge-y's constant scores leave it undefined.
+    await meta.runScoring({ evaluators: ['judge-x', 'judge-y'], source: 'pointwise', texts: 5 });
+    close(await meta.value('scoring-run', 'judge-x/pearson'), 5 / Math.sqrt(30), 'judge-x Pearson');
+    assert.equal(await meta.cell('scoring-run', 'judge-x/n').textContent(), '4');
+    assert.equal(await meta.cell('scoring-run', 'judge-x/unreadable').textContent(), '1');
+    assert.equal(await meta.value('scoring-run', 'judge-y/pearson'), null, 'constant scores: undefined');
+    close(await meta.value('table1', 'judge-x/pearson'), 5 / Math.sqrt(30), 'judge-x Pearson in Table 1');
+    log = await mock('/__mock/requests');
+    assert.equal(log.summary.total, before + 10, '2 evaluators × 5 texts');
 
     if (process.env.CONCORD_SCREENSHOTS) {
       await page.getByTestId('debate').scrollIntoViewIfNeeded();

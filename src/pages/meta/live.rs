@@ -1,7 +1,9 @@
 //! Live runs of the meta-evaluation workspace, as pure values (natively tested): what to ask
-//! (the core's protocol state machines, [`concord_core::judge::protocol::Pairwise`] and
+//! (the core's protocol state machines, [`concord_core::judge::protocol::Pairwise`],
+//! [`concord_core::judge::protocol::Pointwise`] with seed 003's Table 8 prompt, and
 //! [`concord_core::judge::meta_eval`]) and what the answers make — the pairwise table
-//! (accuracy with and without ties, position-swap consistency and bias) and workspace files
+//! (accuracy with and without ties, position-swap consistency and bias), the individual-scoring
+//! table (Pearson with the human scores) and workspace files
 //! ([`MetaFile`]) that feed the same tables, plots and viewers as the released files.
 //!
 //! The browser side ([`super::run`]) sends the protocols' pending requests through
@@ -15,7 +17,9 @@ use concord_core::judge::meta_eval::{
     JdEvalOutcome, MdEval, MdEvalOutcome,
 };
 use concord_core::judge::parse::{Policy, Verdict};
-use concord_core::judge::protocol::{Pairwise, PairwiseOutcome, Sampling};
+use concord_core::judge::protocol::{
+    Pairwise, PairwiseOutcome, Pointwise, PointwiseOutcome, Reader, Sampling, individual_template,
+};
 use concord_core::judge::template::RenderError;
 use concord_core::meta::{
     self, EvaluatorRow, JdEvalRecord, MetaProtocol, MetaScore, PairwiseAccuracy,
@@ -91,6 +95,183 @@ pub fn individual_inputs(evaluator: &str, loaded: &Loaded) -> Vec<IndividualInpu
             })
         })
         .collect()
+}
+
+/// A text with its human score (an item of a scoring file or of an evaluator-pointwise file),
+/// what individual-scoring judges rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredText {
+    pub text: String,
+    pub gold: Option<f64>,
+}
+
+/// The rated texts of a loaded file: every item's output with its first attribute's human
+/// score, in file order (items without text left out).
+pub fn scored_texts(loaded: &Loaded) -> Vec<ScoredText> {
+    loaded
+        .dataset
+        .items
+        .iter()
+        .filter(|item| !item.output.trim().is_empty())
+        .map(|item| ScoredText {
+            text: item.output.clone(),
+            gold: item.ratings.first().cloned().flatten().map(|h| h.aggregate),
+        })
+        .collect()
+}
+
+/// Seed 003's individual scoring (Table 8 prompt: OpenMEVA stories or SummEval coherence; the
+/// score read from `<Rating>` on 1–5) of every text by every evaluator: `[evaluator][text]`.
+pub fn scoring_protocols(
+    texts: &[ScoredText],
+    evaluators: &[String],
+    openmeva: bool,
+) -> Result<Vec<Vec<Pointwise>>, RenderError> {
+    let template = individual_template(openmeva);
+    evaluators
+        .iter()
+        .map(|e| {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    Pointwise::new(
+                        &format!("score/{e}/{i}"),
+                        &template,
+                        &[("text", t.text.as_str())],
+                        &Sampling::single(),
+                        Reader::Tag { name: "Rating".into(), policy: Policy::Concord },
+                        Some((1.0, 5.0)),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A finished individual-scoring run: the texts, the evaluators and each one's outcome per
+/// text (`None` where the run stopped before the answer came).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoringRun {
+    pub texts: Vec<ScoredText>,
+    pub evaluators: Vec<String>,
+    /// The OpenMEVA prompt (else SummEval coherence).
+    pub openmeva: bool,
+    /// `[evaluator][text]`.
+    pub outcomes: Vec<Vec<Option<PointwiseOutcome>>>,
+}
+
+/// One evaluator's figures in an individual-scoring run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoringFigures {
+    pub evaluator: String,
+    /// Texts with both a read score and a human score.
+    pub n: usize,
+    /// Answers with no readable `<Rating>` on the scale.
+    pub unreadable: usize,
+    /// Pearson's r of the scores with the human scores (Table 1's Pearson column).
+    pub pearson: Option<f64>,
+}
+
+impl ScoringRun {
+    /// The evaluator's score of each text (`None`: no answer, or none readable).
+    fn scores(&self, evaluator: usize) -> Vec<Option<f64>> {
+        self.outcomes.get(evaluator).map_or_else(Vec::new, |o| {
+            o.iter().map(|o| o.as_ref().and_then(|o| o.score.mean)).collect()
+        })
+    }
+
+    /// Per evaluator: how many texts were scored, how many answers were unreadable, and
+    /// Pearson with the human scores.
+    pub fn figures(&self) -> Vec<ScoringFigures> {
+        let gold: Vec<Option<f64>> = self.texts.iter().map(|t| t.gold).collect();
+        self.evaluators
+            .iter()
+            .enumerate()
+            .map(|(e, name)| {
+                let scores = self.scores(e);
+                let unreadable = self
+                    .outcomes
+                    .get(e)
+                    .map_or(0, |o| o.iter().flatten().map(|o| o.score.failures.len()).sum());
+                ScoringFigures {
+                    evaluator: name.clone(),
+                    n: scores.iter().zip(&gold).filter(|(s, g)| s.is_some() && g.is_some()).count(),
+                    unreadable,
+                    pearson: concord_core::stats::pearson(&gold, &scores).value,
+                }
+            })
+            .collect()
+    }
+
+    /// The table the screen shows (`data-table="scoring-run"`).
+    pub fn table(&self) -> Table {
+        let rows = self
+            .figures()
+            .into_iter()
+            .map(|f| {
+                let e = &f.evaluator;
+                Row {
+                    label: e.clone(),
+                    cells: vec![
+                        Cell::text(format!("{e}/n"), f.n.to_string()),
+                        Cell::number(format!("{e}/pearson"), f.pearson, 4),
+                        Cell::text(format!("{e}/unreadable"), f.unreadable.to_string()),
+                    ],
+                }
+            })
+            .collect();
+        Table {
+            id: "scoring-run".to_owned(),
+            title: format!(
+                "Individual scoring run: {} texts, {} prompt",
+                self.texts.len(),
+                if self.openmeva { "OpenMEVA" } else { "SummEval coherence" }
+            ),
+            corner: "Evaluator".to_owned(),
+            columns: vec!["n".into(), "Pearson r".into(), "Unreadable".into()],
+            rows,
+        }
+    }
+
+    /// One workspace file per evaluator: its Pearson joins Table 1, and its answers are the
+    /// assessments JDEval-i and BSMEval can meta-evaluate.
+    pub fn files(&self) -> Vec<MetaFile> {
+        self.figures()
+            .into_iter()
+            .enumerate()
+            .map(|(e, f)| {
+                let row = EvaluatorRow {
+                    name: f.evaluator.clone(),
+                    kind: "pointwise",
+                    n: f.n,
+                    accuracy: None,
+                    accuracy_no_ties: None,
+                    pearson: f.pearson,
+                };
+                let mut file = run_file(
+                    format!("scoring run · {}", f.evaluator),
+                    FileKind::Pointwise,
+                    format!("{} texts", self.texts.len()),
+                    Content::Evaluator(row),
+                );
+                file.individual = self
+                    .texts
+                    .iter()
+                    .zip(self.outcomes.get(e).into_iter().flatten())
+                    .filter_map(|(t, o)| {
+                        Some(IndividualInput {
+                            evaluator: f.evaluator.clone(),
+                            text: t.text.clone(),
+                            gold: t.gold,
+                            assessment: o.as_ref()?.responses.first()?.clone(),
+                        })
+                    })
+                    .collect();
+                file
+            })
+            .collect()
+    }
 }
 
 /// Seed 003's pairwise protocol (Table 7 prompt, optional position swap) for every pair and
@@ -274,6 +455,7 @@ fn run_file(name: String, kind: FileKind, counts: String, content: Content) -> M
         content,
         pairs: Vec::new(),
         individual: Vec::new(),
+        texts: Vec::new(),
     }
 }
 
@@ -695,6 +877,70 @@ mod tests {
                 p.respond(&r.tag, &[ChatResponse::text(text)]).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn scoring_run_pearson_with_the_human_scores_and_assessments_for_meta_evaluation() {
+        let texts: Vec<ScoredText> = (1..=5)
+            .map(|i| ScoredText { text: format!("Story number {i}."), gold: Some(f64::from(i)) })
+            .collect();
+        let evaluators = vec!["tracks".to_owned(), "flat".to_owned()];
+        let mut protocols = scoring_protocols(&texts, &evaluators, true).unwrap();
+        // The OpenMEVA prompt of Table 8, with the text in it.
+        let first = &protocols[0][0].pending()[0].messages[0].content;
+        assert!(first.starts_with("Please act as an impartial judge and evaluate the overall quality of the five-line story."));
+        assert!(first.contains("Here is the story: Story number 1. Please output"));
+        let tracks = |prompt: &str| {
+            let i = ["number 1.", "number 2.", "number 3.", "number 4.", "number 5."]
+                .iter()
+                .position(|t| prompt.contains(t))
+                .unwrap();
+            [
+                "<Rating> 2 </Rating>",
+                "<Rating>2</Rating>",
+                "<Rating> 3 </Rating>",
+                "<Explanation>fine</Explanation> <Rating> 5 </Rating>",
+                "no tag at all",
+            ][i]
+                .to_owned()
+        };
+        for p in &mut protocols[0] {
+            drive(p, &tracks);
+        }
+        for p in &mut protocols[1] {
+            drive(p, &|_| "<Rating> 3 </Rating>".to_owned());
+        }
+        let outcomes =
+            protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect();
+        let run = ScoringRun { texts, evaluators, openmeva: true, outcomes };
+        let f = run.figures();
+        // (1, 2, 3, 4) against (2, 2, 3, 5): r = 5 / sqrt(5 · 6), by hand.
+        assert_eq!((f[0].n, f[0].unreadable), (4, 1));
+        assert!((f[0].pearson.unwrap() - 5.0 / 30f64.sqrt()).abs() < 1e-12);
+        assert_eq!(
+            (f[1].n, f[1].unreadable, f[1].pearson),
+            (5, 0, None),
+            "constant scores: undefined"
+        );
+        let files = run.files();
+        assert_eq!(files.len(), 2);
+        match &files[0].content {
+            Content::Evaluator(row) => {
+                assert_eq!((row.kind, row.n), ("pointwise", 4));
+                assert_eq!(row.pearson, f[0].pearson);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Every answered text is an assessment JDEval-i / BSMEval can score, unreadable or not.
+        assert_eq!(files[0].individual.len(), 5);
+        assert_eq!(
+            files[0].individual[3].assessment,
+            "<Explanation>fine</Explanation> <Rating> 5 </Rating>"
+        );
+        assert_eq!(files[0].individual[3].gold, Some(4.0));
+        let table = run.table();
+        assert_eq!(table.columns, ["n", "Pearson r", "Unreadable"]);
+        assert_eq!(table.rows[0].cells[1].text, "0.9129");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use concord_core::meta::{
 };
 use concord_core::stats::{self, NullOutcome};
 
-use super::live::{IndividualInput, PairInput};
+use super::live::{IndividualInput, PairInput, ScoredText};
 
 use crate::components::plot::format_value;
 
@@ -147,6 +147,9 @@ pub struct MetaFile {
     /// Texts with an assessment JDEval-i / BSMEval runs can meta-evaluate (evaluator-pointwise
     /// files).
     pub individual: Vec<IndividualInput>,
+    /// Texts with a human score individual-scoring judges can rate (scoring files,
+    /// evaluator-pointwise files).
+    pub texts: Vec<ScoredText>,
 }
 
 pub fn label_text(label: Option<PairLabel>) -> String {
@@ -284,6 +287,7 @@ pub fn analyze_loaded(name: &str, loaded: Result<Loaded, String>) -> MetaFile {
         content: Content::Nothing,
         pairs: Vec::new(),
         individual: Vec::new(),
+        texts: Vec::new(),
     };
     let loaded = match loaded {
         Ok(l) => l,
@@ -295,6 +299,7 @@ pub fn analyze_loaded(name: &str, loaded: Result<Loaded, String>) -> MetaFile {
     file.format = loaded.format.name().to_owned();
     file.counts = counts_text(&loaded);
     file.diagnostics = loaded.diagnostics.iter().map(ToString::to_string).collect();
+    file.texts = super::live::scored_texts(&loaded);
     match meta::analyze_file(name, &loaded) {
         Ok(FileAnalysis::Evaluator(row)) => {
             if row.kind == "pairwise" {

@@ -1,7 +1,8 @@
 //! Live runs from the meta-evaluation screen: pairwise judging with several evaluator models
-//! (position swap optional), then JDEval / MDEval over pairs of their judgements or JDEval-i /
-//! BSMEval over single assessments of loaded evaluator-pointwise files, with a chosen
-//! meta-evaluator model — all on the Run screen's connection (provider, base URL, key, limits).
+//! (position swap optional), individual scoring of rated texts (Table 8 prompt, Pearson with
+//! the human scores), then JDEval / MDEval over pairs of their judgements or JDEval-i / BSMEval
+//! over single assessments (of loaded evaluator-pointwise files or of a scoring run), with a
+//! chosen meta-evaluator model — all on the Run screen's connection (provider, base URL, key, limits).
 //!
 //! Every call goes through [`runner::execute`]: answers are stored under their cache keys the
 //! moment they arrive and nothing stored is requested again, so a cancelled or failed run
@@ -19,7 +20,7 @@ use concord_core::run::{Finish, cache_key};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::live::{self, IndividualInput, MetaMethod, PairwiseRun};
+use super::live::{self, IndividualInput, MetaMethod, PairwiseRun, ScoringRun};
 use super::model::MetaFile;
 use super::{State, TableView, add_files, labelled_number};
 use crate::edge::store::Store;
@@ -45,6 +46,11 @@ pub(super) struct RunState {
     control: StoredValue<RunControl, LocalStorage>,
     /// The last pairwise run: its table, and the assessments JDEval / MDEval compare.
     pairwise: RwSignal<Option<Arc<PairwiseRun>>>,
+    score_source: RwSignal<Option<u64>>,
+    score_limit: RwSignal<String>,
+    score_openmeva: RwSignal<bool>,
+    /// The last individual-scoring run and its table.
+    scoring: RwSignal<Option<Arc<ScoringRun>>>,
 }
 
 impl RunState {
@@ -66,6 +72,10 @@ impl RunState {
             error: RwSignal::new(None),
             control: StoredValue::new_local(RunControl::new()),
             pairwise: RwSignal::new(None),
+            score_source: RwSignal::new(None),
+            score_limit: text("20"),
+            score_openmeva: RwSignal::new(true),
+            scoring: RwSignal::new(None),
         }
     }
 }
@@ -253,6 +263,61 @@ fn start_pairwise(state: State, wb: Workbench) {
     });
 }
 
+fn start_scoring(state: State, wb: Workbench) {
+    let rs = state.run;
+    let evaluators = models(rs.evaluators, wb);
+    if evaluators.is_empty() {
+        rs.error.set(Some(
+            "Name at least one evaluator model (or set a model on the Run screen).".into(),
+        ));
+        return;
+    }
+    let n = match limit(rs.score_limit, "Texts") {
+        Ok(n) => n,
+        Err(e) => return rs.error.set(Some(e)),
+    };
+    let files = state.files.get_untracked();
+    let chosen = rs.score_source.get_untracked();
+    let source = files
+        .iter()
+        .filter(|e| !e.file.texts.is_empty())
+        .find(|e| chosen.is_none() || Some(e.id) == chosen);
+    let Some(source) = source else {
+        rs.error.set(Some(
+            "Load a file of rated texts first (a scoring file of text and human score, or an evaluator-pointwise results file): its texts are scored.".into(),
+        ));
+        return;
+    };
+    let texts: Vec<_> = source.file.texts.iter().take(n).cloned().collect();
+    let openmeva = rs.score_openmeva.get_untracked();
+    let mut protocols = match live::scoring_protocols(&texts, &evaluators, openmeva) {
+        Ok(p) => p,
+        Err(e) => return rs.error.set(Some(e.to_string())),
+    };
+    begin(rs);
+    spawn_local(async move {
+        let mut result = Ok(0);
+        for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
+            let connection = connection_for(wb, e);
+            let what = format!("Individual scoring with {e}");
+            match drive(ps, &connection, wb, rs, &what).await {
+                Ok(c) => result = result.map(|sum| sum + c),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let outcomes =
+            protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect();
+        let run = ScoringRun { texts, evaluators, openmeva, outcomes };
+        add_files(state, run.files());
+        let n = run.texts.len();
+        rs.scoring.try_set(Some(Arc::new(run)));
+        end(rs, result, &format!("Individual scoring finished: {n} texts"));
+    });
+}
+
 fn start_meta(state: State, wb: Workbench) {
     let rs = state.run;
     let Some(meta_model) = models(rs.meta_model, wb).into_iter().next() else {
@@ -396,6 +461,21 @@ pub(super) fn RunPanel() -> impl IntoView {
             })
             .collect_view()
     };
+    let score_sources = move || {
+        let chosen = rs.score_source.get();
+        state
+            .files
+            .get()
+            .into_iter()
+            .filter(|e| !e.file.texts.is_empty())
+            .map(|e| {
+                let label = format!("{} ({} texts)", e.file.name, e.file.texts.len());
+                view! { <option value=e.id.to_string() selected={chosen == Some(e.id)}>{label}</option> }
+            })
+            .collect_view()
+    };
+    let scoring_table =
+        move || rs.scoring.get().map(|run| view! { <TableView table=run.table()/> });
     let busy = move || rs.running.get() || !connected();
     let pairwise_table =
         move || rs.pairwise.get().map(|run| view! { <TableView table=run.table()/> });
@@ -428,6 +508,25 @@ pub(super) fn RunPanel() -> impl IntoView {
             </div>
             <p class="muted">"Accuracy of the verdicts in the given order against the human label (a tie a class of its own; and over the pairs whose label is not a tie). With the swap, each pair is judged again with the answers exchanged: consistency is the share of pairs with the same verdict both times, position bias (first-slot picks − second-slot picks) / pairs."</p>
             {pairwise_table}
+            <h3>"Individual scoring (seed 003's Table 8 prompt)"</h3>
+            <div class="row controls">
+                <label class="control" for="meta-score-source"><span>"Texts from"</span>
+                    <select id="meta-score-source" on:change=move |ev| rs.score_source.set(event_target_value(&ev).parse().ok())>
+                        {score_sources}
+                    </select>
+                </label>
+                {labelled_number("meta-score-limit", "Texts (first N)", rs.score_limit)}
+                <label class="control" for="meta-score-task"><span>"Scoring prompt"</span>
+                    <select id="meta-score-task" on:change=move |ev| rs.score_openmeva.set(event_target_value(&ev) == "openmeva")>
+                        <option value="openmeva" selected=move || rs.score_openmeva.get()>"OpenMEVA stories"</option>
+                        <option value="summeval" selected=move || !rs.score_openmeva.get()>"SummEval coherence"</option>
+                    </select>
+                </label>
+                <button type="button" class="primary" disabled=busy
+                    on:click=move |_| start_scoring(state, wb)>"Run individual scoring"</button>
+            </div>
+            <p class="muted">"Each evaluator model named above rates each text from 1 to 5 (the score read from <Rating>); Pearson's r with the human scores joins Table 1, and the answers are assessments JDEval-i and BSMEval can meta-evaluate."</p>
+            {scoring_table}
             <h3>"Meta-evaluation"</h3>
             <div class="row controls">
                 {text_input("meta-model", "Meta-evaluator model", rs.meta_model, run_model)}
@@ -449,7 +548,7 @@ pub(super) fn RunPanel() -> impl IntoView {
                 <button type="button" class="primary" disabled=busy
                     on:click=move |_| start_meta(state, wb)>"Run meta-evaluation"</button>
             </div>
-            <p class="muted">"JDEval and MDEval compare every two evaluators of the pairwise run on each pair (their outcomes join Elo, the heatmap, post accuracy and the debate viewer); JDEval-i and BSMEval score the assessments of the loaded evaluator-pointwise files (Tables 5 and 6, the BSMEval viewer)."</p>
+            <p class="muted">"JDEval and MDEval compare every two evaluators of the pairwise run on each pair (their outcomes join Elo, the heatmap, post accuracy and the debate viewer); JDEval-i and BSMEval score the assessments of the loaded evaluator-pointwise files and of individual-scoring runs (Tables 5 and 6, the BSMEval viewer)."</p>
             <div class="row">
                 <button type="button" class="secondary" disabled=move || !rs.running.get()
                     on:click=move |_| {

@@ -50,6 +50,18 @@ export class MetaPage {
     return this.waitRun(/Pairwise judging finished/);
   }
 
+  /** Individual scoring (Table 8 prompt) of the first `texts` texts of the file whose option
+   * contains `source`, by `evaluators`. */
+  async runScoring({ evaluators, source, texts, openmeva = true }) {
+    await this.page.getByLabel('Evaluator models').fill(evaluators.join(', '));
+    const select = this.page.getByLabel('Texts from');
+    await select.selectOption(await select.locator('option', { hasText: source }).first().getAttribute('value'));
+    await this.page.getByLabel('Texts (first N)').fill(String(texts));
+    await this.page.getByLabel('Scoring prompt').selectOption(openmeva ? 'openmeva' : 'summeval');
+    await this.page.getByRole('button', { name: 'Run individual scoring' }).click();
+    return this.waitRun(/Individual scoring finished/);
+  }
+
   /** A meta-evaluation run: `protocol` is jdeval, mdeval, jdeval-i or bsmeval. */
   async runMeta({ model, protocol, rounds, items, done }) {
     await this.page.getByLabel('Meta-evaluator model').fill(model);
