@@ -208,15 +208,38 @@ fn end(rs: RunState, result: Result<usize, String>, done: &str) {
     }
 }
 
-fn start_pairwise(state: State, wb: Workbench) {
-    let rs = state.run;
+/// The evaluator models named on the screen (or the Run screen's model); says so when none.
+fn evaluator_models(rs: RunState, wb: Workbench) -> Option<Vec<String>> {
     let evaluators = models(rs.evaluators, wb);
     if evaluators.is_empty() {
         rs.error.set(Some(
             "Name at least one evaluator model (or set a model on the Run screen).".into(),
         ));
-        return;
+        return None;
     }
+    Some(evaluators)
+}
+
+/// [`drive`] for each evaluator model in turn, on the Run screen's connection with that model.
+/// Returns how many calls the cache answered, or the first error.
+async fn drive_each<P: Protocol>(
+    evaluators: &[String],
+    protocols: &mut [Vec<P>],
+    wb: Workbench,
+    rs: RunState,
+    what: &str,
+) -> Result<usize, String> {
+    let mut cached = 0;
+    for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
+        let connection = connection_for(wb, e);
+        cached += drive(ps, &connection, wb, rs, &format!("{what} with {e}")).await?;
+    }
+    Ok(cached)
+}
+
+fn start_pairwise(state: State, wb: Workbench) {
+    let rs = state.run;
+    let Some(evaluators) = evaluator_models(rs, wb) else { return };
     let n = match limit(rs.pair_limit, "Pairs") {
         Ok(n) => n,
         Err(e) => return rs.error.set(Some(e)),
@@ -241,18 +264,7 @@ fn start_pairwise(state: State, wb: Workbench) {
     };
     begin(rs);
     spawn_local(async move {
-        let mut result = Ok(0);
-        for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
-            let connection = connection_for(wb, e);
-            let what = format!("Pairwise judging with {e}");
-            match drive(ps, &connection, wb, rs, &what).await {
-                Ok(c) => result = result.map(|sum| sum + c),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        let result = drive_each(&evaluators, &mut protocols, wb, rs, "Pairwise judging").await;
         let outcomes =
             protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect();
         let run = PairwiseRun { pairs, evaluators, swap, outcomes };
@@ -265,13 +277,7 @@ fn start_pairwise(state: State, wb: Workbench) {
 
 fn start_scoring(state: State, wb: Workbench) {
     let rs = state.run;
-    let evaluators = models(rs.evaluators, wb);
-    if evaluators.is_empty() {
-        rs.error.set(Some(
-            "Name at least one evaluator model (or set a model on the Run screen).".into(),
-        ));
-        return;
-    }
+    let Some(evaluators) = evaluator_models(rs, wb) else { return };
     let n = match limit(rs.score_limit, "Texts") {
         Ok(n) => n,
         Err(e) => return rs.error.set(Some(e)),
@@ -296,18 +302,7 @@ fn start_scoring(state: State, wb: Workbench) {
     };
     begin(rs);
     spawn_local(async move {
-        let mut result = Ok(0);
-        for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
-            let connection = connection_for(wb, e);
-            let what = format!("Individual scoring with {e}");
-            match drive(ps, &connection, wb, rs, &what).await {
-                Ok(c) => result = result.map(|sum| sum + c),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        let result = drive_each(&evaluators, &mut protocols, wb, rs, "Individual scoring").await;
         let outcomes =
             protocols.iter().map(|ps| ps.iter().map(|p| p.outcome()).collect()).collect();
         let run = ScoringRun { texts, evaluators, openmeva, outcomes };
