@@ -9,9 +9,9 @@
 //! browser aborts them); everything stored before is kept.
 //!
 //! The screens that run LLM calls (Run, Pairwise & meta-evaluation, CoEval) all go through
-//! [`execute`]: give it the calls (request + sample batch + one cache key per sample), a
-//! [`Connection`] and a [`RunControl`]; it returns how the run finished. Read the stored texts
-//! back with [`cached_texts`].
+//! [`execute`]: give it the calls (a [`Calls`]: a list of [`CallSpec`]s, or a study's plan that
+//! renders each request when it is sent), a [`Connection`] and a [`RunControl`]; it returns
+//! how the run finished. Read stored texts back with [`cached_texts`].
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
