@@ -237,6 +237,77 @@ async fn drive_each<P: Protocol>(
     Ok(cached)
 }
 
+/// What a run takes from a loaded file: its pairs (pairwise judging) or its rated texts
+/// (individual scoring). Each has its own choice of file on the panel.
+#[derive(Clone, Copy)]
+enum Source {
+    Pairs,
+    Texts,
+}
+
+impl Source {
+    fn count(self, file: &MetaFile) -> usize {
+        match self {
+            Source::Pairs => file.pairs.len(),
+            Source::Texts => file.texts.len(),
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Source::Pairs => "pairs",
+            Source::Texts => "texts",
+        }
+    }
+
+    fn chosen(self, rs: RunState) -> RwSignal<Option<u64>> {
+        match self {
+            Source::Pairs => rs.pair_source,
+            Source::Texts => rs.score_source,
+        }
+    }
+
+    /// The chosen file, or the first loaded one that has any; with none, the panel's error
+    /// says what to load.
+    fn file(self, state: State) -> Option<Arc<MetaFile>> {
+        let chosen = self.chosen(state.run).get_untracked();
+        let found = state.files.with_untracked(|files| {
+            files
+                .iter()
+                .filter(|e| self.count(&e.file) > 0)
+                .find(|e| chosen.is_none() || Some(e.id) == chosen)
+                .map(|e| Arc::clone(&e.file))
+        });
+        if found.is_none() {
+            let message = match self {
+                Source::Pairs => {
+                    "Load a pairwise evaluator results file (question, two answers, human label) first: its pairs are judged."
+                }
+                Source::Texts => {
+                    "Load a file of rated texts first (a scoring file of text and human score, or an evaluator-pointwise results file): its texts are scored."
+                }
+            };
+            state.run.error.set(Some(message.into()));
+        }
+        found
+    }
+
+    /// The `<option>`s of the files that have any, labelled with their count.
+    fn options(self, state: State) -> impl IntoView {
+        let chosen = self.chosen(state.run).get();
+        state
+            .files
+            .get()
+            .into_iter()
+            .filter(|e| self.count(&e.file) > 0)
+            .map(|e| {
+                let label = format!("{} ({} {})", e.file.name, self.count(&e.file), self.noun());
+                view! { <option value=e.id.to_string() selected={chosen == Some(e.id)}>{label}</option> }
+            })
+            .collect_view()
+    }
+}
+
 fn start_pairwise(state: State, wb: Workbench) {
     let rs = state.run;
     let Some(evaluators) = evaluator_models(rs, wb) else { return };
@@ -244,19 +315,8 @@ fn start_pairwise(state: State, wb: Workbench) {
         Ok(n) => n,
         Err(e) => return rs.error.set(Some(e)),
     };
-    let files = state.files.get_untracked();
-    let chosen = rs.pair_source.get_untracked();
-    let source = files
-        .iter()
-        .filter(|e| !e.file.pairs.is_empty())
-        .find(|e| chosen.is_none() || Some(e.id) == chosen);
-    let Some(source) = source else {
-        rs.error.set(Some(
-            "Load a pairwise evaluator results file (question, two answers, human label) first: its pairs are judged.".into(),
-        ));
-        return;
-    };
-    let pairs: Vec<_> = source.file.pairs.iter().take(n).cloned().collect();
+    let Some(source) = Source::Pairs.file(state) else { return };
+    let pairs: Vec<_> = source.pairs.iter().take(n).cloned().collect();
     let swap = rs.swap.get_untracked();
     let mut protocols = match live::pairwise_protocols(&pairs, &evaluators, swap) {
         Ok(p) => p,
@@ -282,19 +342,8 @@ fn start_scoring(state: State, wb: Workbench) {
         Ok(n) => n,
         Err(e) => return rs.error.set(Some(e)),
     };
-    let files = state.files.get_untracked();
-    let chosen = rs.score_source.get_untracked();
-    let source = files
-        .iter()
-        .filter(|e| !e.file.texts.is_empty())
-        .find(|e| chosen.is_none() || Some(e.id) == chosen);
-    let Some(source) = source else {
-        rs.error.set(Some(
-            "Load a file of rated texts first (a scoring file of text and human score, or an evaluator-pointwise results file): its texts are scored.".into(),
-        ));
-        return;
-    };
-    let texts: Vec<_> = source.file.texts.iter().take(n).cloned().collect();
+    let Some(source) = Source::Texts.file(state) else { return };
+    let texts: Vec<_> = source.texts.iter().take(n).cloned().collect();
     let openmeva = rs.score_openmeva.get_untracked();
     let mut protocols = match live::scoring_protocols(&texts, &evaluators, openmeva) {
         Ok(p) => p,
@@ -443,32 +492,8 @@ pub(super) fn RunPanel() -> impl IntoView {
         !f.base_url.trim().is_empty()
     };
     let run_model = Signal::derive(move || wb.connection.get().model);
-    let pair_sources = move || {
-        let chosen = rs.pair_source.get();
-        state
-            .files
-            .get()
-            .into_iter()
-            .filter(|e| !e.file.pairs.is_empty())
-            .map(|e| {
-                let label = format!("{} ({} pairs)", e.file.name, e.file.pairs.len());
-                view! { <option value=e.id.to_string() selected={chosen == Some(e.id)}>{label}</option> }
-            })
-            .collect_view()
-    };
-    let score_sources = move || {
-        let chosen = rs.score_source.get();
-        state
-            .files
-            .get()
-            .into_iter()
-            .filter(|e| !e.file.texts.is_empty())
-            .map(|e| {
-                let label = format!("{} ({} texts)", e.file.name, e.file.texts.len());
-                view! { <option value=e.id.to_string() selected={chosen == Some(e.id)}>{label}</option> }
-            })
-            .collect_view()
-    };
+    let pair_sources = move || Source::Pairs.options(state);
+    let score_sources = move || Source::Texts.options(state);
     let scoring_table =
         move || rs.scoring.get().map(|run| view! { <TableView table=run.table()/> });
     let busy = move || rs.running.get() || !connected();
