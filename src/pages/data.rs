@@ -363,9 +363,11 @@ fn reread(
                     if attributes.is_empty() { "none".to_owned() } else { attributes.join(", ") }
                 );
                 ws.open_loaded(loaded);
-                message.set(Some((true, text)));
+                message.try_set(Some((true, text)));
             }
-            Err(e) => message.set(Some((false, format!("Could not read {name} {what}: {e}")))),
+            Err(e) => {
+                message.try_set(Some((false, format!("Could not read {name} {what}: {e}"))));
+            }
         }
         ws.loading.set(None);
     });

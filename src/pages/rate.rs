@@ -98,7 +98,7 @@ pub fn RatePage() -> impl IntoView {
                         r.retain(|x| !(x.name == saved.name && x.attribute == saved.attribute));
                         r.push(saved);
                     });
-                    position.set(first_unrated);
+                    position.try_set(first_unrated);
                 }
             });
         }

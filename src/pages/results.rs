@@ -12,7 +12,7 @@ use concord_core::data::{self, Dataset};
 use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::table::{JudgeScores, ScoreReader};
-use concord_core::run::{Capabilities, PriceTable};
+use concord_core::run::{Capabilities, PriceTable, ProviderId};
 use concord_core::workbench::results::{self, Format, Granularity, Statistic};
 use concord_core::workbench::{
     BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, Scored, bootstrap_interval,
@@ -50,7 +50,9 @@ pub fn open_bundle(
     ws.dataset.set(OpenDataset::new(loaded));
     if let Some(study) = bundle.study.clone() {
         wb.study.set(study.clone());
-        wb.ran_with.set_value(Some((Rc::new(study), None)));
+        // The endpoint is kept to describe (and price) the runs, never to call it.
+        let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
+        wb.ran_with.set_value(Some((Rc::new(study), endpoint)));
     } else {
         wb.ran_with.set_value(None);
     }
@@ -109,6 +111,9 @@ pub fn current_bundle(wb: Workbench, ws: crate::state::Workspace) -> Bundle {
         created,
     )
 }
+
+/// The Statistic select's value for seed 002's two-column layout.
+const PAPER: &str = "paper";
 
 fn stat_name(s: Statistic) -> &'static str {
     match s {
@@ -183,7 +188,10 @@ pub fn ResultsPage() -> impl IntoView {
         wb.runs.track();
         generation.update_value(|g| *g += 1);
         let this = generation.get_value();
-        spawn_local(read_scores(ws, wb, move || generation.get_value() == this, scored, reading));
+        // `current` is false once the runs changed or the screen was left (its signals are
+        // then disposed, and every write below is guarded by it).
+        let current = move || generation.try_get_value() == Some(this);
+        spawn_local(read_scores(ws, wb, current, scored, reading));
     });
     let table = Memo::new(move |_| {
         let dataset = ws.dataset.get();
@@ -294,6 +302,9 @@ async fn read_scores(
     scored: RwSignal<Option<(Arc<Scored>, f64)>>,
     reading: RwSignal<Option<String>>,
 ) {
+    if !current() {
+        return;
+    }
     let open = ws.dataset.get_untracked();
     with_cache(|c| {
         if !c.dataset.as_ref().is_some_and(|d| Arc::ptr_eq(d, &open.loaded)) {
@@ -395,6 +406,8 @@ fn ImportPanel() -> impl IntoView {
         let Some(files) = input.files() else { return };
         let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
         input.set_value("");
+        // Read now: the screen may be left while the files are read.
+        let policy = policy.get_untracked();
         spawn_local(async move {
             let dataset = ws.dataset.get_untracked();
             let mut added = 0;
@@ -408,12 +421,8 @@ fn ImportPanel() -> impl IntoView {
                         {
                             Err(e) => problems.push(format!("{name}: {e}")),
                             Ok(loaded) => {
-                                let (runs, p) = imported_runs(
-                                    &dataset.loaded.dataset,
-                                    &loaded,
-                                    &name,
-                                    policy.get_untracked(),
-                                );
+                                let (runs, p) =
+                                    imported_runs(&dataset.loaded.dataset, &loaded, &name, policy);
                                 problems.extend(p);
                                 added += runs.len();
                                 wb.runs.update(|r| {
@@ -436,7 +445,7 @@ fn ImportPanel() -> impl IntoView {
                 text.push(' ');
                 text.push_str(&p);
             }
-            message.set(Some((ok, text)));
+            message.try_set(Some((ok, text)));
         });
     };
     let on_bundle = move |ev: leptos::ev::Event| {
@@ -452,7 +461,7 @@ fn ImportPanel() -> impl IntoView {
                     Ok(text) => open_bundle(wb, ws, &text, &name),
                 },
             };
-            message.set(Some(match result {
+            message.try_set(Some(match result {
                 Ok(()) => (true, format!("Opened bundle {name}.")),
                 Err(e) => (false, e),
             }));
@@ -501,7 +510,7 @@ fn TablePanel(
     let ws = use_workspace();
     let read_ms = use_context::<ReadTime>().map(|r| r.0);
     let settings = move || wb.settings.get();
-    let intervals = RwSignal::new(HashMap::<(usize, usize), (f64, f64)>::new());
+    let intervals = RwSignal::new(HashMap::<(usize, usize, usize), (f64, f64)>::new());
     let computing = RwSignal::new(false);
     // Intervals belong to one table and one setting.
     Effect::new(move |_| {
@@ -515,38 +524,44 @@ fn TablePanel(
         let dataset = ws.dataset.get_untracked();
         computing.set(true);
         spawn_local(async move {
-            let spec = BootstrapSpec {
-                statistic: s.statistic,
-                level: s.level,
-                resamples: s.resamples,
-                seed: s.seed,
-                confidence: s.confidence,
-            };
             let mut out = HashMap::new();
             for m in 0..t.methods.len() {
                 for a in 0..t.attributes.len() {
-                    if let Some(c) = t.cell(m, a)
-                        && let Some(ci) = bootstrap_interval(
-                            &dataset.loaded.dataset,
-                            &t.attributes[a],
-                            &c.scores.scores,
-                            spec,
-                        )
-                    {
-                        out.insert((m, a), (ci.low, ci.high));
+                    for (k, (statistic, level)) in s.columns().into_iter().enumerate() {
+                        let spec = BootstrapSpec {
+                            statistic,
+                            level,
+                            resamples: s.resamples,
+                            seed: s.seed,
+                            confidence: s.confidence,
+                        };
+                        if let Some(c) = t.cell(m, a)
+                            && let Some(ci) = bootstrap_interval(
+                                &dataset.loaded.dataset,
+                                &t.attributes[a],
+                                &c.scores.scores,
+                                spec,
+                            )
+                        {
+                            out.insert((m, a, k), (ci.low, ci.high));
+                        }
                     }
-                    // One cell at a time keeps the page responsive.
+                    // One cell at a time keeps the page responsive; stop if the screen was
+                    // left.
                     time::yield_now().await;
+                    if intervals.is_disposed() {
+                        return;
+                    }
                 }
             }
-            intervals.set(out);
-            computing.set(false);
+            intervals.try_set(out);
+            computing.try_set(false);
         });
     };
     let export = move |format: Format, ext: &'static str, mime: &'static str| {
         let (t, _) = table.get_untracked();
         let s = wb.settings.get_untracked();
-        let text = t.render(s.statistic, s.level, format);
+        let text = t.render_columns(&s.columns(), format);
         let _ = save_text(&format!("concord-results.{ext}"), mime, &text);
     };
     view! {
@@ -556,13 +571,18 @@ fn TablePanel(
                 <label>"Statistic "
                     <select aria-label="Statistic" on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        if let Some(s) = Statistic::ALL.into_iter().find(|s| stat_name(*s) == v) { wb.settings.update(|x| x.statistic = s) }
+                        if v == PAPER {
+                            wb.settings.update(|x| x.paper_layout = true);
+                        } else if let Some(s) = Statistic::ALL.into_iter().find(|s| stat_name(*s) == v) {
+                            wb.settings.update(|x| { x.statistic = s; x.paper_layout = false; });
+                        }
                     }>
-                        {Statistic::ALL.into_iter().map(|s| view! { <option value=stat_name(s) selected=move || settings().statistic == s>{s.label()}</option> }).collect_view()}
+                        <option value=PAPER selected=move || settings().paper_layout>"r (dataset) and τ (document), as seed 002"</option>
+                        {Statistic::ALL.into_iter().map(|s| view! { <option value=stat_name(s) selected=move || { let x = settings(); !x.paper_layout && x.statistic == s }>{s.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Level "
-                    <select aria-label="Level" on:change=move |ev| {
+                    <select aria-label="Level" disabled=move || settings().paper_layout on:change=move |ev| {
                         let level = if event_target_value(&ev) == "document" { Granularity::Document } else { Granularity::Dataset };
                         wb.settings.update(|x| x.level = level);
                     }>
@@ -588,10 +608,30 @@ fn TablePanel(
             </div>
             <div class="table-wrap">
                 <table class="data results" data-testid="results-table">
-                    <thead><tr>
-                        <th scope="col">"Method"</th>
-                        {move || table.get().0.attributes.into_iter().map(|a| view! { <th scope="col" class="num">{a}</th> }).collect_view()}
-                    </tr></thead>
+                    <thead>
+                        {move || {
+                            let columns = settings().columns();
+                            let attributes = table.get().0.attributes;
+                            if columns.len() == 1 {
+                                return view! { <tr>
+                                    <th scope="col">"Method"</th>
+                                    {attributes.into_iter().map(|a| view! { <th scope="col" class="num">{a}</th> }).collect_view()}
+                                </tr> }.into_any();
+                            }
+                            let span = columns.len();
+                            view! {
+                                <tr>
+                                    <th scope="col" rowspan="2">"Method"</th>
+                                    {attributes.iter().map(|a| view! { <th scope="colgroup" colspan=span class="num">{a.clone()}</th> }).collect_view()}
+                                </tr>
+                                <tr>
+                                    {attributes.iter().flat_map(|_| columns.clone()).map(|col| view! {
+                                        <th scope="col" class="num sub" title=format!("{} at {}", col.0.label(), col.1.label())>{results::column_heading(col)}</th>
+                                    }).collect_view()}
+                                </tr>
+                            }.into_any()
+                        }}
+                    </thead>
                     <tbody>
                         {move || {
                             let (t, _) = table.get();
@@ -600,10 +640,11 @@ fn TablePanel(
                             t.methods.iter().enumerate().map(|(m, method)| view! {
                                 <tr>
                                     <th scope="row">{method.clone()}</th>
-                                    {(0..t.attributes.len()).map(|a| {
+                                    {(0..t.attributes.len()).flat_map(|a| s.columns().into_iter().enumerate().map(move |(k, col)| (a, k, col))).map(|(a, k, (statistic, level))| {
                                         let cell = t.cell(m, a).cloned();
                                         let Some(c) = cell else { return view! { <td class="num">"–"</td> }.into_any() };
-                                        let v = results::value(&c.row, s.statistic, s.level);
+                                        let v = results::value(&c.row, statistic, level);
+                                        let what = format!("{} at {}", statistic.label(), level.label());
                                         let text = v.map_or("–".to_owned(), |v| format!("{v:.3}"));
                                         let sig = c.beats_baseline();
                                         let p = c.row.williams_vs_first.p;
@@ -612,10 +653,10 @@ fn TablePanel(
                                             c.row.n, c.row.parse_failures,
                                             p.map_or(String::new(), |p| format!(", Williams p = {p:.4} vs baseline"))
                                         );
-                                        let ci = cis.get(&(m, a)).map(|(lo, hi)| format!("[{lo:.3}, {hi:.3}]"));
+                                        let ci = cis.get(&(m, a, k)).map(|(lo, hi)| format!("[{lo:.3}, {hi:.3}]"));
                                         view! {
                                             <td class="num" class:sig=sig>
-                                                <button type="button" class="cell" title=title.clone() aria-label=format!("{method}, {}: {text}. {title}", t.attributes[a])
+                                                <button type="button" class="cell" title=title.clone() aria-label=format!("{method}, {}, {what}: {text}. {title}", t.attributes[a])
                                                     on:click=move |_| selected.set(Some((m, a)))>
                                                     {if sig { view! { <strong>{text.clone()}</strong> }.into_any() } else { view! { <span>{text.clone()}</span> }.into_any() }}
                                                 </button>
@@ -638,7 +679,12 @@ fn TablePanel(
                         None => "Choose a baseline to mark significant improvements (Williams' test).".into(),
                     };
                     let read = read_ms.map(|r| format!(" Responses read in {:.0} ms in all, once per run, in the background.", r.get())).unwrap_or_default();
-                    format!("{} at {}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.{read}", s.statistic.label(), s.level.label())
+                    let shown = if s.paper_layout {
+                        "Pearson r at dataset level and Kendall τ-b at document level (seed 002's layout)".to_owned()
+                    } else {
+                        format!("{} at {}", s.statistic.label(), s.level.label())
+                    };
+                    format!("{shown}; click a cell for its plots and items. {mark} Computed in {took:.0} ms.{read}")
                 }}
             </p>
             <ParseFailures table=table/>
@@ -774,11 +820,34 @@ fn item_cells(
     })
 }
 
-/// Splits `text` around the last occurrence of the parsed rating, to highlight it.
+/// Splits `text` around the parsed rating, to highlight it: the first occurrence of the number
+/// standing alone (not part of 13 or 3.5) that follows a "rating" or "score" label closely,
+/// else its first standalone occurrence; nothing is marked when the number is not in the text.
 fn highlight(text: &str, value: f64) -> (String, String, String) {
     let needle =
         if value.fract() == 0.0 { format!("{}", value as i64) } else { format!("{value}") };
-    match text.rfind(&needle) {
+    let bytes = text.as_bytes();
+    let numeric = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_digit() || *b == b'.');
+    let alone: Vec<usize> = text
+        .match_indices(&needle)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+            let after = bytes.get(at + needle.len());
+            // "4." ending a sentence is still the number 4; "4.5" is not 4.
+            let decimal_point = after == Some(&b'.') && numeric(bytes.get(at + needle.len() + 1));
+            let after_numeric = after.is_some_and(u8::is_ascii_digit) || decimal_point;
+            !numeric(before) && !after_numeric
+        })
+        .collect();
+    let lower = text.to_ascii_lowercase();
+    let labelled = |at: usize| {
+        let from = at.saturating_sub(20);
+        let window = lower.get(from..at).unwrap_or("");
+        window.contains("rating") || window.contains("score")
+    };
+    let at = alone.iter().copied().find(|&at| labelled(at)).or_else(|| alone.first().copied());
+    match at {
         Some(at) => (text[..at].to_owned(), needle.clone(), text[at + needle.len()..].to_owned()),
         None => (text.to_owned(), String::new(), String::new()),
     }
@@ -796,12 +865,13 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
     let key = it.key();
     let record = wb.runs.with_untracked(|runs| {
         let r = runs.iter().find(|r| r.method == method && r.attribute == attribute)?;
-        r.run
-            .records
+        // By id first (runs made here; ids are unique), else by document and system.
+        let records = &r.run.records;
+        records
             .iter()
-            .find(|rec| {
-                matches!(&rec.key, data::RecordKey::Item(k) if *k == key)
-                    || matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id)
+            .find(|rec| matches!(&rec.key, data::RecordKey::Id(id) if *id == it.id))
+            .or_else(|| {
+                records.iter().find(|rec| matches!(&rec.key, data::RecordKey::Item(k) if *k == key))
             })
             .cloned()
             .map(|rec| (rec, r.policy, r.origin == "study"))
@@ -854,6 +924,16 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
     }.into_any()
 }
 
+/// The provider and model the runs were made with (a run here, or an imported bundle's), else
+/// the Run screen's.
+fn priced_model(wb: Workbench) -> (ProviderId, String) {
+    let made_with = wb.ran_with.with_value(|r| r.as_ref().and_then(|(_, e)| e.clone()));
+    match made_with {
+        Some(e) => (e.provider, e.model.trim().to_owned()),
+        None => wb.connection.with(|f| (f.provider, f.model.trim().to_owned())),
+    }
+}
+
 #[component]
 fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     let wb = use_workbench();
@@ -865,11 +945,11 @@ fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 <tbody>
                     {move || {
                         let (t, _) = table.get();
-                        let s = wb.settings.get();
-                        let form = wb.connection.get();
-                        let caps = Capabilities::for_model(form.provider, form.model.trim());
-                        let price = PriceTable::shipped().ok().and_then(|(p, _)| p.lookup(form.provider, form.model.trim()));
-                        let rows = wb.runs.with(|runs| results::cost_quality(&t, runs, s.statistic, s.level, caps.samples_per_call(), price));
+                        let (statistic, level) = wb.settings.with(|s| s.columns()[0]);
+                        let (provider, model) = priced_model(wb);
+                        let caps = Capabilities::for_model(provider, &model);
+                        let price = PriceTable::shipped().ok().and_then(|(p, _)| p.lookup(provider, &model));
+                        let rows = wb.runs.with(|runs| results::cost_quality(&t, runs, statistic, level, caps.samples_per_call(), price));
                         rows.into_iter().map(|r| view! { <tr>
                             <td>{r.method}</td>
                             <td class="num">{r.quality.map_or("–".into(), |q| format!("{q:.3}"))}</td>
@@ -880,7 +960,19 @@ fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                     }}
                 </tbody>
             </table>
-            <p class="muted">"Tokens are estimated from the prompts and responses (4 characters a token); cost uses the price of the model selected on the Run screen, from the shipped price table."</p>
+            <p class="muted">
+                {move || {
+                    let (provider, model) = priced_model(wb);
+                    let (statistic, level) = wb.settings.with(|s| s.columns()[0]);
+                    format!(
+                        "Quality is {} at {}. Tokens are estimated from the prompts and responses (4 characters a token); cost uses the shipped list price of {} on {} ({}).",
+                        statistic.label(), level.label(),
+                        if model.is_empty() { "(no model)".to_owned() } else { model },
+                        provider.preset().name,
+                        if wb.ran_with.with_value(|r| r.as_ref().is_some_and(|(_, e)| e.is_some())) { "the model the runs were made with" } else { "the model selected on the Run screen" },
+                    )
+                }}
+            </p>
         </section>
     }
 }
@@ -925,5 +1017,32 @@ fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 <p class="muted">"Correlations are with the dataset's human aggregate; α is Krippendorff's (interval) over the dataset's raters plus this one."</p>
             </section>
         </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::highlight;
+
+    fn marked(text: &str, value: f64) -> String {
+        let (before, hit, after) = highlight(text, value);
+        format!("{before}[{hit}]{after}")
+    }
+
+    #[test]
+    fn highlights_the_labelled_standalone_number() {
+        assert_eq!(
+            marked("Rating: 4\nThe summary covers 4 of 5 points.", 4.0),
+            "Rating: [4]\nThe summary covers 4 of 5 points."
+        );
+        assert_eq!(
+            marked("Of 14 facts, 4 are kept. Score: 4", 4.0),
+            "Of 14 facts, 4 are kept. Score: [4]"
+        );
+        assert_eq!(marked("It is 3.5 long; I give it 3.", 3.0), "It is 3.5 long; I give it [3].");
+        assert_eq!(marked("4", 4.0), "[4]");
+        assert_eq!(marked("Rating: 2.5", 2.5), "Rating: [2.5]");
+        assert_eq!(marked("no number", 4.0), "no number[]");
+        assert_eq!(marked("Évaluation — score : 5", 5.0), "Évaluation — score : [5]");
     }
 }

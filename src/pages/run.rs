@@ -415,7 +415,7 @@ fn ResumePanel() -> impl IntoView {
             spawn_local(async move {
                 let manifest = load_manifest(&store).await;
                 if !wb.run.get_untracked().running {
-                    pending.set(manifest);
+                    pending.try_set(manifest);
                 }
             });
         }
@@ -509,7 +509,7 @@ fn ProviderPanel() -> impl IntoView {
                             &reply.body,
                             time::now_ms(),
                         );
-                        models.set(report.models.clone());
+                        models.try_set(report.models.clone());
                         let ok = matches!(report.status, ConnectionStatus::Ok);
                         let text = if report.advice.is_empty() {
                             report.summary
@@ -525,8 +525,8 @@ fn ProviderPanel() -> impl IntoView {
                     }
                 },
             };
-            test_result.set(Some(outcome));
-            testing.set(false);
+            test_result.try_set(Some(outcome));
+            testing.try_set(false);
         });
     };
     view! {
@@ -749,7 +749,7 @@ fn CachePanel() -> impl IntoView {
                 } else {
                     format!("{count} stored answers in this browser (IndexedDB).")
                 };
-                info.set(Some(text));
+                info.try_set(Some(text));
             });
         }
     };

@@ -74,6 +74,7 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
     // embedded human scores; the page's dataset-level Pearson must agree.
     const results = new ResultsPage(page);
     await results.open();
+    await results.setStatistic('pearson');
     const table = await results.cells();
     assert.equal(table.length, 1);
     const download = await results.exportBundle();
@@ -82,7 +83,8 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
     const bundle = JSON.parse(readFileSync(path, 'utf8'));
     const items = bundle.dataset.embedded.items;
     const attributes = bundle.dataset.embedded.attributes.map((a) => a.name);
-    const key = (k) => `${k.document}\u0000${k.system}`;
+    // Runs made in Concord name each item by its id (unique in a dataset).
+    const key = (k) => k.id;
     assert.deepEqual(bundle.runs.map((r) => r.attribute), ['naturalness', 'coherence', 'engagingness', 'groundedness']);
     for (const run of bundle.runs) {
       const attribute = run.attribute;
@@ -94,12 +96,12 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
       const judged = new Map(run.run.records.flatMap((r) => {
         assert.equal(r.responses.length, 20);
         const ratings = r.responses.map((t) => Number(/Rating:\s*(\d+)/.exec(t)[1])).filter((v) => v >= min && v <= max);
-        return ratings.length ? [[key(r.key.item), ratings.reduce((x, y) => x + y, 0) / ratings.length]] : [];
+        return ratings.length ? [[key(r.key), ratings.reduce((x, y) => x + y, 0) / ratings.length]] : [];
       }));
       const human = []; const llm = [];
       for (const item of items) {
         const h = item.ratings[a]?.aggregate;
-        const j = judged.get(`${item.document_id}\u0000${item.system_id}`);
+        const j = judged.get(item.id);
         if (h !== undefined && j !== undefined) { human.push(h); llm.push(j); }
       }
       const r = pearson(human, llm);

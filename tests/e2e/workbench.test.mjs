@@ -92,11 +92,14 @@ test('a grid run against the mock, results with significance, bundle round trip,
     await results.setBaseline('score-only');
     const table = await results.cells();
     assert.deepEqual(table.map((r) => r[0]), ['score-only', 'rate-explain', 'analyze-rate']);
-    assert.equal(table[0].length, 3, 'two attribute columns');
+    // Seed 002's layout by default: r at dataset level and τ at document level per attribute.
+    assert.deepEqual(await results.subHeadings(), ['r (dataset)', 'τ (document)', 'r (dataset)', 'τ (document)']);
+    assert.equal(table[0].length, 5, 'two attributes × (r, τ)');
     for (const row of table) for (const cell of row.slice(1)) assert.match(cell, /^-?\d\.\d{3}$/, `a correlation in every cell: ${row}`);
     const marks = await results.boldCount();
-    assert.equal(marks, 4, 'rate-explain and analyze-rate beat the noisy baseline on both attributes');
-    const title = await page.locator('[data-testid="results-table"] td button').nth(2).getAttribute('title');
+    assert.equal(marks, 8, 'rate-explain and analyze-rate beat the noisy baseline on both attributes (both columns marked)');
+    // The first non-baseline cell (rate-explain, first attribute, r).
+    const title = await page.locator('[data-testid="results-table"] td button').nth(4).getAttribute('title');
     assert.match(title, /Williams p = \d/, 'non-baseline cells carry the Williams p-value');
     // Clicking a cell shows its plots and items.
     await page.locator('[data-testid="results-table"] td button').first().click();
@@ -232,6 +235,13 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
     await results.open();
     await results.importOutputs(runs.map(([, f]) => f));
     await page.getByTestId('import-message').filter({ hasText: 'Imported 2 judge run(s).' }).waitFor({ timeout: 60_000 });
+    // The default layout: r at dataset level and τ-b at document level side by side.
+    const paper = await results.cells();
+    expected.forEach((row, i) => {
+      assert.equal(paper[i][1], row.pearson.dataset.toFixed(3), `${row.run} r at dataset level (seed 002 layout)`);
+      assert.equal(paper[i][2], row.kendall_b.document.toFixed(3), `${row.run} τ-b at document level (seed 002 layout)`);
+    });
+    await results.setStatistic('pearson');
     for (const [level, field] of [['dataset', 'dataset'], ['document', 'document']]) {
       await results.setLevel(level);
       const table = await results.cells();

@@ -229,7 +229,7 @@ test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 
     };
     const table = await results.cells();
     assert.deepEqual(table.map((r) => r[0]), METHODS.map((m) => `gpt3.5 ${m}`));
-    assert.equal(table[0].length, 5, 'four attributes');
+    assert.equal(table[0].length, 9, 'four attributes × (r at dataset level, τ at document level), seed 002\'s layout by default');
     // One cell against Pearson computed here from the synthesized means.
     const human = items.map((it) => it.coherence);
     const geval = files.find((f) => f.attribute === 'coherence' && f.method === 'geval');

@@ -128,3 +128,109 @@ fn every_prefix_of_fixtures_is_handled() {
         }
     }
 }
+
+// --- A damaged or stray record at the top does not decide how the whole file is read. ---
+
+#[test]
+fn a_first_record_missing_a_key_does_not_change_the_format() {
+    let first = TC.replacen("\"system_id\": \"s1\", ", "", 1);
+    let text = format!(
+        "[\n{first},\n{},\n{}\n]",
+        TC.replacen("\"s1\"", "\"s2\"", 1),
+        TC.replacen("\"s1\"", "\"s3\"", 1)
+    );
+    let loaded = data::load("tc.json", text.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.format, "topical-chat");
+    assert_eq!(loaded.summary.counts.items, 2);
+    assert_eq!(loaded.dataset.attributes.len(), 1, "the scores are ratings, not a text input");
+    let warning =
+        loaded.diagnostics.iter().find(|d| d.severity == data::Severity::Warning).unwrap();
+    assert_eq!((warning.line, warning.field.as_deref()), (Some(2), Some("system_id")), "{warning}");
+}
+
+#[test]
+fn a_non_object_first_record_keeps_the_declared_scales() {
+    // Topical-Chat coherence is 1–3: a 7 is dropped even after a stray `1` at the top.
+    let bad = TC.replacen("2.0", "7", 1).replacen("\"s1\"", "\"s2\"", 1);
+    let text = format!("[1,\n{TC},\n{bad}\n]");
+    let loaded = data::load("tc.json", text.as_bytes()).unwrap();
+    let coherence = &loaded.dataset.attributes[0];
+    assert_eq!((coherence.scale.min, coherence.scale.max), (1.0, 3.0));
+    assert!(
+        loaded.diagnostics.iter().any(|d| d.message.contains("outside")),
+        "{:?}",
+        loaded.diagnostics
+    );
+}
+
+#[test]
+fn jsonl_with_a_broken_first_line_loads_the_rest() {
+    let line = |i: usize| {
+        format!(
+            r#"{{"article_id": "a{i}", "summary_id": "M{i}", "article": "x", "summary": "y", "coherence": 3, "consistency": 4, "fluency": 2, "relevance": 5}}"#
+        )
+    };
+    let first = line(0);
+    let text = format!("{}\n{}\n{}\n{}\n", &first[..30], line(1), line(2), line(3));
+    let loaded = data::load("s.jsonl", text.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.format, "summeval-ppairs");
+    assert_eq!(loaded.summary.counts.items, 3);
+    assert!(loaded.diagnostics.iter().any(|d| d.line == Some(1)), "{:?}", loaded.diagnostics);
+}
+
+#[test]
+fn a_single_record_object_is_a_record_not_a_wrapper() {
+    // One Chiang & Lee record: its only array is `all_responses` (strings).
+    let record = r#"{"doc_id": "d1", "system_id": "M1", "source": "s", "system_output": "o", "scores": {"coherence": 3}, "prompt": "p", "all_responses": ["4", "5"]}"#;
+    let loaded = data::load("one.json", record.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.format, "chiang-lee-results");
+    assert_eq!(loaded.runs[0].records.len(), 1);
+    assert_eq!(loaded.runs[0].records[0].responses, ["4", "5"]);
+}
+
+#[test]
+fn files_with_nothing_to_evaluate_are_errors() {
+    for (name, bytes) in [
+        ("empty_object.json", &b"{}"[..]),
+        ("flat.json", &br#"{"a": {"b": 1}}"#[..]),
+        ("binary.json", &b"\x7fELF\x02\x01,\x01\x00,\x00\x00"[..]),
+        ("text.json", &b"hello, world"[..]),
+    ] {
+        let err = data::load(name, bytes).expect_err(name);
+        assert!(
+            matches!(err, LoadError::UnknownFormat { .. } | LoadError::NoRecords { .. }),
+            "{name}: {err}"
+        );
+        assert!(err.to_string().starts_with(name), "{err}");
+    }
+}
+
+// --- Ids are unique; repeated (document, system) rows are kept and said. ---
+
+#[test]
+fn generic_rows_repeating_document_and_system_are_kept_and_reported() {
+    let csv = "doc,output,score\nd1,a,1\nd1,b,2\nd2,c,3\nd1,d,4\n";
+    let loaded = data::load("g.csv", csv.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.counts.items, 4);
+    let repeats: Vec<_> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("again (first on line 2)"))
+        .collect();
+    assert_eq!(repeats.iter().map(|d| d.line).collect::<Vec<_>>(), [Some(3), Some(5)]);
+    // A `sys` column is the system, and then nothing repeats.
+    let csv = "doc,sys,output,score\nd1,A,a,1\nd1,B,b,2\n";
+    let loaded = data::load("g.csv", csv.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.counts.systems, 2);
+    assert!(!loaded.diagnostics.iter().any(|d| d.message.contains("again")));
+}
+
+#[test]
+fn repeated_item_ids_are_renamed_once_each() {
+    let csv = "id,output,score\nx,a,1\nx,b,2\nx#2,c,3\ny,d,4\n";
+    let loaded = data::load("ids.csv", csv.as_bytes()).unwrap();
+    let ids: Vec<&str> = loaded.dataset.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["x", "x#2", "x#2#2", "y"]);
+    let warning = loaded.diagnostics.iter().find(|d| d.message.contains("renamed")).unwrap();
+    assert!(warning.message.starts_with("2 item id(s)"), "{warning}");
+}

@@ -514,3 +514,92 @@ fn cost_quality_counts_prompts_once_per_call() {
     assert!((r.cost_usd.unwrap() - cost).abs() < 1e-15);
     assert_eq!(r.quality_per_usd, r.quality.map(|q| q / cost));
 }
+
+/// A generic table with several rows of the same document and system (no system column):
+/// every row gets its own judge scores, because runs made here are joined by item id.
+#[test]
+fn rows_sharing_document_and_system_each_keep_their_scores() {
+    let csv = "doc,output,quality\nd1,a,1\nd1,b,2\nd1,c,3\nd2,d,4\nd2,e,5\nd2,f,2\n";
+    let loaded = data::load("same_keys.csv", csv.as_bytes()).unwrap();
+    let d = loaded.dataset;
+    assert!(loaded.diagnostics.iter().any(|x| x.message.contains("again (first on line 2)")));
+    let attributes = attrs(&d);
+    let method = wb::method(
+        &d,
+        &attributes,
+        OutputMode::ScoreOnly,
+        false,
+        Persona::None,
+        sampling(1),
+        Policy::Concord,
+    );
+    let s = Study { attributes, methods: vec![method] };
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(), &caps, None);
+    // The judge answers each row's own human rating.
+    let store: HashMap<String, String> = p
+        .prompts
+        .iter()
+        .map(|prompt| {
+            let human = d.items[prompt.item].ratings[0].as_ref().unwrap().aggregate;
+            (prompt.key(0), format!("{human}"))
+        })
+        .collect();
+    let runs = wb::collect(&d, &s, &p, |k| store.get(k).cloned());
+    let t = wb::compute(&d, &runs, None);
+    let cell = t.cell(0, 0).unwrap();
+    assert_eq!(cell.row.n, 6, "each of the 6 rows is scored");
+    assert_eq!(cell.scores.scores, [1.0, 2.0, 3.0, 4.0, 5.0, 2.0].map(Some));
+    assert!((cell.row.pearson.dataset.unwrap() - 1.0).abs() < 1e-12);
+}
+
+/// Seed 002's layout (the default): r at dataset level and τ at document level under each
+/// attribute, in every export format; bundles from before it keep their one column.
+#[test]
+fn the_paper_layout_shows_r_and_tau_side_by_side() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
+    let d = load(&dir.join("dataset.json")).dataset;
+    let judged = |name: &str, file: &str| JudgedRun {
+        method: name.into(),
+        attribute: "naturalness".into(),
+        policy: Policy::CloserLook,
+        run: load(&dir.join(file)).runs.remove(0),
+        origin: file.into(),
+    };
+    let runs = vec![judged("A", "run_a.json"), judged("B", "run_b.json")];
+    let t = wb::compute(&d, &runs, Some("A"));
+    let settings = Settings::default();
+    assert!(settings.paper_layout);
+    let columns = settings.columns();
+    assert_eq!(
+        columns,
+        [(Statistic::Pearson, Granularity::Dataset), (Statistic::KendallB, Granularity::Document)]
+    );
+    let b = &t.cell(1, 0).unwrap().row;
+    let (r, tau) = (b.pearson.dataset.unwrap(), b.kendall_b.document.unwrap());
+    let md = t.render_columns(&columns, Format::Markdown);
+    assert!(
+        md.starts_with(
+            "| method | naturalness r (dataset) | naturalness τ (document) |\n|---|---:|---:|\n"
+        ),
+        "{md}"
+    );
+    assert!(md.contains(&format!("| B | {r:.3} | {tau:.3} |")), "{md}");
+    let tex = t.render_columns(&columns, Format::Latex);
+    assert!(tex.contains("\\multicolumn{2}{c}{naturalness}"), "{tex}");
+    assert!(tex.contains(" & $r$ (dataset) & $\\tau$ (document) \\\\"), "{tex}");
+    let csv = t.render_columns(&columns, Format::Csv);
+    assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
+    assert!(csv.contains(&format!("B,naturalness,kendall_b,document,{tau},")), "{csv}");
+    // One column renders as before.
+    assert_eq!(
+        t.render(Statistic::Pearson, Granularity::Dataset, Format::Markdown),
+        t.render_columns(&[(Statistic::Pearson, Granularity::Dataset)], Format::Markdown)
+    );
+    // A bundle's settings written before the layout existed read as one column.
+    let old: Settings = serde_json::from_str(
+        r#"{"baseline": null, "statistic": "spearman", "level": "document", "resamples": 1000, "seed": 0, "confidence": 0.95}"#,
+    )
+    .unwrap();
+    assert_eq!(old.columns(), [(Statistic::Spearman, Granularity::Document)]);
+}

@@ -60,7 +60,7 @@ async fn run_calls(
     status: RwSignal<Option<String>>,
     control: RunControl,
 ) -> Option<HashMap<String, String>> {
-    let store = ctx.store.get_untracked()?;
+    let store = ctx.store.try_get_untracked().flatten()?;
     let memory = wb.memory.get_value();
     let outcome = runner::execute(connection, &calls, store, memory.clone(), control, move |r| {
         status.try_set(Some(format!(

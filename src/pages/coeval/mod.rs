@@ -237,7 +237,7 @@ impl Ctx {
         self.logs.set(BTreeMap::new());
         self.cursor.set(Cursor::default());
         spawn_local(async move {
-            if let Some(db) = ctx.store.get_untracked() {
+            if let Some(db) = ctx.store.try_get_untracked().flatten() {
                 load_logs(ctx, &db, &study).await;
             }
         });
@@ -256,7 +256,8 @@ impl Ctx {
         self.annotator.set(name);
         let ctx = *self;
         spawn_local(async move {
-            if let (Some(db), Some(study)) = (ctx.store.get_untracked(), ctx.study.get_untracked())
+            if let (Some(db), Some(study)) =
+                (ctx.store.try_get_untracked().flatten(), ctx.study.try_get_untracked().flatten())
             {
                 restore_cursor(ctx, &db, &study).await;
             }
@@ -293,7 +294,7 @@ async fn load_logs(ctx: Ctx, db: &Store, study: &Study) {
     let entries = match db.get_with_prefix(StoreName::Annotations, &prefix).await {
         Ok(e) => e,
         Err(e) => {
-            ctx.error.set(Some(format!("could not read the saved annotations: {e}")));
+            ctx.error.try_set(Some(format!("could not read the saved annotations: {e}")));
             return;
         }
     };
@@ -356,14 +357,20 @@ async fn restore_cursor(ctx: Ctx, db: &Store, study: &Study) {
 }
 
 /// Opens the store and restores the study, the annotator, their logs and cursor.
+/// Every write after an `.await` is a `try_`: the screen may have been left (and its signals
+/// disposed) while storage was read, and then there is nothing to restore.
 async fn init(ctx: Ctx) {
     let (db, problem) = Store::open_or_memory().await;
     if let Some(p) = problem {
-        ctx.storage_note.set(Some(p.to_string()));
+        ctx.storage_note.try_set(Some(p.to_string()));
     }
-    ctx.store.set(Some(db.clone()));
-    if let Ok(Some(name)) = db.get(StoreName::Settings, ANNOTATOR_KEY).await {
-        ctx.annotator.set(name);
+    if ctx.store.try_set(Some(db.clone())).is_some() {
+        return;
+    }
+    if let Ok(Some(name)) = db.get(StoreName::Settings, ANNOTATOR_KEY).await
+        && ctx.annotator.try_set(name).is_some()
+    {
+        return;
     }
     let study = match db.get(StoreName::Settings, STUDY_KEY).await {
         Ok(Some(json)) => serde_json::from_str::<Study>(&json).ok(),
@@ -371,11 +378,13 @@ async fn init(ctx: Ctx) {
     };
     if let Some(study) = study {
         let study = Arc::new(study);
-        ctx.study.set(Some(study.clone()));
+        if ctx.study.try_set(Some(study.clone())).is_some() {
+            return;
+        }
         load_logs(ctx, &db, &study).await;
-        ctx.tab.set(Tab::Instances);
+        ctx.tab.try_set(Tab::Instances);
     }
-    ctx.ready.set(true);
+    ctx.ready.try_set(true);
 }
 
 /// The screen's context (provided by [`CoEvalPage`]).

@@ -96,7 +96,7 @@ pub fn ReleasedPanel() -> impl IntoView {
                     .and_then(|v| v.as_string())
                     .filter(|p| !p.is_empty());
                 let path = relative.unwrap_or_else(|| file.name());
-                busy.set(Some(format!("Reading {path} ({} of {n})…", k + 1)));
+                busy.try_set(Some(format!("Reading {path} ({} of {n})…", k + 1)));
                 yield_now().await;
                 // Big files (the session logs are about 3 MB each) are parsed in the loader's
                 // Web Worker, so the page keeps responding; small ones here.
@@ -109,7 +109,10 @@ pub fn ReleasedPanel() -> impl IntoView {
                                 continue;
                             }
                         };
-                    busy.set(Some(format!("Parsing {path} in the background ({} of {n})…", k + 1)));
+                    busy.try_set(Some(format!(
+                        "Parsing {path} in the background ({} of {n})…",
+                        k + 1
+                    )));
                     match load_buffer_in_worker(path.clone(), buffer, |_| {}).await {
                         Ok(loaded) => {
                             if let Err(e) = r.add_loaded(&path, &loaded) {
@@ -134,12 +137,14 @@ pub fn ReleasedPanel() -> impl IntoView {
                 }
             }
             errors.extend(r.diagnostics.iter().map(ToString::to_string));
-            busy.set(Some("Computing…".to_owned()));
+            busy.try_set(Some("Computing…".to_owned()));
             yield_now().await;
-            reproduction.set_value(Some(r));
-            problems.set(errors);
-            version.update(|v| *v += 1);
-            busy.set(None);
+            if reproduction.try_set_value(Some(r)).is_some() {
+                return; // the panel is gone
+            }
+            problems.try_set(errors);
+            version.try_update(|v| *v += 1);
+            busy.try_set(None);
         });
     };
     let download = move |_| {

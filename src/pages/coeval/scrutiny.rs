@@ -153,7 +153,8 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         move || {
             now.set(monotonic_ms());
             ticks.update_value(|t| *t += 1);
-            if ticks.get_value().is_multiple_of(10) {
+            // Saved every 5 s (one small IndexedDB put): a crash loses at most 5 s of timing.
+            if ticks.get_value().is_multiple_of(5) {
                 flush();
             }
         },
@@ -204,8 +205,8 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         editing.set(Some(mode));
         request_animation_frame(move || {
             let target = match mode {
-                Editing::Delete(_) => reason_ref.get_untracked().map(|e| e.focus()),
-                _ => text_ref.get_untracked().map(|e| e.focus()),
+                Editing::Delete(_) => reason_ref.try_get_untracked().flatten().map(|e| e.focus()),
+                _ => text_ref.try_get_untracked().flatten().map(|e| e.focus()),
             };
             let _ = target;
         });

@@ -63,9 +63,11 @@ fn FromFilePanel() -> impl IntoView {
         spawn_local(async move {
             match read_file(&file).await {
                 Ok(bytes) => ws.open_file(&name, &bytes),
-                Err(e) => ws.load_error.set(Some(e)),
+                Err(e) => {
+                    ws.load_error.try_set(Some(e));
+                }
             }
-            reading.set(None);
+            reading.try_set(None);
         });
     };
     let start = move |_| {

@@ -71,6 +71,11 @@ export class ResultsPage {
     await this.table.waitFor();
     return this.rows.evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim())));
   }
+  /** The column headings under the attributes (seed 002's layout has two per attribute). */
+  async subHeadings() {
+    await this.table.waitFor();
+    return this.table.locator('thead th.sub').allInnerTexts();
+  }
   async boldCount() { return this.page.locator('[data-testid="results-table"] td.sig').count(); }
   async exportBundle() {
     const [download] = await Promise.all([

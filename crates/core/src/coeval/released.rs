@@ -445,12 +445,17 @@ fn rates(c: &ActionCounts) -> Option<Rates> {
     })
 }
 
-/// Table 6 for one task, in percent; a component is `None` when no file gave its actions.
+/// Table 6 for one task, in percent; a component is `None` (left out of the JSON) when no file
+/// gave its actions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskRates {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub all: Option<Rates>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub conclusion: Option<Rates>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<Rates>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Rates>,
 }
 

@@ -4,7 +4,7 @@
 //! The mapping is a serde type because the UI shows the guessed mapping and lets the user edit
 //! it, then reloads with [`crate::data::load_with_mapping`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -216,6 +216,8 @@ const DOCUMENT_NAMES: &[&str] = &[
 const SYSTEM_NAMES: &[&str] = &[
     "system_id",
     "system",
+    "sys",
+    "sys_id",
     "system_name",
     "model",
     "model_id",
@@ -598,6 +600,9 @@ type MappedAttribute = (String, Option<Scale>, Vec<(Option<String>, usize)>);
 
 /// Applies a mapping to a table. Rows without an output are skipped with a diagnostic;
 /// unparsable or out-of-scale ratings are dropped with a diagnostic.
+/// How many repeated (document, system) rows get a warning of their own.
+const MAX_REPEAT_WARNINGS: usize = 5;
+
 pub(crate) fn apply(
     file: &str,
     table: &Table,
@@ -645,8 +650,20 @@ pub(crate) fn apply(
             "no output column is mapped; items have an empty output".to_owned(),
         ));
     }
+    if out_col.is_none() && input_cols.is_empty() && attributes.is_empty() && !table.rows.is_empty()
+    {
+        return Err(LoadError::UnknownFormat {
+            file: file.to_owned(),
+            detail: format!(
+                "read as a table of {} column(s), but none is an output, an input or a rating; map the columns in the editor",
+                table.columns.len()
+            ),
+        });
+    }
     let output_name = mapping.output.clone().unwrap_or_else(|| "output".to_owned());
     let mut items = Vec::with_capacity(table.rows.len());
+    let mut first_of_key: HashMap<(String, String), usize> = HashMap::new();
+    let mut repeats = 0usize;
     let mut observed: Vec<(f64, f64, bool)> =
         vec![(f64::INFINITY, f64::NEG_INFINITY, true); attributes.len()];
     for (row_index, (line, cells)) in table.rows.iter().enumerate() {
@@ -671,14 +688,17 @@ pub(crate) fn apply(
         for (name, i) in &input_cols {
             inputs.push(name.clone(), get(Some(*i)).unwrap_or_default());
         }
+        let system_id = get(sys_col).unwrap_or_else(|| "system".to_owned());
+        let id = get(id_col).unwrap_or_else(|| format!("row{}", row_index + 1));
+        // With no document column, rows with the same inputs are one document; with no inputs
+        // either, each row is its own.
         let document_id = match doc_col {
             Some(_) => get(doc_col).unwrap_or_default(),
+            None if inputs.0.is_empty() => id.clone(),
             None => content_id(
                 &inputs.0.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join("\u{1f}"),
             ),
         };
-        let system_id = get(sys_col).unwrap_or_else(|| "system".to_owned());
-        let id = get(id_col).unwrap_or_else(|| format!("row{}", row_index + 1));
         let mut ratings = Vec::with_capacity(attributes.len());
         for (a, (attr, scale, cols)) in attributes.iter().enumerate() {
             let mut raters = Vec::new();
@@ -730,6 +750,29 @@ pub(crate) fn apply(
                 (None, _) => HumanRating::from_raters(raters),
             });
         }
+        // Document + system is the key released judge outputs join by, and the document
+        // groups document-level correlations: a repeat is kept, but said.
+        match first_of_key.entry((document_id.clone(), system_id.clone())) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(line);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                repeats += 1;
+                if repeats <= MAX_REPEAT_WARNINGS {
+                    diags.push(Diagnostic::warning(
+                        file,
+                        Some(line),
+                        mapping.system.as_deref().or(mapping.document.as_deref()),
+                        format!(
+                            "document {}, system {} again (first on line {}): judge outputs keyed by document and system join to the first only; map the column that tells these rows apart as system or item id",
+                            text::clip(&document_id),
+                            text::clip(&system_id),
+                            o.get()
+                        ),
+                    ));
+                }
+            }
+        }
         items.push(RatingItem {
             id,
             document_id,
@@ -741,6 +784,16 @@ pub(crate) fn apply(
             ratings,
             line,
         });
+    }
+    if repeats > MAX_REPEAT_WARNINGS {
+        diags.push(Diagnostic::warning(
+            file,
+            None,
+            None,
+            format!(
+                "{repeats} rows in all repeat an earlier row's document and system (the first {MAX_REPEAT_WARNINGS} are listed)"
+            ),
+        ));
     }
     let attributes = attributes
         .into_iter()

@@ -26,7 +26,7 @@ pub mod model;
 mod papers;
 mod text;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -232,9 +232,8 @@ pub fn load_with_mapping(
         b'{' => match serde_json::from_str::<Obj<'_>>(text) {
             Ok(top) => from_object(name, text, top, mapping, &mut diags)?,
             Err(whole) => {
-                // Not one object: JSON Lines, if the first line is a value on its own.
-                let first = trimmed.lines().next().unwrap_or("");
-                if serde_json::from_str::<&serde_json::value::RawValue>(first.trim()).is_ok() {
+                // Not one object: JSON Lines, if its lines are values on their own.
+                if looks_like_json_lines(trimmed) {
                     let records = text::split_lines(name, text, &mut diags);
                     from_records(name, &records, Format::Jsonl, mapping, &mut diags)?
                 } else {
@@ -246,6 +245,15 @@ pub fn load_with_mapping(
                 }
             }
         },
+        _ if matches!(ext.as_str(), "json" | "jsonl" | "ndjson") => {
+            return Err(LoadError::UnknownFormat {
+                file: name.to_owned(),
+                detail: format!(
+                    "the name says JSON, but the text starts with {:?}, not `{{` or `[`",
+                    text::clip(&trimmed.chars().take(20).collect::<String>())
+                ),
+            });
+        }
         _ => {
             let first = trimmed.lines().next().unwrap_or("");
             let (tabs, commas) = (first.matches('\t').count(), first.matches(',').count());
@@ -270,6 +278,18 @@ pub fn load_with_mapping(
 type Tabular = (ColumnMapping, Vec<ColumnInfo>);
 type Parts = (Format, Dataset, Vec<JudgeRun>, Option<Tabular>);
 
+/// JSON Lines: the first non-empty line is a JSON value on its own, or (its first line damaged)
+/// at least two of the first five are objects on their own. A pretty-printed object cut short
+/// has almost no such lines.
+fn looks_like_json_lines(text: &str) -> bool {
+    let parses = |line: &str| serde_json::from_str::<&serde_json::value::RawValue>(line).is_ok();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(5);
+    if lines.next().is_some_and(parses) {
+        return true;
+    }
+    lines.filter(|l| l.starts_with('{') && parses(l)).count() >= 2
+}
+
 fn finish(
     name: &str,
     format: Format,
@@ -289,12 +309,56 @@ fn finish(
                 .map(Box::new),
         });
     }
+    let mut dataset = dataset;
+    let mut diagnostics = diagnostics;
+    unique_ids(name, &mut dataset, &mut diagnostics);
     let summary = summarize(format, &dataset, &runs);
     let (mapping, columns) = match tabular {
         Some((m, c)) => (Some(m), c),
         None => (None, Vec::new()),
     };
     Ok(Loaded { format, dataset, runs, mapping, columns, diagnostics, summary })
+}
+
+/// Item and pair ids are unique within a dataset (runs made in Concord are joined by id): a
+/// repeated id is renamed `id#2`, `id#3`, … and one warning says how many and the first.
+fn unique_ids(name: &str, dataset: &mut Dataset, diags: &mut Vec<Diagnostic>) {
+    let mut seen: HashSet<String> = HashSet::with_capacity(dataset.items.len());
+    let mut renamed = 0usize;
+    let mut first: Option<(String, String)> = None;
+    let ids = dataset
+        .items
+        .iter_mut()
+        .map(|i| &mut i.id)
+        .chain(dataset.pairs.iter_mut().map(|p| &mut p.id));
+    for id in ids {
+        if seen.contains(id.as_str()) {
+            let mut k = 2;
+            let new = loop {
+                let candidate = format!("{id}#{k}");
+                if !seen.contains(&candidate) {
+                    break candidate;
+                }
+                k += 1;
+            };
+            renamed += 1;
+            first.get_or_insert_with(|| (id.clone(), new.clone()));
+            *id = new;
+        }
+        seen.insert(id.clone());
+    }
+    if let Some((old, new)) = first {
+        diags.push(Diagnostic::warning(
+            name,
+            None,
+            None,
+            format!(
+                "{renamed} item id(s) repeat an earlier one and were renamed (first: `{}` → `{}`); map an id column with unique values to keep your own",
+                text::clip(&old),
+                text::clip(&new)
+            ),
+        ));
+    }
 }
 
 fn tabular(
@@ -315,7 +379,74 @@ fn tabular(
     Ok((dataset, (mapping, mapping::column_infos(table))))
 }
 
-/// Chooses the loader for JSON records from the keys of the first object.
+/// The record shapes of the papers' released files, told apart by their keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    ChiangLee,
+    Unieval,
+    SummevalGeval,
+    TopicalChat,
+    Ppairs,
+    MetaPairwise,
+    MetaPointwise,
+    EvaluatorPairwise,
+    EvaluatorPointwise,
+    Pairwise,
+    MtBenchHuman,
+    Scoring,
+}
+
+impl Shape {
+    fn of(o: &Obj<'_>) -> Option<Shape> {
+        let has = |k: &str| o.has(k);
+        Some(if has("all_responses") && has("system_output") {
+            Shape::ChiangLee
+        } else if has("predict_scores") && has("system_output") {
+            Shape::Unieval
+        } else if has("system_output") && has("system_id") {
+            if has("doc_id") { Shape::SummevalGeval } else { Shape::TopicalChat }
+        } else if has("article_id") && has("summary_id") && has("summary") {
+            Shape::Ppairs
+        } else if has("meta_eval_result") && has("answer1") {
+            Shape::MetaPairwise
+        } else if has("meta_eval_result") && has("text") {
+            Shape::MetaPointwise
+        } else if has("answer1") && has("answer2") && has("response") {
+            Shape::EvaluatorPairwise
+        } else if has("text") && has("response") && has("score") {
+            Shape::EvaluatorPointwise
+        } else if has("input") && has("output_1") && has("output_2") {
+            Shape::Pairwise
+        } else if has("model_a") && has("model_b") && has("winner") && has("question_id") {
+            Shape::MtBenchHuman
+        } else if has("text") && has("score") && o.0.len() == 2 {
+            Shape::Scoring
+        } else {
+            return None;
+        })
+    }
+}
+
+/// How many of a file's first object records vote on its shape.
+const SHAPE_VOTERS: usize = 25;
+
+/// The shape most of the first [`SHAPE_VOTERS`] object records have (`None`, generic, counts
+/// as a shape too), so that one damaged or stray record at the top does not decide how the
+/// whole file is read. A tie goes to the shape seen first.
+fn vote_shape(records: &[Record<'_>]) -> Option<Shape> {
+    let mut votes: Vec<(Option<Shape>, usize)> = Vec::new();
+    for obj in records.iter().filter_map(|r| Obj::parse(r.raw)).take(SHAPE_VOTERS) {
+        let shape = Shape::of(&obj);
+        match votes.iter_mut().find(|(s, _)| *s == shape) {
+            Some((_, n)) => *n += 1,
+            None => votes.push((shape, 1)),
+        }
+    }
+    let best = votes.iter().map(|(_, n)| *n).max()?;
+    votes.into_iter().find(|(_, n)| *n == best).and_then(|(s, _)| s)
+}
+
+/// Chooses the loader for JSON records by the keys most of the first objects have.
 fn from_records(
     name: &str,
     records: &[Record<'_>],
@@ -323,45 +454,42 @@ fn from_records(
     mapping: Option<&ColumnMapping>,
     diags: &mut Vec<Diagnostic>,
 ) -> Result<Parts, LoadError> {
-    let first =
-        if mapping.is_some() { None } else { records.iter().find_map(|r| Obj::parse(r.raw)) };
-    let has = |k: &str| first.as_ref().is_some_and(|o| o.has(k));
+    let shape = if mapping.is_some() { None } else { vote_shape(records) };
     let one = |run: Option<JudgeRun>| run.into_iter().collect::<Vec<_>>();
-    let parts = if first.is_none() {
-        None
-    } else if has("all_responses") && has("system_output") {
-        let (d, r) = papers::pointwise(name, records, diags);
-        Some((Format::ChiangLeeResults, d, one(r)))
-    } else if has("predict_scores") && has("system_output") {
-        let (d, r) = papers::pointwise(name, records, diags);
-        Some((Format::UnievalPredictions, d, one(r)))
-    } else if has("system_output") && has("system_id") {
-        let format = if has("doc_id") { Format::SummevalGeval } else { Format::TopicalChat };
-        let (d, r) = papers::pointwise(name, records, diags);
-        Some((format, d, one(r)))
-    } else if has("article_id") && has("summary_id") && has("summary") {
-        Some((Format::SummevalPpairs, papers::ppairs(name, records, diags), Vec::new()))
-    } else if has("meta_eval_result") && has("answer1") {
-        let (d, r) = papers::meta_pairwise(name, records, diags);
-        Some((Format::MetaEvaluatorPairwise, d, vec![r]))
-    } else if has("meta_eval_result") && has("text") {
-        let (d, r) = papers::meta_pointwise(name, records, diags);
-        Some((Format::MetaEvaluatorPointwise, d, vec![r]))
-    } else if has("answer1") && has("answer2") && has("response") {
-        let (d, r) = papers::evaluator_pairwise(name, records, diags);
-        Some((Format::EvaluatorPairwise, d, vec![r]))
-    } else if has("text") && has("response") && has("score") {
-        let (d, r) = papers::evaluator_pointwise(name, records, diags);
-        Some((Format::EvaluatorPointwise, d, vec![r]))
-    } else if has("input") && has("output_1") && has("output_2") {
-        Some((Format::Pairwise, papers::pairwise(name, records, diags), Vec::new()))
-    } else if has("model_a") && has("model_b") && has("winner") && has("question_id") {
-        Some((Format::MtBenchHuman, papers::mt_bench_human(name, records, diags), Vec::new()))
-    } else if has("text") && has("score") && first.as_ref().is_some_and(|o| o.0.len() == 2) {
-        Some((Format::Scoring, papers::scoring(name, records, diags), Vec::new()))
-    } else {
-        None
-    };
+    let parts = shape.map(|shape| match shape {
+        Shape::ChiangLee | Shape::Unieval | Shape::SummevalGeval | Shape::TopicalChat => {
+            let format = match shape {
+                Shape::ChiangLee => Format::ChiangLeeResults,
+                Shape::Unieval => Format::UnievalPredictions,
+                Shape::SummevalGeval => Format::SummevalGeval,
+                _ => Format::TopicalChat,
+            };
+            let (d, r) = papers::pointwise(name, records, diags);
+            (format, d, one(r))
+        }
+        Shape::Ppairs => (Format::SummevalPpairs, papers::ppairs(name, records, diags), Vec::new()),
+        Shape::MetaPairwise => {
+            let (d, r) = papers::meta_pairwise(name, records, diags);
+            (Format::MetaEvaluatorPairwise, d, vec![r])
+        }
+        Shape::MetaPointwise => {
+            let (d, r) = papers::meta_pointwise(name, records, diags);
+            (Format::MetaEvaluatorPointwise, d, vec![r])
+        }
+        Shape::EvaluatorPairwise => {
+            let (d, r) = papers::evaluator_pairwise(name, records, diags);
+            (Format::EvaluatorPairwise, d, vec![r])
+        }
+        Shape::EvaluatorPointwise => {
+            let (d, r) = papers::evaluator_pointwise(name, records, diags);
+            (Format::EvaluatorPointwise, d, vec![r])
+        }
+        Shape::Pairwise => (Format::Pairwise, papers::pairwise(name, records, diags), Vec::new()),
+        Shape::MtBenchHuman => {
+            (Format::MtBenchHuman, papers::mt_bench_human(name, records, diags), Vec::new())
+        }
+        Shape::Scoring => (Format::Scoring, papers::scoring(name, records, diags), Vec::new()),
+    });
     match parts {
         Some((format, dataset, runs)) => Ok((format, dataset, runs, None)),
         None => {
@@ -407,7 +535,18 @@ fn from_object(
         }
     }
     // A wrapper object with exactly one array of objects: read that array.
-    let arrays: Vec<_> = top.0.iter().filter(|(_, v)| v.get().starts_with('[')).collect();
+    // (An array of strings or numbers, as a Chiang & Lee record's `all_responses`, makes it a
+    // single record, not a wrapper.)
+    let arrays: Vec<_> = top
+        .0
+        .iter()
+        .filter(|(_, v)| {
+            v.get().strip_prefix('[').is_some_and(|rest| {
+                let rest = rest.trim_start();
+                rest.starts_with('{') || rest.starts_with(']')
+            })
+        })
+        .collect();
     if let [(key, raw)] = arrays.as_slice() {
         let start = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         let line_offset = text[..start.min(text.len())].matches('\n').count();
@@ -435,7 +574,20 @@ fn from_object(
     };
     let format =
         if name.to_ascii_lowercase().ends_with(".jsonl") { Format::Jsonl } else { Format::Json };
-    from_records(name, &[Record { line: 1, raw: whole }], format, mapping, diags)
+    let parts = from_records(name, &[Record { line: 1, raw: whole }], format, mapping, diags)?;
+    // One record of a known shape is a (small) file of that shape; one object of no known
+    // shape is not a table of records, unless the user mapped its columns.
+    if mapping.is_none() && matches!(parts.0, Format::Json | Format::Jsonl) {
+        let keys: Vec<&str> = top.0.iter().map(|(k, _)| k.as_ref()).take(8).collect();
+        return Err(LoadError::UnknownFormat {
+            file: name.to_owned(),
+            detail: format!(
+                "one JSON object whose keys ({}) match no format Concord knows, with no array of records inside",
+                if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
+            ),
+        });
+    }
+    Ok(parts)
 }
 
 /// The mapping of the built-in example CSV: two raters per attribute on 1–5.

@@ -179,7 +179,8 @@ pub(crate) fn pointwise(
     records: &[Record<'_>],
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, Option<JudgeRun>) {
-    let family = records.first().and_then(|r| Obj::parse(r.raw)).map_or(Family::Other, |o| {
+    // From the first object: a stray non-object record first must not drop the scales.
+    let family = records.iter().find_map(|r| Obj::parse(r.raw)).map_or(Family::Other, |o| {
         if o.has("doc_id") { Family::SummEval } else { Family::TopicalChat }
     });
     let mut attrs = Attributes::new(family);
@@ -259,7 +260,7 @@ pub(crate) fn pointwise(
             });
         }
         items.push(RatingItem {
-            id: format!("{}/{}", short(&document_id), system_id),
+            id: format!("{document_id}/{system_id}"),
             document_id,
             system_id,
             task: None,
@@ -274,10 +275,6 @@ pub(crate) fn pointwise(
     let dataset =
         Dataset { name: file.to_owned(), attributes: attrs.finish(), items, ..Dataset::default() };
     (dataset, run)
-}
-
-fn short(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
 }
 
 /// Reads a `{attribute: number}` object into `ratings` (released aggregates).

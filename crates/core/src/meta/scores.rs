@@ -33,6 +33,8 @@ pub struct MetaScore {
     pub protocol: MetaProtocol,
     /// Assessments with a score (empty scores are dropped, as the paper's averages do).
     pub n: usize,
+    /// Left out of the JSON when no assessment has a score.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mean: Option<f64>,
     /// Assessments without a score.
     pub empty: usize,

@@ -22,7 +22,8 @@
 //!               "run": { name, attribute, records: [ { key, prompt, responses: [raw text…],
 //!                         parsed: [[attribute, mean of parsed samples]] } ] } } ],
 //!   "raters": [ { "name", "attribute", "scores": [[item id, score]…] } ],   Rate it yourself
-//!   "settings": { "baseline", "statistic", "level", "resamples", "seed", "confidence" },
+//!   "settings": { "baseline", "paper_layout" (optional, default false), "statistic", "level",
+//!                 "resamples", "seed", "confidence" },
 //!   "notes": [ "…" ]                      run log lines worth keeping (dropped parameters…)
 //! }
 //! ```
@@ -38,7 +39,7 @@ use sha2::{Digest, Sha256};
 use crate::data::{Dataset, RatingItem};
 use crate::run::Endpoint;
 
-use super::results::{Granularity, JudgedRun, Statistic};
+use super::results::{self, Granularity, JudgedRun, Statistic};
 use super::study::Study;
 
 /// The value of `schema`.
@@ -90,6 +91,16 @@ impl EndpointEntry {
             model: endpoint.model.clone(),
         }
     }
+
+    /// The endpoint the runs were made with (for pricing them); `None` for a provider this
+    /// Concord does not know.
+    pub fn to_endpoint(&self) -> Option<Endpoint> {
+        Some(Endpoint {
+            provider: crate::run::ProviderId::from_slug(&self.provider)?,
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+        })
+    }
 }
 
 /// A rater added in Concord ("Rate it yourself").
@@ -118,6 +129,11 @@ impl ExtraRater {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub baseline: Option<String>,
+    /// Seed 002's layout: r at dataset level and τ at document level under each attribute
+    /// ([`results::PAPER_COLUMNS`]); `statistic` and `level` are then not used. Absent in
+    /// bundles written before it existed, which showed one column (`false`).
+    #[serde(default)]
+    pub paper_layout: bool,
     pub statistic: Statistic,
     pub level: Granularity,
     pub resamples: usize,
@@ -126,6 +142,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The (statistic, level) columns shown under each attribute.
+    pub fn columns(&self) -> Vec<results::Column> {
+        if self.paper_layout {
+            results::PAPER_COLUMNS.to_vec()
+        } else {
+            vec![(self.statistic, self.level)]
+        }
+    }
+
     /// The most bootstrap resamples a bundle may ask for (the app offers 1,000; a bundle from
     /// an untrusted address must not be able to freeze the page with 10¹² of them).
     pub const MAX_RESAMPLES: usize = 100_000;
@@ -160,6 +185,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             baseline: None,
+            paper_layout: true,
             statistic: Statistic::Pearson,
             level: Granularity::Dataset,
             resamples: 1000,

@@ -120,7 +120,9 @@ pub fn collect_into(
         }
         if let Some(run) = runs.get_mut(i) {
             run.run.records.push(JudgeRecord {
-                key: RecordKey::Item(item.key()),
+                // By id, which is unique in a dataset: a generic table may have several rows
+                // with the same document and system.
+                key: RecordKey::Id(item.id.clone()),
                 // Rendered again when shown or exported ([`study_prompt`]): 40,000 prompts of a
                 // large run are not kept twice.
                 prompt: None,
@@ -339,29 +341,90 @@ fn fmt3(v: Option<f64>) -> String {
     v.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"))
 }
 
+/// What the table shows under each attribute: one (statistic, level) column, or several.
+pub type Column = (Statistic, Granularity);
+
+/// Seed 002's layout: Pearson r at dataset level and Kendall τ at document level, side by side.
+pub const PAPER_COLUMNS: [Column; 2] =
+    [(Statistic::Pearson, Granularity::Dataset), (Statistic::KendallB, Granularity::Document)];
+
+impl Statistic {
+    /// The symbol of a column heading: r, ρ, τ.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "r",
+            Statistic::Spearman => "ρ",
+            Statistic::KendallB => "τ",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "pearson",
+            Statistic::Spearman => "spearman",
+            Statistic::KendallB => "kendall_b",
+        }
+    }
+}
+
+impl Granularity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Granularity::Dataset => "dataset",
+            Granularity::Document => "document",
+        }
+    }
+}
+
+/// A column's heading under its attribute: "r (dataset)".
+pub fn column_heading((stat, level): Column) -> String {
+    format!("{} ({})", stat.symbol(), level.name())
+}
+
 impl ResultsTable {
-    /// Renders the methods × attributes table of `stat` at `level`. Cells where Williams'
-    /// test beats the baseline are bold (Markdown `**`, LaTeX `\textbf`), CSV carries the
-    /// p-value in its own column instead.
+    /// Renders the methods × attributes table of `stat` at `level`: [`ResultsTable::render_columns`]
+    /// with one column.
     pub fn render(&self, stat: Statistic, level: Granularity, format: Format) -> String {
+        self.render_columns(&[(stat, level)], format)
+    }
+
+    /// Renders the methods × attributes table with `columns` under each attribute (with more
+    /// than one, each heading says its statistic and level). Cells where Williams' test beats
+    /// the baseline are bold (Markdown `**`, LaTeX `\textbf`); CSV carries the p-value in its
+    /// own column instead, one line per method, attribute and column.
+    pub fn render_columns(&self, columns: &[Column], format: Format) -> String {
+        let several = columns.len() > 1;
+        let heading = |a: &str, col: Column| {
+            if several { format!("{a} {}", column_heading(col)) } else { a.to_owned() }
+        };
+        let cells = |m: usize, a: usize, col: Column, dash: &str| -> (String, bool) {
+            match self.cell(m, a) {
+                None => (dash.to_owned(), false),
+                Some(c) => {
+                    (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.beats_baseline())
+                }
+            }
+        };
         let mut out = String::new();
         match format {
             Format::Markdown => {
                 out.push_str("| method |");
                 for a in &self.attributes {
-                    out.push_str(&format!(" {a} |"));
+                    for &col in columns {
+                        out.push_str(&format!(" {} |", heading(a, col)));
+                    }
                 }
                 out.push_str("\n|---|");
-                out.push_str(&"---:|".repeat(self.attributes.len()));
+                out.push_str(&"---:|".repeat(self.attributes.len() * columns.len()));
                 out.push('\n');
                 for (m, method) in self.methods.iter().enumerate() {
                     out.push_str(&format!("| {method} |"));
                     for a in 0..self.attributes.len() {
-                        let text = self.cell(m, a).map_or("–".to_owned(), |c| {
-                            let v = fmt3(value(&c.row, stat, level));
-                            if c.beats_baseline() { format!("**{v}**") } else { v }
-                        });
-                        out.push_str(&format!(" {text} |"));
+                        for &col in columns {
+                            let (v, bold) = cells(m, a, col, "–");
+                            let text = if bold { format!("**{v}**") } else { v };
+                            out.push_str(&format!(" {text} |"));
+                        }
                     }
                     out.push('\n');
                 }
@@ -369,20 +432,42 @@ impl ResultsTable {
             Format::Latex => {
                 out.push_str(&format!(
                     "\\begin{{tabular}}{{l{}}}\n\\toprule\nMethod",
-                    "r".repeat(self.attributes.len())
+                    "r".repeat(self.attributes.len() * columns.len())
                 ));
                 for a in &self.attributes {
-                    out.push_str(&format!(" & {}", latex_escape(a)));
+                    if several {
+                        out.push_str(&format!(
+                            " & \\multicolumn{{{}}}{{c}}{{{}}}",
+                            columns.len(),
+                            latex_escape(a)
+                        ));
+                    } else {
+                        out.push_str(&format!(" & {}", latex_escape(a)));
+                    }
                 }
-                out.push_str(" \\\\\n\\midrule\n");
+                out.push_str(" \\\\\n");
+                if several {
+                    for _ in &self.attributes {
+                        for &(stat, level) in columns {
+                            let symbol = match stat {
+                                Statistic::Pearson => "$r$",
+                                Statistic::Spearman => "$\\rho$",
+                                Statistic::KendallB => "$\\tau$",
+                            };
+                            out.push_str(&format!(" & {symbol} ({})", level.name()));
+                        }
+                    }
+                    out.push_str(" \\\\\n");
+                }
+                out.push_str("\\midrule\n");
                 for (m, method) in self.methods.iter().enumerate() {
                     out.push_str(&latex_escape(method));
                     for a in 0..self.attributes.len() {
-                        let text = self.cell(m, a).map_or("--".to_owned(), |c| {
-                            let v = fmt3(value(&c.row, stat, level)).replace('–', "--");
-                            if c.beats_baseline() { format!("\\textbf{{{v}}}") } else { v }
-                        });
-                        out.push_str(&format!(" & {text}"));
+                        for &col in columns {
+                            let (v, bold) = cells(m, a, col, "--");
+                            let text = if bold { format!("\\textbf{{{v}}}") } else { v };
+                            out.push_str(&format!(" & {text}"));
+                        }
                     }
                     out.push_str(" \\\\\n");
                 }
@@ -391,27 +476,22 @@ impl ResultsTable {
             Format::Csv => {
                 out.push_str("method,attribute,statistic,level,value,n,parse_failures,williams_p_vs_baseline\n");
                 let full = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-                let stat_name = match stat {
-                    Statistic::Pearson => "pearson",
-                    Statistic::Spearman => "spearman",
-                    Statistic::KendallB => "kendall_b",
-                };
-                let level_name = match level {
-                    Granularity::Dataset => "dataset",
-                    Granularity::Document => "document",
-                };
                 for (m, method) in self.methods.iter().enumerate() {
                     for (a, attribute) in self.attributes.iter().enumerate() {
                         let Some(c) = self.cell(m, a) else { continue };
-                        out.push_str(&format!(
-                            "{},{},{stat_name},{level_name},{},{},{},{}\n",
-                            csv_field(method),
-                            csv_field(attribute),
-                            full(value(&c.row, stat, level)),
-                            c.row.n,
-                            c.row.parse_failures,
-                            full(c.row.williams_vs_first.p),
-                        ));
+                        for &(stat, level) in columns {
+                            out.push_str(&format!(
+                                "{},{},{},{},{},{},{},{}\n",
+                                csv_field(method),
+                                csv_field(attribute),
+                                stat.name(),
+                                level.name(),
+                                full(value(&c.row, stat, level)),
+                                c.row.n,
+                                c.row.parse_failures,
+                                full(c.row.williams_vs_first.p),
+                            ));
+                        }
                     }
                 }
             }
