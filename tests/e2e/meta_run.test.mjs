@@ -202,3 +202,68 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
     await browser.close();
   }
 });
+
+test('evaluators named with their own provider or address use its connection and key (mock LLM)', { skip: !MOCK_URL && 'MOCK_URL is not set', timeout: 180_000 }, async () => {
+  const KEY = 'sk-other-provider-7f3a';
+  // The mock accepts only KEY: the Run screen's own key would be refused (401).
+  await mock('/__mock/scenario', { ...scenario(), require_key: KEY });
+  await mock('/__mock/reset', {});
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const consoleText = [];
+    page.on('console', (m) => consoleText.push(m.text()));
+    await page.goto(CONCORD_URL);
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'judge-x', key: 'sk-run-screen-wrong' });
+    const meta = new MetaPage(page);
+    await meta.openTab();
+    await meta.loadFiles([PAIRS_FILE]);
+
+    // judge-x through Anthropic's Messages API at the mock's /v1, judge-y through an
+    // OpenAI-compatible server at the mock's root (no /v1).
+    const evaluators = [`judge-x @ anthropic ${MOCK_URL}/v1`, `judge-y @ ${MOCK_URL}`];
+    await page.getByLabel('Evaluator models').fill(evaluators.join(', '));
+    const keys = page.getByTestId('meta-keys');
+    assert.deepEqual(await keys.locator('label span').allInnerTexts(), ['API key for Anthropic', 'API key for Other OpenAI-compatible server']);
+    // Without Anthropic's key nothing is sent, and the screen says which key is missing.
+    await page.getByLabel('Pairs (first N)').fill('3');
+    await page.getByLabel('Position swap').uncheck();
+    await page.getByRole('button', { name: 'Run pairwise judging' }).click();
+    await page.getByText(/is served by Anthropic: give its API key/).waitFor();
+    assert.equal((await mock('/__mock/requests')).summary.total, 0);
+
+    await page.getByLabel('API key for Anthropic').fill(KEY);
+    await page.getByLabel('API key for Other OpenAI-compatible server').fill(KEY);
+    await meta.runPairwise({ evaluators, pairs: 3, swap: false });
+    for (const [entry, name] of [[evaluators[0], 'judge-x'], [evaluators[1], 'judge-y']]) {
+      const verdicts = VERDICTS[name].slice(0, 3);
+      const right = verdicts.filter(([v], i) => v === LABELS[i]).length;
+      close(await meta.value('pairwise-run', `${entry}/accuracy`), right / 3, `${entry} accuracy`);
+    }
+    const log = await mock('/__mock/requests');
+    assert.equal(log.summary.answered_ok, 6, 'every call answered: each went with the key given for its provider');
+    const paths = log.requests.map((r) => r.path).sort();
+    assert.deepEqual(paths, ['/chat/completions', '/chat/completions', '/chat/completions', '/v1/messages', '/v1/messages', '/v1/messages']);
+    // The keys typed here live in memory only.
+    const stored = await page.evaluate(async () => {
+      const out = [JSON.stringify({ ...localStorage })];
+      for (const info of await indexedDB.databases()) {
+        const db = await new Promise((ok, err) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = err; });
+        for (const name of db.objectStoreNames) {
+          out.push(JSON.stringify(await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; })));
+        }
+        db.close();
+      }
+      return out.join('\n');
+    });
+    assert.ok(!stored.includes(KEY), 'the other providers\' key is not in localStorage or IndexedDB');
+    assert.ok(!consoleText.join('\n').includes(KEY), 'nor in the console');
+    assert.ok(!page.url().includes(KEY));
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -25,6 +25,7 @@ use concord_core::meta::{
     self, EvaluatorRow, JdEvalRecord, MetaProtocol, MetaScore, PairwiseAccuracy,
     PositionConsistency,
 };
+use concord_core::run::ProviderId;
 
 use super::model::{
     Branch, BranchRecord, Cell, Content, Debate, FileKind, MetaFile, Round, Row, Table,
@@ -846,6 +847,75 @@ pub fn model_list(text: &str) -> Vec<String> {
     out
 }
 
+/// Where an evaluator entry's model is served. An entry is `model` (the Run screen's
+/// connection), `model @ provider` (that provider's preset base URL, e.g. `gpt-4o @ openai`,
+/// `claude-3-5-haiku-latest @ anthropic`), `model @ URL` (an OpenAI-compatible server, e.g.
+/// `qwen2-7b @ http://127.0.0.1:8000/v1`) or `model @ provider URL` (that provider's API at
+/// another address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatorTarget {
+    pub model: String,
+    pub provider: Option<ProviderId>,
+    pub base_url: Option<String>,
+}
+
+impl EvaluatorTarget {
+    /// The provider whose key the calls need, given the Run screen's provider.
+    pub fn provider_or(&self, run_screen: ProviderId) -> ProviderId {
+        match (self.provider, &self.base_url) {
+            (Some(p), _) => p,
+            (None, Some(_)) => ProviderId::Custom,
+            (None, None) => run_screen,
+        }
+    }
+
+    /// Whether the calls go to the Run screen's connection (and use its key).
+    pub fn is_run_screen(&self) -> bool {
+        self.provider.is_none() && self.base_url.is_none()
+    }
+}
+
+/// Reads an evaluator entry (see [`EvaluatorTarget`]); says what is wrong with one it cannot.
+pub fn evaluator_target(entry: &str) -> Result<EvaluatorTarget, String> {
+    let Some((model, at)) = entry.split_once(" @ ").or_else(|| {
+        entry.split_once('@').filter(|(_, at)| {
+            let at = at.trim_start();
+            at.starts_with("http://")
+                || at.starts_with("https://")
+                || ProviderId::from_slug(at.split_whitespace().next().unwrap_or("")).is_some()
+        })
+    }) else {
+        return Ok(EvaluatorTarget {
+            model: entry.trim().to_owned(),
+            provider: None,
+            base_url: None,
+        });
+    };
+    let model = model.trim();
+    if model.is_empty() {
+        return Err(format!("`{entry}`: name the model before the @"));
+    }
+    let words: Vec<&str> = at.split_whitespace().collect();
+    let url = |w: &str| w.starts_with("http://") || w.starts_with("https://");
+    let provider = |w: &str| {
+        ProviderId::from_slug(w).ok_or_else(|| {
+            let known: Vec<&str> = concord_core::run::PRESETS.iter().map(|p| p.slug).collect();
+            format!("`{entry}`: no provider `{w}`; use one of {} or a base URL", known.join(", "))
+        })
+    };
+    let (provider, base_url) = match words.as_slice() {
+        [w] if url(w) => (None, Some(w.trim_end_matches('/').to_owned())),
+        [w] => (Some(provider(w)?), None),
+        [p, w] if url(w) => (Some(provider(p)?), Some(w.trim_end_matches('/').to_owned())),
+        _ => {
+            return Err(format!(
+                "`{entry}`: after the @ write a provider (`openai`), a base URL, or both (`anthropic https://…`)"
+            ));
+        }
+    };
+    Ok(EvaluatorTarget { model: model.to_owned(), provider, base_url })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
@@ -1113,6 +1183,36 @@ mod tests {
         let subtasks: Vec<_> = records[0].branches.iter().map(|b| b.subtask.clone()).collect();
         assert_eq!(subtasks, vec![Some("Accuracy".into()), Some("Reasoning".into())]);
         assert_eq!(records[0].branches[1].score, Some(2.0));
+    }
+
+    #[test]
+    fn evaluator_entries_name_their_provider_and_address() {
+        use concord_core::run::ProviderId;
+        let t = |e: &str| evaluator_target(e).unwrap();
+        assert!(t("gpt-4o-mini").is_run_screen());
+        assert_eq!(t("llama3:8b").model, "llama3:8b", "a colon is part of a model name");
+        assert_eq!(t("Qwen/Qwen2-7B-Instruct").model, "Qwen/Qwen2-7B-Instruct");
+        let a = t("claude-3-5-haiku-latest @ anthropic");
+        assert_eq!(
+            (a.model.as_str(), a.provider, a.base_url),
+            ("claude-3-5-haiku-latest", Some(ProviderId::Anthropic), None)
+        );
+        let u = t("qwen2-7b @ http://127.0.0.1:8000/v1/");
+        assert_eq!((u.provider, u.base_url.as_deref()), (None, Some("http://127.0.0.1:8000/v1")));
+        assert_eq!(u.provider_or(ProviderId::OpenAi), ProviderId::Custom);
+        let both = t("m @ anthropic http://127.0.0.1:9/v1");
+        assert_eq!(
+            (both.provider, both.base_url.as_deref()),
+            (Some(ProviderId::Anthropic), Some("http://127.0.0.1:9/v1"))
+        );
+        assert_eq!(t("gpt-4o@openai").provider, Some(ProviderId::OpenAi));
+        assert!(
+            t("user@example").is_run_screen(),
+            "an @ not followed by a provider or URL is part of the name"
+        );
+        assert!(evaluator_target("m @ nowhere").unwrap_err().contains("no provider `nowhere`"));
+        assert!(evaluator_target(" @ openai").unwrap_err().contains("name the model"));
+        assert!(evaluator_target("m @ openai x y").is_err());
     }
 
     #[test]

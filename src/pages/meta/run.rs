@@ -2,7 +2,9 @@
 //! (position swap optional), individual scoring of rated texts (Table 8 prompt, Pearson with
 //! the human scores), then JDEval / MDEval over pairs of their judgements or JDEval-i / BSMEval
 //! over single assessments (of loaded evaluator-pointwise files or of a scoring run), with a
-//! chosen meta-evaluator model — all on the Run screen's connection (provider, base URL, key, limits).
+//! chosen meta-evaluator model — on the Run screen's connection (provider, base URL, key,
+//! limits), or per model on another provider or address (`model @ provider`, `model @ URL`)
+//! with its own key kept in memory on this screen.
 //!
 //! Every call goes through [`runner::execute`]: answers are stored under their cache keys the
 //! moment they arrive and nothing stored is requested again, so a cancelled or failed run
@@ -16,7 +18,7 @@ use std::sync::Arc;
 use concord_core::judge::ChatResponse;
 use concord_core::judge::meta_eval::IndividualTask;
 use concord_core::judge::protocol::Protocol;
-use concord_core::run::{Finish, cache_key};
+use concord_core::run::{Finish, ProviderId, cache_key};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -51,6 +53,9 @@ pub(super) struct RunState {
     score_openmeva: RwSignal<bool>,
     /// The last individual-scoring run and its table.
     scoring: RwSignal<Option<Arc<ScoringRun>>>,
+    /// API keys of providers other than the Run screen's, for evaluators named `model @
+    /// provider`: in memory only (never stored, exported or logged).
+    keys: RwSignal<Vec<(ProviderId, String)>>,
 }
 
 impl RunState {
@@ -76,15 +81,57 @@ impl RunState {
             score_limit: text("20"),
             score_openmeva: RwSignal::new(true),
             scoring: RwSignal::new(None),
+            keys: RwSignal::new(Vec::new()),
         }
     }
 }
 
-/// The Run screen's connection with another model.
-fn connection_for(wb: Workbench, model: &str) -> Connection {
+/// The connection an evaluator entry names ([`live::evaluator_target`]): the Run screen's with
+/// another model, or another provider or address with its own key (given on this screen), and
+/// the Run screen's limits either way.
+fn connection_for(wb: Workbench, rs: RunState, entry: &str) -> Result<Connection, String> {
+    let target = live::evaluator_target(entry)?;
     let mut form = wb.connection.get_untracked();
-    form.model = model.to_owned();
-    form.connection()
+    form.model = target.model.clone();
+    if !target.is_run_screen() {
+        let provider = target.provider_or(form.provider);
+        let key = rs.keys.with_untracked(|keys| {
+            keys.iter().find(|(p, _)| *p == provider).map(|(_, k)| k.trim().to_owned())
+        });
+        let key = match key.filter(|k| !k.is_empty()) {
+            Some(k) => k,
+            None if provider == form.provider => form.api_key.clone(),
+            None if provider.preset().needs_key => {
+                return Err(format!(
+                    "`{entry}` is served by {provider}: give its API key under “Keys for other providers”."
+                ));
+            }
+            None => String::new(),
+        };
+        form.base_url =
+            target.base_url.clone().unwrap_or_else(|| provider.preset().base_url.to_owned());
+        form.provider = provider;
+        form.api_key = key;
+    }
+    Ok(form.connection())
+}
+
+/// The providers other than the Run screen's that the named evaluators use, for their keys.
+fn other_providers(rs: RunState, wb: Workbench) -> Vec<ProviderId> {
+    let run_screen = wb.connection.with(|f| f.provider);
+    let mut out: Vec<ProviderId> = Vec::new();
+    let entries = [rs.evaluators.get(), rs.meta_model.get()];
+    for entry in entries.iter().flat_map(|text| live::model_list(text)) {
+        if let Ok(target) = live::evaluator_target(&entry)
+            && !target.is_run_screen()
+        {
+            let p = target.provider_or(run_screen);
+            if p != run_screen && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// The models named in `field`, or the Run screen's model when it is empty.
@@ -208,13 +255,18 @@ fn end(rs: RunState, result: Result<usize, String>, done: &str) {
     }
 }
 
-/// The evaluator models named on the screen (or the Run screen's model); says so when none.
+/// The evaluator models named on the screen (or the Run screen's model); says so when none,
+/// or when an entry names no provider or address this page knows, or lacks its key.
 fn evaluator_models(rs: RunState, wb: Workbench) -> Option<Vec<String>> {
     let evaluators = models(rs.evaluators, wb);
     if evaluators.is_empty() {
         rs.error.set(Some(
             "Name at least one evaluator model (or set a model on the Run screen).".into(),
         ));
+        return None;
+    }
+    if let Some(e) = evaluators.iter().find_map(|e| connection_for(wb, rs, e).err()) {
+        rs.error.set(Some(e));
         return None;
     }
     Some(evaluators)
@@ -231,7 +283,7 @@ async fn drive_each<P: Protocol>(
 ) -> Result<usize, String> {
     let mut cached = 0;
     for (e, ps) in evaluators.iter().zip(protocols.iter_mut()) {
-        let connection = connection_for(wb, e);
+        let connection = connection_for(wb, rs, e)?;
         cached += drive(ps, &connection, wb, rs, &format!("{what} with {e}")).await?;
     }
     Ok(cached)
@@ -369,7 +421,10 @@ fn start_meta(state: State, wb: Workbench) {
             .set(Some("Name the meta-evaluator model (or set a model on the Run screen).".into()));
         return;
     };
-    let connection = connection_for(wb, &meta_model);
+    let connection = match connection_for(wb, rs, &meta_model) {
+        Ok(c) => c,
+        Err(e) => return rs.error.set(Some(e)),
+    };
     let method = rs.method.get_untracked();
     if method.is_pairwise() {
         let Some(run) = rs.pairwise.get_untracked() else {
@@ -504,7 +559,10 @@ pub(super) fn RunPanel() -> impl IntoView {
             <h2 id="meta-run-heading">"Run judges and meta-evaluators"</h2>
             <p class="muted">
                 "Uses the connection of the Run screen (provider, base URL, key, limits); each model named here "
-                "is called on it. Answers are stored in this browser: running again sends nothing already answered."
+                "is called on it, unless named with its own provider or address: "
+                <code>"gpt-4o @ openai"</code>", "<code>"claude-3-5-haiku-latest @ anthropic"</code>", "
+                <code>"qwen2-7b @ http://127.0.0.1:8000/v1"</code>" (comma-separated). "
+                "Answers are stored in this browser: running again sends nothing already answered."
             </p>
             <Show when=move || !connected()>
                 <p class="muted" data-testid="meta-run-not-connected">"Set a base URL (and a model) on the Run screen first."</p>
@@ -528,6 +586,31 @@ pub(super) fn RunPanel() -> impl IntoView {
             </div>
             <p class="muted">"Accuracy of the verdicts in the given order against the human label (a tie a class of its own; and over the pairs whose label is not a tie). With the swap, each pair is judged again with the answers exchanged: consistency is the share of pairs with the same verdict both times, position bias (first-slot picks − second-slot picks) / pairs."</p>
             {pairwise_table}
+            {move || {
+                let others = other_providers(rs, wb);
+                (!others.is_empty()).then(|| view! {
+                    <fieldset class="row controls" data-testid="meta-keys">
+                        <legend>"Keys for other providers (kept in memory only: never stored, exported or logged)"</legend>
+                        {others.into_iter().map(|p| {
+                            let id = format!("meta-key-{}", p.slug());
+                            let label = format!("API key for {p}");
+                            view! {
+                                <label class="control" for=id.clone()><span>{label}</span>
+                                    <input id=id.clone() type="password" autocomplete="off" size="24"
+                                        prop:value=move || rs.keys.with(|k| k.iter().find(|(q, _)| *q == p).map(|(_, v)| v.clone()).unwrap_or_default())
+                                        on:input=move |ev| {
+                                            let v = event_target_value(&ev);
+                                            rs.keys.update(|k| match k.iter_mut().find(|(q, _)| *q == p) {
+                                                Some(slot) => slot.1 = v,
+                                                None => k.push((p, v)),
+                                            });
+                                        }/>
+                                </label>
+                            }
+                        }).collect_view()}
+                    </fieldset>
+                })
+            }}
             <h3>"Individual scoring (seed 003's Table 8 prompt)"</h3>
             <div class="row controls">
                 <label class="control" for="meta-score-source"><span>"Texts from"</span>
