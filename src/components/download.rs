@@ -16,6 +16,17 @@ pub fn save_bytes(file_name: &str, mime: &str, bytes: &[u8]) -> Result<(), Strin
     save_parts(file_name, mime, &parts)
 }
 
+/// Offers the bytes of `buffer` (e.g. a file written by the worker) as a download, without
+/// copying them into wasm memory.
+pub fn save_buffer(
+    file_name: &str,
+    mime: &str,
+    buffer: &js_sys::ArrayBuffer,
+) -> Result<(), String> {
+    let parts = js_sys::Array::of1(buffer);
+    save_parts(file_name, mime, &parts)
+}
+
 fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String> {
     let fail = |what: &str| format!("could not save {file_name}: {what}");
     let options = BlobPropertyBag::new();

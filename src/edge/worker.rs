@@ -136,9 +136,29 @@ async fn load_js(
         Ok(json) => json,
         Err(e) => return Err(format!("the column mapping could not be written: {e}")),
     };
-    match run_worker(name, &source, mapping_json.as_deref(), &on_progress).await {
-        WorkerOutcome::Done(result) => *result,
-        WorkerOutcome::Unavailable(_why) => {
+    // Transfer the buffer when the bytes fill it, copy them out otherwise.
+    let buffer = source.buffer();
+    let whole = source.byte_offset() == 0 && source.byte_length() == buffer.byte_length();
+    let buffer = if whole { buffer } else { Uint8Array::new(&source).buffer() };
+    let request = Object::new();
+    let _ = Reflect::set(&request, &"name".into(), &JsValue::from_str(name));
+    let _ = Reflect::set(&request, &"bytes".into(), &buffer);
+    if let Some(mapping) = &mapping_json {
+        let _ = Reflect::set(&request, &"mapping".into(), &JsValue::from_str(mapping));
+    }
+    let parsing = {
+        let on_progress = on_progress.clone();
+        move || report(&on_progress, LoadStage::Parsing { in_worker: true })
+    };
+    match run_job(&request, &Array::of1(&buffer), parsing).await {
+        JobOutcome::Done(message) => {
+            report(&on_progress, LoadStage::Receiving);
+            time::yield_now().await;
+            let frames: Array = js::property(&message, "frames").unchecked_into();
+            decode_frames_yielding(&frames).await
+        }
+        JobOutcome::Failed(why) => Err(why),
+        JobOutcome::Unavailable(_why) => {
             report(&on_progress, LoadStage::Parsing { in_worker: false });
             time::yield_now().await;
             load_with_mapping_on_main_thread(name, &source.to_vec(), mapping)
@@ -146,9 +166,13 @@ async fn load_js(
     }
 }
 
-enum WorkerOutcome {
-    Done(Box<Result<Loaded, String>>),
-    /// The worker could not start; the bytes were not handed over, load them here.
+/// How a worker job ended.
+pub(crate) enum JobOutcome {
+    /// The worker's `{kind: "done", …}` message.
+    Done(JsValue),
+    /// The job's own error (`{kind: "error", message}`), or the worker died midway.
+    Failed(String),
+    /// The worker could not start; nothing was handed over (do the job here).
     Unavailable(String),
 }
 
@@ -191,20 +215,22 @@ fn kind_of(message: &JsValue) -> String {
     js::property(message, "kind").as_string().unwrap_or_default()
 }
 
-async fn run_worker(
-    name: &str,
-    source: &Uint8Array,
-    mapping: Option<&str>,
-    on_progress: &Progress,
-) -> WorkerOutcome {
+/// Runs one job in a new worker: waits for it to be ready, posts `request` (transferring
+/// `transfer`), calls `on_progress` for each progress message and returns its answer. The
+/// worker is terminated afterwards.
+pub(crate) async fn run_job(
+    request: &Object,
+    transfer: &Array,
+    mut on_progress: impl FnMut(),
+) -> JobOutcome {
     let Some(url) = worker_url() else {
-        return WorkerOutcome::Unavailable("no document to resolve worker.js against".into());
+        return JobOutcome::Unavailable("no document to resolve worker.js against".into());
     };
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     let worker = match Worker::new_with_options(&url, &options) {
         Ok(w) => w,
-        Err(e) => return WorkerOutcome::Unavailable(js::error_message(&e)),
+        Err(e) => return JobOutcome::Unavailable(js::error_message(&e)),
     };
     let mailbox = Rc::new(RefCell::new(Mailbox::default()));
     let on_message = {
@@ -226,7 +252,7 @@ async fn run_worker(
     };
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let outcome = converse(&worker, &mailbox, name, source, mapping, on_progress).await;
+    let outcome = converse(&worker, &mailbox, request, transfer, &mut on_progress).await;
     worker.terminate();
     // The handlers must outlive every event they can receive: terminated, none are left.
     drop((on_message, on_error));
@@ -236,56 +262,36 @@ async fn run_worker(
 async fn converse(
     worker: &Worker,
     mailbox: &RefCell<Mailbox>,
-    name: &str,
-    source: &Uint8Array,
-    mapping: Option<&str>,
-    on_progress: &Progress,
-) -> WorkerOutcome {
-    // The bytes go over only once the worker's wasm runs, so a worker that cannot start
-    // leaves them here for the main-thread fallback.
+    request: &Object,
+    transfer: &Array,
+    on_progress: &mut impl FnMut(),
+) -> JobOutcome {
+    // The request goes over only once the worker's wasm runs, so a worker that cannot start
+    // leaves its buffers here for the main-thread fallback.
     match Next(mailbox).await {
         Ok(m) if kind_of(&m) == "ready" => {}
         Ok(m) => {
             let why = js::property(&m, "message").as_string().unwrap_or_else(|| kind_of(&m));
-            return WorkerOutcome::Unavailable(why);
+            return JobOutcome::Unavailable(why);
         }
-        Err(why) => return WorkerOutcome::Unavailable(why),
+        Err(why) => return JobOutcome::Unavailable(why),
     }
-    // Transfer the buffer when the bytes fill it, copy them out otherwise.
-    let buffer = source.buffer();
-    let whole = source.byte_offset() == 0 && source.byte_length() == buffer.byte_length();
-    let buffer = if whole { buffer } else { Uint8Array::new(source).buffer() };
-    let request = Object::new();
-    let _ = Reflect::set(&request, &"name".into(), &JsValue::from_str(name));
-    let _ = Reflect::set(&request, &"bytes".into(), &buffer);
-    if let Some(mapping) = mapping {
-        let _ = Reflect::set(&request, &"mapping".into(), &JsValue::from_str(mapping));
-    }
-    if let Err(e) = worker.post_message_with_transfer(&request, &Array::of1(&buffer)) {
-        return WorkerOutcome::Unavailable(js::error_message(&e));
+    if let Err(e) = worker.post_message_with_transfer(request, transfer) {
+        return JobOutcome::Unavailable(js::error_message(&e));
     }
     loop {
         let message = match Next(mailbox).await {
             Ok(message) => message,
-            Err(why) => {
-                return WorkerOutcome::Done(Box::new(Err(format!(
-                    "loading stopped midway: {why}"
-                ))));
-            }
+            Err(why) => return JobOutcome::Failed(format!("the work stopped midway: {why}")),
         };
         match kind_of(&message).as_str() {
-            "progress" => report(on_progress, LoadStage::Parsing { in_worker: true }),
-            "done" => {
-                report(on_progress, LoadStage::Receiving);
-                time::yield_now().await;
-                let frames: Array = js::property(&message, "frames").unchecked_into();
-                return WorkerOutcome::Done(Box::new(decode_frames_yielding(&frames).await));
-            }
+            "progress" => on_progress(),
+            "done" => return JobOutcome::Done(message),
             _ => {
                 let why = js::property(&message, "message")
                     .as_string()
-                    .unwrap_or_else(|| "the file could not be loaded".to_owned());
-                return WorkerOutcome::Done(Box::new(Err(why)));
+                    .unwrap_or_else(|| "the worker could not do it".to_owned());
+                return JobOutcome::Failed(why);
             }
         }
     }
@@ -305,6 +311,11 @@ pub fn worker_main(message: JsValue) {
     let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
         return;
     };
+    match js::property(&message, "op").as_string().as_deref() {
+        Some("bundle-open") => return super::bundle_wire::open_job(&scope, &message),
+        Some("bundle-save") => return super::bundle_wire::save_job(&scope, &message),
+        _ => {}
+    }
     let name = js::property(&message, "name").as_string().unwrap_or_default();
     let bytes = Uint8Array::new(&js::property(&message, "bytes")).to_vec();
     let progress = Object::new();
@@ -378,7 +389,7 @@ struct Header {
 }
 
 #[derive(Serialize)]
-enum ChunkRef<'a> {
+pub(crate) enum ChunkRef<'a> {
     Items(&'a [RatingItem]),
     Pairs(&'a [PairwiseItem]),
     Records { run: u32, records: &'a [JudgeRecord] },
@@ -386,7 +397,7 @@ enum ChunkRef<'a> {
 }
 
 #[derive(Deserialize)]
-enum Chunk {
+pub(crate) enum Chunk {
     Items(Vec<RatingItem>),
     Pairs(Vec<PairwiseItem>),
     Records { run: u32, records: Vec<JudgeRecord> },
@@ -403,7 +414,7 @@ struct WireDiagnostic {
 }
 
 /// Items (or pairs, or records) per chunk: a few milliseconds of decoding each.
-const CHUNK: usize = 256;
+pub(crate) const CHUNK: usize = 256;
 
 /// Encodes a load result for the trip from the worker, as frames: the header, then chunks,
 /// then the end marker (exposed for tests).

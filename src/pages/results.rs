@@ -13,31 +13,29 @@ use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::table::{JudgeScores, ScoreReader};
 use concord_core::run::{Capabilities, PriceTable, ProviderId};
+use concord_core::workbench::bundle::EndpointEntry;
 use concord_core::workbench::results::{self, Format, Granularity, Statistic};
 use concord_core::workbench::{
     BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, Scored, bootstrap_interval,
 };
+use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use crate::browser::read_file;
-use crate::components::download::{save_svg_as_png, save_text};
+use crate::components::download::{save_buffer, save_svg_as_png, save_text};
 use crate::components::plot::{Histogram, Scatter, scene_view};
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
-use crate::edge::time;
+use crate::edge::{bundle_wire, time};
 use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
 
-/// Opens a bundle: its dataset, study, runs, raters and view settings replace the current ones.
-pub fn open_bundle(
-    wb: Workbench,
-    ws: crate::state::Workspace,
-    text: &str,
-    source: &str,
-) -> Result<(), String> {
-    let bundle = Bundle::from_json(text).map_err(|e| format!("{source}: {e}"))?;
-    let format = data::Format::Csv;
-    let dataset = bundle.dataset.embedded.clone();
+/// Shows a bundle: its dataset, study, runs, raters and view settings replace the current ones.
+pub fn apply_bundle(wb: Workbench, ws: crate::state::Workspace, bundle: Bundle, source: &str) {
+    let Bundle { dataset, study, endpoint, runs, raters, settings, notes, .. } = bundle;
+    // The dataset's own format is kept for what is written next (a re-exported bundle).
+    let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
+    let dataset = dataset.embedded;
     let loaded = data::Loaded {
         summary: data::summarize(format, &dataset, &[]),
         format,
@@ -48,23 +46,35 @@ pub fn open_bundle(
         diagnostics: Vec::new(),
     };
     ws.dataset.set(OpenDataset::new(loaded));
-    if let Some(study) = bundle.study.clone() {
+    if let Some(study) = study {
         wb.study.set(study.clone());
         // The endpoint is kept to describe (and price) the runs, never to call it.
-        let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
+        let endpoint = endpoint.as_ref().and_then(|e| e.to_endpoint());
         wb.ran_with.set_value(Some((Rc::new(study), endpoint)));
     } else {
         wb.ran_with.set_value(None);
     }
-    wb.runs.set(bundle.runs.clone());
-    wb.raters.set(bundle.raters.clone());
-    wb.settings.set(bundle.settings.clone());
+    wb.runs.set(runs);
+    wb.raters.set(raters);
+    wb.settings.set(settings);
     // What the import changed (settings out of bounds) is said next to where it came from.
-    wb.bundle_source.set(Some(if bundle.notes.is_empty() {
+    wb.bundle_source.set(Some(if notes.is_empty() {
         source.to_owned()
     } else {
-        format!("{source} (note: {})", bundle.notes.join("; "))
+        format!("{source} (note: {})", notes.join("; "))
     }));
+}
+
+/// Opens the bundle in `bytes` (from `source`, a file name or an address): read and checked
+/// in the loader's Web Worker ([`bundle_wire::open`]), then shown.
+pub async fn open_bundle(
+    wb: Workbench,
+    ws: crate::state::Workspace,
+    bytes: Uint8Array,
+    source: &str,
+) -> Result<(), String> {
+    let bundle = bundle_wire::open(source, bytes).await.map_err(|e| format!("{source}: {e}"))?;
+    apply_bundle(wb, ws, bundle, source);
     Ok(())
 }
 
@@ -75,10 +85,10 @@ pub async fn open_bundle_url(wb: Workbench, ws: crate::state::Workspace, url: &s
     wb.bundle_source.set(Some(format!("{url} (loading…)")));
     let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
         Err(e) => Err(format!("Could not fetch the bundle {url}: {e}")),
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Err(_) => Err(format!("{url} is not UTF-8 text, so not a bundle")),
-            Ok(text) => open_bundle(wb, ws, &text, url),
-        },
+        Ok(bytes) => {
+            let bytes = Uint8Array::from(bytes.as_slice());
+            open_bundle(wb, ws, bytes, url).await
+        }
     };
     if let Err(e) = outcome {
         wb.bundle_source.set(None);
@@ -88,9 +98,15 @@ pub async fn open_bundle_url(wb: Workbench, ws: crate::state::Workspace, url: &s
     }
 }
 
-/// Builds the bundle of what the Results screen shows.
-pub fn current_bundle(wb: Workbench, ws: crate::state::Workspace) -> Bundle {
-    let dataset = ws.dataset.get_untracked();
+/// Writes the bundle of what the Results screen shows: the page encodes its state a slice at a
+/// time between yields, the loader's Web Worker builds and writes the JSON
+/// ([`bundle_wire::save`]). Returns the file name and the JSON.
+pub async fn save_bundle(
+    wb: Workbench,
+    ws: crate::state::Workspace,
+) -> Result<(String, js_sys::ArrayBuffer), String> {
+    let open = ws.dataset.get_untracked();
+    let dataset = &open.loaded.dataset;
     let form = wb.connection.get_untracked();
     let has_study_runs = wb.runs.with_untracked(|r| r.iter().any(|r| r.origin == "study"));
     // Study runs are described by the study and endpoint they were made with, which the Judge
@@ -99,29 +115,73 @@ pub fn current_bundle(wb: Workbench, ws: crate::state::Workspace) -> Bundle {
         Some((study, endpoint)) => ((*study).clone(), endpoint),
         None => (wb.study.get_untracked(), has_study_runs.then(|| form.endpoint())),
     };
-    let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
-    Bundle::new(
-        &dataset.loaded.dataset,
-        dataset.loaded.format.name(),
-        Some(study),
-        endpoint.as_ref(),
-        wb.runs.get_untracked(),
-        wb.raters.get_untracked(),
-        wb.settings.get_untracked(),
-        created,
-    )
+    let skeleton = bundle_wire::SaveSkeleton {
+        dataset: Dataset {
+            name: dataset.name.clone(),
+            attributes: dataset.attributes.clone(),
+            items: Vec::new(),
+            pairs: dataset.pairs.clone(),
+            tasks: dataset.tasks.clone(),
+            actions: dataset.actions.clone(),
+        },
+        format: open.loaded.format.name().to_owned(),
+        study: Some(study),
+        endpoint: endpoint.as_ref().map(EndpointEntry::from_endpoint),
+        runs: wb.runs.with_untracked(|runs| {
+            runs.iter()
+                .map(|r| JudgedRun {
+                    method: r.method.clone(),
+                    attribute: r.attribute.clone(),
+                    policy: r.policy,
+                    origin: r.origin.clone(),
+                    run: data::JudgeRun {
+                        name: r.run.name.clone(),
+                        attribute: r.run.attribute.clone(),
+                        records: Vec::new(),
+                    },
+                })
+                .collect()
+        }),
+        raters: wb.raters.get_untracked(),
+        settings: wb.settings.get_untracked(),
+        created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
+    };
+    let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
+    let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];
+    // Encoding is fast, but 500,000 responses are not: yield to the browser every ~12 ms.
+    let mut slice = time::monotonic_ms();
+    for chunk in dataset.items.chunks(256) {
+        frames.push(bundle_wire::items_frame(chunk)?);
+        if time::monotonic_ms() - slice > 12.0 {
+            time::yield_now().await;
+            slice = time::monotonic_ms();
+        }
+    }
+    let lengths: Vec<usize> =
+        wb.runs.with_untracked(|r| r.iter().map(|r| r.run.records.len()).collect());
+    for (run, len) in lengths.into_iter().enumerate() {
+        for start in (0..len).step_by(256) {
+            // The runs may have changed while the page yielded (a run still arriving): read
+            // each slice anew, within what there is.
+            let frame = wb.runs.with_untracked(|runs| {
+                let records = runs.get(run).map_or(&[][..], |r| &r.run.records[..]);
+                let end = (start + 256).min(records.len());
+                bundle_wire::records_frame(run, records.get(start..end).unwrap_or_default())
+            })?;
+            frames.push(frame);
+            if time::monotonic_ms() - slice > 12.0 {
+                time::yield_now().await;
+                slice = time::monotonic_ms();
+            }
+        }
+    }
+    frames.push(bundle_wire::end_frame()?);
+    let json = bundle_wire::save(frames).await?;
+    Ok((name, json))
 }
 
 /// The Statistic select's value for seed 002's two-column layout.
 const PAPER: &str = "paper";
-
-fn stat_name(s: Statistic) -> &'static str {
-    match s {
-        Statistic::Pearson => "pearson",
-        Statistic::Spearman => "spearman",
-        Statistic::KendallB => "kendall_b",
-    }
-}
 
 fn file_stem(name: &str) -> String {
     name.rsplit_once('.').map_or(name, |(s, _)| s).to_owned()
@@ -452,14 +512,12 @@ fn ImportPanel() -> impl IntoView {
         let input: HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
         input.set_value("");
+        message.set(Some((true, format!("Opening {}…", file.name()))));
         spawn_local(async move {
             let name = file.name();
-            let result = match read_file(&file).await {
-                Err(e) => Err(e),
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Err(_) => Err(format!("{name}: not UTF-8 text, so not a bundle")),
-                    Ok(text) => open_bundle(wb, ws, &text, &name),
-                },
+            let result = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Err(e) => Err(format!("the browser could not read {name}: {e:?}")),
+                Ok(buffer) => open_bundle(wb, ws, Uint8Array::new(&buffer), &name).await,
             };
             message.try_set(Some(match result {
                 Ok(()) => (true, format!("Opened bundle {name}.")),
@@ -467,12 +525,22 @@ fn ImportPanel() -> impl IntoView {
             }));
         });
     };
+    let saving = RwSignal::new(false);
     let export_bundle = move |_| {
-        let bundle = current_bundle(wb, ws);
-        let name = format!("concord-bundle-{}.json", file_stem(&bundle.dataset.name));
-        if let Err(e) = save_text(&name, "application/json", &bundle.to_json()) {
-            message.set(Some((false, e)));
-        }
+        saving.set(true);
+        spawn_local(async move {
+            let outcome = save_bundle(wb, ws).await.and_then(|(name, json)| {
+                save_buffer(&name, "application/json", &json).map(|()| name)
+            });
+            saving.try_set(false);
+            match outcome {
+                // A message would cover the table the user is looking at; the download is the answer.
+                Ok(_) => {}
+                Err(e) => {
+                    message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
+                }
+            }
+        });
     };
     view! {
         <section class="panel" aria-labelledby="import-heading">
@@ -491,7 +559,8 @@ fn ImportPanel() -> impl IntoView {
                 <label for="bundle-file">"Import bundle"</label>
                 <input id="bundle-file" type="file" accept=".json,application/json" on:change=on_bundle/>
                 <button type="button" class="primary" on:click=export_bundle
-                    disabled=move || wb.runs.with(Vec::is_empty)>"Export bundle"</button>
+                    disabled=move || wb.runs.with(Vec::is_empty) || saving.get()>"Export bundle"</button>
+                {move || saving.get().then(|| view! { <span class="muted" role="status" data-testid="bundle-saving">"Writing the bundle in the background…"</span> })}
                 <button type="button" class="secondary" on:click=move |_| wb.runs.update(|r| r.retain(|x| x.origin == "study"))>"Remove imported runs"</button>
             </div>
             {move || message.get().map(|(ok, text)| view! {
@@ -573,12 +642,12 @@ fn TablePanel(
                         let v = event_target_value(&ev);
                         if v == PAPER {
                             wb.settings.update(|x| x.paper_layout = true);
-                        } else if let Some(s) = Statistic::ALL.into_iter().find(|s| stat_name(*s) == v) {
+                        } else if let Some(s) = Statistic::ALL.into_iter().find(|s| s.name() == v) {
                             wb.settings.update(|x| { x.statistic = s; x.paper_layout = false; });
                         }
                     }>
                         <option value=PAPER selected=move || settings().paper_layout>"r (dataset) and τ (document), as seed 002"</option>
-                        {Statistic::ALL.into_iter().map(|s| view! { <option value=stat_name(s) selected=move || { let x = settings(); !x.paper_layout && x.statistic == s }>{s.label()}</option> }).collect_view()}
+                        {Statistic::ALL.into_iter().map(|s| view! { <option value=s.name() selected=move || { let x = settings(); !x.paper_layout && x.statistic == s }>{s.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Level "

@@ -10,7 +10,10 @@ use std::time::Instant;
 use concord_core::data::{self, join};
 
 fn main() {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/A-Closer-Look-To-LLM-Evaluation"));
+    let root = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/A-Closer-Look-To-LLM-Evaluation"
+    ));
     let dir = root.join("results/topical_chat");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("skipped: {} is absent", dir.display());
@@ -61,5 +64,8 @@ fn main() {
             files.len()
         );
     }
-    println!("best of {reps}: {best:.3} s for {} files ({megabytes:.1} MB) plus the dataset", files.len());
+    println!(
+        "best of {reps}: {best:.3} s for {} files ({megabytes:.1} MB) plus the dataset",
+        files.len()
+    );
 }

@@ -54,6 +54,38 @@ export class RunPage {
   }
   async run() { await this.page.getByRole('button', { name: 'Run', exact: true }).click(); }
   async waitFinished(timeout = 120_000) { await this.finished.waitFor({ timeout }); return this.finished.textContent(); }
+  get runButton() { return this.page.getByRole('button', { name: 'Run', exact: true }); }
+  get pauseButton() { return this.page.getByRole('button', { name: 'Pause', exact: true }); }
+  get resumeButton() { return this.page.getByRole('button', { name: 'Resume', exact: true }); }
+  get cancelButton() { return this.page.getByRole('button', { name: 'Cancel', exact: true }); }
+  async pause() { await this.pauseButton.click(); }
+  async resume() { await this.resumeButton.click(); }
+  async cancel() { await this.cancelButton.click(); }
+  /** Changes only the model (a new model means new cache keys: nothing of an earlier run is reused). */
+  async setModel(model) {
+    await this.page.getByLabel('Model', { exact: true }).fill(model);
+    await this.page.getByLabel('Model', { exact: true }).dispatchEvent('change');
+  }
+  /** The progress line as numbers: { done, total, failed, inFlight, cached }, or null before the first report. */
+  async counts() {
+    const text = await this.page.evaluate(() => document.querySelector('[data-testid="progress"]')?.innerText ?? '');
+    const m = /^(\d+) of (\d+) calls done, (\d+) failed, (\d+) in flight, (\d+) cached/.exec(text);
+    return m ? { done: +m[1], total: +m[2], failed: +m[3], inFlight: +m[4], cached: +m[5], text } : null;
+  }
+  /** Waits until `predicate(counts)` holds (polled in the page, so no update is missed for long). */
+  async waitCounts(predicate, timeout = 60_000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const c = await this.counts();
+      if (c && predicate(c)) return c;
+      if (Date.now() > deadline) throw new Error(`progress never satisfied ${predicate}: ${c?.text ?? '(no progress)'}`);
+      await this.page.waitForTimeout(25);
+    }
+  }
+  /** Every line of the run log, oldest first (the log is in a collapsed <details>). */
+  async logLines() {
+    return this.page.evaluate(() => [...document.querySelectorAll('[data-testid="run-log"] li')].map((li) => li.textContent).reverse());
+  }
 }
 
 export class ResultsPage {
@@ -86,4 +118,56 @@ export class ResultsPage {
   }
   async importBundle(path) { await this.page.getByLabel('Import bundle').setInputFiles(path); }
   async importOutputs(paths) { await this.page.getByLabel('Import judge outputs').setInputFiles(paths); }
+  /** The attribute names over the columns, in order. */
+  async attributes() {
+    await this.table.waitFor();
+    const groups = await this.table.locator('thead th[scope="colgroup"]').allInnerTexts();
+    if (groups.length) return groups.map((t) => t.trim());
+    return (await this.table.locator('thead th[scope="col"]').allInnerTexts()).slice(1).map((t) => t.trim());
+  }
+  /**
+   * Every body cell as { method, value, ci, sig, title }: `value` the number shown, `ci` the
+   * interval's text or null, `sig` whether it is marked, `title` its tooltip (n, parse
+   * failures, Williams p). Rows of cells, one row per method.
+   */
+  async cellDetails() {
+    await this.table.waitFor();
+    return this.rows.evaluateAll((rows) => rows.map((r) => {
+      const method = r.querySelector('th').innerText.trim();
+      return [...r.querySelectorAll('td')].map((td) => {
+        const button = td.querySelector('button');
+        return {
+          method,
+          value: (button ?? td).innerText.trim(),
+          ci: td.querySelector('.ci')?.innerText.trim() ?? null,
+          sig: td.classList.contains('sig'),
+          bold: !!button?.querySelector('strong'),
+          title: button?.getAttribute('title') ?? null,
+        };
+      });
+    }));
+  }
+  get intervalsButton() { return this.page.getByRole('button', { name: /^(Bootstrap CIs|Computing intervals…)$/ }); }
+  /** Presses Bootstrap CIs and waits until the intervals are in the table. */
+  async computeIntervals(timeout = 30_000) {
+    await this.page.getByRole('button', { name: 'Bootstrap CIs', exact: true }).click();
+    await this.page.waitForFunction(() => {
+      const b = [...document.querySelectorAll('button')].find((x) => /^(Bootstrap CIs|Computing intervals…)$/.test(x.innerText.trim()));
+      return b && b.innerText.trim() === 'Bootstrap CIs' && !b.disabled
+        && document.querySelector('[data-testid="results-table"] .ci');
+    }, null, { timeout });
+  }
+  /** Clicks an export button of the Results screen (`Export CSV`, `Export scatter SVG`, …) and returns the download. */
+  async exportFile(name) {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByRole('button', { name, exact: true }).click(),
+    ]);
+    return download;
+  }
+  /** Opens the cell panel of the `index`-th cell of the table (row by row). */
+  async openCell(index) {
+    await this.page.locator('[data-testid="results-table"] td button').nth(index).click();
+    await this.page.getByTestId('cell-panel').waitFor();
+  }
 }

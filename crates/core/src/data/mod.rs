@@ -89,6 +89,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format called `name` ([`Format::name`], which is also its serde name).
+    pub fn from_name(name: &str) -> Option<Format> {
+        serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::SummevalGeval => "summeval-geval",

@@ -119,8 +119,17 @@ enum Body {
 
 /// Parse a case file and compute every case.
 pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
-    let doc: Value =
-        serde_json::from_str(json).map_err(|e| CaseFileError::NotJson(e.to_string()))?;
+    let doc: Value = match serde_json::from_str(json) {
+        Ok(doc) => doc,
+        // Python's json.dump writes a missing value (NaN) as the bare token `NaN`, which JSON
+        // does not have; §0 reads NaN as missing, i.e. null.
+        Err(e) => match nan_as_null(json) {
+            Some(fixed) => {
+                serde_json::from_str(&fixed).map_err(|e| CaseFileError::NotJson(e.to_string()))?
+            }
+            None => return Err(CaseFileError::NotJson(e.to_string())),
+        },
+    };
     let cases = match &doc {
         Value::Object(o) => o.get("cases").and_then(Value::as_array),
         Value::Array(a) => Some(a),
@@ -131,6 +140,39 @@ pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
     Ok(CaseResults {
         oracle: Engine { oracle_version: 1, concord: env!("CARGO_PKG_VERSION") },
         results,
+    })
+}
+
+/// `json` with every `NaN` token outside strings replaced by `null`; `None` when it has none.
+fn nan_as_null(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped, mut last, mut found) = (false, false, 0, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if bytes[i..].starts_with(b"NaN") {
+            out.push_str(&json[last..i]);
+            out.push_str("null");
+            i += 3;
+            last = i;
+            found = true;
+            continue;
+        }
+        i += 1;
+    }
+    found.then(|| {
+        out.push_str(&json[last..]);
+        out
     })
 }
 
@@ -185,8 +227,12 @@ fn opt_f64(c: &Obj, field: &str, default: f64) -> Result<f64, CaseError> {
 fn opt_usize(c: &Obj, field: &str) -> Result<Option<usize>, CaseError> {
     match c.get(field) {
         None | Some(Value::Null) => Ok(None),
+        // 30.0 is 30 (a Python float that holds a count).
         Some(v) => v
             .as_u64()
+            .or_else(|| {
+                v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 9e15).map(|f| f as u64)
+            })
             .map(|n| Some(n as usize))
             .ok_or_else(|| bad(field, "is not a non-negative integer")),
     }
@@ -449,11 +495,31 @@ fn williams_case(c: &Obj) -> Result<WilliamsOut, CaseError> {
         }
         williams_vectors(&h, &a, &b)
     } else {
-        let r = |f: &str| {
-            c.get(f).and_then(Value::as_f64).ok_or_else(|| bad(f, "is missing or not a number"))
+        // A correlation given as null (undefined upstream) makes the test undefined.
+        let r = |f: &str| match c.get(f) {
+            Some(Value::Null) => Ok(None),
+            v => v
+                .and_then(Value::as_f64)
+                .map(Some)
+                .ok_or_else(|| bad(f, "is missing or not a number")),
         };
         let n = opt_usize(c, "n")?.ok_or_else(|| bad("n", "is missing"))?;
-        williams(r("r12")?, r("r13")?, r("r23")?, n)
+        match (r("r12")?, r("r13")?, r("r23")?) {
+            (Some(r12), Some(r13), Some(r23)) => williams(r12, r13, r23, n),
+            (r12, r13, r23) => {
+                return Ok(WilliamsOut {
+                    r12,
+                    r13,
+                    r23,
+                    n,
+                    df: None,
+                    t: None,
+                    p_greater: None,
+                    p_abs_one_sided: None,
+                    p_two_sided: None,
+                });
+            }
+        }
     };
     Ok(WilliamsOut {
         r12: w.r12,
@@ -947,7 +1013,8 @@ fn matches_case(c: &Obj) -> Result<MatchesOut, CaseError> {
         win_rate_ties_zero: summary.win_rate_ties_zero,
         pairwise_win_rate: summary.pairwise_win_rate,
         pairwise_win_rate_tie_half: summary.pairwise_win_rate_tie_half,
-        bt_exists: bt.ratings.is_some(),
+        // Existence is the Zermelo/Ford condition, whatever the solver did.
+        bt_exists: !matches!(bt.undefined, Some(super::Undefined::NoFiniteMle)),
         bt: bt.ratings,
         bt_l2: bt_l2.ratings,
         bt_l2_lambda: lambda,

@@ -239,20 +239,22 @@ pub(crate) fn corrcoef(x: &[f64], y: &[f64]) -> f64 {
         syy += dy * dy;
         sxy += dx * dy;
     }
-    let fact = nf - 1.0;
-    (sxy / fact / (sxx / fact).sqrt() / (syy / fact).sqrt()).clamp(-1.0, 1.0)
+    // numpy's order: c = X·Xᵀ · (1/fact); c /= stddev[:, None]; c /= stddev[None, :].
+    let inv = 1.0 / (nf - 1.0);
+    (sxy * inv / (sxx * inv).sqrt() / (syy * inv).sqrt()).clamp(-1.0, 1.0)
 }
 
-/// Pearson's p with scipy's rounding: scipy evaluates the beta distribution of r on [−1, 1] at
-/// u = (r + 1)/2 (rounded), using the upper tail for r > 0. With t = min(u, 1 − u) the same
-/// p is `I_{4t(1−t)}(df/2, 1/2)`, which keeps statrs' continued fraction well conditioned for
+/// Pearson's p with scipy's rounding: scipy evaluates the upper tail of the beta distribution
+/// of r on [−1, 1] at u = (|r| + 1)/2 (rounded). With t = 1 − u the same p is
+/// `I_{4t(1−t)}(df/2, 1/2)`, which keeps statrs' continued fraction well conditioned for
 /// large df. The rounding of u is visible at n = 3, where p ~ √(1 − |r|).
 pub(crate) fn pearson_p(r: f64, df: usize) -> Option<f64> {
     if df == 0 {
         return Some(1.0);
     }
-    let u = (r + 1.0) / 2.0;
-    let t = if r > 0.0 { 1.0 - u } else { u };
+    // scipy takes the upper tail at |r| for either sign: p must not depend on the sign of r.
+    let u = (r.abs() + 1.0) / 2.0;
+    let t = 1.0 - u;
     let x = 4.0 * t * (1.0 - t);
     if !is_positive(x) {
         return Some(0.0);

@@ -322,6 +322,7 @@ pub fn bradley_terry(
     }
     let mut theta = vec![0.0f64; m];
     let mut converged = false;
+    let mut previous = f64::INFINITY;
     for _ in 0..500 {
         let mut grad = vec![0.0f64; m];
         let mut hess = vec![vec![0.0f64; m]; m];
@@ -331,11 +332,15 @@ pub fn bradley_terry(
                 if g == 0.0 {
                     continue;
                 }
+                // p = P(i beats j), q = 1 − p, each computed directly: for a lopsided
+                // record p rounds to 1 and 1 − p would lose every digit of q.
                 let p = 1.0 / (1.0 + (theta[j] - theta[i]).exp());
-                let d = score[i][j] - g * p;
+                let q = 1.0 / (1.0 + (theta[i] - theta[j]).exp());
+                // score_ij − g·p, with g = score_ij + score_ji and p + q = 1.
+                let d = score[i][j] * q - score[j][i] * p;
                 grad[i] += d;
                 grad[j] -= d;
-                let w = g * p * (1.0 - p);
+                let w = g * p * q;
                 hess[i][i] += w;
                 hess[j][j] += w;
                 hess[i][j] -= w;
@@ -363,10 +368,13 @@ pub fn bradley_terry(
         if !largest.is_finite() {
             return fail(Undefined::NotConverged);
         }
-        if largest < 1e-13 {
+        // Converged at max |step| < 1e-13 (§12.4); far from 0, θ's own rounding can keep the
+        // step just above that: a step below 1e-10 that no longer shrinks is that floor.
+        if largest < 1e-13 || (largest < 1e-10 && largest >= previous) {
             converged = true;
             break;
         }
+        previous = largest;
     }
     if !converged {
         return fail(Undefined::NotConverged);
@@ -398,7 +406,8 @@ fn mle_exists(score: &[Vec<f64>]) -> bool {
         }
         seen.into_iter().all(|s| s)
     };
-    m == 1 || (reach(true) && reach(false))
+    // A single listed model has played no one (§12.4: every listed model must have played).
+    m > 1 && reach(true) && reach(false)
 }
 
 /// Solve `a·x = b` by Gaussian elimination with partial pivoting; `None` if singular.

@@ -1,0 +1,360 @@
+//! Opening and saving bundles without freezing the page. A bundle of a large study is tens of
+//! megabytes of JSON (1,600 items × 4 attributes × 4 methods × 20 samples: 48 MB), and parsing
+//! or writing it is hundreds of milliseconds of work: both happen in the loader's Web Worker
+//! (`worker.js`, [`super::worker::run_job`]), with the page's side done in slices between
+//! yields.
+//!
+//! Both directions use the same frames: a *skeleton* (JSON: everything but the dataset's items
+//! and the runs' records, a few kilobytes), then postcard chunks of items and of each run's
+//! records ([`ChunkRef`]), then the end marker.
+//!
+//! - `bundle-open` (page → worker: `{op, name, bytes}`): the worker reads and checks the bundle
+//!   (`Bundle::from_json`: schema, version, the dataset's hash) and answers
+//!   `{kind: "done", frames}` with the [`Bundle`] as skeleton + chunks; the page decodes them a
+//!   slice at a time.
+//! - `bundle-save` (page → worker: `{op, frames}`): the page encodes a [`SaveSkeleton`] and the
+//!   chunks a slice at a time from its signals; the worker builds the bundle
+//!   (`Bundle::new`: each record's parsed mean, the study's prompts, the dataset's hash) and
+//!   answers `{kind: "done", bytes}`: the pretty JSON, ready to download.
+//!
+//! When the worker cannot start, the same work runs on the page (and blocks it while it runs).
+
+use concord_core::data::{Dataset, JudgeRecord, RatingItem};
+use concord_core::workbench::bundle::{Bundle, EndpointEntry, ExtraRater, Settings};
+use concord_core::workbench::{JudgedRun, Study};
+use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::DedicatedWorkerGlobalScope;
+
+use super::worker::{CHUNK, Chunk, ChunkRef, JobOutcome, run_job};
+use super::{js, time};
+
+/// What the page sends to have a bundle written: everything but the dataset's items and the
+/// runs' records, which follow in chunks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SaveSkeleton {
+    /// The dataset without its items.
+    pub dataset: Dataset,
+    pub format: String,
+    pub study: Option<Study>,
+    pub endpoint: Option<EndpointEntry>,
+    /// The runs without their records.
+    pub runs: Vec<JudgedRun>,
+    pub raters: Vec<ExtraRater>,
+    pub settings: Settings,
+    pub created: String,
+}
+
+fn wire_error(e: impl std::fmt::Display) -> String {
+    format!("the bundle could not be passed to or from the worker: {e}")
+}
+
+/// The skeleton frame: `value` as JSON.
+pub fn skeleton_frame<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(value).map_err(wire_error)
+}
+
+pub fn items_frame(items: &[RatingItem]) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(&ChunkRef::Items(items)).map_err(wire_error)
+}
+
+pub fn records_frame(run: usize, records: &[JudgeRecord]) -> Result<Vec<u8>, String> {
+    let run = u32::try_from(run).map_err(wire_error)?;
+    postcard::to_allocvec(&ChunkRef::Records { run, records }).map_err(wire_error)
+}
+
+pub fn end_frame() -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(&ChunkRef::End).map_err(wire_error)
+}
+
+/// A bundle as frames (what the worker answers to `bundle-open`).
+pub fn encode_bundle(mut bundle: Bundle) -> Result<Vec<Vec<u8>>, String> {
+    let items = std::mem::take(&mut bundle.dataset.embedded.items);
+    let records: Vec<Vec<JudgeRecord>> =
+        bundle.runs.iter_mut().map(|r| std::mem::take(&mut r.run.records)).collect();
+    let mut frames = vec![skeleton_frame(&bundle)?];
+    for chunk in items.chunks(CHUNK) {
+        frames.push(items_frame(chunk)?);
+    }
+    for (run, records) in records.iter().enumerate() {
+        for chunk in records.chunks(CHUNK) {
+            frames.push(records_frame(run, chunk)?);
+        }
+    }
+    frames.push(end_frame()?);
+    Ok(frames)
+}
+
+/// Where decoded chunks go: a dataset's items and runs' records.
+pub trait Receiver {
+    fn items(&mut self) -> &mut Vec<RatingItem>;
+    fn records(&mut self, run: usize) -> Option<&mut Vec<JudgeRecord>>;
+}
+
+impl Receiver for Bundle {
+    fn items(&mut self) -> &mut Vec<RatingItem> {
+        &mut self.dataset.embedded.items
+    }
+    fn records(&mut self, run: usize) -> Option<&mut Vec<JudgeRecord>> {
+        self.runs.get_mut(run).map(|r| &mut r.run.records)
+    }
+}
+
+impl Receiver for SaveSkeleton {
+    fn items(&mut self) -> &mut Vec<RatingItem> {
+        &mut self.dataset.items
+    }
+    fn records(&mut self, run: usize) -> Option<&mut Vec<JudgeRecord>> {
+        self.runs.get_mut(run).map(|r| &mut r.run.records)
+    }
+}
+
+/// Adds one chunk frame to `into`; true once it was the end marker.
+fn step<R: Receiver>(into: &mut R, frame: &[u8]) -> Result<bool, String> {
+    match postcard::from_bytes::<Chunk>(frame).map_err(wire_error)? {
+        Chunk::Items(items) => into.items().extend(items),
+        Chunk::Pairs(_) => return Err(wire_error("a bundle has no pairs")),
+        Chunk::Records { run, records } => {
+            let target = usize::try_from(run).ok().and_then(|r| into.records(r));
+            match target {
+                Some(target) => target.extend(records),
+                None => return Err(wire_error("a chunk names a run the bundle does not have")),
+            }
+        }
+        Chunk::End => return Ok(true),
+    }
+    Ok(false)
+}
+
+/// Decodes frames in one go.
+pub fn decode<T: Receiver + serde::de::DeserializeOwned>(frames: &[Vec<u8>]) -> Result<T, String> {
+    let (skeleton, chunks) = frames.split_first().ok_or_else(|| wire_error("no frames"))?;
+    let mut value: T = serde_json::from_slice(skeleton).map_err(wire_error)?;
+    for chunk in chunks {
+        if step(&mut value, chunk)? {
+            return Ok(value);
+        }
+    }
+    Err(wire_error("it ends before its end marker"))
+}
+
+/// Builds the bundle a [`SaveSkeleton`] with its chunks describes, and writes its JSON.
+pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
+    let SaveSkeleton { dataset, format, study, endpoint, runs, raters, settings, created } =
+        skeleton;
+    let mut bundle = Bundle::new(&dataset, &format, study, None, runs, raters, settings, created);
+    bundle.endpoint = endpoint;
+    bundle.to_json().into_bytes()
+}
+
+/// Opens the bundle in `bytes` (named `name` in messages) in the worker; on the page when the
+/// worker cannot start.
+pub async fn open(name: &str, bytes: Uint8Array) -> Result<Bundle, String> {
+    let buffer = bytes.buffer();
+    let whole = bytes.byte_offset() == 0 && bytes.byte_length() == buffer.byte_length();
+    let buffer = if whole { buffer } else { Uint8Array::new(&bytes).buffer() };
+    let request = Object::new();
+    let _ = Reflect::set(&request, &"op".into(), &"bundle-open".into());
+    let _ = Reflect::set(&request, &"name".into(), &JsValue::from_str(name));
+    let _ = Reflect::set(&request, &"bytes".into(), &buffer);
+    match run_job(&request, &Array::of1(&buffer), || {}).await {
+        JobOutcome::Done(message) => {
+            let frames: Array = js::property(&message, "frames").unchecked_into();
+            decode_yielding(&frames).await
+        }
+        JobOutcome::Failed(why) => Err(why),
+        JobOutcome::Unavailable(_) => {
+            time::yield_now().await;
+            open_here(&bytes.to_vec())
+        }
+    }
+}
+
+/// What the worker does for `bundle-open`, and the fallback on the page.
+fn open_here(bytes: &[u8]) -> Result<Bundle, String> {
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text, so not a bundle".to_owned())?;
+    Bundle::from_json(text).map_err(|e| e.to_string())
+}
+
+/// Copies each frame into wasm memory when its turn comes, yielding every ~25 ms.
+async fn decode_yielding(frames: &Array) -> Result<Bundle, String> {
+    let frame = |i: u32| Uint8Array::new(&frames.get(i)).to_vec();
+    let mut bundle: Bundle = serde_json::from_slice(&frame(0)).map_err(wire_error)?;
+    let mut slice_start = time::monotonic_ms();
+    for i in 1..frames.length() {
+        if step(&mut bundle, &frame(i))? {
+            return Ok(bundle);
+        }
+        if time::monotonic_ms() - slice_start > 25.0 {
+            time::yield_now().await;
+            slice_start = time::monotonic_ms();
+        }
+    }
+    Err(wire_error("it ends before its end marker"))
+}
+
+/// Has the worker write the bundle the frames describe ([`SaveSkeleton`] + chunks); returns
+/// its JSON as an `ArrayBuffer` (not copied into wasm memory). On the page when the worker
+/// cannot start.
+pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, String> {
+    let buffers = Array::new();
+    for frame in &frames {
+        buffers.push(&Uint8Array::from(frame.as_slice()).buffer());
+    }
+    let request = Object::new();
+    let _ = Reflect::set(&request, &"op".into(), &"bundle-save".into());
+    let _ = Reflect::set(&request, &"frames".into(), &buffers);
+    match run_job(&request, &buffers, || {}).await {
+        JobOutcome::Done(message) => Ok(js::property(&message, "bytes").unchecked_into()),
+        JobOutcome::Failed(why) => Err(why),
+        JobOutcome::Unavailable(_) => {
+            time::yield_now().await;
+            let json = save_json(decode(&frames)?);
+            Ok(Uint8Array::from(json.as_slice()).buffer())
+        }
+    }
+}
+
+fn frames_of(message: &JsValue) -> Vec<Vec<u8>> {
+    let frames: Array = js::property(message, "frames").unchecked_into();
+    (0..frames.length()).map(|i| Uint8Array::new(&frames.get(i)).to_vec()).collect()
+}
+
+fn post_error(scope: &DedicatedWorkerGlobalScope, message: &str) {
+    let reply = Object::new();
+    let _ = Reflect::set(&reply, &"kind".into(), &"error".into());
+    let _ = Reflect::set(&reply, &"message".into(), &JsValue::from_str(message));
+    let _ = scope.post_message(&reply);
+}
+
+/// The worker's side of `bundle-open`.
+pub(super) fn open_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
+    let bytes = Uint8Array::new(&js::property(message, "bytes")).to_vec();
+    match open_here(&bytes).and_then(encode_bundle) {
+        Ok(frames) => {
+            drop(bytes);
+            let buffers = Array::new();
+            for frame in frames {
+                buffers.push(&Uint8Array::from(frame.as_slice()).buffer());
+            }
+            let reply = Object::new();
+            let _ = Reflect::set(&reply, &"kind".into(), &"done".into());
+            let _ = Reflect::set(&reply, &"frames".into(), &buffers);
+            let _ = scope.post_message_with_transfer(&reply, &buffers);
+        }
+        Err(e) => post_error(scope, &e),
+    }
+}
+
+/// The worker's side of `bundle-save`.
+pub(super) fn save_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
+    match decode::<SaveSkeleton>(&frames_of(message)) {
+        Ok(skeleton) => {
+            let json = save_json(skeleton);
+            let buffer = Uint8Array::from(json.as_slice()).buffer();
+            let reply = Object::new();
+            let _ = Reflect::set(&reply, &"kind".into(), &"done".into());
+            let _ = Reflect::set(&reply, &"bytes".into(), &buffer);
+            let _ = scope.post_message_with_transfer(&reply, &Array::of1(&buffer));
+        }
+        Err(e) => post_error(scope, &e),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use concord_core::judge::parse::Policy;
+    use concord_core::workbench::bundle::Settings;
+
+    fn runs(dataset: &Dataset) -> Vec<JudgedRun> {
+        ["coherence", "fluency"]
+            .into_iter()
+            .map(|attribute| JudgedRun {
+                method: "m".into(),
+                attribute: attribute.into(),
+                policy: Policy::Concord,
+                origin: "study".into(),
+                run: concord_core::data::JudgeRun {
+                    name: format!("m {attribute}"),
+                    attribute: Some(attribute.into()),
+                    records: dataset
+                        .items
+                        .iter()
+                        .map(|it| JudgeRecord {
+                            key: concord_core::data::RecordKey::Id(it.id.clone()),
+                            prompt: None,
+                            prompt_chars: None,
+                            responses: vec!["Rating: 3".into(), "Rating: 4".into()],
+                            parsed: Vec::new(),
+                            line: 0,
+                            meta: None,
+                        })
+                        .collect(),
+                },
+            })
+            .collect()
+    }
+
+    /// What the page sends and the worker writes equals the bundle built in one go; what the
+    /// worker sends back when opening it equals `Bundle::from_json`.
+    #[test]
+    fn save_and_open_round_trip_through_frames() {
+        let dataset = concord_core::data::example_dataset();
+        let runs = runs(&dataset);
+        let settings = Settings::default();
+        let direct = Bundle::new(
+            &dataset,
+            "csv",
+            None,
+            None,
+            runs.clone(),
+            Vec::new(),
+            settings.clone(),
+            "2026-11-24T00:00:00Z".into(),
+        );
+        let mut skeleton = SaveSkeleton {
+            dataset: Dataset { items: Vec::new(), ..dataset.clone() },
+            format: "csv".into(),
+            study: None,
+            endpoint: None,
+            runs: runs
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.run.records.clear();
+                    r
+                })
+                .collect(),
+            raters: Vec::new(),
+            settings,
+            created: "2026-11-24T00:00:00Z".into(),
+        };
+        let mut frames = vec![skeleton_frame(&skeleton).unwrap()];
+        for chunk in dataset.items.chunks(4) {
+            frames.push(items_frame(chunk).unwrap());
+        }
+        for (i, r) in runs.iter().enumerate() {
+            for chunk in r.run.records.chunks(4) {
+                frames.push(records_frame(i, chunk).unwrap());
+            }
+        }
+        frames.push(end_frame().unwrap());
+        skeleton = decode(&frames).unwrap();
+        let json = save_json(skeleton);
+        assert_eq!(String::from_utf8(json.clone()).unwrap(), direct.to_json());
+
+        let opened = open_here(&json).unwrap();
+        let back: Bundle = decode(&encode_bundle(opened.clone()).unwrap()).unwrap();
+        assert_eq!(back, opened);
+        assert_eq!(back.runs[1].run.records.len(), dataset.items.len());
+        // A cut stream is an error, not a truncated bundle.
+        let frames = encode_bundle(opened).unwrap();
+        assert!(decode::<Bundle>(&frames[..frames.len() - 1]).unwrap_err().contains("end marker"));
+        assert!(open_here(b"\xff\xfe").unwrap_err().contains("not UTF-8"));
+    }
+}

@@ -1,0 +1,426 @@
+// The workbench's controls in Chromium against the mock: Pause / Resume / Cancel on the Run
+// screen (checked against the mock's request log: nothing sent while paused or after a
+// cancel, nothing paid twice), bootstrap intervals on the Results screen (shown in every cell,
+// bracketing it, reproducible from the seed), and every export of the Results screen (CSV,
+// Markdown, LaTeX, the cell panel's SVG and PNG plots) checked against what the table shows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+
+async function scenario(body) {
+  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200);
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+const mock = (what) => fetch(`${MOCK_URL}/__mock/${what}`, { method: 'POST' });
+const summary = async () => (await fetch(`${MOCK_URL}/__mock/summary`)).json();
+const chatLog = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests
+  .filter((r) => r.path.endsWith('/chat/completions'))
+  .sort((a, b) => a.seq - b.seq);
+
+/** 30 graded outputs (10 documents × 3 systems): the grade is planted for the mock to echo. */
+function gradedCsv() {
+  const rows = ['doc,sys,source,output,coherence,fluency'];
+  for (let i = 0; i < 30; i++) {
+    const q = 1 + ((i * 7) % 5);
+    const planted = Math.min(5, q + (i % 4 === 0 ? 1 : 0));
+    const f = Math.max(1, Math.min(5, q + ((i % 3) - 1)));
+    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","Summary ${i}. RATING=${planted}",${q},${f}`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+/**
+ * A complete results table: the graded CSV, score-only (a noisy judge) against rate-explain
+ * and analyze-rate (which read the planted grade), 2 samples each, run against the mock, with
+ * score-only as the baseline so Williams' marks appear.
+ */
+async function gridResults(page) {
+  const data = new DataPage(page);
+  await data.open(CONCORD_URL);
+  await data.loadFile('graded.csv', gradedCsv());
+  await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'scores ONLY' }, supports_n: true, latency_ms: 2 });
+  const judge = new JudgePage(page);
+  await judge.open();
+  await judge.addMethods({ modes: ['score-only', 'rate-explain', 'analyze-rate'], n: 2 });
+  const run = new RunPage(page);
+  await run.open();
+  await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 8 });
+  await run.run();
+  assert.match(await run.waitFinished(40_000), /Run complete/);
+  const results = new ResultsPage(page);
+  await results.open();
+  await results.setBaseline('score-only');
+  await results.table.waitFor();
+  return results;
+}
+
+const NUM = /^-?\d\.\d{3}$/;
+const CI = /^\[(-?\d\.\d{3}), (-?\d\.\d{3})\]$/;
+
+test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running again sends only what is missing', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    // The built-in example (15 items × 2 attributes) and four methods: 120 calls of one
+    // request each, two at a time, each answered after 150 ms (about 9 s in all).
+    await new DataPage(page).open(CONCORD_URL);
+    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 150 });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only', 'free-text', 'rate-explain', 'analyze-rate'], n: 1 });
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 2 });
+    assert.ok(await run.pauseButton.isDisabled(), 'nothing to pause before a run');
+    assert.ok(await run.resumeButton.isDisabled());
+    assert.ok(await run.cancelButton.isDisabled());
+
+    // --- Pause and Resume ---
+    await run.run();
+    await run.waitCounts((c) => c.done >= 20);
+    await run.pause();
+    const pausedAt = Date.now();
+    // The run takes the pause at its next step (at most a quarter of a second): Resume is then
+    // offered. The calls already sent are answered and stored; then nothing is in flight.
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].find((x) => x.innerText === 'Resume')?.disabled === false, null, { timeout: 5_000 });
+    const paused = await run.waitCounts((c) => c.inFlight === 0, 10_000);
+    assert.equal(paused.total, 120);
+    assert.ok(paused.done < 120, `paused midway (${paused.text})`);
+    assert.ok(await run.pauseButton.isDisabled(), 'Pause is disabled while paused');
+    assert.ok(await run.resumeButton.isEnabled(), 'Resume is offered while paused');
+    assert.ok(await run.cancelButton.isEnabled(), 'a paused run can still be cancelled');
+    assert.ok(await run.runButton.isDisabled(), 'the run is still going (not finished)');
+    assert.equal(await run.finished.count(), 0, 'a paused run is not reported finished');
+    assert.ok((await run.logLines()).includes('paused'), 'the run log says it was paused');
+    const sentWhenPaused = (await chatLog()).length;
+    assert.equal(sentWhenPaused, paused.done, 'every request sent before the pause was answered and counted');
+    // Two seconds paused: the mock sees no new request, the progress does not move.
+    await page.waitForTimeout(2000);
+    assert.equal((await chatLog()).length, sentWhenPaused, 'no request was sent while paused');
+    const still = await run.counts();
+    assert.equal(still.done, paused.done, 'the progress stands still while paused');
+    assert.equal(still.inFlight, 0);
+
+    await run.resume();
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].find((b) => b.innerText === 'Resume')?.disabled);
+    assert.match(await run.waitFinished(40_000), /^Run complete\./);
+    const done = await run.counts();
+    assert.match(done.text, /^120 of 120 calls done, 0 failed, 0 in flight, 0 cached/);
+    const lines = await run.logLines();
+    assert.ok(lines.indexOf('resumed') > lines.indexOf('paused'), `paused, then resumed: ${lines.join(' | ')}`);
+    const log = await chatLog();
+    assert.equal(log.length, 120, 'one request per call');
+    // The requests after the pause arrived only after Resume (≥ 2 s later).
+    const gap = log[sentWhenPaused].t_ms - log[sentWhenPaused - 1].t_ms;
+    assert.ok(gap >= 1900, `the first request after the pause came ${gap} ms after the last one before it`);
+    assert.ok(Date.now() - pausedAt >= 2000);
+    let s = await summary();
+    assert.equal(s.answered_ok, 120);
+    assert.deepEqual(s.duplicate_successes, [], 'every call answered once');
+    assert.ok(await run.pauseButton.isDisabled() && await run.cancelButton.isDisabled() && await run.resumeButton.isDisabled());
+
+    // --- Cancel ---
+    // Another model: new cache keys, so the same 120 calls are due again. The mock's log starts
+    // afresh (the prompts, hence the sample names, are the same as above).
+    await run.setModel('mock-model-2');
+    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 100 });
+    await run.run();
+    await run.waitCounts((c) => c.total === 120 && c.done >= 20);
+    // Hold the mock's answers so calls are certainly in flight when Cancel is pressed.
+    await mock('hold');
+    await run.waitCounts((c) => c.inFlight >= 1, 5_000);
+    await page.waitForTimeout(400);
+    const held = await run.counts();
+    await run.cancel();
+    const finished = await run.waitFinished(10_000);
+    await mock('release');
+    assert.match(finished, /^Run cancelled\. Everything stored so far is kept; Run again to continue\./);
+    const cancelled = await run.counts();
+    assert.equal(cancelled.inFlight, 0, 'the calls in flight were aborted');
+    assert.ok(cancelled.done >= held.done && cancelled.done < 120, `cancelled midway (${cancelled.text})`);
+    assert.ok((await run.logLines()).includes('cancelled'), 'the run log says it was cancelled');
+    assert.ok(await run.runButton.isEnabled(), 'Run is offered again');
+    assert.ok(await run.cancelButton.isDisabled() && await run.pauseButton.isDisabled());
+    // Wait for the mock to notice the aborted connections, then check nothing more comes.
+    await page.waitForTimeout(1500);
+    const afterCancel = await chatLog();
+    const gone = afterCancel.filter((r) => r.outcome === 'client_gone').length;
+    assert.ok(held.inFlight >= 1 && gone === held.inFlight, `the ${held.inFlight} held calls were aborted, never delivered (${gone})`);
+    s = await summary();
+    assert.equal(s.answered_ok, cancelled.done, 'the page stored every answer the mock delivered');
+    assert.equal(afterCancel.length, cancelled.done + gone, 'nothing else was sent');
+    await page.waitForTimeout(1000);
+    assert.equal((await chatLog()).length, afterCancel.length, 'nothing is sent after Cancel');
+
+    // --- Run again: only what was not answered is sent ---
+    await run.run();
+    assert.match(await run.waitFinished(40_000), /^Run complete\./);
+    const again = await run.counts();
+    assert.equal(again.cached, cancelled.done, `the ${cancelled.done} stored calls come from the cache (${again.text})`);
+    assert.equal(again.done + again.cached, 120, again.text);
+    assert.equal(again.failed, 0);
+    const all = await chatLog();
+    assert.equal(all.length - afterCancel.length, 120 - cancelled.done, 'only the unanswered calls were sent');
+    s = await summary();
+    assert.equal(s.answered_ok, 120, 'every call answered exactly once over both runs');
+    assert.deepEqual(s.duplicate_successes, [], 'nothing paid twice');
+    console.log(`# paused after ${paused.done} of 120 calls (next request ${gap} ms later); cancelled after ${cancelled.done} with ${gone} aborted in flight; the rerun sent ${all.length - afterCancel.length}`);
+    // And the results hold every call: a full 4 × (2 attributes × 2 columns) table.
+    const results = new ResultsPage(page);
+    await results.open();
+    const table = await results.cells();
+    assert.deepEqual(table.map((r) => r[0]), ['score-only', 'free-text', 'rate-explain', 'analyze-rate']);
+    for (const row of table) {
+      assert.equal(row.length, 5);
+      for (const cell of row.slice(1)) assert.match(cell, NUM, `a correlation in every cell: ${row}`);
+    }
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await mock('release');
+    await browser.close();
+  }
+});
+
+test('Results: Bootstrap CIs in every cell bracket the value, and the same seed gives the same intervals', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
+  const browser = await launch();
+  const dir = mkdtempSync(join(tmpdir(), 'concord-ci-'));
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const results = await gridResults(page);
+    const before = await results.cellDetails();
+    assert.equal(before.length, 3);
+    for (const row of before) {
+      assert.equal(row.length, 4, 'two attributes × (r, τ)');
+      for (const c of row) {
+        assert.match(c.value, NUM, `${c.method}: a number in every cell`);
+        assert.equal(c.ci, null, 'no intervals before they are asked for');
+      }
+    }
+
+    await results.computeIntervals();
+    const first = await results.cellDetails();
+    assert.deepEqual(first.map((r) => r.map((c) => c.value)), before.map((r) => r.map((c) => c.value)), 'the values are unchanged');
+    let wide = 0;
+    for (const row of first) {
+      for (const c of row) {
+        assert.ok(c.ci, `${c.method}: an interval in every cell`);
+        const m = CI.exec(c.ci);
+        assert.ok(m, `${c.method}: interval as [lo, hi]: ${c.ci}`);
+        const [lo, hi, v] = [Number(m[1]), Number(m[2]), Number(c.value)];
+        assert.ok(lo <= v && v <= hi, `${c.method}: ${c.ci} brackets ${c.value}`);
+        assert.ok(lo >= -1 && hi <= 1, `${c.method}: a correlation's interval stays in [-1, 1]: ${c.ci}`);
+        if (hi - lo >= 0.01) wide++;
+      }
+    }
+    console.log(`# intervals: ${first.map((r) => `${r[0].method} ${r.map((c) => `${c.value} ${c.ci}`).join(' · ')}`).join(' | ')}`);
+    assert.ok(wide >= 6, `intervals have a width (${wide} of 12 are at least 0.01 wide)`);
+
+    // Another statistic clears them; back to the default layout and recomputed: the same.
+    await results.setStatistic('spearman');
+    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0, 'intervals belong to one setting');
+    await results.setStatistic('paper');
+    assert.deepEqual(await results.subHeadings(), ['r (dataset)', 'τ (document)', 'r (dataset)', 'τ (document)']);
+    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0);
+    await results.computeIntervals();
+    assert.deepEqual(await results.cellDetails(), first, 'the same seed gives the same intervals');
+
+    // The seed is the bundle's: the same bundle reopened gives the same intervals, a bundle
+    // with another seed gives other intervals around the same values.
+    const download = await results.exportBundle();
+    const bundlePath = join(dir, 'bundle.json');
+    await download.saveAs(bundlePath);
+    const bundle = JSON.parse(readFileSync(bundlePath, 'utf8'));
+    assert.equal(bundle.settings.paper_layout, true);
+    const otherPath = join(dir, 'other-seed.json');
+    writeFileSync(otherPath, JSON.stringify({ ...bundle, settings: { ...bundle.settings, seed: bundle.settings.seed + 12345 } }));
+    // Each bundle is opened in a reloaded page, so the table shown is the bundle's own.
+    const reopen = async (path) => {
+      await page.reload();
+      await results.open();
+      await page.getByTestId('results-empty').waitFor();
+      await results.importBundle(path);
+      await results.table.waitFor();
+    };
+    await reopen(otherPath);
+    assert.match(await page.getByTestId('bundle-source').innerText(), /other-seed\.json/);
+    await results.computeIntervals();
+    const other = await results.cellDetails();
+    assert.deepEqual(other.map((r) => r.map((c) => c.value)), first.map((r) => r.map((c) => c.value)), 'the bundle gives the same values');
+    const differ = other.flat().filter((c, i) => c.ci !== first.flat()[i].ci).length;
+    console.log(`# another seed changed ${differ} of 12 intervals`);
+    assert.ok(differ >= 1, 'another seed gives other intervals');
+    for (const c of other.flat()) {
+      const [, lo, hi] = CI.exec(c.ci).map(Number);
+      assert.ok(lo <= Number(c.value) && Number(c.value) <= hi, `${c.method}: ${c.ci} brackets ${c.value} with seed + 12345 too`);
+    }
+    await reopen(bundlePath);
+    assert.match(await page.getByTestId('bundle-source').innerText(), /the bundle bundle\.json/);
+    await results.computeIntervals();
+    assert.deepEqual(await results.cellDetails(), first, 'the original seed, reopened, gives the original intervals');
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+/** The cells of a Markdown or LaTeX row, without the bold markup, and whether each was bold. */
+function unbold(cell, open, close) {
+  const bold = cell.startsWith(open) && cell.endsWith(close);
+  return { text: bold ? cell.slice(open.length, cell.length - close.length) : cell, bold };
+}
+
+test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PNG are real images of the cell', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const results = await gridResults(page);
+    const attributes = await results.attributes();
+    assert.deepEqual(attributes, ['coherence', 'fluency']);
+    const subs = await results.subHeadings();
+    assert.deepEqual(subs, ['r (dataset)', 'τ (document)', 'r (dataset)', 'τ (document)']);
+    const cells = await results.cellDetails();
+    const methods = cells.map((r) => r[0].method);
+    assert.deepEqual(methods, ['score-only', 'rate-explain', 'analyze-rate']);
+    for (const c of cells.flat()) assert.match(c.value, NUM);
+    const marked = cells.flat().filter((c) => c.sig).length;
+    assert.ok(marked >= 2, `some cells beat the noisy baseline (${marked})`);
+    for (const c of cells.flat()) assert.equal(c.bold, c.sig, 'marked cells are bold');
+    const read = async (download) => readFileSync(await download.path(), 'utf8');
+
+    // --- CSV: one line per method × attribute × column, at full precision ---
+    const csvDownload = await results.exportFile('Export CSV');
+    assert.equal(csvDownload.suggestedFilename(), 'concord-results.csv');
+    const csv = (await read(csvDownload)).trimEnd().split('\n');
+    assert.equal(csv[0], 'method,attribute,statistic,level,value,n,parse_failures,williams_p_vs_baseline');
+    const lines = csv.slice(1).map((l) => l.split(','));
+    assert.equal(lines.length, methods.length * attributes.length * 2, 'one line per method × attribute × column');
+    const columns = [['pearson', 'dataset'], ['kendall_b', 'document']];
+    let i = 0;
+    let longer = 0;
+    for (const [m, method] of methods.entries()) {
+      for (const [a, attribute] of attributes.entries()) {
+        for (const [k, [stat, level]] of columns.entries()) {
+          const cell = cells[m][a * 2 + k];
+          const [cm, ca, cs, cl, value, n, failures, p] = lines[i++];
+          assert.deepEqual([cm, ca, cs, cl], [method, attribute, stat, level], `line ${i} in order`);
+          assert.equal(String(Number(value)), value, `a full-precision number: ${value}`);
+          if (value.split('.')[1]?.length > 3) longer++;
+          assert.ok(Math.abs(Number(value) - Number(cell.value)) <= 0.0005 + 1e-12, `${method} ${attribute} ${stat}: ${value} rounds to the shown ${cell.value}`);
+          // The tooltip says n, parse failures and Williams' p; the CSV carries the same.
+          const t = /^n = (\d+), parse failures = (\d+)(?:, Williams p = (\d\.\d{4}) vs baseline)?$/.exec(cell.title);
+          assert.ok(t, cell.title);
+          assert.equal(n, t[1]);
+          assert.equal(failures, t[2]);
+          if (method === 'score-only') assert.equal(p, '', 'no p-value for the baseline itself');
+          else assert.ok(Math.abs(Number(p) - Number(t[3])) <= 0.00005 + 1e-12, `${method}: p ${p} is the tooltip's ${t[3]}`);
+        }
+      }
+    }
+
+    assert.ok(longer >= lines.length / 2, `values at full precision, not rounded to the 3 decimals shown (${longer} of ${lines.length})`);
+
+    // --- Markdown ---
+    const md = (await read(await results.exportFile('Export Markdown'))).trimEnd().split('\n');
+    const mdRow = (line) => line.split('|').slice(1, -1).map((c) => c.trim());
+    assert.deepEqual(mdRow(md[0]), ['method', ...attributes.flatMap((a) => subs.slice(0, 2).map((s) => `${a} ${s}`))]);
+    assert.deepEqual(mdRow(md[1]), ['---', '---:', '---:', '---:', '---:']);
+    assert.equal(md.length, 2 + methods.length);
+    for (const [m, method] of methods.entries()) {
+      const row = mdRow(md[2 + m]);
+      assert.equal(row[0], method);
+      assert.equal(row.length, 5);
+      row.slice(1).forEach((text, k) => {
+        const got = unbold(text, '**', '**');
+        assert.equal(got.text, cells[m][k].value, `${method}, column ${k}: Markdown has the shown value`);
+        assert.equal(got.bold, cells[m][k].sig, `${method}, column ${k}: bold in Markdown iff marked in the table`);
+      });
+    }
+
+    // --- LaTeX ---
+    const tex = await read(await results.exportFile('Export LaTeX'));
+    assert.match(tex, /^\\begin\{tabular\}\{lrrrr\}\n\\toprule\n/);
+    assert.match(tex, /\\bottomrule\n\\end\{tabular\}\n$/);
+    assert.ok(tex.includes('Method & \\multicolumn{2}{c}{coherence} & \\multicolumn{2}{c}{fluency} \\\\'), tex);
+    assert.ok(tex.includes(' & $r$ (dataset) & $\\tau$ (document) & $r$ (dataset) & $\\tau$ (document) \\\\'), tex);
+    const body = tex.split('\\midrule\n')[1].split('\\bottomrule')[0].trimEnd().split('\n');
+    assert.equal(body.length, methods.length);
+    for (const [m, method] of methods.entries()) {
+      const row = body[m].replace(/ \\\\$/, '').split(' & ');
+      assert.equal(row[0], method);
+      assert.equal(row.length, 5);
+      row.slice(1).forEach((text, k) => {
+        const got = unbold(text, '\\textbf{', '}');
+        assert.equal(got.text, cells[m][k].value, `${method}, column ${k}: LaTeX has the shown value`);
+        assert.equal(got.bold, cells[m][k].sig, `${method}, column ${k}: \\textbf in LaTeX iff marked in the table`);
+      });
+    }
+
+    // --- The cell panel's plots: rate-explain on coherence ---
+    await results.openCell(4);
+    await page.getByRole('heading', { name: 'rate-explain · coherence' }).waitFor();
+    const n = Number(/^n = (\d+)/.exec(cells[1][0].title)[1]);
+    const shown = await page.getByTestId('cell-panel').locator('svg').evaluateAll((svgs) => svgs.map((s) => ({
+      viewBox: s.getAttribute('viewBox'), circles: s.querySelectorAll('circle').length, rects: s.querySelectorAll('rect').length,
+    })));
+    assert.equal(shown.length, 3, 'scatter, judge histogram, human histogram');
+    /** Parses an SVG document in the page: its size, circles and bars with their titles. */
+    const parse = (text) => page.evaluate((t) => {
+      const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+      const root = doc.documentElement;
+      const titles = (sel) => [...root.querySelectorAll(sel)].map((e) => e.querySelector('title')?.textContent ?? null);
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        root: root.localName, ns: root.namespaceURI,
+        width: Number(root.getAttribute('width')), height: Number(root.getAttribute('height')),
+        viewBox: root.getAttribute('viewBox'), title: root.querySelector(':scope > title')?.textContent,
+        circles: titles('circle'), bars: titles('rect').filter((x) => x !== null),
+      };
+    }, text);
+
+    const scatterDownload = await results.exportFile('Export scatter SVG');
+    assert.equal(scatterDownload.suggestedFilename(), 'rate-explain-coherence-scatter.svg');
+    const scatterText = await read(scatterDownload);
+    assert.ok(scatterText.startsWith('<svg'), 'starts with <svg');
+    const scatter = await parse(scatterText);
+    assert.equal(scatter.error, null, 'parses as XML');
+    assert.deepEqual([scatter.root, scatter.ns], ['svg', 'http://www.w3.org/2000/svg']);
+    assert.equal(scatter.title, 'rate-explain vs humans: coherence');
+    assert.equal(scatter.viewBox, shown[0].viewBox, 'the plot shown');
+    assert.equal(scatter.circles.length, shown[0].circles);
+    assert.ok(scatter.circles.length >= 2);
+    // Each circle is one item or a group of coincident ones: together, the cell's n items.
+    const items = scatter.circles.reduce((sum, t) => sum + (/^(\d+) items at /.exec(t)?.[1] ? Number(/^(\d+) items at /.exec(t)[1]) : 1), 0);
+    assert.equal(items, n, `the scatter holds the cell's ${n} items`);
+
+    const humanText = await read(await results.exportFile('Export human histogram SVG'));
+    assert.ok(humanText.startsWith('<svg'));
+    const human = await parse(humanText);
+    assert.equal(human.error, null);
+    assert.equal(human.title, 'Humans: coherence');
+    assert.equal(human.viewBox, shown[2].viewBox);
+    assert.equal(human.bars.length, 10, 'ten bins');
+    const counted = human.bars.reduce((sum, t) => sum + Number(/: (\d+)$/.exec(t)[1]), 0);
+    assert.equal(counted, 30, 'the 30 human coherence ratings');
+
+    const pngDownload = await results.exportFile('Export histogram PNG');
+    assert.equal(pngDownload.suggestedFilename(), 'rate-explain-coherence-judge-histogram.png');
+    const png = readFileSync(await pngDownload.path());
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'the PNG signature');
+    assert.equal(png.subarray(12, 16).toString('latin1'), 'IHDR');
+    const [, , w, h] = shown[1].viewBox.split(' ').map(Number);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [2 * w, 2 * h], 'the judge histogram at twice its size');
+    assert.ok(png.length > 2000, `an image with content (${png.length} bytes)`);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
