@@ -234,3 +234,13 @@ fn repeated_item_ids_are_renamed_once_each() {
     let warning = loaded.diagnostics.iter().find(|d| d.message.contains("renamed")).unwrap();
     assert!(warning.message.starts_with("2 item id(s)"), "{warning}");
 }
+
+#[test]
+fn coeval_summaries_say_what_they_are() {
+    let shares = r#"{"1. Fluent.": {"pass": "0.87%", "delete": "0.02%", "revise": "0.11%", "add": "0.01%"}}"#;
+    let err = data::load("eli5_criteria_to_action.json", shares.as_bytes()).unwrap_err();
+    assert!(err.to_string().contains("per-criterion action shares"), "{err}");
+    let changes = r#"{"prediction": {"improve": 0, "decrease": 0, "unchange": 0}, "1. Fluent.": {"improve": 3, "decrease": 1, "unchange": 9}}"#;
+    let err = data::load("eli5_score_change.json", changes.as_bytes()).unwrap_err();
+    assert!(err.to_string().contains("per-criterion score changes"), "{err}");
+}

@@ -583,6 +583,28 @@ fn from_object(
     // One record of a known shape is a (small) file of that shape; one object of no known
     // shape is not a table of records, unless the user mapped its columns.
     if mapping.is_none() && matches!(parts.0, Format::Json | Format::Jsonl) {
+        // CoEval's per-criterion summaries are statistics, not items.
+        let summary_of = |fields: &[&str]| {
+            !top.0.is_empty()
+                && top.0.iter().all(|(_, v)| {
+                    Obj::parse(v).is_some_and(|o| fields.iter().all(|f| o.has(f)))
+                })
+        };
+        let coeval_summary = if summary_of(&["pass", "delete", "revise", "add"]) {
+            Some("per-criterion action shares (`*_criteria_to_action.json`)")
+        } else if summary_of(&["improve", "decrease", "unchange"]) {
+            Some("per-criterion score changes (`*_score_change.json`)")
+        } else {
+            None
+        };
+        if let Some(what) = coeval_summary {
+            return Err(LoadError::UnknownFormat {
+                file: name.to_owned(),
+                detail: format!(
+                    "CoEval's {what}: a summary, not a dataset; `concord coeval` and the CoEval screen read it with the other released files"
+                ),
+            });
+        }
         let keys: Vec<&str> = top.0.iter().map(|(k, _)| k.as_ref()).take(8).collect();
         return Err(LoadError::UnknownFormat {
             file: name.to_owned(),
