@@ -116,14 +116,7 @@ pub async fn save_bundle(
         None => (wb.study.get_untracked(), has_study_runs.then(|| form.endpoint())),
     };
     let skeleton = bundle_wire::SaveSkeleton {
-        dataset: Dataset {
-            name: dataset.name.clone(),
-            attributes: dataset.attributes.clone(),
-            items: Vec::new(),
-            pairs: dataset.pairs.clone(),
-            tasks: dataset.tasks.clone(),
-            actions: dataset.actions.clone(),
-        },
+        dataset: dataset.without_items(),
         format: open.loaded.format.name().to_owned(),
         study: Some(study),
         endpoint: endpoint.as_ref().map(EndpointEntry::from_endpoint),
@@ -831,7 +824,13 @@ fn CellPanel(
             let svg = [scatter.to_svg(), judge_hist.to_svg(), human_hist.to_svg()];
             let [s0, s1, s2] = svg.clone();
             let base = format!("{}-{attribute}", method.replace(' ', "_"));
-            let base2 = base.clone();
+            let human_base = format!("human-{}", attribute.replace(' ', "_"));
+            // Every plot as SVG (vector, for papers) and PNG (twice the size, for slides).
+            let exports = [
+                ("scatter", format!("{base}-scatter"), s0),
+                ("histogram", format!("{base}-judge-histogram"), s1),
+                ("human histogram", format!("{human_base}-histogram"), s2),
+            ];
             let items_label = format!("Items of {method} on {attribute}");
             view! {
                 <section class="panel" aria-labelledby="cell-heading" data-testid="cell-panel">
@@ -842,9 +841,16 @@ fn CellPanel(
                         {scene_view(&human_hist, "histogram of human ratings")}
                     </div>
                     <div class="row">
-                        <button type="button" class="secondary" on:click=move |_| { let _ = save_text(&format!("{base}-scatter.svg"), "image/svg+xml", &s0); }>"Export scatter SVG"</button>
-                        <button type="button" class="secondary" on:click=move |_| { let s = s1.clone(); let b = base2.clone(); spawn_local(async move { let _ = save_svg_as_png(&format!("{b}-judge-histogram.png"), &s).await; }); }>"Export histogram PNG"</button>
-                        <button type="button" class="secondary" on:click=move |_| { let _ = save_text("human-histogram.svg", "image/svg+xml", &s2); }>"Export human histogram SVG"</button>
+                        {exports.into_iter().map(|(what, file, svg)| {
+                            let (svg_file, png_file, png_svg) = (format!("{file}.svg"), format!("{file}.png"), svg.clone());
+                            view! {
+                                <button type="button" class="secondary" on:click=move |_| { let _ = save_text(&svg_file, "image/svg+xml", &svg); }>{format!("Export {what} SVG")}</button>
+                                <button type="button" class="secondary" on:click=move |_| {
+                                    let (s, f) = (png_svg.clone(), png_file.clone());
+                                    spawn_local(async move { let _ = save_svg_as_png(&f, &s).await; });
+                                }>{format!("Export {what} PNG")}</button>
+                            }
+                        }).collect_view()}
                     </div>
                     <h3>"Items"</h3>
                     <VirtualTable label=items_label testid="items-table"

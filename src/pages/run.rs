@@ -72,15 +72,7 @@ async fn save_manifest(store: &Store, manifest: &Manifest<'_>) {
         let _ = store.put(StoreName::Runs, &items_key(page), &json).await;
         pages = page + 1;
     }
-    // Every field but the items (a literal, so a new field of `Dataset` is not forgotten).
-    let head = Dataset {
-        name: dataset.name.clone(),
-        attributes: dataset.attributes.clone(),
-        items: Vec::new(),
-        pairs: dataset.pairs.clone(),
-        tasks: dataset.tasks.clone(),
-        actions: dataset.actions.clone(),
-    };
+    let head = dataset.without_items();
     let stored = Manifest { dataset: Cow::Owned(head), item_pages: pages, ..manifest.clone() };
     let json = serde_json::to_string(&stored).unwrap_or_default();
     let _ = store.put(StoreName::Runs, MANIFEST_KEY, &json).await;
@@ -694,6 +686,7 @@ fn LaunchPanel() -> impl IntoView {
                             p.done, p.total, p.failed, p.in_flight, cached,
                             p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.cost_usd, p.concurrency, p.retries
                         )}
+                        {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
                 }
             })}

@@ -9,21 +9,11 @@ import { join } from 'node:path';
 import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { gradedCsv } from './fixtures.mjs';
 
 const SECRET = 'sk-test-CONCORD-SECRET-0123456789';
 const SHOTS = process.env.CONCORD_SCREENSHOTS;
 
-/** 30 graded outputs: the grade is planted in the text for the mock to echo. */
-function gradedCsv() {
-  const rows = ['doc,sys,source,output,coherence,fluency'];
-  for (let i = 0; i < 30; i++) {
-    const q = 1 + ((i * 7) % 5);
-    const planted = Math.min(5, q + (i % 4 === 0 ? 1 : 0));
-    const f = Math.max(1, Math.min(5, q + ((i % 3) - 1)));
-    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","Summary ${i}. RATING=${planted}",${q},${f}`);
-  }
-  return rows.join('\n') + '\n';
-}
 
 async function scenario(body) {
   const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });

@@ -273,8 +273,8 @@ fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
 }
 
 /// The scipy-pinned fixture of `judge_table.rs`, through the workbench table.
-#[test]
-fn the_table_matches_the_scipy_fixture() {
+/// The scipy-checked table fixture: its dataset and runs A and B on naturalness.
+fn table_fixture() -> (Dataset, Vec<JudgedRun>) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
     let d = load(&dir.join("dataset.json")).dataset;
     let judged = |name: &str, file: &str| JudgedRun {
@@ -285,6 +285,12 @@ fn the_table_matches_the_scipy_fixture() {
         origin: file.into(),
     };
     let runs = vec![judged("A", "run_a.json"), judged("B", "run_b.json")];
+    (d, runs)
+}
+
+#[test]
+fn the_table_matches_the_scipy_fixture() {
+    let (d, runs) = table_fixture();
     let t = wb::compute(&d, &runs, Some("A"));
     let b = t.cell(1, 0).unwrap();
     assert_eq!(b.row.pearson.dataset, Some(0.9084083005021133));
@@ -557,16 +563,7 @@ fn rows_sharing_document_and_system_each_keep_their_scores() {
 /// attribute, in every export format; bundles from before it keep their one column.
 #[test]
 fn the_paper_layout_shows_r_and_tau_side_by_side() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
-    let d = load(&dir.join("dataset.json")).dataset;
-    let judged = |name: &str, file: &str| JudgedRun {
-        method: name.into(),
-        attribute: "naturalness".into(),
-        policy: Policy::CloserLook,
-        run: load(&dir.join(file)).runs.remove(0),
-        origin: file.into(),
-    };
-    let runs = vec![judged("A", "run_a.json"), judged("B", "run_b.json")];
+    let (d, runs) = table_fixture();
     let t = wb::compute(&d, &runs, Some("A"));
     let settings = Settings::default();
     assert!(settings.paper_layout);

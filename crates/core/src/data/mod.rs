@@ -586,9 +586,10 @@ fn from_object(
         // CoEval's per-criterion summaries are statistics, not items.
         let summary_of = |fields: &[&str]| {
             !top.0.is_empty()
-                && top.0.iter().all(|(_, v)| {
-                    Obj::parse(v).is_some_and(|o| fields.iter().all(|f| o.has(f)))
-                })
+                && top
+                    .0
+                    .iter()
+                    .all(|(_, v)| Obj::parse(v).is_some_and(|o| fields.iter().all(|f| o.has(f))))
         };
         let coeval_summary = if summary_of(&["pass", "delete", "revise", "add"]) {
             Some("per-criterion action shares (`*_criteria_to_action.json`)")

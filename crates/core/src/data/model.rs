@@ -27,6 +27,19 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// A copy of everything but the items (every field named, so a new one is not forgotten):
+    /// what goes ahead of the items when they are written a page or a chunk at a time.
+    pub fn without_items(&self) -> Dataset {
+        Dataset {
+            name: self.name.clone(),
+            attributes: self.attributes.clone(),
+            items: Vec::new(),
+            pairs: self.pairs.clone(),
+            tasks: self.tasks.clone(),
+            actions: self.actions.clone(),
+        }
+    }
+
     /// Index of the attribute called `name`, if the dataset rates it.
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
         self.attributes.iter().position(|a| a.name == name)
