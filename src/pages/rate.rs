@@ -11,12 +11,22 @@ use leptos::task::spawn_local;
 use crate::edge::store::StoreName;
 use crate::state::{Screen, Workbench, use_workbench, use_workspace};
 
-fn storage_key(name: &str, attribute: &str) -> String {
-    format!("rate/{name}/{attribute}")
+/// Where a rater's scores are kept: per dataset (its name and size), student and attribute,
+/// so ratings of one dataset never join another whose item ids look alike (`row1`, …).
+fn storage_key(wb_dataset: &(String, usize), name: &str, attribute: &str) -> String {
+    let (dataset, items) = wb_dataset;
+    format!("rate/{dataset}#{items}/{name}/{attribute}")
 }
 
 /// Records `score` for `item_id` (replacing an earlier score) and saves the rater at once.
-fn record(wb: Workbench, name: &str, attribute: &str, item_id: &str, score: f64) {
+fn record(
+    wb: Workbench,
+    dataset: &(String, usize),
+    name: &str,
+    attribute: &str,
+    item_id: &str,
+    score: f64,
+) {
     wb.raters.update(|raters| {
         let rater = match raters.iter().position(|r| r.name == name && r.attribute == attribute) {
             Some(i) => &mut raters[i],
@@ -37,7 +47,7 @@ fn record(wb: Workbench, name: &str, attribute: &str, item_id: &str, score: f64)
         .raters
         .with_untracked(|r| r.iter().find(|r| r.name == name && r.attribute == attribute).cloned());
     if let (Some(store), Some(rater)) = (wb.store.get_untracked(), saved) {
-        let key = storage_key(name, attribute);
+        let key = storage_key(dataset, name, attribute);
         spawn_local(async move {
             let _ = store
                 .put(StoreName::Settings, &key, &serde_json::to_string(&rater).unwrap_or_default())
@@ -54,9 +64,13 @@ pub fn RatePage() -> impl IntoView {
     let attribute = RwSignal::new(0usize);
     let position = RwSignal::new(0usize);
     let started = RwSignal::new(false);
-    let dataset = move || ws.dataset.get().loaded.dataset.clone();
-    let attr = move || dataset().attributes.get(attribute.get()).cloned();
-    let current = move || dataset().items.get(position.get()).cloned();
+    // Read in place: a 10,000-item dataset is not copied on every keypress.
+    let which =
+        move || ws.dataset.with(|d| (d.loaded.dataset.name.clone(), d.loaded.dataset.items.len()));
+    let item_count = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
+    let attr =
+        move || ws.dataset.with(|d| d.loaded.dataset.attributes.get(attribute.get()).cloned());
+    let current = move || ws.dataset.with(|d| d.loaded.dataset.items.get(position.get()).cloned());
     let score_of = move |item_id: &str| {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
         wb.raters.with(|r| {
@@ -80,9 +94,10 @@ pub fn RatePage() -> impl IntoView {
         name.set(n.clone());
         started.set(true);
         let a = attr().map(|a| a.name).unwrap_or_default();
+        let key = storage_key(&which(), &n, &a);
         if let Some(store) = wb.store.get_untracked() {
             spawn_local(async move {
-                if let Ok(Some(text)) = store.get(StoreName::Settings, &storage_key(&n, &a)).await
+                if let Ok(Some(text)) = store.get(StoreName::Settings, &key).await
                     && let Ok(saved) = serde_json::from_str::<ExtraRater>(&text)
                 {
                     let first_unrated = {
@@ -106,14 +121,14 @@ pub fn RatePage() -> impl IntoView {
     let rate = move |score: f64| {
         let Some(item) = current() else { return };
         let Some(a) = attr() else { return };
-        record(wb, &name.get_untracked(), &a.name, &item.id, score);
-        let last = dataset().items.len().saturating_sub(1);
+        record(wb, &which(), &name.get_untracked(), &a.name, &item.id, score);
+        let last = item_count().saturating_sub(1);
         position.update(|p| *p = (*p + 1).min(last));
     };
     let on_key = move |ev: KeyboardEvent| {
         let Some(a) = attr() else { return };
         let key = ev.key();
-        let last = dataset().items.len().saturating_sub(1);
+        let last = item_count().saturating_sub(1);
         match key.as_str() {
             "ArrowRight" | "j" => position.update(|p| *p = (*p + 1).min(last)),
             "ArrowLeft" | "k" => position.update(|p| *p = p.saturating_sub(1)),
@@ -129,25 +144,47 @@ pub fn RatePage() -> impl IntoView {
         }
         ev.prevent_default();
     };
+    // Once rating starts, the card takes the keyboard focus (the keys work at once).
+    let card = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if started.get()
+            && let Some(el) = card.get()
+        {
+            let _ = el.focus();
+        }
+    });
+    let empty = move || {
+        ws.dataset.with(|d| {
+            let d = &d.loaded.dataset;
+            if d.items.is_empty() {
+                Some("The open dataset has no items to rate (a pairwise or CoEval file?). Open a dataset of rated outputs on the Data screen.")
+            } else if d.attributes.is_empty() {
+                Some("The open dataset has no rated attribute, so there is no scale to rate on. Map a rating column on the Data screen.")
+            } else {
+                None
+            }
+        })
+    };
     view! {
         <section class="panel" aria-labelledby="rate-heading">
             <h2 id="rate-heading">"Rate it yourself"</h2>
+            {move || empty().map(|why| view! { <p class="notice-line" role="status" data-testid="rate-empty">{why}</p> })}
             <p class="muted">"Rate the open dataset's outputs; your ratings are compared with the human raters and the LLM judges on the Results screen. They are saved in this browser as you go and travel in exported bundles."</p>
             <div class="row">
                 <label for="rater-name">"Your name"</label>
                 <input id="rater-name" type="text" prop:value=move || name.get() on:input=move |ev| { name.set(event_target_value(&ev)); started.set(false); }/>
                 <label for="rate-attribute">"Attribute"</label>
                 <select id="rate-attribute" on:change=move |ev| { attribute.set(event_target_value(&ev).parse().unwrap_or(0)); started.set(false); }>
-                    {move || dataset().attributes.iter().enumerate().map(|(i, a)| view! {
+                    {move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone()).iter().enumerate().map(|(i, a)| view! {
                         <option value=i.to_string() selected=move || attribute.get() == i>{format!("{} ({}–{})", a.name, a.scale.min, a.scale.max)}</option>
                     }).collect_view()}
                 </select>
-                <button type="button" class="primary" on:click=start disabled=move || name.get().trim().is_empty()>"Start rating"</button>
+                <button type="button" class="primary" on:click=start disabled=move || name.get().trim().is_empty() || empty().is_some()>"Start rating"</button>
             </div>
         </section>
         <Show when=move || started.get() && current().is_some()>
-            <section class="panel rate-card" tabindex="0" aria-labelledby="rate-item-heading" on:keydown=on_key data-testid="rate-card">
-                <h2 id="rate-item-heading">{move || format!("Item {} of {} · {} rated", position.get() + 1, dataset().items.len(), done())}</h2>
+            <section class="panel rate-card" tabindex="0" node_ref=card aria-labelledby="rate-item-heading" on:keydown=on_key data-testid="rate-card">
+                <h2 id="rate-item-heading">{move || format!("Item {} of {} · {} rated", position.get() + 1, item_count(), done())}</h2>
                 <p class="muted">{move || attr().map(|a| format!(
                     "Press {}–{} to rate {} (then the next item shows), ← / → to move. Click here first if the keys do nothing.",
                     a.scale.min, a.scale.max, a.name))}</p>

@@ -155,7 +155,9 @@ test('Rate it yourself: keyboard ratings join the results as a rater and survive
     await page.getByLabel('Your name').fill('student-1');
     await page.getByRole('button', { name: 'Start rating' }).click();
     const card = page.getByTestId('rate-card');
-    await card.focus();
+    await card.waitFor();
+    // Start hands the keyboard to the card: no click needed before the first key.
+    await page.waitForFunction(() => document.activeElement?.dataset?.testid === 'rate-card');
     // The example's coherence, first five items, by keyboard only.
     for (const key of ['4', '5', '2', '3', '4']) await page.keyboard.press(key);
     await page.getByRole('heading', { name: /Item 6 of 15 · 5 rated/ }).waitFor();
@@ -173,6 +175,14 @@ test('Rate it yourself: keyboard ratings join the results as a rater and survive
     await rows.first().waitFor();
     const names = await rows.evaluateAll((rs) => rs.map((r) => [r.cells[0].innerText, r.cells[1].innerText, r.cells[2].innerText]));
     assert.deepEqual(names, [['r1', 'human', '15'], ['r2', 'human', '15'], ['student-1', 'student', '5']]);
+    // A dataset with nothing to rate says so, and Start is off.
+    const data = new DataPage(page);
+    await page.getByRole('tab', { name: 'Data' }).click();
+    await data.loadFile('pairs.jsonl', '{"input": "Q?", "output_1": "A", "output_2": "B", "label": 1}\n');
+    await data.datasetName.filter({ hasText: 'pairs.jsonl' }).waitFor();
+    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
+    await page.getByTestId('rate-empty').filter({ hasText: 'no items to rate' }).waitFor();
+    assert.ok(await page.getByRole('button', { name: 'Start rating' }).isDisabled());
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
