@@ -244,3 +244,41 @@ fn coeval_summaries_say_what_they_are() {
     let err = data::load("eli5_score_change.json", changes.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("per-criterion score changes"), "{err}");
 }
+
+#[test]
+fn a_broken_record_inside_an_array_is_skipped_and_the_rest_read() {
+    // Record 2 has a stray token; records 1 and 3 load, and the warning names line and record.
+    let bad = TC.replacen("\"s1\"", "\"s2\"", 1).replacen("2.0}", "2.0 oops}", 1);
+    let text = format!("[\n{TC},\n{bad},\n{}\n]", TC.replacen("\"s1\"", "\"s3\"", 1));
+    check(
+        "tc.json",
+        text.as_bytes(),
+        "topical-chat items=2 pairs=0\ntc.json:3: JSON error in record 2: expected `,` or `}`; record skipped",
+    );
+    // An empty slot is skipped too (and cannot make the split go round in circles).
+    let loaded =
+        data::load("n.json", br#"[{"text": "x", "score": 1},,{"text": "y", "score": 2}]"#).unwrap();
+    assert_eq!(loaded.summary.counts.items, 2);
+    assert!(
+        loaded
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("record 2") && d.message.contains("skipped")),
+        "{:?}",
+        loaded.diagnostics
+    );
+}
+
+#[test]
+fn python_nan_and_infinity_are_missing_values() {
+    // json.dump writes NaN for a missing score: the item loads, the rating is missing, and a
+    // warning says how many such values were read as missing.
+    let with_nan = TC.replacen("2.0", "NaN", 1);
+    let text = format!("[\n{TC},\n{}\n]", with_nan.replacen("\"s1\"", "\"s2\"", 1));
+    let loaded = data::load("tc.json", text.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.format, "topical-chat");
+    assert_eq!(loaded.summary.counts.items, 2);
+    assert!(loaded.dataset.items[1].ratings[0].is_none(), "{:?}", loaded.dataset.items[1].ratings);
+    let w = loaded.diagnostics.iter().find(|d| d.message.contains("NaN / Infinity")).unwrap();
+    assert_eq!((w.line, w.message.starts_with("1 ")), (Some(3), true), "{w}");
+}

@@ -222,7 +222,23 @@ pub fn load_with_mapping(
     mapping: Option<&ColumnMapping>,
 ) -> Result<Loaded, LoadError> {
     let mut diags = Vec::new();
-    let text = text::decode(name, bytes, &mut diags);
+    let mut text = text::decode(name, bytes, &mut diags);
+    if text.trim_start().starts_with(['[', '{'])
+        && let Some(fixed) = crate::json_lenient::non_json_numbers_as_null(&text)
+    {
+        let line =
+            1 + text.as_bytes()[..fixed.first_offset].iter().filter(|&&b| b == b'\n').count();
+        diags.push(Diagnostic::warning(
+            name,
+            Some(line),
+            None,
+            format!(
+                "{} NaN / Infinity value(s), which JSON does not have (Python's json.dump writes them), read as missing",
+                fixed.count
+            ),
+        ));
+        text = std::borrow::Cow::Owned(fixed.text);
+    }
     let text: &str = &text;
     let trimmed = text.trim_start();
     if trimmed.trim_end().is_empty() {

@@ -87,8 +87,9 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Splits a top-level JSON array into its elements. A syntax error inside the array ends the
-/// split with a diagnostic; the elements before it are kept (a truncated download still loads).
+/// Splits a top-level JSON array into its elements. A record with a syntax error inside is
+/// skipped with a diagnostic and the split reads on; a cut one (a truncated download) ends it,
+/// keeping the elements before it.
 pub(crate) fn split_array<'a>(
     file: &str,
     text: &'a str,
@@ -105,6 +106,7 @@ pub(crate) fn split_array<'a>(
     if bytes.get(i) == Some(&b']') {
         return out;
     }
+    let mut skipped = 0;
     loop {
         let start = i;
         let mut stream =
@@ -117,18 +119,35 @@ pub(crate) fn split_array<'a>(
             }
             Some(Err(e)) => {
                 let line = lines.line_at(start) + e.line().saturating_sub(1);
+                // A record broken inside (a stray token, a bad escape) still has matching
+                // brackets: skip it and read on. A cut one (the file ends) stops the split.
+                let resume = (!e.is_eof()).then(|| skip_value(bytes, start)).flatten();
+                let Some(end) = resume else {
+                    diags.push(Diagnostic::warning(
+                        file,
+                        Some(line),
+                        None,
+                        format!(
+                            "JSON error in record {}: {}; kept the {} record(s) before it",
+                            out.len() + 1 + skipped,
+                            strip_position(&e),
+                            out.len()
+                        ),
+                    ));
+                    return out;
+                };
+                skipped += 1;
                 diags.push(Diagnostic::warning(
                     file,
                     Some(line),
                     None,
                     format!(
-                        "JSON error in record {}: {}; kept the {} record(s) before it",
-                        out.len() + 1,
-                        strip_position(&e),
-                        out.len()
+                        "JSON error in record {}: {}; record skipped",
+                        out.len() + skipped,
+                        strip_position(&e)
                     ),
                 ));
-                return out;
+                i = skip_ws(bytes, end);
             }
             None => {
                 diags.push(Diagnostic::warning(
@@ -173,6 +192,37 @@ pub(crate) fn split_array<'a>(
             }
         }
     }
+}
+
+/// The end of the value starting at `start`, by matching brackets outside strings (whatever
+/// the tokens in between); a scalar ends at the next `,` or `]`. `None` when the text ends
+/// first.
+fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (k, &b) in bytes.iter().enumerate().skip(start) {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            b',' | b']' if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Splits JSON Lines: one value per non-blank line; a bad line is reported and skipped.

@@ -122,11 +122,10 @@ pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
     let doc: Value = match serde_json::from_str(json) {
         Ok(doc) => doc,
         // Python's json.dump writes a missing value (NaN) as the bare token `NaN`, which JSON
-        // does not have; §0 reads NaN as missing, i.e. null.
-        Err(e) => match nan_as_null(json) {
-            Some(fixed) => {
-                serde_json::from_str(&fixed).map_err(|e| CaseFileError::NotJson(e.to_string()))?
-            }
+        // does not have; §0 reads NaN as missing, i.e. null (and so `json_lenient` reads it).
+        Err(e) => match crate::json_lenient::non_json_numbers_as_null(json) {
+            Some(fixed) => serde_json::from_str(&fixed.text)
+                .map_err(|e| CaseFileError::NotJson(e.to_string()))?,
             None => return Err(CaseFileError::NotJson(e.to_string())),
         },
     };
@@ -140,39 +139,6 @@ pub fn run_cases(json: &str) -> Result<CaseResults, CaseFileError> {
     Ok(CaseResults {
         oracle: Engine { oracle_version: 1, concord: env!("CARGO_PKG_VERSION") },
         results,
-    })
-}
-
-/// `json` with every `NaN` token outside strings replaced by `null`; `None` when it has none.
-fn nan_as_null(json: &str) -> Option<String> {
-    let bytes = json.as_bytes();
-    let mut out = String::with_capacity(json.len());
-    let (mut in_string, mut escaped, mut last, mut found) = (false, false, 0, false);
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if bytes[i..].starts_with(b"NaN") {
-            out.push_str(&json[last..i]);
-            out.push_str("null");
-            i += 3;
-            last = i;
-            found = true;
-            continue;
-        }
-        i += 1;
-    }
-    found.then(|| {
-        out.push_str(&json[last..]);
-        out
     })
 }
 
