@@ -1,6 +1,7 @@
 //! The application shell: header, screen tabs, and the workspace context.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::edge::store::Store;
 use crate::pages::coeval::CoEvalPage;
@@ -17,6 +18,11 @@ fn bundle_param() -> Option<String> {
     let search = web_sys::window()?.location().search().ok()?;
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
     params.get("bundle").filter(|u| !u.trim().is_empty())
+}
+
+/// The id of a screen's tab (what the panel is labelled by).
+fn tab_id(screen: Screen) -> String {
+    format!("tab-{}", screen.label().to_ascii_lowercase().replace([' ', '&'], "-"))
 }
 
 #[component]
@@ -44,13 +50,34 @@ pub fn App() -> impl IntoView {
         <header class="app-header">
             <h1>"Concord"</h1>
             <span class="tagline">"LLM-as-a-judge evaluation, in your browser"</span>
-            <nav class="tabs" role="tablist" aria-label="Screens">
+            // The WAI-ARIA tabs pattern: one tab in the Tab order (the selected one), ← / →
+            // (and Home / End) move between screens, each tab names the panel it controls.
+            <nav class="tabs" role="tablist" aria-label="Screens" on:keydown=move |ev| {
+                let index = Screen::ALL.iter().position(|s| *s == ws.screen.get_untracked()).unwrap_or(0);
+                let last = Screen::ALL.len() - 1;
+                let next = match ev.key().as_str() {
+                    "ArrowRight" => if index == last { 0 } else { index + 1 },
+                    "ArrowLeft" => if index == 0 { last } else { index - 1 },
+                    "Home" => 0,
+                    "End" => last,
+                    _ => return,
+                };
+                ev.prevent_default();
+                ws.screen.set(Screen::ALL[next]);
+                if let Some(tab) = document().get_element_by_id(&tab_id(Screen::ALL[next]))
+                    && let Ok(tab) = tab.dyn_into::<web_sys::HtmlElement>()
+                {
+                    let _ = tab.focus();
+                }
+            }>
                 {Screen::ALL
                     .into_iter()
                     .map(|screen| {
+                        let selected = move || ws.screen.get() == screen;
                         view! {
-                            <button role="tab" type="button"
-                                aria-selected=move || (ws.screen.get() == screen).to_string()
+                            <button role="tab" type="button" id=tab_id(screen) aria-controls="screen-panel"
+                                aria-selected=move || selected().to_string()
+                                tabindex=move || if selected() { "0" } else { "-1" }
                                 on:click=move |_| ws.screen.set(screen)>
                                 {screen.label()}
                             </button>
@@ -59,7 +86,7 @@ pub fn App() -> impl IntoView {
                     .collect_view()}
             </nav>
         </header>
-        <main>
+        <main id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
             {move || match ws.screen.get() {
                 Screen::Data => view! { <DataPage/> }.into_any(),
                 Screen::Judge => view! { <JudgePage/> }.into_any(),

@@ -1,9 +1,13 @@
 // The Pairwise & meta-evaluation screen on the released files of seed 003: the tables equal
 // `concord meta` on the same files (and the printed Table 1), the heatmap and Elo render, a CSV
-// export downloads, and no main-thread task of the Elo recomputation runs over 100 ms.
+// export downloads, and no main-thread task of the Elo recomputation runs over 100 ms. A second
+// test checks what `concord meta` does not print (win rates under each tie convention,
+// Bradley–Terry with its intervals, ranking agreement, post accuracy) against an independent
+// computation in this file from the released JDEval files (checked itself on STATS_SPEC's
+// worked examples by a third, browserless test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,6 +138,354 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
       await page.getByTestId('win-rate-heatmap').scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/meta.png`, fullPage: false });
     }
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// An independent computation (STATS_SPEC §3, §12.2, §12.4) of what the screen shows beyond
+// `concord meta`'s JSON, read straight from the released JDEval files with node's fs.
+
+const JDEVAL = 'meta-evaluator_results/pairwise/JDEval';
+
+const squash = (s) => String(s ?? '').toLowerCase().replace(/[\s()"'.*]/g, '');
+
+const readJsonl = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+/** A JDEval verdict: 'a' (Assistant 1), 'b' (Assistant 2), anything else a draw (the paper's
+ * `elo_rating_system_new.py`; PROVENANCE.md, STATS_SPEC §12.2). */
+function outcome(winner) {
+  const w = squash(winner);
+  return w === 'assistant1' ? 'a' : w === 'assistant2' ? 'b' : 'tie';
+}
+
+/** Per couple of evaluators (sorted by name, as the heatmap): wins of row over column, ties,
+ * and matches. */
+function tally(records) {
+  const names = [...new Set(records.flatMap((r) => [r.evaluator_1, r.evaluator_2]))].sort();
+  const zeros = () => names.map(() => names.map(() => 0));
+  const [wins, ties, games] = [zeros(), zeros(), zeros()];
+  for (const r of records) {
+    const [i, j] = [names.indexOf(r.evaluator_1), names.indexOf(r.evaluator_2)];
+    games[i][j]++;
+    games[j][i]++;
+    const o = outcome(r.winner);
+    if (o === 'a') wins[i][j]++;
+    else if (o === 'b') wins[j][i]++;
+    else { ties[i][j]++; ties[j][i]++; }
+  }
+  return { names, wins, ties, games };
+}
+
+/** Row-over-column win rates under the three conventions (null on the diagonal / unplayed). */
+function winRates({ names, wins, ties, games }) {
+  const matrix = (f) => names.map((_, i) => names.map((_, j) => (i === j || games[i][j] === 0 ? null : f(i, j))));
+  return {
+    zero: matrix((i, j) => wins[i][j] / games[i][j]),
+    half: matrix((i, j) => (wins[i][j] + 0.5 * ties[i][j]) / games[i][j]),
+    dropped: matrix((i, j) => {
+      const decided = wins[i][j] + wins[j][i];
+      return decided === 0 ? null : wins[i][j] / decided;
+    }),
+  };
+}
+
+/** Bradley–Terry MLE, a tie being half a win, by Hunter's (2004) MM algorithm (the app uses
+ * Newton's method), on the Elo scale: R = 1000 + 400·θ/ln 10 with Σθ = 0. */
+function bradleyTerry({ names, wins, ties, games }) {
+  const m = names.length;
+  const total = names.map((_, i) => names.reduce((acc, _n, j) => acc + wins[i][j] + 0.5 * ties[i][j], 0));
+  let gamma = names.map(() => 1);
+  for (let it = 0; it < 1_000_000; it++) {
+    const logs = gamma.map((g, i) => {
+      let denom = 0;
+      for (let j = 0; j < m; j++) if (j !== i && games[i][j]) denom += games[i][j] / (g + gamma[j]);
+      return Math.log(total[i] / denom);
+    });
+    const mean = logs.reduce((a, b) => a + b, 0) / m;
+    const next = logs.map((l) => Math.exp(l - mean));
+    const change = Math.max(...next.map((g, i) => Math.abs(Math.log(g / gamma[i]))));
+    gamma = next;
+    if (change < 1e-15) break;
+  }
+  const theta = gamma.map(Math.log);
+  const mean = theta.reduce((a, b) => a + b, 0) / m;
+  return { names, theta: theta.map((t) => t - mean), ratings: theta.map((t) => 1000 + (400 * (t - mean)) / Math.LN10) };
+}
+
+function invert(a) {
+  const n = a.length;
+  const aug = a.map((row, i) => [...row, ...row.map((_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(aug[r][c]) > Math.abs(aug[p][c])) p = r;
+    [aug[c], aug[p]] = [aug[p], aug[c]];
+    const d = aug[c][c];
+    for (let k = 0; k < 2 * n; k++) aug[c][k] /= d;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = aug[r][c];
+      for (let k = 0; k < 2 * n; k++) aug[r][k] -= f * aug[c][k];
+    }
+  }
+  return aug.map((row) => row.slice(n));
+}
+
+/** Robust (sandwich) standard errors of the Bradley–Terry ratings, in rating points: what a
+ * bootstrap over the matches estimates (ties make the score vary less than p(1 − p)). */
+function sandwichSe(records, { names, theta }) {
+  const m = names.length;
+  const zeros = () => names.map(() => names.map(() => 0));
+  const [H, J] = [zeros(), zeros()];
+  const add = (M, a, b, w) => { M[a][a] += w; M[b][b] += w; M[a][b] -= w; M[b][a] -= w; };
+  for (const r of records) {
+    const [a, b] = [names.indexOf(r.evaluator_1), names.indexOf(r.evaluator_2)];
+    const o = outcome(r.winner);
+    const s = o === 'a' ? 1 : o === 'b' ? 0 : 0.5;
+    const p = 1 / (1 + Math.exp(theta[b] - theta[a]));
+    add(H, a, b, p * (1 - p));
+    add(J, a, b, (s - p) ** 2);
+  }
+  // The pseudo-inverse of H (null space 1): (H + 11ᵀ/m)⁻¹ − 11ᵀ/m.
+  const P = invert(H.map((row) => row.map((x) => x + 1 / m))).map((row) => row.map((x) => x - 1 / m));
+  const mul = (X, Y) => X.map((row) => Y[0].map((_, j) => row.reduce((acc, x, k) => acc + x * Y[k][j], 0)));
+  const cov = mul(mul(P, J), P);
+  return cov.map((row, i) => (400 * Math.sqrt(row[i])) / Math.LN10);
+}
+
+/** Kendall τ-b by counting pairs, with scipy's exact two-sided p-value (no ties, n ≤ 33). */
+function kendall(x, y) {
+  const n = x.length;
+  let [C, D, tx, ty] = [0, 0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const s = Math.sign(x[i] - x[j]) * Math.sign(y[i] - y[j]);
+      if (x[i] === x[j]) tx++;
+      if (y[i] === y[j]) ty++;
+      if (s > 0) C++;
+      else if (s < 0) D++;
+    }
+  }
+  const n0 = (n * (n - 1)) / 2;
+  const tau = (C - D) / Math.sqrt((n0 - tx) * (n0 - ty));
+  if (tx || ty || n > 33) return { tau, p: undefined };
+  // Mahonian numbers: permutations of n elements by their number of inversions.
+  let counts = [1];
+  for (let k = 2; k <= n; k++) {
+    const next = Array(counts.length + k - 1).fill(0);
+    counts.forEach((v, i) => { for (let j = 0; j < k; j++) next[i + j] += v; });
+    counts = next;
+  }
+  const all = counts.reduce((a, b) => a + b, 0);
+  const c = Math.min(C, n0 - C);
+  const p = n === 2 || 4 * c === n * (n - 1) ? 1 : Math.min(1, (2 * counts.slice(0, c + 1).reduce((a, b) => a + b, 0)) / all);
+  return { tau, p };
+}
+
+/** One short name per model family (the release spells each several ways). */
+function canonical(name) {
+  const s = name.toLowerCase();
+  if (s === 'g4' || /gpt-?4/.test(s)) return 'gpt4';
+  if (/gpt-?3\.?5/.test(s)) return 'gpt35';
+  if (/mistral|mixtral/.test(s)) return 'mistral';
+  const q = /qwen(?:[\d.]+-)?(\d+)b/.exec(s);
+  return q ? `qwen${q[1]}b` : s;
+}
+
+/** The meta-evaluator's own answer choice (`better_response`) against the gold `label`
+ * (1 = answer 1, 2 = answer 2); a choice that names neither (`equally good`) is wrong. */
+function postAccuracy(records) {
+  let [n, correct, unreadable] = [0, 0, 0];
+  for (const r of records) {
+    if (r.label !== 1 && r.label !== 2) continue;
+    n++;
+    const b = squash(r.better_response);
+    const choice = /^(answer)?(a|1)$/.test(b) ? 1 : /^(answer)?(b|2)$/.test(b) ? 2 : null;
+    if (choice === r.label) correct++;
+    if (choice === null && !b.includes('equal')) unreadable++;
+  }
+  return { n, correct, unreadable };
+}
+
+test('the independent oracle of the meta-evaluation test reproduces STATS_SPEC\'s worked examples', () => {
+  const match = (evaluator_1, evaluator_2, winner) => ({ evaluator_1, evaluator_2, winner });
+  // E15: A>B, A>C, B=C, C>A, B>C, A>B.
+  const e15 = [match('A', 'B', 'Assistant1'), match('A', 'C', 'Assistant1'), match('B', 'C', 'equally good'),
+    match('C', 'A', 'Assistant1'), match('B', 'C', 'Assistant1'), match('A', 'B', 'Assistant1')];
+  const t15 = tally(e15);
+  const bt15 = bradleyTerry(t15).ratings;
+  [1127.2323345919099, 936.383832704045, 936.3838327040451].forEach((want, i) => close(bt15[i], want, 1e-6, `E15 BT ${i}`));
+  assert.deepEqual(winRates(t15).zero, [[null, 1, 0.5], [0, null, 0.5], [0.5, 0, null]]);
+  // E15c: an unreadable verdict is a draw.
+  const e15c = [match('A', 'B', 'Assistant1'), match('B', 'C', '??'), match('C', 'A', 'Assistant1'),
+    match('A', 'C', 'Assistant1'), match('B', 'A', 'equally good'), match('B', 'C', 'Assistant 1')];
+  const bt15c = bradleyTerry(tally(e15c)).ratings;
+  [1059.5863156724013, 1000.0, 940.4136843275986].forEach((want, i) => close(bt15c[i], want, 1e-6, `E15c BT ${i}`));
+  // E1 (C 8, D 2) and E8 (x = 1..10, y = 2,1,4,3,…,10,9).
+  const e1 = kendall([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]);
+  close(e1.tau, 0.6, 1e-12, 'E1 τ-b');
+  close(e1.p, 0.23333333333333334, 1e-12, 'E1 p');
+  const e8 = kendall([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]);
+  close(e8.tau, 0.7777777777777777, 1e-12, 'E8 τ-b');
+  close(e8.p, 0.0009463183421516755, 1e-15, 'E8 p');
+  assert.deepEqual(['g4', 'gpt-4-1106-preview', 'gpt-3.5-turbo-0125', 'Mixtral-8x7B-Instruct-v0.1', 'qwen1.5-14B-Chat', 'qwen14b', 'qwen7b'].map(canonical),
+    ['gpt4', 'gpt4', 'gpt35', 'mistral', 'qwen14b', 'qwen14b', 'qwen7b']);
+});
+
+test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ranking agreement and post accuracy equal an independent computation', { skip: !existsSync(DATA) && `absent: ${DATA}`, timeout: 600_000 }, async () => {
+  const files = [
+    ...list('evaluator_results/pairwise'),
+    ...list('evaluator_results/pointwise'),
+    ...list(JDEVAL),
+    ...list('meta-evaluator_results/pointwise/JDEval-i'),
+    ...list('meta-evaluator_results/pointwise/BSMEval'),
+  ];
+  const cli = concordMeta(files);
+  // What the screen should show, per meta-evaluator (the JDEval file name's first part).
+  const jdeval = list(JDEVAL).map((path) => {
+    const records = readJsonl(path);
+    const counts = tally(records);
+    const bt = bradleyTerry(counts);
+    return {
+      meta: path.split('/').pop().split('_')[0],
+      records, counts, rates: winRates(counts), bt, se: sandwichSe(records, bt), post: postAccuracy(records),
+    };
+  });
+  assert.deepEqual(jdeval.map((j) => j.meta), ['g4', 'qwen14b', 'qwen72b', 'qwen7b']);
+  // Sanity of the oracle on the release: every file has draws, and the documented post accuracy.
+  for (const j of jdeval) assert.ok(j.counts.ties.flat().some((t) => t > 0), `${j.meta} has draws`);
+  assert.deepEqual(jdeval.find((j) => j.meta === 'qwen7b').post, { n: 300, correct: 245, unreadable: 0 });
+  assert.deepEqual(jdeval.find((j) => j.meta === 'g4').post, { n: 300, correct: 268, unreadable: 0 });
+
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const meta = new MetaPage(page);
+    await meta.open(CONCORD_URL);
+    await meta.loadFiles(files);
+    // Loading ends with Elo and Bradley–Terry under the default controls (200 shuffles and 200
+    // bootstrap resamples, seed 0), those of `concord meta`.
+    await page.waitForFunction(() => /Computed in/.test(document.querySelector('[data-testid="elo-status"]')?.textContent ?? ''));
+
+    // 1. The win-rate heatmap. The paper's convention is the default; every convention offered
+    // is checked on every cell of every meta-evaluator (values shown with 2 decimals), and each
+    // must differ from the other conventions somewhere, so a mix-up cannot pass.
+    const conventions = await meta.tieConventions();
+    assert.deepEqual(conventions.map((c) => c.id), ['zero', 'half', 'dropped'], 'the conventions offered');
+    assert.deepEqual(conventions.filter((c) => c.selected).map((c) => c.id), ['zero'], 'the default convention');
+    assert.match(conventions[0].label, /paper/);
+    const first = await meta.heatmapCells();
+    assert.equal(first.title, `Win rate of row over column (g4; ${conventions[0].label})`);
+    const shownMeta = [];
+    for (const j of jdeval) {
+      await meta.selectMeta(j.meta);
+      shownMeta.push(j.meta);
+      const { names, games } = j.counts;
+      // The match distribution: matches per couple, exactly.
+      const distribution = await meta.heatmapCells(meta.matchDistribution);
+      names.forEach((r, i) => names.forEach((c, k) => {
+        assert.equal(distribution.cells[`${r} vs ${c}`], i === k ? null : games[i][k], `${j.meta}: matches ${r} vs ${c}`);
+      }));
+      // The default (zero) first when the page opened, then each other one, then back.
+      const order = j === jdeval[0] ? ['zero', 'half', 'dropped'] : ['half', 'dropped', 'zero'];
+      for (const id of order) {
+        if (j !== jdeval[0] || id !== 'zero') await meta.setTieConvention(id, j.meta);
+        const label = conventions.find((c) => c.id === id).label;
+        const { title, cells } = await meta.heatmapCells();
+        assert.equal(title, `Win rate of row over column (${j.meta}; ${label})`);
+        assert.equal(Object.keys(cells).length, names.length ** 2, `${j.meta} ${id}: cells`);
+        const distinct = Object.fromEntries(conventions.map((c) => [c.id, 0]));
+        names.forEach((r, i) => names.forEach((c, k) => {
+          const key = `${r} vs ${c}`;
+          const shown = cells[key];
+          const want = j.rates[id][i][k];
+          if (want === null) {
+            assert.equal(shown, null, `${j.meta} ${id} ${key}: a dash`);
+            return;
+          }
+          assert.ok(shown !== null && Math.abs(shown - want) <= 0.005 + 1e-9,
+            `${j.meta}, ties ${id}: ${key} shows ${shown}, want ${want.toFixed(6)} (wins ${j.counts.wins[i][k]}, losses ${j.counts.wins[k][i]}, ties ${j.counts.ties[i][k]})`);
+          for (const other of conventions) {
+            const o = j.rates[other.id][i][k];
+            if (o === null || Math.abs(shown - o) > 0.0051) distinct[other.id]++;
+          }
+        }));
+        for (const other of conventions.filter((c) => c.id !== id)) {
+          assert.ok(distinct[other.id] > 0, `${j.meta}: the ${id} heatmap cannot be told from ${other.id}`);
+        }
+      }
+    }
+    assert.deepEqual(shownMeta, ['g4', 'qwen14b', 'qwen72b', 'qwen7b']);
+
+    // 2. Bradley–Terry with 95 % bootstrap intervals, per meta-evaluator: the estimate equals
+    // the independent MLE within 1e-6 rating points; each interval brackets its estimate and is
+    // about as wide as the robust (sandwich) normal interval, 2 · 1.96 · SE.
+    for (const j of jdeval) {
+      await meta.selectMeta(j.meta);
+      const table = `bradley-terry-${j.meta}`;
+      assert.match(await meta.caption(table).textContent(), /95 % bootstrap intervals, 200 of 200 resamples usable/);
+      const cells = await meta.cells(table);
+      assert.equal(Object.keys(cells).length, 3 * j.bt.names.length, `${table}: cells`);
+      j.bt.names.forEach((name, i) => {
+        const at = (col) => cells[`${j.meta}/${name}/${col}`];
+        const [rating, lower, upper] = ['rating', 'lower', 'upper'].map((col) => at(col)?.value ?? null);
+        close(rating, j.bt.ratings[i], 1e-6, `BT ${j.meta}/${name}`);
+        assert.equal(at('rating').text, rating.toFixed(1), `BT ${j.meta}/${name} text`);
+        assert.ok(lower !== null && upper !== null && lower < rating && rating < upper,
+          `BT ${j.meta}/${name}: interval [${lower}, ${upper}] does not bracket ${rating}`);
+        const ratio = (upper - lower) / (2 * 1.96 * j.se[i]);
+        assert.ok(ratio > 0.7 && ratio < 1.4,
+          `BT ${j.meta}/${name}: interval width ${(upper - lower).toFixed(1)} vs 2·1.96·SE = ${(2 * 1.96 * j.se[i]).toFixed(1)}`);
+      });
+    }
+
+    // 3a. Ranking agreement: Kendall τ-b (and its exact p) between each meta-evaluator's ranking
+    // (Elo for JDEval, the mean meta score for JDEval-i / BSMEval, from `concord meta`) and the
+    // human baseline (Table 1 accuracy, resp. Pearson), evaluators matched by family.
+    const baseline = (kind, pick) => Object.fromEntries(
+      cli.evaluators.filter((r) => r.kind === kind && r[pick] != null).map((r) => [canonical(r.name), r[pick]]),
+    );
+    const accuracy = baseline('pairwise', 'accuracy');
+    const pearson = baseline('pointwise', 'pearson');
+    const rankings = cli.elo.map((e) => ({ meta: e.meta_evaluator, ranking: 'Elo (JDEval)', scores: e.ratings, base: accuracy }));
+    for (const protocol of ['JDEval-i', 'BSMEval']) {
+      const metas = [...new Set(cli.meta_scores.filter((s) => s.protocol === protocol).map((s) => s.meta_evaluator))];
+      for (const m of metas) {
+        const scores = Object.fromEntries(cli.meta_scores.filter((s) => s.protocol === protocol && s.meta_evaluator === m && s.mean != null)
+          .map((s) => [s.evaluator, s.mean]));
+        rankings.push({ meta: m, ranking: `${protocol} mean`, scores, base: pearson });
+      }
+    }
+    assert.equal(rankings.length, 11);
+    const agreement = await meta.cells('ranking-agreement');
+    assert.equal(Object.keys(agreement).filter((k) => k.endsWith('/tau_b')).length, rankings.length, 'agreement rows');
+    const taus = {};
+    for (const r of rankings) {
+      const named = Object.entries(r.scores).map(([k, v]) => [canonical(k), v]).filter(([k]) => k in r.base);
+      const { tau, p } = kendall(named.map(([k]) => r.base[k]), named.map(([, v]) => v));
+      assert.ok(p !== undefined, `${r.meta} ${r.ranking}: no ties expected`);
+      const key = `${r.meta}/${r.ranking}`;
+      taus[key] = tau;
+      assert.equal(agreement[`${key}/n`]?.text, String(named.length), `${key} n`);
+      close(agreement[`${key}/tau_b`]?.value ?? null, tau, 1e-12, `${key} τ-b`);
+      close(agreement[`${key}/p`]?.value ?? null, p, 1e-9, `${key} p`);
+    }
+    // The paper's findings on the released data (docs/reproduction-meta.md).
+    close(taus['g4/Elo (JDEval)'], 1, 1e-12, 'GPT-4 Elo ranks the evaluators as their accuracy');
+    close(taus['gpt-4-1106-preview/JDEval-i mean'], -0.2, 1e-12, 'GPT-4 JDEval-i vs Pearson');
+
+    // 3b. Post accuracy: the meta-evaluator's own answer choice against the gold label.
+    const post = await meta.cells('post-accuracy');
+    for (const j of jdeval) {
+      assert.equal(post[`${j.meta}/n`]?.text, String(j.post.n), `${j.meta} post n`);
+      assert.equal(post[`${j.meta}/correct`]?.text, String(j.post.correct), `${j.meta} post correct`);
+      assert.equal(post[`${j.meta}/unreadable`]?.text, String(j.post.unreadable), `${j.meta} post unreadable`);
+      close(post[`${j.meta}/accuracy`]?.value ?? null, j.post.correct / j.post.n, 1e-12, `${j.meta} post accuracy`);
+    }
+
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
     await browser.close();

@@ -35,6 +35,27 @@ test('opens on the built-in example and loads a CSV through the file input', asy
     await data.loadFile('small.csv', SMALL_CSV);
     assert.equal(await data.itemCount.textContent(), '7');
     assert.equal(await data.documentCount.textContent(), '4');
+
+    // The screen tabs by keyboard: one tab stop, arrows move, Home / End jump, and the panel
+    // is labelled by the selected tab.
+    const tabs = page.getByRole('tablist', { name: 'Screens' });
+    const selected = () => tabs.locator('[role="tab"][aria-selected="true"]').innerText();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent);
+    assert.equal(await tabs.locator('[role="tab"][tabindex="0"]').count(), 1);
+    await page.getByRole('tab', { name: 'Data' }).focus();
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await selected(), 'Judge');
+    assert.equal(await focused(), 'Judge');
+    await page.keyboard.press('End');
+    assert.equal(await selected(), 'CoEval');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await selected(), 'Data', 'wraps around');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await selected(), 'CoEval');
+    await page.keyboard.press('Home');
+    assert.equal(await selected(), 'Data');
+    assert.equal(await page.getByRole('tabpanel', { name: 'Data' }).count(), 1);
+    assert.equal(await data.itemCount.textContent(), '7', 'the data survived the trip');
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
     await browser.close();

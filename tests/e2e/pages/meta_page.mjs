@@ -109,6 +109,77 @@ export class MetaPage {
     return v === null ? null : Number(v);
   }
 
+  /** Every cell of a table with a `data-cell` key: `{ key: { value, text } }` (value = the
+   * full-precision `data-value` as a number, or null). One round trip for the whole table. */
+  async cells(table) {
+    return this.page.locator(`[data-table="${table}"]`).evaluate((t) => Object.fromEntries(
+      [...t.querySelectorAll('td[data-cell]')].map((c) => [c.dataset.cell, {
+        value: c.dataset.value === undefined ? null : Number(c.dataset.value),
+        text: c.textContent,
+      }]),
+    ));
+  }
+
+  /** The caption of a table (e.g. Bradley–Terry's "… 200 of 200 resamples usable"). */
+  caption(table) {
+    return this.page.locator(`figure:has([data-table="${table}"]) > figcaption`);
+  }
+
+  /** The "Meta-evaluator" select of the heatmap / Bradley–Terry views (by id: its label wraps
+   * the select, so the accessible name also holds the chosen option, and "Meta-evaluator model"
+   * of the run panel would match a partial name). */
+  get metaSelect() {
+    return this.page.locator('select#meta-select');
+  }
+
+  /** The "Ties in win rates" select of the heatmap (by id, as `metaSelect`). */
+  get tieConvention() {
+    return this.page.locator('select#tie-convention');
+  }
+
+  /** The tie conventions offered: `[{ id, label, selected }]`. */
+  async tieConventions() {
+    return this.tieConvention.locator('option').evaluateAll((os) => os.map((o) => ({
+      id: o.value, label: o.textContent, selected: o.selected,
+    })));
+  }
+
+  /** Shows the heatmap, match distribution and Bradley–Terry of the meta-evaluator `name`
+   * (the JDEval file whose option reads "name — file") and waits until they show it. */
+  async selectMeta(name) {
+    const value = await this.metaSelect.locator('option', { hasText: `${name} — ` }).first().getAttribute('value');
+    await this.metaSelect.selectOption(value);
+    await this.page.waitForFunction(
+      (n) => (document.querySelector('[data-testid="win-rate-heatmap"] svg > title')?.textContent ?? '').includes(`(${n};`)
+        && document.querySelector(`[data-table="bradley-terry-${n}"]`),
+      name,
+    );
+  }
+
+  /** Switches the heatmap's tie convention (`zero`, `half`, `dropped`) and waits until the
+   * heatmap of `meta` is titled with the convention's label. */
+  async setTieConvention(id, meta) {
+    await this.tieConvention.selectOption(id);
+    const label = await this.tieConvention.locator(`option[value="${id}"]`).textContent();
+    await this.page.waitForFunction(
+      (want) => (document.querySelector('[data-testid="win-rate-heatmap"] svg > title')?.textContent ?? '') === want,
+      `Win rate of row over column (${meta}; ${label})`,
+    );
+  }
+
+  /** A heatmap's title and cells: `{ title, cells: { 'row vs column': number | null } }`, the
+   * numbers as shown (2 decimals for win rates), null where the cell shows a dash. */
+  async heatmapCells(svg = this.heatmap) {
+    return svg.evaluate((el) => {
+      const cells = {};
+      for (const t of el.querySelectorAll('rect > title')) {
+        const m = /^(.+) vs (.+): (.+)$/.exec(t.textContent);
+        if (m) cells[`${m[1]} vs ${m[2]}`] = m[3] === '–' ? null : Number(m[3]);
+      }
+      return { title: el.querySelector(':scope > title')?.textContent ?? '', cells };
+    });
+  }
+
   /** Sets the Elo controls (any subset of k, init, scale, shuffles, seed, resamples) and recomputes. */
   async recompute(options = {}) {
     const labels = { k: 'K', init: 'Initial rating', scale: 'Scale', shuffles: 'Shuffles', seed: 'Seed', resamples: 'Bootstrap resamples' };
