@@ -149,6 +149,13 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     assert.deepEqual([conflicts[0][2], conflicts[0][3], conflicts[0][4], conflicts[0][5]],
       ['1.0', 'ann-again.json', '2.0', 'coeval-tiny-Ann.json']);
 
+    // The coordinator's imports are kept in this browser: a reload brings them back.
+    await coeval.saved();
+    await coeval.reload();
+    await coeval.tab('Annotators & merge');
+    await page.getByTestId('imported-count').filter({ hasText: '2 annotator files imported' }).waitFor();
+    assert.equal((await coeval.table('conflicts')).length, 1);
+
     // Without the changed copy the merged results equal the annotator's own.
     await coeval.forgetImported();
     await coeval.importFiles([exported]);
@@ -157,7 +164,12 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     const alpha = await coeval.table('results-alpha');
     assert.deepEqual(alpha.map((r) => r[0]), ['LLM', 'Ann']);
 
+    // Forgotten means forgotten, after a reload too.
     await coeval.forgetImported();
+    await coeval.saved();
+    await coeval.reload();
+    await coeval.tab('Annotators & merge');
+    await page.getByTestId('imported-count').filter({ hasText: '0 annotator files imported' }).waitFor();
     await coeval.importFiles([exported, { name: 'ann-again.json', text: JSON.stringify(changed) }]);
     const out = await coeval.exportMerged();
     const classroom = JSON.parse(out.text);

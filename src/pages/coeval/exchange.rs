@@ -8,9 +8,28 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use super::use_ctx;
+use super::{Ctx, IMPORTED_PREFIX, use_ctx};
 use crate::browser::read_file;
 use crate::components::download::save_text;
+use crate::edge::store::StoreName;
+
+/// Forgets the imported annotator files, here and in this browser's storage.
+fn forget_imported(ctx: Ctx, import_errors: RwSignal<Vec<String>>) {
+    let names: Vec<String> =
+        ctx.imported.with_untracked(|v| v.iter().map(|(n, _)| n.clone()).collect());
+    ctx.imported.set(Vec::new());
+    import_errors.set(Vec::new());
+    if let Some(db) = ctx.store.get_untracked() {
+        // Counted like every write, so "All actions saved" waits for it.
+        ctx.pending.update(|n| *n += 1);
+        spawn_local(async move {
+            for name in names {
+                let _ = db.delete(StoreName::Settings, &format!("{IMPORTED_PREFIX}{name}")).await;
+            }
+            ctx.pending.try_update(|n| *n = n.saturating_sub(1));
+        });
+    }
+}
 
 #[component]
 pub fn ExchangePanel() -> impl IntoView {
@@ -69,7 +88,21 @@ pub fn ExchangePanel() -> impl IntoView {
                 }
             }
             import_errors.try_set(errors);
-            ctx.imported.try_update(|v| v.extend(added));
+            // Kept in this browser as imported, so a reload does not ask for them again.
+            let entries: Vec<(String, String)> = added
+                .iter()
+                .filter_map(|(name, f)| {
+                    serde_json::to_string(f)
+                        .ok()
+                        .map(|json| (format!("{IMPORTED_PREFIX}{name}"), json))
+                })
+                .collect();
+            ctx.write(StoreName::Settings, entries);
+            ctx.imported.try_update(|v| {
+                // A file imported again replaces its earlier copy.
+                v.retain(|(name, _)| !added.iter().any(|(n, _)| n == name));
+                v.extend(added);
+            });
         });
     };
     let merged = move || ctx.merged();
@@ -100,7 +133,7 @@ pub fn ExchangePanel() -> impl IntoView {
             <div class="row">
                 <label for="coeval-import-files">"Import annotator files"</label>
                 <input id="coeval-import-files" type="file" multiple accept=".json,application/json" on:change=on_import/>
-                <button class="secondary" type="button" on:click=move |_| { ctx.imported.set(Vec::new()); import_errors.set(Vec::new()); }>"Forget imported files"</button>
+                <button class="secondary" type="button" on:click=move |_| forget_imported(ctx, import_errors)>"Forget imported files"</button>
                 <button class="primary" type="button" on:click=export_merge>"Export merged annotations"</button>
             </div>
             <ul class="diagnostics" data-testid="import-errors">

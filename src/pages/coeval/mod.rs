@@ -376,6 +376,19 @@ async fn init(ctx: Ctx) {
         Ok(Some(json)) => serde_json::from_str::<Study>(&json).ok(),
         _ => None,
     };
+    // A coordinator's imported annotator files come back too (they are kept as imported).
+    if let Ok(entries) = db.get_with_prefix(StoreName::Settings, IMPORTED_PREFIX).await {
+        let files: Vec<(String, AnnotatorFile)> = entries
+            .into_iter()
+            .filter_map(|(key, json)| {
+                let name = key.strip_prefix(IMPORTED_PREFIX)?.to_owned();
+                serde_json::from_str::<AnnotatorFile>(&json).ok().map(|f| (name, f))
+            })
+            .collect();
+        if !files.is_empty() && ctx.imported.try_set(files).is_some() {
+            return;
+        }
+    }
     if let Some(study) = study {
         let study = Arc::new(study);
         if ctx.study.try_set(Some(study.clone())).is_some() {
@@ -386,6 +399,9 @@ async fn init(ctx: Ctx) {
     }
     ctx.ready.try_set(true);
 }
+
+/// Where a coordinator's imported annotator files are kept (`coeval-imported/<file name>`).
+pub const IMPORTED_PREFIX: &str = "coeval-imported/";
 
 /// The screen's context (provided by [`CoEvalPage`]).
 pub fn use_ctx() -> Ctx {
