@@ -343,6 +343,10 @@ fn PromptPanel() -> impl IntoView {
         let t = m.template(&a)?.clone();
         Some((m.name, a, t))
     };
+    // The part being typed in, shown in the preview as it is typed; it becomes part of the
+    // study when the text area loses focus (re-rendering the editor on every key would move
+    // the caret out of it).
+    let draft = RwSignal::new(None::<(usize, String)>);
     let edit = move |index: usize, text: String| {
         let (m, a) = (method.get_untracked(), attribute.get_untracked());
         wb.study.update(|s| {
@@ -392,7 +396,8 @@ fn PromptPanel() -> impl IntoView {
                                 <label for=id.clone() class=part_class(part.kind)>{label}</label>
                                 <textarea id=id class=part_class(part.kind) rows="4"
                                     prop:value=part.text.clone()
-                                    on:change=move |ev| edit(i, event_target_value(&ev))></textarea>
+                                    on:input=move |ev| draft.set(Some((i, event_target_value(&ev))))
+                                    on:change=move |ev| { edit(i, event_target_value(&ev)); draft.set(None); }></textarea>
                             }
                         }).collect_view())}
                     </div>
@@ -401,7 +406,12 @@ fn PromptPanel() -> impl IntoView {
                         <pre class="prompt" data-testid="prompt-preview">
                             {move || {
                                 let dataset = ws.dataset.get();
-                                let Some((_, _, t)) = selected() else { return Vec::new() };
+                                let Some((_, _, mut t)) = selected() else { return Vec::new() };
+                                if let Some((i, text)) = draft.get()
+                                    && let Some(part) = t.parts.get_mut(i)
+                                {
+                                    part.text = text;
+                                }
                                 let Some(it) = dataset.loaded.dataset.items.get(item.get()) else { return Vec::new() };
                                 render_parts(&t, it).into_iter().map(|(kind, text)| view! {
                                     <span class=part_class(kind) title=part_label(kind)>{text}</span>

@@ -57,6 +57,17 @@ test('a grid run against the mock, results with significance, bundle round trip,
     await judge.addMethods({ modes: ['score-only', 'rate-explain', 'analyze-rate'], n: 3 });
     assert.equal(await judge.methods.count(), 3, 'three methods');
     assert.match(await judge.preview.innerText(), /Evaluation Criteria/);
+    // The preview follows the prompt editor as it is typed in (before the text area is left),
+    // and the caret stays in the text area.
+    const part = page.locator('textarea#part-0');
+    await part.click();
+    await part.press('End');
+    await page.keyboard.type(' LIVE-EDIT');
+    await page.waitForFunction(() => document.querySelector('[data-testid="prompt-preview"]').innerText.includes('LIVE-EDIT'));
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'part-0');
+    for (let k = 0; k < ' LIVE-EDIT'.length; k++) await page.keyboard.press('Backspace');
+    await page.getByRole('heading', { name: 'Prompt', exact: true }).click();
+    assert.doesNotMatch(await judge.preview.innerText(), /LIVE-EDIT/);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'judge.png'), fullPage: true });
 
     const run = new RunPage(page);
