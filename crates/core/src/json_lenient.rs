@@ -16,6 +16,31 @@ pub struct Replaced {
 
 const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
 
+/// Tracks, byte by byte, whether JSON text is inside a string literal.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Feeds the next byte; true when it belongs to a string literal (quotes included).
+    pub(crate) fn feed(&mut self, b: u8) -> bool {
+        if self.inside {
+            match (self.escaped, b) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.inside = false,
+                _ => {}
+            }
+            true
+        } else {
+            self.inside = b == b'"';
+            self.inside
+        }
+    }
+}
+
 /// Replaces every `NaN`, `Infinity` and `-Infinity` token outside strings by `null`; `None`
 /// when there is none (the text is then used as it is, without a copy).
 pub fn non_json_numbers_as_null(text: &str) -> Option<Replaced> {
@@ -25,23 +50,11 @@ pub fn non_json_numbers_as_null(text: &str) -> Option<Replaced> {
     }
     let bytes = text.as_bytes();
     let mut out = String::new();
-    let (mut in_string, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     let (mut last, mut count, mut first_offset) = (0, 0, 0);
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        if b == b'"' {
-            in_string = true;
+        if strings.feed(bytes[i]) {
             i += 1;
             continue;
         }

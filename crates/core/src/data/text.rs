@@ -198,19 +198,13 @@ pub(crate) fn split_array<'a>(
 /// the tokens in between); a scalar ends at the next `,` or `]`. `None` when the text ends
 /// first.
 fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut depth = 0usize;
+    let mut strings = crate::json_lenient::Strings::default();
     for (k, &b) in bytes.iter().enumerate().skip(start) {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
+        if strings.feed(b) {
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b'{' | b'[' => depth += 1,
             b'}' | b']' if depth > 0 => {
                 depth -= 1;
