@@ -181,6 +181,9 @@ pub struct Workbench {
     /// The study and endpoint the study runs in `runs` were made with (the Judge screen may
     /// have changed since): their prompts are rendered from it when shown or exported.
     pub ran_with: StoredValue<Option<RanWith>, LocalStorage>,
+    /// What a bundle must say about how its runs were made that the study does not (e.g. the
+    /// parameters a provider rejected, which the runs then did not send).
+    pub run_notes: RwSignal<Vec<String>>,
 }
 
 /// The study (and endpoint, when known) that study runs were made with.
@@ -289,6 +292,7 @@ impl Workbench {
             bundle_source: RwSignal::new(None),
             bundle_error: RwSignal::new(None),
             ran_with: StoredValue::new_local(None),
+            run_notes: RwSignal::new(Vec::new()),
         }
     }
 }

@@ -45,6 +45,9 @@ pub struct SaveSkeleton {
     pub raters: Vec<ExtraRater>,
     pub settings: Settings,
     pub created: String,
+    /// What the bundle must say that the study does not (dropped parameters, …).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 fn wire_error(e: impl std::fmt::Display) -> String {
@@ -69,12 +72,27 @@ pub fn end_frame() -> Result<Vec<u8>, String> {
     postcard::to_allocvec(&ChunkRef::End).map_err(wire_error)
 }
 
+/// What the worker sends ahead of an opened bundle's chunks: the bundle without its items and
+/// records, and what reading it changed (not part of the file's JSON, so passed beside it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenSkeleton {
+    pub bundle: Bundle,
+    pub changed_on_import: Vec<String>,
+}
+
+impl OpenSkeleton {
+    fn into_bundle(self) -> Bundle {
+        Bundle { changed_on_import: self.changed_on_import, ..self.bundle }
+    }
+}
+
 /// A bundle as frames (what the worker answers to `bundle-open`).
 pub fn encode_bundle(mut bundle: Bundle) -> Result<Vec<Vec<u8>>, String> {
     let items = std::mem::take(&mut bundle.dataset.embedded.items);
     let records: Vec<Vec<JudgeRecord>> =
         bundle.runs.iter_mut().map(|r| std::mem::take(&mut r.run.records)).collect();
-    let mut frames = vec![skeleton_frame(&bundle)?];
+    let changed_on_import = std::mem::take(&mut bundle.changed_on_import);
+    let mut frames = vec![skeleton_frame(&OpenSkeleton { bundle, changed_on_import })?];
     for chunk in items.chunks(CHUNK) {
         frames.push(items_frame(chunk)?);
     }
@@ -93,12 +111,12 @@ pub trait Receiver {
     fn records(&mut self, run: usize) -> Option<&mut Vec<JudgeRecord>>;
 }
 
-impl Receiver for Bundle {
+impl Receiver for OpenSkeleton {
     fn items(&mut self) -> &mut Vec<RatingItem> {
-        &mut self.dataset.embedded.items
+        &mut self.bundle.dataset.embedded.items
     }
     fn records(&mut self, run: usize) -> Option<&mut Vec<JudgeRecord>> {
-        self.runs.get_mut(run).map(|r| &mut r.run.records)
+        self.bundle.runs.get_mut(run).map(|r| &mut r.run.records)
     }
 }
 
@@ -142,10 +160,11 @@ pub fn decode<T: Receiver + serde::de::DeserializeOwned>(frames: &[Vec<u8>]) -> 
 
 /// Builds the bundle a [`SaveSkeleton`] with its chunks describes, and writes its JSON.
 pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
-    let SaveSkeleton { dataset, format, study, endpoint, runs, raters, settings, created } =
+    let SaveSkeleton { dataset, format, study, endpoint, runs, raters, settings, created, notes } =
         skeleton;
     let mut bundle = Bundle::new(&dataset, &format, study, None, runs, raters, settings, created);
     bundle.endpoint = endpoint;
+    bundle.notes = notes;
     bundle.to_json().into_bytes()
 }
 
@@ -182,11 +201,11 @@ fn open_here(bytes: &[u8]) -> Result<Bundle, String> {
 /// Copies each frame into wasm memory when its turn comes, yielding every ~25 ms.
 async fn decode_yielding(frames: &Array) -> Result<Bundle, String> {
     let frame = |i: u32| Uint8Array::new(&frames.get(i)).to_vec();
-    let mut bundle: Bundle = serde_json::from_slice(&frame(0)).map_err(wire_error)?;
+    let mut bundle: OpenSkeleton = serde_json::from_slice(&frame(0)).map_err(wire_error)?;
     let mut slice_start = time::monotonic_ms();
     for i in 1..frames.length() {
         if step(&mut bundle, &frame(i))? {
-            return Ok(bundle);
+            return Ok(bundle.into_bundle());
         }
         if time::monotonic_ms() - slice_start > 25.0 {
             time::yield_now().await;
@@ -333,6 +352,7 @@ mod tests {
             raters: Vec::new(),
             settings,
             created: "2026-11-24T00:00:00Z".into(),
+            notes: Vec::new(),
         };
         let mut frames = vec![skeleton_frame(&skeleton).unwrap()];
         for chunk in dataset.items.chunks(4) {
@@ -349,12 +369,20 @@ mod tests {
         assert_eq!(String::from_utf8(json.clone()).unwrap(), direct.to_json());
 
         let opened = open_here(&json).unwrap();
-        let back: Bundle = decode(&encode_bundle(opened.clone()).unwrap()).unwrap();
+        let back = decode::<OpenSkeleton>(&encode_bundle(opened.clone()).unwrap()).unwrap();
+        let back = back.into_bundle();
         assert_eq!(back, opened);
         assert_eq!(back.runs[1].run.records.len(), dataset.items.len());
+        // What the import changed crosses with it.
+        let mut bounded = opened.clone();
+        bounded.changed_on_import = vec!["the bundle asks for 0 resamples; using 1".into()];
+        let back = decode::<OpenSkeleton>(&encode_bundle(bounded.clone()).unwrap()).unwrap();
+        assert_eq!(back.into_bundle(), bounded);
         // A cut stream is an error, not a truncated bundle.
         let frames = encode_bundle(opened).unwrap();
-        assert!(decode::<Bundle>(&frames[..frames.len() - 1]).unwrap_err().contains("end marker"));
+        assert!(
+            decode::<OpenSkeleton>(&frames[..frames.len() - 1]).unwrap_err().contains("end marker")
+        );
         assert!(open_here(b"\xff\xfe").unwrap_err().contains("not UTF-8"));
     }
 }

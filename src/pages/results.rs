@@ -32,7 +32,9 @@ use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
 
 /// Shows a bundle: its dataset, study, runs, raters and view settings replace the current ones.
 pub fn apply_bundle(wb: Workbench, ws: crate::state::Workspace, bundle: Bundle, source: &str) {
-    let Bundle { dataset, study, endpoint, runs, raters, settings, notes, .. } = bundle;
+    let Bundle {
+        dataset, study, endpoint, runs, raters, settings, notes, changed_on_import, ..
+    } = bundle;
     // The dataset's own format is kept for what is written next (a re-exported bundle).
     let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
     let dataset = dataset.embedded;
@@ -58,10 +60,13 @@ pub fn apply_bundle(wb: Workbench, ws: crate::state::Workspace, bundle: Bundle, 
     wb.raters.set(raters);
     wb.settings.set(settings);
     // What the import changed (settings out of bounds) is said next to where it came from.
-    wb.bundle_source.set(Some(if notes.is_empty() {
+    // The file's own notes travel on with its runs; what the import changed is only said.
+    wb.run_notes.set(notes.clone());
+    let said: Vec<String> = notes.into_iter().chain(changed_on_import).collect();
+    wb.bundle_source.set(Some(if said.is_empty() {
         source.to_owned()
     } else {
-        format!("{source} (note: {})", notes.join("; "))
+        format!("{source} (note: {})", said.join("; "))
     }));
 }
 
@@ -138,6 +143,7 @@ pub async fn save_bundle(
         raters: wb.raters.get_untracked(),
         settings: wb.settings.get_untracked(),
         created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
+        notes: wb.run_notes.get_untracked(),
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

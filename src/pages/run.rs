@@ -368,6 +368,19 @@ pub fn start_run(wb: Workbench, ws: Workspace, dataset: OpenDataset, study: Stud
                 " Parameters the API rejected and the run dropped: {}.",
                 outcome.dropped.join(", ")
             ));
+            // A bundle of these runs says so: the study lists values the model never got.
+            let note = format!(
+                "{} rejected {} for {}; the runs did not send {}",
+                provider,
+                outcome.dropped.join(", "),
+                endpoint.model,
+                if outcome.dropped.len() == 1 { "it" } else { "them" }
+            );
+            wb.run_notes.update(|notes| {
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            });
         }
         if outcome.storage_errors > 0 {
             message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));

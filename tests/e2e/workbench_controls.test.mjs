@@ -414,3 +414,41 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
     await browser.close();
   }
 });
+
+test('a parameter the provider rejects is dropped, said on the Run screen and written into the bundle', { skip: !MOCK_URL, timeout: 60_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_URL);
+    // The server answers any request carrying `seed` with OpenAI's 400 unsupported_parameter.
+    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, reject_params: ['seed'] });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 4 });
+    await run.run();
+    const finished = await run.waitFinished(40_000);
+    assert.match(finished, /Run complete/);
+    assert.match(finished, /Parameters the API rejected and the run dropped: seed/);
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.table.waitFor();
+    const download = await results.exportBundle();
+    const bundle = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    assert.equal(bundle.notes.length, 1, JSON.stringify(bundle.notes));
+    assert.match(bundle.notes[0], /rejected seed for mock-model; the runs did not send it/);
+    // Reopened, the bundle says so next to where it came from.
+    const path = await download.path();
+    await page.reload();
+    await results.open();
+    await results.importBundle(path);
+    await page.getByTestId('bundle-source').filter({ hasText: 'rejected seed' }).waitFor();
+    // The browser itself logs each 400 answer; the page logs nothing.
+    assert.deepEqual(seen.problems.filter((p) => !/Failed to load resource: .* 400/.test(p)), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -433,9 +433,14 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
     let bounded = Bundle::from_json(&greedy).unwrap();
     assert_eq!(bounded.settings.resamples, Settings::MAX_RESAMPLES);
     assert_eq!(bounded.settings.confidence, 0.95);
-    assert_eq!(bounded.notes.len(), 2, "{:?}", bounded.notes);
-    assert!(bounded.notes[0].contains("1000000000000 bootstrap resamples"), "{:?}", bounded.notes);
-    assert!(back.notes.is_empty(), "nothing to say about a bundle within bounds");
+    assert_eq!(bounded.changed_on_import.len(), 2, "{:?}", bounded.changed_on_import);
+    assert!(
+        bounded.changed_on_import[0].contains("1000000000000 bootstrap resamples"),
+        "{:?}",
+        bounded.changed_on_import
+    );
+    assert!(bounded.notes.is_empty(), "what the import changed is not the file's own notes");
+    assert!(back.changed_on_import.is_empty(), "nothing to say about a bundle within bounds");
 }
 
 /// The acceptance check of the workbench UI: released Topical-Chat runs through the workbench

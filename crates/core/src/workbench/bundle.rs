@@ -63,6 +63,10 @@ pub struct Bundle {
     pub settings: Settings,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What reading the file changed (settings brought within bounds): said to the user who
+    /// opens it, not written back.
+    #[serde(skip)]
+    pub changed_on_import: Vec<String>,
 }
 
 /// The dataset, embedded so the bundle stands alone.
@@ -291,6 +295,7 @@ impl Bundle {
             raters,
             settings,
             notes: Vec::new(),
+            changed_on_import: Vec::new(),
         }
     }
 
@@ -314,8 +319,7 @@ impl Bundle {
         if actual != bundle.dataset.sha256 {
             return Err(BundleError::HashMismatch { expected: bundle.dataset.sha256, actual });
         }
-        let notes = bundle.settings.bound();
-        bundle.notes.extend(notes);
+        bundle.changed_on_import = bundle.settings.bound();
         Ok(bundle)
     }
 }
