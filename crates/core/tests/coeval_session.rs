@@ -264,6 +264,30 @@ fn results_over_annotations() {
     assert_eq!(finals.len(), 1);
     assert_eq!((finals[0].criterion.as_str(), finals[0].keep, finals[0].voters), ("Fluency", 3, 3));
 
+    // Seed 004 §3.1: the action with the highest rate wins (a plurality, not "keep > half").
+    let vote =
+        |action: Action, text: Option<&str>| log(vec![criterion("Clarity", action, text)]).replay();
+    let clarity = ["Clarity".to_owned()];
+    // approve 2, revise 2, delete 3: delete is the most frequent action → dropped, although
+    // 4 of 7 kept it in some form.
+    let seven = [
+        vote(Action::Approve, None),
+        vote(Action::Approve, None),
+        vote(Action::Revise, Some("Clear wording")),
+        vote(Action::Revise, Some("Clear wording")),
+        vote(Action::Delete, None),
+        vote(Action::Delete, None),
+        vote(Action::Delete, None),
+    ];
+    assert!(majority_criteria(&clarity, &seven.iter().collect::<Vec<_>>()).is_empty());
+    // approve 2, delete 2: a tie with delete keeps it.
+    let four = [&seven[0], &seven[1], &seven[4], &seven[5]];
+    let kept = majority_criteria(&clarity, &four);
+    assert_eq!((kept[0].criterion.as_str(), kept[0].keep, kept[0].voters), ("Clarity", 2, 4));
+    // revise 2 beats approve 1: the revised wording.
+    let three = [&seven[0], &seven[2], &seven[3]];
+    assert_eq!(majority_criteria(&clarity, &three)[0].criterion, "Clear wording");
+
     // (90 s + 90 s + 30 s) / 3 instances-with-time = 70 s.
     assert_eq!(minutes_per_sample(all), Some(70.0 / 60.0));
 

@@ -1,5 +1,5 @@
 //! Stage 1: criteria scrutiny. The current annotator approves, deletes or revises each LLM
-//! criterion (with a reason) or adds one; the final criteria are those a majority kept, and
+//! criterion (with a reason) or adds one; the final criteria follow the most frequent action, and
 //! the action rates are seed 004's Table 5.
 
 use concord_core::coeval::{self, Action, Event};
@@ -20,8 +20,9 @@ pub fn CriteriaPanel() -> impl IntoView {
                 fallback=|| view! { <p class="muted">"Set up a task first."</p> }>
                 <p class="muted">
                     "For each criterion the LLM proposed: approve, delete or revise it, with a reason. "
-                    "Add criteria it missed. Each annotator decides on their own; the final criteria are "
-                    "those a majority kept."
+                    "Add criteria it missed. Each annotator decides on their own; for each criterion the "
+                    "most frequent action wins (seed 004's majority vote; a tie with delete keeps it), and an "
+                    "added criterion stays when more than half of the annotators added it."
                 </p>
                 <ol class="criteria-list" data-testid="criteria-list">
                     {move || criteria().into_iter().enumerate().map(|(i, c)| view! { <CriterionRow index=i criterion=c/> }).collect_view()}

@@ -1114,10 +1114,11 @@ mod tests {
         let r = StudyResults::compute(&s, &annotators, KrippendorffLevel::Interval);
         // Stage 1: 3 approvals and 1 delete of 4.
         assert_eq!(r.table5.rows[0][1..], ["75.00", "0.00", "25.00", "0.00", "4"]);
-        // "2. On topic." has 1 keep of 2 votes: not a majority.
+        // "2. On topic.": Bob approves, Ann deletes; the most frequent action decides (seed
+        // 004 §3.1), and a tie with delete keeps it.
         assert_eq!(
             r.finals.iter().map(|f| f.criterion.as_str()).collect::<Vec<_>>(),
-            ["1. Fluent."]
+            ["1. Fluent.", "2. On topic."]
         );
         // Stage 2: conclusion approve (Ann), score revise (Ann) + approve (Bob), evidence delete.
         assert_eq!(r.table6.rows[0][1..], ["50.00", "25.00", "25.00", "0.00", "4"]);

@@ -156,16 +156,21 @@ pub struct FinalCriterion {
     pub voters: usize,
 }
 
-/// Final criteria by majority vote: an LLM criterion stays when more than half of the
-/// annotators who decided on it approved or revised it; a criterion annotators added stays
-/// when more than half of all annotators added it (same wording).
+/// Final criteria by majority vote, as seed 004 §3.1 does it: "each criterion is executed by
+/// selecting the action with the highest action rate". For an LLM criterion the annotators who
+/// decided on it approve, revise or delete it; the most frequent action wins, and a tie with
+/// delete keeps the criterion (nobody outvoted keeping it). When revise wins, the wording is
+/// the revision most annotators wrote (ties: alphabetical). A criterion annotators added stays
+/// when more than half of all annotators added it (same wording): its other "action" is not
+/// adding it.
 pub fn majority_criteria(llm: &[String], annotations: &[&Annotation]) -> Vec<FinalCriterion> {
     let mut out = Vec::new();
     for c in llm {
         let votes: Vec<_> = annotations.iter().filter_map(|a| a.criteria.get(c)).collect();
-        let keep = votes.iter().filter(|d| matches!(d.action, Action::Approve | Action::Revise));
-        let keep_n = keep.clone().count();
-        if 2 * keep_n <= votes.len() || votes.is_empty() {
+        let count = |action: Action| votes.iter().filter(|d| d.action == action).count();
+        let (approvals, revisions_n, deletions) =
+            (count(Action::Approve), count(Action::Revise), count(Action::Delete));
+        if votes.is_empty() || deletions > approvals.max(revisions_n) {
             continue;
         }
         let mut revisions: BTreeMap<&str, usize> = BTreeMap::new();
@@ -174,17 +179,16 @@ pub fn majority_criteria(llm: &[String], annotations: &[&Annotation]) -> Vec<Fin
                 *revisions.entry(t).or_default() += 1;
             }
         }
-        let approvals = votes.iter().filter(|d| d.action == Action::Approve).count();
-        // Revised wording wins only when more annotators wrote it than kept the original.
+        // Revise is the action only when it beats approve; then its most written wording.
         let best = revisions.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)));
         let criterion = match best {
-            Some((text, &n)) if n > approvals => (*text).to_owned(),
+            Some((text, _)) if revisions_n > approvals => (*text).to_owned(),
             _ => c.clone(),
         };
         out.push(FinalCriterion {
             criterion,
             original: Some(c.clone()),
-            keep: keep_n,
+            keep: approvals + revisions_n,
             voters: votes.len(),
         });
     }
