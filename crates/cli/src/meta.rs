@@ -1,5 +1,5 @@
-//! `concord meta FILE|DIR… [--k 4 --init 1000 --scale 400 --base 10 --shuffles 200 --seed S]
-//! [--format json]`: seed 003's meta-evaluation figures from released evaluator and
+//! `concord meta FILE|DIR… [--k 4 --init 1000 --scale 400 --base 10 --shuffles 200 --seed S
+//! --seeds 10] [--format json]`: seed 003's meta-evaluation figures from released evaluator and
 //! meta-evaluator files (evaluator accuracy / Pearson, JDEval-i and BSMEval averages, Elo).
 //!
 //! Formats are detected by the core's loaders; the analysis is `concord_core::meta::analyze`,
@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use concord_core::meta::{self, EloOptions, Input};
 
 const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--scale 400] \
-[--base 10] [--shuffles 200] [--seed 0] [--format json]";
+[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--format json]
+  --seeds N: also report each Elo rating's SD over the seeds S..S+N-1 (`seed_spread`; 0 or 1: not)";
 
 /// Runs `concord meta` with the arguments after `meta`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut options = EloOptions::default();
+    // The paper's Elo, and how much its 200-shuffle mean moves with the seed.
+    let mut options = EloOptions { seeds: 10, ..EloOptions::default() };
     let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -34,6 +36,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--seed" => {
                 let v = value("--seed")?;
                 options.seed = v.parse().map_err(|_| format!("--seed: `{v}` is not a seed"))?;
+            }
+            "--seeds" => {
+                let v = value("--seeds")?;
+                options.seeds = v.parse().map_err(|_| format!("--seeds: `{v}` is not a count"))?;
             }
             "--format" => {
                 let v = value("--format")?;

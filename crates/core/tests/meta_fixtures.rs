@@ -324,6 +324,16 @@ fn elo_seed_summary_is_the_seed_spread_of_per_seed_results() {
     // One seed: SD 0.
     let one = meta::elo_seed_summary(&set.evaluators, &per_seed[..1]);
     assert!(one.values().all(|(_, sd)| *sd == 0.0));
+    // `seeds` in the options: elo_ratings reports the same SDs beside its own result (what
+    // `concord meta --seeds 3 --seed 4` prints as `seed_spread`), and nothing without it.
+    let with = meta::elo_ratings("mx", &set, &EloOptions { seed: 4, seeds: 3, ..options });
+    assert_eq!(with.ratings, per_seed[0].ratings);
+    for (name, (_, sd)) in &summary {
+        assert!((with.seed_spread[name] - sd).abs() < 1e-12, "{name}");
+    }
+    assert!(per_seed[0].seed_spread.is_empty());
+    let json = serde_json::to_value(&per_seed[0]).unwrap();
+    assert!(json.get("seed_spread").is_none(), "omitted when not measured: {json}");
 }
 
 #[test]

@@ -183,8 +183,12 @@ impl State {
             .trim()
             .parse::<u64>()
             .map_err(|_| "Seed must be a whole number".to_owned())?;
-        let options =
-            EloOptions { params, shuffles: count(self.shuffles, "Shuffles", 5000)?, seed };
+        let options = EloOptions {
+            params,
+            shuffles: count(self.shuffles, "Shuffles", 5000)?,
+            seed,
+            seeds: 0,
+        };
         Ok((options, count(self.resamples, "Bootstrap resamples", 5000)?))
     }
 }

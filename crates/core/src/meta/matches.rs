@@ -134,11 +134,14 @@ pub struct EloOptions {
     /// Orders to average over; 0 plays the matches once in file order.
     pub shuffles: usize,
     pub seed: u64,
+    /// How many seeds (`seed`, `seed + 1`, …) [`elo_ratings`] also measures the seed spread
+    /// over (the SD of the shuffle-averaged rating across seeds); 0 or 1: none.
+    pub seeds: usize,
 }
 
 impl Default for EloOptions {
     fn default() -> EloOptions {
-        EloOptions { params: EloParams::default(), shuffles: 200, seed: 0 }
+        EloOptions { params: EloParams::default(), shuffles: 200, seed: 0, seeds: 0 }
     }
 }
 
@@ -151,6 +154,10 @@ pub struct EloResult {
     pub ratings: BTreeMap<String, f64>,
     /// Sample standard deviation of the rating over the shuffled orders (0 with one order).
     pub spread: BTreeMap<String, f64>,
+    /// Sample standard deviation of the shuffle-averaged rating over `EloOptions::seeds`
+    /// seeds (how far the reported mean moves with the seed); empty when not measured.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub seed_spread: BTreeMap<String, f64>,
 }
 
 fn mean_sd(xs: &[f64]) -> (f64, f64) {
@@ -180,7 +187,15 @@ pub fn elo_ratings(meta_evaluator: &str, set: &MatchSet, options: &EloOptions) -
             })
             .collect()
     };
-    elo_summary(meta_evaluator, set, &runs)
+    let mut result = elo_summary(meta_evaluator, set, &runs);
+    if options.seeds > 1 && options.shuffles > 0 {
+        let seeds: Vec<u64> =
+            (0..options.seeds as u64).map(|k| options.seed.wrapping_add(k)).collect();
+        let once = EloOptions { seeds: 0, ..*options };
+        result.seed_spread =
+            elo_seed_spread(set, &once, &seeds).into_iter().map(|(n, (_, sd))| (n, sd)).collect();
+    }
+    result
 }
 
 /// Mean and sample SD per evaluator over Elo `runs` (one rating vector per match order), as
@@ -200,6 +215,7 @@ pub fn elo_summary(meta_evaluator: &str, set: &MatchSet, runs: &[Vec<f64>]) -> E
         matches: set.matches.len(),
         ratings,
         spread,
+        seed_spread: BTreeMap::new(),
     }
 }
 
