@@ -21,14 +21,14 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FEATURES = [
-    "--enable-bulk-memory",
-    "--enable-nontrapping-float-to-int",
-    "--enable-sign-ext",
-    "--enable-mutable-globals",
-    "--enable-reference-types",
-    "--enable-multivalue",
-]
+
+
+def wasm_features():
+    """The feature flags the build passes to wasm-opt, read from xtask/src/build.rs."""
+    with open(os.path.join(ROOT, "xtask/src/build.rs")) as f:
+        src = f.read()
+    block = re.search(r"const WASM_FEATURES: &\[&str\] = &\[(.*?)\];", src, re.S)
+    return re.findall(r'"(--enable-[a-z-]+)"', block.group(1))
 
 
 def crate_of(name):
@@ -55,7 +55,7 @@ def main():
         subprocess.run([bindgen, "--target", "web", "--out-dir", tmp, "--out-name", "concord",
                         args.wasm], check=True)
         named = os.path.join(tmp, "named.wasm")
-        subprocess.run([wasm_opt, "-g", "-Oz", "--strip-producers", *FEATURES,
+        subprocess.run([wasm_opt, "-g", "-Oz", "--strip-producers", *wasm_features(),
                         os.path.join(tmp, "concord_bg.wasm"), "-o", named], check=True)
         out = subprocess.run(["twiggy", "top", "-n", "1000000", "-f", "csv", named],
                              check=True, capture_output=True, text=True).stdout
