@@ -5,7 +5,8 @@
 //! document-level correlations to be defined.
 
 /// The example as CSV: one row per (document, system) output, one column per rater × attribute.
-pub const EXAMPLE_CSV: &str = include_str!("example/example.csv");
+/// The file is the site's `demo/example.csv`, which is also served for loading by URL.
+pub const EXAMPLE_CSV: &str = include_str!("../../../demo/example.csv");
 
 /// The file name shown for the example in the UI and in bundles.
 pub const EXAMPLE_NAME: &str = "concord-example.csv";
