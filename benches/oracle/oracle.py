@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Independent oracle for STATS_SPEC.md (audit of issue 3).
+"""A second oracle for STATS_SPEC.md (audit of issue 3).
 
 compute(case) -> result dict in expected.json's format. Written from the spec, using scipy /
 krippendorff / scikit-learn / statsmodels where they compute the statistic, naive O(n^2)
-definitions otherwise.
+definitions otherwise. Williams' test, the group-level counts, the bootstrap / permutation
+outputs and Fleiss' kappa follow stats_make_fixtures.py's transcription closely.
 """
 import math
 import warnings
