@@ -714,7 +714,7 @@ fn TablePanel(
                                         let v = results::value(&c.row, statistic, level);
                                         let what = format!("{} at {}", statistic.label(), level.label());
                                         let text = v.map_or("–".to_owned(), |v| format!("{v:.3}"));
-                                        let sig = c.beats_baseline();
+                                        let sig = c.bold_in((statistic, level));
                                         let p = c.row.williams_vs_first.p;
                                         let title = format!(
                                             "n = {}, parse failures = {}{}",

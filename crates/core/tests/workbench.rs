@@ -204,6 +204,17 @@ fn collected_runs_follow_the_stored_samples() {
         md.starts_with("| method | coherence | fluency |\n|---|---:|---:|\n| score-only |"),
         "{md}"
     );
+    // Against the weak method as baseline the good one wins, and only its dataset-level r is
+    // bold: Williams' test compares Pearson r (seed 002 boldfaces r, never τ).
+    let t = wb::compute(&d, &runs, Some("rate-explain"));
+    let good = t.cell(0, 0).unwrap();
+    assert!(good.beats_baseline(), "{:?}", good.row.williams_vs_first);
+    let (r, tau) = (good.row.pearson.dataset.unwrap(), good.row.kendall_b.document.unwrap());
+    assert!(good.bold_in((Statistic::Pearson, Granularity::Dataset)));
+    assert!(!good.bold_in((Statistic::KendallB, Granularity::Document)));
+    assert!(!good.bold_in((Statistic::Pearson, Granularity::Document)));
+    let md = t.render_columns(&Settings::default().columns(), Format::Markdown);
+    assert!(md.contains(&format!("| score-only | **{r:.3}** | {tau:.3} |")), "{md}");
 }
 
 /// Planning, collecting and reading a step at a time (how the browser does it, between

@@ -208,6 +208,13 @@ impl Cell {
     pub fn beats_baseline(&self) -> bool {
         self.row.williams_vs_first.p.is_some_and(|p| p < 0.05)
     }
+
+    /// Whether this cell is bold in `column`: Williams' test compares dataset-level Pearson r,
+    /// so only that column is marked, as seed 002 boldfaces "the Pearson's r statistically
+    /// significantly higher than the baseline" and never a τ.
+    pub fn bold_in(&self, column: Column) -> bool {
+        column == (Statistic::Pearson, Granularity::Dataset) && self.beats_baseline()
+    }
 }
 
 /// Methods × attributes. `cells[m][a]` is `None` when that method has no run for the
@@ -401,7 +408,7 @@ impl ResultsTable {
             match self.cell(m, a) {
                 None => (dash.to_owned(), false),
                 Some(c) => {
-                    (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.beats_baseline())
+                    (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.bold_in(col))
                 }
             }
         };
