@@ -873,6 +873,14 @@ impl EvaluatorTarget {
     pub fn is_run_screen(&self) -> bool {
         self.provider.is_none() && self.base_url.is_none()
     }
+
+    /// Whether the Run screen's key may be sent with these calls: only to the Run screen's own
+    /// provider at the Run screen's own address. A key is never sent to an address the user
+    /// typed for another entry; such an entry needs a key of its own.
+    pub fn may_use_run_screen_key(&self, run_screen: ProviderId, run_screen_url: &str) -> bool {
+        let same = |u: &str| u.trim_end_matches('/') == run_screen_url.trim_end_matches('/');
+        self.provider_or(run_screen) == run_screen && self.base_url.as_deref().is_none_or(same)
+    }
 }
 
 /// Reads an evaluator entry (see [`EvaluatorTarget`]); says what is wrong with one it cannot.
@@ -1213,6 +1221,22 @@ mod tests {
         assert!(evaluator_target("m @ nowhere").unwrap_err().contains("no provider `nowhere`"));
         assert!(evaluator_target(" @ openai").unwrap_err().contains("name the model"));
         assert!(evaluator_target("m @ openai x y").is_err());
+        // The Run screen's key goes to the Run screen's provider at its address, nowhere else.
+        let run_url = "https://api.openai.com/v1";
+        assert!(t("gpt-4o").may_use_run_screen_key(ProviderId::OpenAi, run_url));
+        assert!(t("gpt-4o @ openai").may_use_run_screen_key(ProviderId::OpenAi, run_url));
+        assert!(
+            t("gpt-4o @ openai https://api.openai.com/v1/")
+                .may_use_run_screen_key(ProviderId::OpenAi, run_url)
+        );
+        assert!(
+            !t("gpt-4o @ openai https://elsewhere.example/v1")
+                .may_use_run_screen_key(ProviderId::OpenAi, run_url)
+        );
+        assert!(!t("m @ anthropic").may_use_run_screen_key(ProviderId::OpenAi, run_url));
+        let custom = "http://127.0.0.1:8000/v1";
+        assert!(t("m @ http://127.0.0.1:8000/v1").may_use_run_screen_key(ProviderId::Custom, custom));
+        assert!(!t("m @ http://127.0.0.1:9/v1").may_use_run_screen_key(ProviderId::Custom, custom));
     }
 
     #[test]

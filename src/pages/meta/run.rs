@@ -98,12 +98,18 @@ fn connection_for(wb: Workbench, rs: RunState, entry: &str) -> Result<Connection
         let key = rs.keys.with_untracked(|keys| {
             keys.iter().find(|(p, _)| *p == provider).map(|(_, k)| k.trim().to_owned())
         });
+        let run_screen_key = target.may_use_run_screen_key(form.provider, &form.base_url);
         let key = match key.filter(|k| !k.is_empty()) {
             Some(k) => k,
-            None if provider == form.provider => form.api_key.clone(),
+            None if run_screen_key => form.api_key.clone(),
             None if provider.preset().needs_key => {
+                let at = if provider == form.provider {
+                    " at another address than the Run screen's"
+                } else {
+                    ""
+                };
                 return Err(format!(
-                    "`{entry}` is served by {provider}: give its API key under “Keys for other providers”."
+                    "`{entry}` is served by {provider}{at}: give its API key under “Keys for other providers”."
                 ));
             }
             None => String::new(),
@@ -116,17 +122,18 @@ fn connection_for(wb: Workbench, rs: RunState, entry: &str) -> Result<Connection
     Ok(form.connection())
 }
 
-/// The providers other than the Run screen's that the named evaluators use, for their keys.
+/// The providers the named evaluators need a key of their own for: another provider than the
+/// Run screen's, or the Run screen's provider at another address (its key is not sent there).
 fn other_providers(rs: RunState, wb: Workbench) -> Vec<ProviderId> {
-    let run_screen = wb.connection.with(|f| f.provider);
+    let (run_screen, run_url) = wb.connection.with(|f| (f.provider, f.base_url.clone()));
     let mut out: Vec<ProviderId> = Vec::new();
     let entries = [rs.evaluators.get(), rs.meta_model.get()];
     for entry in entries.iter().flat_map(|text| live::model_list(text)) {
         if let Ok(target) = live::evaluator_target(&entry)
-            && !target.is_run_screen()
+            && !target.may_use_run_screen_key(run_screen, &run_url)
         {
             let p = target.provider_or(run_screen);
-            if p != run_screen && !out.contains(&p) {
+            if !out.contains(&p) {
                 out.push(p);
             }
         }
