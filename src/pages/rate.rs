@@ -95,6 +95,9 @@ pub fn RatePage() -> impl IntoView {
         started.set(true);
         let a = attr().map(|a| a.name).unwrap_or_default();
         let key = storage_key(&which(), &n, &a);
+        // Scores of this rater and attribute held from another dataset do not carry over: they
+        // would be saved under this dataset's key with the next rating.
+        wb.raters.update(|r| r.retain(|x| !(x.name == n && x.attribute == a)));
         if let Some(store) = wb.store.get_untracked() {
             spawn_local(async move {
                 if let Ok(Some(text)) = store.get(StoreName::Settings, &key).await

@@ -194,6 +194,14 @@ pub async fn refresh_results(
         }
         time::yield_now().await;
     }
+    // Notes (parameters a provider rejected) describe how the runs were made: runs of another
+    // study or endpoint replace the study's runs, and their notes go with them.
+    let same = wb.ran_with.with_value(|w| {
+        w.as_ref().is_some_and(|(s, e)| **s == *study && e.as_ref() == Some(&endpoint))
+    });
+    if !same {
+        wb.run_notes.set(Vec::new());
+    }
     wb.ran_with.set_value(Some((study.clone(), Some(endpoint))));
     wb.runs.update(|all| {
         all.retain(|r| r.origin != "study");
