@@ -7,7 +7,7 @@
 pub mod coeval;
 pub mod data;
 pub mod example;
-pub mod json_lenient;
+pub(crate) mod json_lenient;
 pub mod judge;
 pub mod meta;
 pub mod run;

@@ -328,6 +328,7 @@ fn elo_seed_summary_is_the_seed_spread_of_per_seed_results() {
     // `concord meta --seeds 3 --seed 4` prints as `seed_spread`), and nothing without it.
     let with = meta::elo_ratings("mx", &set, &EloOptions { seed: 4, seeds: 3, ..options });
     assert_eq!(with.ratings, per_seed[0].ratings);
+    assert_eq!(with.seed_spread.len(), summary.len(), "{:?}", with.seed_spread);
     for (name, (_, sd)) in &summary {
         assert!((with.seed_spread[name] - sd).abs() < 1e-12, "{name}");
     }

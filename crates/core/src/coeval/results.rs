@@ -167,9 +167,9 @@ pub fn majority_criteria(llm: &[String], annotations: &[&Annotation]) -> Vec<Fin
     let mut out = Vec::new();
     for c in llm {
         let votes: Vec<_> = annotations.iter().filter_map(|a| a.criteria.get(c)).collect();
-        let count = |action: Action| votes.iter().filter(|d| d.action == action).count();
-        let (approvals, revisions_n, deletions) =
-            (count(Action::Approve), count(Action::Revise), count(Action::Delete));
+        let mut n = ActionCounts::default();
+        votes.iter().for_each(|d| n.add_one(d.action));
+        let (approvals, revisions_n, deletions) = (n.approve, n.revise, n.delete);
         if votes.is_empty() || deletions > approvals.max(revisions_n) {
             continue;
         }

@@ -598,11 +598,11 @@ pub(crate) fn describe(m: &ColumnMapping) -> String {
 /// An attribute being read: its name, declared scale, and (rater, column index) sources.
 type MappedAttribute = (String, Option<Scale>, Vec<(Option<String>, usize)>);
 
-/// Applies a mapping to a table. Rows without an output are skipped with a diagnostic;
-/// unparsable or out-of-scale ratings are dropped with a diagnostic.
 /// How many repeated (document, system) rows get a warning of their own.
 const MAX_REPEAT_WARNINGS: usize = 5;
 
+/// Applies a mapping to a table. Rows without an output are skipped with a diagnostic;
+/// unparsable or out-of-scale ratings are dropped with a diagnostic.
 pub(crate) fn apply(
     file: &str,
     table: &Table,

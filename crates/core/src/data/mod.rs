@@ -271,7 +271,7 @@ pub fn load_with_mapping(
                 file: name.to_owned(),
                 detail: format!(
                     "the name says JSON, but the text starts with {:?}, not `{{` or `[`",
-                    text::clip(&trimmed.chars().take(20).collect::<String>())
+                    text::clip(trimmed)
                 ),
             });
         }

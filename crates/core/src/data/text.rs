@@ -184,7 +184,7 @@ pub(crate) fn split_array<'a>(
                     None,
                     format!(
                         "expected `,` or `]` after record {} but {what}; kept {} record(s)",
-                        out.len(),
+                        out.len() + skipped,
                         out.len()
                     ),
                 ));

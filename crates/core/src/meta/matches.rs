@@ -189,11 +189,16 @@ pub fn elo_ratings(meta_evaluator: &str, set: &MatchSet, options: &EloOptions) -
     };
     let mut result = elo_summary(meta_evaluator, set, &runs);
     if options.seeds > 1 && options.shuffles > 0 {
-        let seeds: Vec<u64> =
-            (0..options.seeds as u64).map(|k| options.seed.wrapping_add(k)).collect();
-        let once = EloOptions { seeds: 0, ..*options };
-        result.seed_spread =
-            elo_seed_spread(set, &once, &seeds).into_iter().map(|(n, (_, sd))| (n, sd)).collect();
+        // The first seed is `options.seed`, played above; the others once each.
+        let mut per_seed = vec![result.clone()];
+        per_seed.extend((1..options.seeds as u64).map(|k| {
+            let seed = options.seed.wrapping_add(k);
+            elo_ratings("", set, &EloOptions { seed, seeds: 0, ..*options })
+        }));
+        result.seed_spread = elo_seed_summary(&set.evaluators, &per_seed)
+            .into_iter()
+            .map(|(n, (_, sd))| (n, sd))
+            .collect();
     }
     result
 }
@@ -226,8 +231,10 @@ pub fn elo_seed_spread(
     options: &EloOptions,
     seeds: &[u64],
 ) -> BTreeMap<String, (f64, f64)> {
-    let per_seed: Vec<EloResult> =
-        seeds.iter().map(|&seed| elo_ratings("", set, &EloOptions { seed, ..*options })).collect();
+    let per_seed: Vec<EloResult> = seeds
+        .iter()
+        .map(|&seed| elo_ratings("", set, &EloOptions { seed, seeds: 0, ..*options }))
+        .collect();
     elo_seed_summary(&set.evaluators, &per_seed)
 }
 
