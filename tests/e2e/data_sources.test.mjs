@@ -15,7 +15,7 @@ test('load from a URL: the site\'s own file loads; an origin outside the CSP is 
     await data.open(CONCORD_URL);
     await page.getByLabel('Dataset URL').fill(new URL('demo/example.csv', CONCORD_URL).href);
     await page.getByRole('button', { name: 'Load from URL' }).click();
-    await data.datasetName.filter({ hasText: 'example.csv' }).waitFor();
+    await data.datasetName.filter({ hasText: /^example\.csv$/ }).waitFor();
     // demo/example.csv is the built-in example's text: 15 outputs, raters r1 and r2, both
     // attributes rated over the whole 1–5 range.
     assert.deepEqual(await data.summary(), { items: 15, raters: 2, attributes: 'coherence (1–5), fluency (1–5)' });

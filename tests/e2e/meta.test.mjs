@@ -343,6 +343,12 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
     ...list('meta-evaluator_results/pointwise/BSMEval'),
   ];
   const cli = concordMeta(files);
+  // `--seeds` is 10 by default: every Elo row carries the spread over seeds of each evaluator.
+  assert.ok(cli.elo.length > 0);
+  for (const e of cli.elo) {
+    assert.deepEqual(Object.keys(e.seed_spread).sort(), Object.keys(e.ratings).sort(), `${e.meta_evaluator}: a spread over seeds per evaluator`);
+    for (const sd of Object.values(e.seed_spread)) assert.ok(Number.isFinite(sd) && sd > 0, `${e.meta_evaluator}: seed SD ${sd}`);
+  }
   // What the screen should show, per meta-evaluator (the JDEval file name's first part).
   const jdeval = list(JDEVAL).map((path) => {
     const records = readJsonl(path);

@@ -76,7 +76,6 @@ test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running
     await run.run();
     await run.waitCounts((c) => c.done >= 20);
     await run.pause();
-    const pausedAt = Date.now();
     // The run takes the pause at its next step (at most a quarter of a second): Resume is then
     // offered. The calls already sent are answered and stored; then nothing is in flight.
     await page.waitForFunction(() => [...document.querySelectorAll('button')].find((x) => x.innerText === 'Resume')?.disabled === false, null, { timeout: 5_000 });
@@ -110,7 +109,6 @@ test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running
     // The requests after the pause arrived only after Resume (≥ 2 s later).
     const gap = log[sentWhenPaused].t_ms - log[sentWhenPaused - 1].t_ms;
     assert.ok(gap >= 1900, `the first request after the pause came ${gap} ms after the last one before it`);
-    assert.ok(Date.now() - pausedAt >= 2000);
     let s = await summary();
     assert.equal(s.answered_ok, 120);
     assert.deepEqual(s.duplicate_successes, [], 'every call answered once');
