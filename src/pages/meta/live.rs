@@ -1235,7 +1235,9 @@ mod tests {
         );
         assert!(!t("m @ anthropic").may_use_run_screen_key(ProviderId::OpenAi, run_url));
         let custom = "http://127.0.0.1:8000/v1";
-        assert!(t("m @ http://127.0.0.1:8000/v1").may_use_run_screen_key(ProviderId::Custom, custom));
+        assert!(
+            t("m @ http://127.0.0.1:8000/v1").may_use_run_screen_key(ProviderId::Custom, custom)
+        );
         assert!(!t("m @ http://127.0.0.1:9/v1").may_use_run_screen_key(ProviderId::Custom, custom));
     }
 

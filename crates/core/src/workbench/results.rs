@@ -407,9 +407,7 @@ impl ResultsTable {
         let cells = |m: usize, a: usize, col: Column, dash: &str| -> (String, bool) {
             match self.cell(m, a) {
                 None => (dash.to_owned(), false),
-                Some(c) => {
-                    (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.bold_in(col))
-                }
+                Some(c) => (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.bold_in(col)),
             }
         };
         let mut out = String::new();
