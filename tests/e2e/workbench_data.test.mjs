@@ -251,7 +251,11 @@ test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 
       f.roundTripMs = Date.now() - started;
       figures.push(f);
     }
-    assert.ok(await results.boldCount() > 0, 'Williams marks: less noisy methods beat the noisiest');
+    assert.equal(await results.boldCount(), 0, 'Kendall τ-b at document level: nothing bold (Williams\' test compares dataset-level r)');
+    await results.setStatistic('pearson');
+    await results.setLevel('dataset');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="results-table"] td.sig').length > 0, null, { timeout: 10_000 });
+    assert.ok(await results.boldCount() > 0, 'Pearson r at dataset level: less noisy methods beat the noisiest score_only');
     for (const f of figures) {
       console.log(`results recompute (1,600 items × 4 attributes × 4 methods, 20 samples each): ${f.label}: computed in ${f.ms} ms` +
         `${f.roundTripMs === undefined ? '' : `, ${f.roundTripMs} ms from the click to the new table`}; the 16 runs' 512,000 responses read in ${f.read} ms in all (once, in the background)`);
