@@ -901,35 +901,13 @@ fn item_cells(
     })
 }
 
-/// Splits `text` around the parsed rating, to highlight it: the first occurrence of the number
-/// standing alone (not part of 13 or 3.5) that follows a "rating" or "score" label closely,
-/// else its first standalone occurrence; nothing is marked when the number is not in the text.
-fn highlight(text: &str, value: f64) -> (String, String, String) {
-    let needle =
-        if value.fract() == 0.0 { format!("{}", value as i64) } else { format!("{value}") };
-    let bytes = text.as_bytes();
-    let numeric = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_digit() || *b == b'.');
-    let alone: Vec<usize> = text
-        .match_indices(&needle)
-        .map(|(at, _)| at)
-        .filter(|&at| {
-            let before = at.checked_sub(1).and_then(|i| bytes.get(i));
-            let after = bytes.get(at + needle.len());
-            // "4." ending a sentence is still the number 4; "4.5" is not 4.
-            let decimal_point = after == Some(&b'.') && numeric(bytes.get(at + needle.len() + 1));
-            let after_numeric = after.is_some_and(u8::is_ascii_digit) || decimal_point;
-            !numeric(before) && !after_numeric
-        })
-        .collect();
-    let lower = text.to_ascii_lowercase();
-    let labelled = |at: usize| {
-        let from = at.saturating_sub(20);
-        let window = lower.get(from..at).unwrap_or("");
-        window.contains("rating") || window.contains("score")
-    };
-    let at = alone.iter().copied().find(|&at| labelled(at)).or_else(|| alone.first().copied());
-    match at {
-        Some(at) => (text[..at].to_owned(), needle.clone(), text[at + needle.len()..].to_owned()),
+/// Splits `text` around `span` (where the parser read the rating), to highlight it; nothing
+/// is marked when the parser read no number.
+fn highlight(text: &str, span: Option<std::ops::Range<usize>>) -> (String, String, String) {
+    match span.filter(|s| text.get(s.clone()).is_some()) {
+        Some(s) => {
+            (text[..s.start].to_owned(), text[s.clone()].to_owned(), text[s.end..].to_owned())
+        }
         None => (text.to_owned(), String::new(), String::new()),
     }
 }
@@ -988,10 +966,10 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                         <h4>{format!("{} responses, mean {}", rec.responses.len(), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
                         <ol class="responses">
                             {rec.responses.iter().map(|r| {
-                                let parsed = policy.parse(r, scale);
-                                match parsed {
-                                    Ok(v) => {
-                                        let (before, hit, after) = highlight(r, v);
+                                match policy.read(r, scale) {
+                                    Ok(reading) => {
+                                        let v = reading.value;
+                                        let (before, hit, after) = highlight(r, reading.span);
                                         view! { <li><pre class="response">{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span></li> }.into_any()
                                     }
                                     Err(e) => view! { <li><pre class="response">{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span></li> }.into_any(),
@@ -1104,26 +1082,26 @@ fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::highlight;
+    use concord_core::judge::parse::Policy;
 
-    fn marked(text: &str, value: f64) -> String {
-        let (before, hit, after) = highlight(text, value);
+    fn marked(policy: Policy, text: &str) -> String {
+        let span = policy.read(text, Some((1.0, 5.0))).ok().and_then(|r| r.span);
+        let (before, hit, after) = highlight(text, span);
         format!("{before}[{hit}]{after}")
     }
 
     #[test]
-    fn highlights_the_labelled_standalone_number() {
+    fn marks_where_the_parser_read() {
         assert_eq!(
-            marked("Rating: 4\nThe summary covers 4 of 5 points.", 4.0),
-            "Rating: [4]\nThe summary covers 4 of 5 points."
+            marked(Policy::Concord, "Fluency score: 3. Overall rating: 3"),
+            "Fluency score: 3. Overall rating: [3]"
         );
+        assert_eq!(marked(Policy::CloserLook, "Rating: 3.5"), "Rating: [3].5");
         assert_eq!(
-            marked("Of 14 facts, 4 are kept. Score: 4", 4.0),
+            marked(Policy::Concord, "Of 14 facts, 4 are kept. Score: 4"),
             "Of 14 facts, 4 are kept. Score: [4]"
         );
-        assert_eq!(marked("It is 3.5 long; I give it 3.", 3.0), "It is 3.5 long; I give it [3].");
-        assert_eq!(marked("4", 4.0), "[4]");
-        assert_eq!(marked("Rating: 2.5", 2.5), "Rating: [2.5]");
-        assert_eq!(marked("no number", 4.0), "no number[]");
-        assert_eq!(marked("Évaluation — score : 5", 5.0), "Évaluation — score : [5]");
+        assert_eq!(marked(Policy::Concord, "Évaluation — score : 5"), "Évaluation — score : [5]");
+        assert_eq!(marked(Policy::Geval, "no number"), "no number[]");
     }
 }

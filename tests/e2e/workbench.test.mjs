@@ -110,6 +110,12 @@ test('a grid run against the mock, results with significance, bundle round trip,
     await page.getByTestId('cell-panel').waitFor();
     await page.getByRole('button', { name: /^Show item/ }).first().click();
     await page.getByTestId('item-detail').locator('mark').first().waitFor();
+    // Each response marks the number the parser read: its badge says the same rating.
+    const readings = await page.getByTestId('item-detail').locator('ol.responses li').evaluateAll((lis) => lis
+      .filter((li) => li.querySelector('mark'))
+      .map((li) => [li.querySelector('mark').textContent, li.querySelector('.badge').textContent]));
+    assert.ok(readings.length > 0);
+    for (const [mark, badge] of readings) assert.equal(`rating ${Number(mark)}`, badge, `marked ${JSON.stringify(mark)}`);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'results.png'), fullPage: true });
 
     const download = await results.exportBundle();

@@ -239,3 +239,77 @@ fn odd_input_never_panics() {
     assert_eq!(inf, Err(ParseFailure::OutOfScale { value: f64::INFINITY }));
     assert!(Policy::Concord.parse(&format!("-{}", "9".repeat(400)), None).is_err());
 }
+
+/// `Policy::read` says where the rating was read: the text the highlight marks in the item view.
+#[test]
+fn readings_point_at_the_number_the_policy_read() {
+    let at = |policy: Policy, text: &'static str, scale: Option<(f64, f64)>| {
+        let r = policy.read(text, scale).unwrap();
+        (r.value, r.span.map(|s| &text[s]))
+    };
+    let five = Some((1.0, 5.0));
+    // Concord: after the last label, so not the first 3 here.
+    let text = "Fluency score: 3. Overall rating: 4";
+    assert_eq!(at(Policy::Concord, text, five), (4.0, Some("4")));
+    assert_eq!(at(Policy::Concord, "Rating: 3.5 of 5", five), (3.5, Some("3.5")));
+    assert_eq!(at(Policy::Concord, "On a 1-5 scale I give 2/5", five), (2.0, Some("2")));
+    assert_eq!(at(Policy::Concord, "Ünïcödé ÅÄÖ İ — RATING: 5", five), (5.0, Some("5")));
+    let echo = "Dialogue: 1 2 3\n- Naturalness: 2";
+    assert_eq!(at(Policy::Concord, echo, five), (2.0, Some("2")));
+    // Chiang & Lee read one digit after the last `rating:` ("3.5" is 3), skipping "1-3".
+    assert_eq!(at(Policy::CloserLook, "Rating: 3.5", None), (3.0, Some("3")));
+    assert_eq!(at(Policy::CloserLook, "On 1-3, RATING:\n 2", None), (2.0, Some("2")));
+    assert_eq!(at(Policy::CloserLook, "İİ rating: 7", None), (7.0, Some("7")));
+    // G-Eval: the leading number after an optional space; no number is 0, read nowhere.
+    assert_eq!(at(Policy::Geval, " 4.5 points", None), (4.5, Some("4.5")));
+    assert_eq!(at(Policy::Geval, "Four", None), (0.0, None));
+    assert_eq!(at(Policy::CloserLookZero, "none", None), (0.0, None));
+    // CoEval removes "2.", "out of 5" and "/5" first: "12.5" reads as 15, from all of "12.5".
+    assert_eq!(at(Policy::Coeval, "Score: 4/5", None), (4.0, Some("4")));
+    assert_eq!(at(Policy::Coeval, "12.5", None), (15.0, Some("12.5")));
+    assert_eq!(at(Policy::Coeval, "2. 3 out of 5", None), (3.0, Some("3")));
+}
+
+/// Wherever a policy says it read a rating, the span lies inside the response and holds a
+/// digit, on every shape of response, non-ASCII letters included (offsets are kept).
+#[test]
+fn spans_lie_inside_the_response() {
+    let long = "9".repeat(320);
+    let responses = [
+        "4",
+        " 3.0",
+        "Rating: 5\nBecause it is fluent.",
+        "rating:  2 out of 5",
+        "-3",
+        "Score: -1",
+        "no number",
+        "1. Good.\n2. 3",
+        "I'd say 4/5.",
+        "Coherence: 1-5 scale, 4",
+        "3.5.",
+        "",
+        long.as_str(),
+        "RATİNG: 4",
+        "ẞcore: 2",
+        "Kelvin \u{212A} score: 3",
+        "ÅÅÅ 2.2.5 /5 1-3 7",
+    ];
+    let mut spans = 0;
+    for policy in Policy::ALL {
+        for scale in [None, Some((1.0, 5.0))] {
+            for text in responses {
+                let Ok(Some(span)) = policy.read(text, scale).map(|r| r.span) else { continue };
+                spans += 1;
+                assert!(
+                    span.start < span.end && span.end <= text.len(),
+                    "{policy:?} {text:?} {span:?}"
+                );
+                let marked = text
+                    .get(span.clone())
+                    .unwrap_or_else(|| panic!("{policy:?} {text:?} {span:?} not on char bounds"));
+                assert!(marked.contains(|c: char| c.is_ascii_digit()), "{policy:?} {text:?}");
+            }
+        }
+    }
+    assert!(spans > 100, "{spans}");
+}

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::ops::Range;
 
 /// How a rating is read from a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -62,15 +63,69 @@ impl Policy {
     /// Reads a rating from one response. `scale` (inclusive bounds) is only consulted by the
     /// `concord` policy; the paper policies accept whatever their scripts accepted.
     pub fn parse(self, response: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailure> {
+        self.read(response, scale).map(|r| r.value)
+    }
+
+    /// [`Policy::parse`], with where in `response` the rating was read (to highlight it).
+    pub fn read(self, response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFailure> {
+        let zero = Reading { value: 0.0, span: None };
         match self {
-            Policy::Geval => Ok(leading_number(response).unwrap_or(0.0)),
+            Policy::Geval => Ok(leading_number(response).unwrap_or(zero)),
             Policy::CloserLook => closer_look(response),
             Policy::CloserLookZero => match closer_look(response) {
-                Err(ParseFailure::NoNumber) => Ok(0.0),
+                Err(ParseFailure::NoNumber) => Ok(zero),
                 other => other,
             },
             Policy::Coeval => coeval(response),
             Policy::Concord => concord(response, scale),
+        }
+    }
+}
+
+/// A rating read from a response, and the byte range of `response` it was read from: the
+/// number's text, or for the papers' parsers what their cleaned text's number came from
+/// (Chiang & Lee read one digit; CoEval's cleaning can join digits across what it removed).
+/// `None` when the policy did not read a number (G-Eval's and `closer-look-zero`'s 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub value: f64,
+    pub span: Option<Range<usize>>,
+}
+
+/// A text being cleaned by replacements, remembering for each of its bytes the byte of the
+/// original it came from (a replacement's bytes come from the start of what it replaced).
+struct Traced {
+    text: String,
+    from: Vec<usize>,
+}
+
+impl Traced {
+    fn new(text: String) -> Traced {
+        let from = (0..text.len()).collect();
+        Traced { text, from }
+    }
+
+    fn replace(self, pattern: &str, with: &str) -> Traced {
+        let mut text = String::with_capacity(self.text.len());
+        let mut from = Vec::with_capacity(self.from.len());
+        let mut last = 0;
+        for (at, _) in self.text.match_indices(pattern) {
+            text.push_str(&self.text[last..at]);
+            from.extend_from_slice(&self.from[last..at]);
+            text.push_str(with);
+            from.extend(std::iter::repeat_n(self.from[at], with.len()));
+            last = at + pattern.len();
+        }
+        text.push_str(&self.text[last..]);
+        from.extend_from_slice(&self.from[last..]);
+        Traced { text, from }
+    }
+
+    /// The original range of `range` of the cleaned text.
+    fn origin(&self, range: Range<usize>) -> Range<usize> {
+        match range.end.checked_sub(1) {
+            Some(last) if range.start < range.end => self.from[range.start]..self.from[last] + 1,
+            _ => self.from.get(range.start).map_or(0..0, |&at| at..at),
         }
     }
 }
@@ -112,14 +167,16 @@ impl std::error::Error for ParseFailure {}
 /// Python's `\d` also matches non-ASCII decimal digits; we accept ASCII digits only, so a
 /// response starting with e.g. `٣` is 0 here where G-Eval would read 3. No released response
 /// of the papers starts that way.
-fn leading_number(text: &str) -> Option<f64> {
-    let rest = text.strip_prefix(' ').unwrap_or(text);
+fn leading_number(text: &str) -> Option<Reading> {
+    let start = usize::from(text.starts_with(' '));
+    let rest = &text[start..];
     let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
     let run = &rest[..end];
     if run.is_empty() {
         return None;
     }
-    run.parse::<f64>().ok()
+    let value = run.parse::<f64>().ok()?;
+    Some(Reading { value, span: Some(start..start + end) })
 }
 
 /// Chiang & Lee's parser. Their steps: lower-case; newlines → spaces; `1-3` → space; keep
@@ -130,34 +187,38 @@ fn leading_number(text: &str) -> Option<f64> {
 /// sign is dropped with the letters, so their `score < 0` check never fires. When there is no
 /// ASCII digit the whole remaining text goes to the final pattern, which can still read a
 /// leading run of dots (a failure, like theirs).
-fn closer_look(response: &str) -> Result<f64, ParseFailure> {
-    let lowered = response.to_lowercase().replace('\n', " ").replace("1-3", " ");
-    let tail = match lowered.rfind("rating:") {
-        Some(at) => &lowered[at + "rating:".len()..],
-        None => lowered.as_str(),
-    };
-    if let Some(digit) = tail.chars().find(char::is_ascii_digit) {
-        return Ok(f64::from(digit as u8 - b'0'));
+///
+/// Lower-casing is ASCII only, which keeps offsets: no other letter lower-cases to the ASCII
+/// letters of `rating:`, so the results are those of Python's `lower()`.
+fn closer_look(response: &str) -> Result<Reading, ParseFailure> {
+    let cleaned = Traced::new(response.to_ascii_lowercase()).replace("\n", " ").replace("1-3", " ");
+    let tail_at = cleaned.text.rfind("rating:").map_or(0, |at| at + "rating:".len());
+    let tail = &cleaned.text[tail_at..];
+    if let Some(at) = tail.bytes().position(|b| b.is_ascii_digit()) {
+        let value = f64::from(tail.as_bytes()[at] - b'0');
+        return Ok(Reading { value, span: Some(cleaned.origin(tail_at + at..tail_at + at + 1)) });
     }
     match leading_number(tail) {
-        Some(v) if v < 0.0 => Err(ParseFailure::Negative { value: v }),
-        Some(v) => Ok(v),
+        Some(r) if r.value < 0.0 => Err(ParseFailure::Negative { value: r.value }),
+        Some(r) => Ok(Reading {
+            span: r.span.map(|s| cleaned.origin(tail_at + s.start..tail_at + s.end)),
+            ..r
+        }),
         None => Err(ParseFailure::NoNumber),
     }
 }
 
 /// CoEval's reading: drop the strings that look like numbers but are not the score (`2.` of
 /// a numbered list, `out of 5`, `/5`), then the first number (`\d+(\.\d+)?`).
-fn coeval(response: &str) -> Result<f64, ParseFailure> {
-    let cleaned = response.replace("2.", "").replace("out of 5", "").replace("/5", "");
-    first_number(&cleaned).map(|(v, _)| v).ok_or(ParseFailure::NoNumber)
-}
-
-/// The first unsigned decimal number (`\d+(\.\d+)?`) and the byte offset after it.
-fn first_number(text: &str) -> Option<(f64, usize)> {
-    let bytes = text.as_bytes();
-    let start = bytes.iter().position(u8::is_ascii_digit)?;
-    number_at(text, start)
+fn coeval(response: &str) -> Result<Reading, ParseFailure> {
+    let cleaned = Traced::new(response.to_owned())
+        .replace("2.", "")
+        .replace("out of 5", "")
+        .replace("/5", "");
+    let start =
+        cleaned.text.bytes().position(|b| b.is_ascii_digit()).ok_or(ParseFailure::NoNumber)?;
+    let (value, end) = number_at(&cleaned.text, start).ok_or(ParseFailure::NoNumber)?;
+    Ok(Reading { value, span: Some(cleaned.origin(start..end)) })
 }
 
 fn number_at(text: &str, start: usize) -> Option<(f64, usize)> {
@@ -186,8 +247,11 @@ fn number_at(text: &str, start: usize) -> Option<(f64, usize)> {
 /// In the chosen text the first number counts, skipping numbers that belong to a scale range
 /// (`1-3`, `1 to 5`) or a denominator (`/5`, `out of 5`); a minus sign directly before it
 /// makes it negative; full decimals are kept; a value off the scale is a failure, not a clamp.
-fn concord(response: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailure> {
-    let lowered = response.to_lowercase();
+///
+/// Lower-casing is ASCII only, which keeps offsets: no other letter lower-cases into the
+/// labels, digits or words looked for.
+fn concord(response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFailure> {
+    let lowered = response.to_ascii_lowercase();
     let after_label = ["rating:", "score:"]
         .iter()
         .filter_map(|label| lowered.rfind(label).map(|at| at + label.len()))
@@ -196,7 +260,10 @@ fn concord(response: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailur
         Some(at) => &lowered[at..],
         None => last_label_line(&lowered).unwrap_or(lowered.as_str()),
     };
-    first_rating(text, scale)
+    // `text` is a slice of `lowered`, whose offsets are the response's.
+    let offset = text.as_ptr() as usize - lowered.as_ptr() as usize;
+    let (value, span) = first_rating(text, scale)?;
+    Ok(Reading { value, span: Some(offset + span.start..offset + span.end) })
 }
 
 /// The value part of the last line shaped `Label: N…` (the label has no digits).
@@ -214,7 +281,10 @@ fn last_label_line(text: &str) -> Option<&str> {
     })
 }
 
-fn first_rating(text: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailure> {
+fn first_rating(
+    text: &str,
+    scale: Option<(f64, f64)>,
+) -> Result<(f64, Range<usize>), ParseFailure> {
     let bytes = text.as_bytes();
     let mut pos = 0;
     while pos < bytes.len() {
@@ -243,7 +313,7 @@ fn first_rating(text: &str, scale: Option<(f64, f64)>) -> Result<f64, ParseFailu
         {
             return Err(ParseFailure::OutOfScale { value });
         }
-        return Ok(value);
+        return Ok((value, pos..end));
     }
     Err(ParseFailure::NoNumber)
 }
