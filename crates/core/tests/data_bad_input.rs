@@ -232,7 +232,8 @@ fn repeated_item_ids_are_renamed_once_each() {
     let ids: Vec<&str> = loaded.dataset.items.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, ["x", "x#2", "x#2#2", "y"]);
     let warning = loaded.diagnostics.iter().find(|d| d.message.contains("renamed")).unwrap();
-    assert!(warning.message.starts_with("2 item id(s)"), "{warning}");
+    assert!(warning.message.starts_with("2 id(s)"), "{warning}");
+    assert!(warning.message.ends_with("map an id column with unique values to keep your own"));
 }
 
 #[test]
@@ -273,12 +274,16 @@ fn a_broken_record_inside_an_array_is_skipped_and_the_rest_read() {
 fn python_nan_and_infinity_are_missing_values() {
     // json.dump writes NaN for a missing score: the item loads, the rating is missing, and a
     // warning says how many such values were read as missing.
-    let with_nan = TC.replacen("2.0", "NaN", 1);
-    let text = format!("[\n{TC},\n{}\n]", with_nan.replacen("\"s1\"", "\"s2\"", 1));
+    let with_nan = TC.replacen("2.0", "NaN", 1).replacen("\"s1\"", "\"s2\"", 1);
+    let with_inf = TC.replacen("2.0", "-Infinity", 1).replacen("\"s1\"", "\"s3\"", 1);
+    let text = format!("[\n{TC},\n{with_nan},\n{with_inf}\n]");
     let loaded = data::load("tc.json", text.as_bytes()).unwrap();
     assert_eq!(loaded.summary.format, "topical-chat");
-    assert_eq!(loaded.summary.counts.items, 2);
-    assert!(loaded.dataset.items[1].ratings[0].is_none(), "{:?}", loaded.dataset.items[1].ratings);
+    assert_eq!(loaded.summary.counts.items, 3);
+    for item in &loaded.dataset.items[1..] {
+        assert!(item.ratings[0].is_none(), "{:?}", item.ratings);
+    }
+    assert!(loaded.dataset.items[0].ratings[0].is_some());
     let w = loaded.diagnostics.iter().find(|d| d.message.contains("NaN / Infinity")).unwrap();
-    assert_eq!((w.line, w.message.starts_with("1 ")), (Some(3), true), "{w}");
+    assert_eq!((w.line, w.message.starts_with("2 ")), (Some(3), true), "{w}");
 }

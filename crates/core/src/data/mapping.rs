@@ -764,7 +764,7 @@ pub(crate) fn apply(
                         Some(line),
                         mapping.system.as_deref().or(mapping.document.as_deref()),
                         format!(
-                            "document {}, system {} again (first on line {}): judge outputs keyed by document and system join to the first only; map the column that tells these rows apart as system or item id",
+                            "document {}, system {} again (first on line {}): released judge outputs, keyed by document and system, join to the first only (runs made in Concord join by item id); if a column tells these rows apart, map it as system or document",
                             text::clip(&document_id),
                             text::clip(&system_id),
                             o.get()

@@ -332,7 +332,7 @@ fn finish(
     }
     let mut dataset = dataset;
     let mut diagnostics = diagnostics;
-    unique_ids(name, &mut dataset, &mut diagnostics);
+    unique_ids(name, &mut dataset, tabular.is_some(), &mut diagnostics);
     let summary = summarize(format, &dataset, &runs);
     let (mapping, columns) = match tabular {
         Some((m, c)) => (Some(m), c),
@@ -342,8 +342,9 @@ fn finish(
 }
 
 /// Item and pair ids are unique within a dataset (runs made in Concord are joined by id): a
-/// repeated id is renamed `id#2`, `id#3`, … and one warning says how many and the first.
-fn unique_ids(name: &str, dataset: &mut Dataset, diags: &mut Vec<Diagnostic>) {
+/// repeated id is renamed `id#2`, `id#3`, … and one warning says how many and the first (and,
+/// for a generic table, that an id column can be mapped).
+fn unique_ids(name: &str, dataset: &mut Dataset, mapped: bool, diags: &mut Vec<Diagnostic>) {
     let mut seen: HashSet<String> = HashSet::with_capacity(dataset.items.len());
     let mut renamed = 0usize;
     let mut first: Option<(String, String)> = None;
@@ -374,9 +375,10 @@ fn unique_ids(name: &str, dataset: &mut Dataset, diags: &mut Vec<Diagnostic>) {
             None,
             None,
             format!(
-                "{renamed} item id(s) repeat an earlier one and were renamed (first: `{}` → `{}`); map an id column with unique values to keep your own",
+                "{renamed} id(s) repeat an earlier one and were renamed (first: `{}` → `{}`){}",
                 text::clip(&old),
-                text::clip(&new)
+                text::clip(&new),
+                if mapped { "; map an id column with unique values to keep your own" } else { "" }
             ),
         ));
     }
