@@ -160,10 +160,19 @@ pub async fn save_bundle(
         wb.runs.with_untracked(|r| r.iter().map(|r| r.run.records.len()).collect());
     for (run, len) in lengths.into_iter().enumerate() {
         for start in (0..len).step_by(256) {
-            // The runs may have changed while the page yielded (a run still arriving): read
-            // each slice anew, within what there is.
+            // The runs may have changed while the page yielded: a run still arriving grows (read
+            // each slice anew, within what there is); a run replaced or removed (a new run of
+            // another study, an import, "Remove imported runs") stops the export rather than
+            // put its records under another run's name.
             let frame = wb.runs.with_untracked(|runs| {
-                let records = runs.get(run).map_or(&[][..], |r| &r.run.records[..]);
+                let same = |r: &JudgedRun, s: &JudgedRun| {
+                    (&r.method, &r.attribute, &r.origin, &r.run.name)
+                        == (&s.method, &s.attribute, &s.origin, &s.run.name)
+                };
+                let Some(current) = runs.get(run).filter(|r| same(r, &skeleton.runs[run])) else {
+                    return Err("the runs changed while the bundle was being written (a run finished, or runs were imported or removed): export it again".to_owned());
+                };
+                let records = &current.run.records;
                 let end = (start + 256).min(records.len());
                 bundle_wire::records_frame(run, records.get(start..end).unwrap_or_default())
             })?;
@@ -533,8 +542,17 @@ fn ImportPanel() -> impl IntoView {
             });
             saving.try_set(false);
             match outcome {
-                // A message would cover the table the user is looking at; the download is the answer.
-                Ok(_) => {}
+                // A message would cover the table the user is looking at; the download is the
+                // answer. An earlier failure's message is stale now.
+                Ok(_) => {
+                    message.try_update(|m| {
+                        if m.as_ref().is_some_and(|(ok, text)| {
+                            !ok && text.starts_with("The bundle could not")
+                        }) {
+                            *m = None;
+                        }
+                    });
+                }
                 Err(e) => {
                     message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
                 }
