@@ -345,7 +345,8 @@ fn PromptPanel() -> impl IntoView {
     };
     // The part being typed in, shown in the preview as it is typed; it becomes part of the
     // study when the text area loses focus (re-rendering the editor on every key would move
-    // the caret out of it).
+    // the caret out of it). Leaving the area drops it even when nothing changed (typed, then
+    // restored), so it never shows over another method's or attribute's template.
     let draft = RwSignal::new(None::<(usize, String)>);
     let edit = move |index: usize, text: String| {
         let (m, a) = (method.get_untracked(), attribute.get_untracked());
@@ -397,7 +398,8 @@ fn PromptPanel() -> impl IntoView {
                                 <textarea id=id class=part_class(part.kind) rows="4"
                                     prop:value=part.text.clone()
                                     on:input=move |ev| draft.set(Some((i, event_target_value(&ev))))
-                                    on:change=move |ev| { edit(i, event_target_value(&ev)); draft.set(None); }></textarea>
+                                    on:change=move |ev| { edit(i, event_target_value(&ev)); draft.set(None); }
+                                    on:blur=move |_| draft.set(None)></textarea>
                             }
                         }).collect_view())}
                     </div>
