@@ -14,17 +14,24 @@ use crate::components::download::save_text;
 use crate::edge::store::StoreName;
 
 /// Forgets the imported annotator files, here and in this browser's storage.
+/// Every stored entry under the prefix goes, also those that could not be read back.
 fn forget_imported(ctx: Ctx, import_errors: RwSignal<Vec<String>>) {
-    let names: Vec<String> =
-        ctx.imported.with_untracked(|v| v.iter().map(|(n, _)| n.clone()).collect());
     ctx.imported.set(Vec::new());
     import_errors.set(Vec::new());
     if let Some(db) = ctx.store.get_untracked() {
         // Counted like every write, so "All actions saved" waits for it.
         ctx.pending.update(|n| *n += 1);
         spawn_local(async move {
-            for name in names {
-                let _ = db.delete(StoreName::Settings, &format!("{IMPORTED_PREFIX}{name}")).await;
+            let forgotten = async {
+                for key in db.keys_with_prefix(StoreName::Settings, IMPORTED_PREFIX).await? {
+                    db.delete(StoreName::Settings, &key).await?;
+                }
+                Ok::<(), crate::edge::store::StoreError>(())
+            };
+            if let Err(e) = forgotten.await {
+                ctx.error.try_set(Some(format!(
+                    "the imported files could not be removed from this browser's storage: {e}"
+                )));
             }
             ctx.pending.try_update(|n| *n = n.saturating_sub(1));
         });
