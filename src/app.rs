@@ -86,7 +86,9 @@ pub fn App() -> impl IntoView {
                     .collect_view()}
             </nav>
         </header>
-        <main id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
+        // The tab panel sits inside <main>, which stays the page's main landmark.
+        <main>
+            <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
             {move || match ws.screen.get() {
                 Screen::Data => view! { <DataPage/> }.into_any(),
                 Screen::Judge => view! { <JudgePage/> }.into_any(),
@@ -96,6 +98,7 @@ pub fn App() -> impl IntoView {
                 Screen::Meta => view! { <MetaPage/> }.into_any(),
                 Screen::CoEval => view! { <CoEvalPage/> }.into_any(),
             }}
+            </div>
         </main>
     }
 }

@@ -55,6 +55,7 @@ test('opens on the built-in example and loads a CSV through the file input', asy
     await page.keyboard.press('Home');
     assert.equal(await selected(), 'Data');
     assert.equal(await page.getByRole('tabpanel', { name: 'Data' }).count(), 1);
+    assert.equal(await page.getByRole('main').count(), 1, 'the tab panel does not replace the main landmark');
     assert.equal(await data.itemCount.textContent(), '7', 'the data survived the trip');
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
