@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { RunPage } from './pages/workbench_pages.mjs';
+import { missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHARED = resolve(ROOT, '../shared/data/CoEval');
@@ -367,7 +368,7 @@ function cliReport(files) {
   return JSON.parse(text);
 }
 
-test('released CoEval files give the numbers of `concord coeval`', { skip: !existsSync(SHARED) && 'no ../shared/data/CoEval here' }, async () => {
+test('released CoEval files give the numbers of `concord coeval`', { skip: missingShared(SHARED) }, async () => {
   const files = releasedFiles();
   const cli = cliReport(files);
   const browser = await launch();

@@ -1,4 +1,5 @@
 // Data the end-to-end tests share.
+import { existsSync } from 'node:fs';
 
 /** 30 graded outputs (10 documents × 3 systems): the grade is planted in the text for the mock to echo. */
 export function gradedCsv() {
@@ -10,4 +11,15 @@ export function gradedCsv() {
     rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","Summary ${i}. RATING=${planted}",${q},${f}`);
   }
   return rows.join('\n') + '\n';
+}
+
+/**
+ * Why a test on the released data must skip (`path` is absent), or `false` when it is there.
+ * With CONCORD_REQUIRE_SHARED set (CI, where ../shared is always beside the checkout) an
+ * absent path is an error instead: a skipped test would check nothing without saying so.
+ */
+export function missingShared(path) {
+  if (existsSync(path)) return false;
+  if (process.env.CONCORD_REQUIRE_SHARED) throw new Error(`${path} is absent and CONCORD_REQUIRE_SHARED is set`);
+  return `absent: ${path}`;
 }

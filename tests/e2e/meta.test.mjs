@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL } from './browser.mjs';
 import { MetaPage } from './pages/meta_page.mjs';
+import { missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = process.env.CONCORD_META_DATA ?? resolve(ROOT, '../shared/data/meta-evaluation');
@@ -48,7 +49,7 @@ function close(actual, expected, tolerance, what) {
   assert.ok(actual !== null && Math.abs(actual - expected) <= tolerance, `${what}: ${actual} vs ${expected}`);
 }
 
-test('meta-evaluation screen reproduces concord meta on the released files', { skip: !existsSync(DATA) && `absent: ${DATA}`, timeout: 600_000 }, async () => {
+test('meta-evaluation screen reproduces concord meta on the released files', { skip: missingShared(DATA), timeout: 600_000 }, async () => {
   const files = [
     ...list('evaluator_results/pairwise'),
     ...list('evaluator_results/pointwise'),
@@ -334,7 +335,7 @@ test('the independent oracle of the meta-evaluation test reproduces STATS_SPEC\'
     ['gpt4', 'gpt4', 'gpt35', 'mistral', 'qwen14b', 'qwen14b', 'qwen7b']);
 });
 
-test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ranking agreement and post accuracy equal an independent computation', { skip: !existsSync(DATA) && `absent: ${DATA}`, timeout: 600_000 }, async () => {
+test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ranking agreement and post accuracy equal an independent computation', { skip: missingShared(DATA), timeout: 600_000 }, async () => {
   const files = [
     ...list('evaluator_results/pairwise'),
     ...list('evaluator_results/pointwise'),

@@ -4,17 +4,18 @@
 // completes without any request answered successfully twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { missingShared } from './fixtures.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TOPICAL_CHAT = join(here, '../../../shared/data/A-Closer-Look-To-LLM-Evaluation/data/topical_chat.json');
-const haveData = existsSync(TOPICAL_CHAT);
+const haveData = !missingShared(TOPICAL_CHAT);
 
 async function scenario(body) {
   const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });

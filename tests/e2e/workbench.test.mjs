@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { gradedCsv } from './fixtures.mjs';
+import { gradedCsv, missingShared } from './fixtures.mjs';
 
 const SECRET = 'sk-test-CONCORD-SECRET-0123456789';
 const SHOTS = process.env.CONCORD_SCREENSHOTS;
@@ -232,12 +232,12 @@ test('Open the demo: one click from the first screen to a full results page, no 
 });
 
 test('released Chiang & Lee outputs imported in the browser give the numbers of `concord table`', { timeout: 180_000 }, async (t) => {
-  const { existsSync } = await import('node:fs');
   const { execFileSync } = await import('node:child_process');
   const { dirname } = await import('node:path');
   const { fileURLToPath } = await import('node:url');
   const root = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/A-Closer-Look-To-LLM-Evaluation');
-  if (!existsSync(root)) { t.skip('../shared/data is absent'); return; }
+  const absent = missingShared(root);
+  if (absent) { t.skip(absent); return; }
   const dataset = join(root, 'data/topical_chat.json');
   const runs = ['geval', 'rate_explain'].map((m) => [m, join(root, `results/topical_chat/gpt3.5_nat_${m}.json`)]);
   const cli = process.env.CONCORD_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '../../target/debug/concord');

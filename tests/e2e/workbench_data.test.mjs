@@ -4,7 +4,7 @@
 // methods of Chiang & Lee-shaped result files under 300 ms). Figures are printed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { launch, watch, CONCORD_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, ResultsPage, Tabs } from './pages/workbench_pages.mjs';
 import { VirtualTable } from './pages/virtual_table.mjs';
+import { missingShared } from './fixtures.mjs';
 
 const SHARED = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
 
@@ -201,7 +202,8 @@ function pearson(x, y) {
 
 test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 300 ms', { timeout: 300_000 }, async (t) => {
   const dataset = join(SHARED, 'PPairS/data/summeval.jsonl');
-  if (!existsSync(dataset)) { t.skip('../shared/data/PPairS is absent'); return; }
+  const absent = missingShared(dataset);
+  if (absent) { t.skip(absent); return; }
   const items = readFileSync(dataset, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(items.length, 1600);
   const dir = mkdtempSync(join(tmpdir(), 'concord-budget-'));

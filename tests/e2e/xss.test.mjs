@@ -7,7 +7,7 @@
 // violation (the page's own code triggers none, so any would mean a payload got parsed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { MetaPage } from './pages/meta_page.mjs';
 import { VirtualTable } from './pages/virtual_table.mjs';
+import { missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const JDEVAL = resolve(ROOT, '../shared/data/meta-evaluation/meta-evaluator_results/pairwise/JDEval');
@@ -279,7 +280,7 @@ test('payloads in CoEval criteria, instances and LLM evaluations stay inert text
   }
 });
 
-const jdevalFile = existsSync(JDEVAL) ? readdirSync(JDEVAL).filter((n) => n.endsWith('.jsonl')).sort()[0] : undefined;
+const jdevalFile = !missingShared(JDEVAL) ? readdirSync(JDEVAL).filter((n) => n.endsWith('.jsonl')).sort()[0] : undefined;
 
 test('payloads in an imported debate (meta-evaluation screen) stay inert text', { skip: !jdevalFile && `absent: ${JDEVAL}`, timeout: 180_000 }, async () => {
   // The first released JDEval record with every long text field replaced by payloads.

@@ -3,11 +3,12 @@
 //! our scipy-generated edge-case fixtures (`tests/fixtures/stats`, made by
 //! `benches/stats_make_fixtures.py`).
 
+mod common;
+
 use concord_core::stats::cases::run_cases;
 use serde_json::Value;
 use std::path::Path;
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/stats_examples");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/stats");
 
 /// Tolerance of §0 for a field name.
@@ -84,12 +85,8 @@ fn check(cases: &Path, expected: &Path) {
 
 #[test]
 fn spec_examples_match_expected_json() {
-    let dir = Path::new(SHARED);
-    if !dir.join("cases.json").exists() {
-        eprintln!("notice: {SHARED} not found; skipping the spec examples");
-        return;
-    }
-    check(&dir.join("cases.json"), &dir.join("expected.json"));
+    let Some(cases) = common::shared("stats_examples/cases.json") else { return };
+    check(&cases, &cases.with_file_name("expected.json"));
 }
 
 #[test]
