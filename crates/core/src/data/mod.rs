@@ -226,8 +226,7 @@ pub fn load_with_mapping(
     if text.trim_start().starts_with(['[', '{'])
         && let Some(fixed) = crate::json_lenient::non_json_numbers_as_null(&text)
     {
-        let line =
-            1 + text.as_bytes()[..fixed.first_offset].iter().filter(|&&b| b == b'\n').count();
+        let line = text::LineCounter::new(&text).line_at(fixed.first_offset);
         diags.push(Diagnostic::warning(
             name,
             Some(line),
@@ -420,6 +419,24 @@ enum Shape {
 }
 
 impl Shape {
+    /// The format a file of records of this shape is.
+    fn format(self) -> Format {
+        match self {
+            Shape::ChiangLee => Format::ChiangLeeResults,
+            Shape::Unieval => Format::UnievalPredictions,
+            Shape::SummevalGeval => Format::SummevalGeval,
+            Shape::TopicalChat => Format::TopicalChat,
+            Shape::Ppairs => Format::SummevalPpairs,
+            Shape::MetaPairwise => Format::MetaEvaluatorPairwise,
+            Shape::MetaPointwise => Format::MetaEvaluatorPointwise,
+            Shape::EvaluatorPairwise => Format::EvaluatorPairwise,
+            Shape::EvaluatorPointwise => Format::EvaluatorPointwise,
+            Shape::Pairwise => Format::Pairwise,
+            Shape::MtBenchHuman => Format::MtBenchHuman,
+            Shape::Scoring => Format::Scoring,
+        }
+    }
+
     fn of(o: &Obj<'_>) -> Option<Shape> {
         let has = |k: &str| o.has(k);
         Some(if has("all_responses") && has("system_output") {
@@ -479,39 +496,34 @@ fn from_records(
 ) -> Result<Parts, LoadError> {
     let shape = if mapping.is_some() { None } else { vote_shape(records) };
     let one = |run: Option<JudgeRun>| run.into_iter().collect::<Vec<_>>();
-    let parts = shape.map(|shape| match shape {
-        Shape::ChiangLee | Shape::Unieval | Shape::SummevalGeval | Shape::TopicalChat => {
-            let format = match shape {
-                Shape::ChiangLee => Format::ChiangLeeResults,
-                Shape::Unieval => Format::UnievalPredictions,
-                Shape::SummevalGeval => Format::SummevalGeval,
-                _ => Format::TopicalChat,
-            };
-            let (d, r) = papers::pointwise(name, records, diags);
-            (format, d, one(r))
-        }
-        Shape::Ppairs => (Format::SummevalPpairs, papers::ppairs(name, records, diags), Vec::new()),
-        Shape::MetaPairwise => {
-            let (d, r) = papers::meta_pairwise(name, records, diags);
-            (Format::MetaEvaluatorPairwise, d, vec![r])
-        }
-        Shape::MetaPointwise => {
-            let (d, r) = papers::meta_pointwise(name, records, diags);
-            (Format::MetaEvaluatorPointwise, d, vec![r])
-        }
-        Shape::EvaluatorPairwise => {
-            let (d, r) = papers::evaluator_pairwise(name, records, diags);
-            (Format::EvaluatorPairwise, d, vec![r])
-        }
-        Shape::EvaluatorPointwise => {
-            let (d, r) = papers::evaluator_pointwise(name, records, diags);
-            (Format::EvaluatorPointwise, d, vec![r])
-        }
-        Shape::Pairwise => (Format::Pairwise, papers::pairwise(name, records, diags), Vec::new()),
-        Shape::MtBenchHuman => {
-            (Format::MtBenchHuman, papers::mt_bench_human(name, records, diags), Vec::new())
-        }
-        Shape::Scoring => (Format::Scoring, papers::scoring(name, records, diags), Vec::new()),
+    let parts = shape.map(|shape| {
+        let (dataset, runs) = match shape {
+            Shape::ChiangLee | Shape::Unieval | Shape::SummevalGeval | Shape::TopicalChat => {
+                let (d, r) = papers::pointwise(name, records, diags);
+                (d, one(r))
+            }
+            Shape::Ppairs => (papers::ppairs(name, records, diags), Vec::new()),
+            Shape::MetaPairwise => {
+                let (d, r) = papers::meta_pairwise(name, records, diags);
+                (d, vec![r])
+            }
+            Shape::MetaPointwise => {
+                let (d, r) = papers::meta_pointwise(name, records, diags);
+                (d, vec![r])
+            }
+            Shape::EvaluatorPairwise => {
+                let (d, r) = papers::evaluator_pairwise(name, records, diags);
+                (d, vec![r])
+            }
+            Shape::EvaluatorPointwise => {
+                let (d, r) = papers::evaluator_pointwise(name, records, diags);
+                (d, vec![r])
+            }
+            Shape::Pairwise => (papers::pairwise(name, records, diags), Vec::new()),
+            Shape::MtBenchHuman => (papers::mt_bench_human(name, records, diags), Vec::new()),
+            Shape::Scoring => (papers::scoring(name, records, diags), Vec::new()),
+        };
+        (shape.format(), dataset, runs)
     });
     match parts {
         Some((format, dataset, runs)) => Ok((format, dataset, runs, None)),

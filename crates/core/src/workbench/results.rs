@@ -156,6 +156,33 @@ impl Statistic {
         }
     }
 
+    /// The symbol of a column heading: r, ρ, τ.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "r",
+            Statistic::Spearman => "ρ",
+            Statistic::KendallB => "τ",
+        }
+    }
+
+    /// The same symbol in LaTeX.
+    pub fn latex_symbol(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "$r$",
+            Statistic::Spearman => "$\\rho$",
+            Statistic::KendallB => "$\\tau$",
+        }
+    }
+
+    /// The name in CSV exports and settings: `pearson`, `spearman`, `kendall_b`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Pearson => "pearson",
+            Statistic::Spearman => "spearman",
+            Statistic::KendallB => "kendall_b",
+        }
+    }
+
     fn resample(self) -> ResampleStat {
         match self {
             Statistic::Pearson => ResampleStat::Pearson,
@@ -178,6 +205,14 @@ impl Granularity {
         match self {
             Granularity::Dataset => "dataset level",
             Granularity::Document => "document level",
+        }
+    }
+
+    /// The name in CSV exports and settings: `dataset`, `document`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Granularity::Dataset => "dataset",
+            Granularity::Document => "document",
         }
     }
 }
@@ -355,34 +390,6 @@ pub type Column = (Statistic, Granularity);
 pub const PAPER_COLUMNS: [Column; 2] =
     [(Statistic::Pearson, Granularity::Dataset), (Statistic::KendallB, Granularity::Document)];
 
-impl Statistic {
-    /// The symbol of a column heading: r, ρ, τ.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Statistic::Pearson => "r",
-            Statistic::Spearman => "ρ",
-            Statistic::KendallB => "τ",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Statistic::Pearson => "pearson",
-            Statistic::Spearman => "spearman",
-            Statistic::KendallB => "kendall_b",
-        }
-    }
-}
-
-impl Granularity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Granularity::Dataset => "dataset",
-            Granularity::Document => "document",
-        }
-    }
-}
-
 /// A column's heading under its attribute: "r (dataset)".
 pub fn column_heading((stat, level): Column) -> String {
     format!("{} ({})", stat.symbol(), level.name())
@@ -454,12 +461,7 @@ impl ResultsTable {
                 if several {
                     for _ in &self.attributes {
                         for &(stat, level) in columns {
-                            let symbol = match stat {
-                                Statistic::Pearson => "$r$",
-                                Statistic::Spearman => "$\\rho$",
-                                Statistic::KendallB => "$\\tau$",
-                            };
-                            out.push_str(&format!(" & {symbol} ({})", level.name()));
+                            out.push_str(&format!(" & {} ({})", stat.latex_symbol(), level.name()));
                         }
                     }
                     out.push_str(" \\\\\n");
