@@ -164,6 +164,23 @@ fn a_non_object_first_record_keeps_the_declared_scales() {
 }
 
 #[test]
+fn a_stray_object_first_does_not_choose_the_scales() {
+    // A stray object with a `doc_id` but no output at the top of Topical-Chat: the scales are
+    // still Topical-Chat's (coherence 1–3), not SummEval's (1–5).
+    let bad = TC.replacen("2.0", "4", 1).replacen("\"s1\"", "\"s2\"", 1);
+    let text = format!("[{{\"doc_id\": \"x\"}},\n{TC},\n{bad}\n]");
+    let loaded = data::load("tc.json", text.as_bytes()).unwrap();
+    assert_eq!(loaded.summary.format, "topical-chat");
+    let coherence = &loaded.dataset.attributes[0];
+    assert_eq!((coherence.scale.min, coherence.scale.max), (1.0, 3.0));
+    assert!(
+        loaded.diagnostics.iter().any(|d| d.message.contains("outside")),
+        "{:?}",
+        loaded.diagnostics
+    );
+}
+
+#[test]
 fn jsonl_with_a_broken_first_line_loads_the_rest() {
     let line = |i: usize| {
         format!(

@@ -179,10 +179,15 @@ pub(crate) fn pointwise(
     records: &[Record<'_>],
     diags: &mut Vec<Diagnostic>,
 ) -> (Dataset, Option<JudgeRun>) {
-    // From the first object: a stray non-object record first must not drop the scales.
-    let family = records.iter().find_map(|r| Obj::parse(r.raw)).map_or(Family::Other, |o| {
-        if o.has("doc_id") { Family::SummEval } else { Family::TopicalChat }
-    });
+    // From the first item record (one with `system_output`): a stray record first, object or
+    // not, must not decide the scales.
+    let family = records
+        .iter()
+        .filter_map(|r| Obj::parse(r.raw))
+        .find(|o| o.has("system_output"))
+        .map_or(Family::Other, |o| {
+            if o.has("doc_id") { Family::SummEval } else { Family::TopicalChat }
+        });
     let mut attrs = Attributes::new(family);
     let mut items = Vec::with_capacity(records.len());
     let mut run: Option<JudgeRun> = None;
