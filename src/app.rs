@@ -4,13 +4,13 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::edge::store::Store;
-use crate::pages::coeval::CoEvalPage;
-use crate::pages::data::DataPage;
-use crate::pages::judge::JudgePage;
-use crate::pages::meta::MetaPage;
-use crate::pages::rate::RatePage;
-use crate::pages::results::ResultsPage;
-use crate::pages::run::RunPage;
+use crate::screens::coeval::CoEvalPage;
+use crate::screens::data::DataPage;
+use crate::screens::judge::JudgePage;
+use crate::screens::meta::MetaPage;
+use crate::screens::rate::RatePage;
+use crate::screens::results::ResultsPage;
+use crate::screens::run::RunPage;
 use crate::state::{Screen, Workbench, Workspace};
 
 /// The `bundle` query parameter of the page address, if any.
@@ -31,7 +31,7 @@ pub fn App() -> impl IntoView {
     provide_context(ws);
     let wb = Workbench::new();
     provide_context(wb);
-    crate::pages::run::restore_remembered_key(wb);
+    crate::screens::run::restore_remembered_key(wb);
     // Storage opens in the background; until then (or if the browser refuses it) runs keep
     // their results in memory only, and the Run screen says so.
     leptos::task::spawn_local(async move {
@@ -43,7 +43,7 @@ pub fn App() -> impl IntoView {
     // only: it cannot change the provider settings, so it cannot send the key anywhere.
     if let Some(url) = bundle_param() {
         leptos::task::spawn_local(async move {
-            crate::pages::results::open_bundle_url(wb, ws, &url).await;
+            crate::screens::results::open_bundle_url(wb, ws, &url).await;
         });
     }
     view! {

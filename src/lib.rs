@@ -1,4 +1,4 @@
-//! Concord's web app: Leptos pages and components, and the browser edge (files, fetch, storage).
+//! Concord's web app: Leptos screens and components, and the browser edge (files, fetch, storage).
 //!
 //! Components stay thin: what they show comes from plain types in [`view_model`], which are
 //! tested natively; what they do to the browser goes through [`browser`].
@@ -7,8 +7,8 @@ pub mod app;
 pub mod browser;
 pub mod components;
 pub mod edge;
-pub mod pages;
 pub mod runner;
+pub mod screens;
 pub mod state;
 pub mod view_model;
 

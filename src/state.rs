@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use concord_core::data::{self, Loaded};
 use concord_core::run::{Endpoint, ProviderId};
-use concord_core::workbench::{ExtraRater, JudgedRun, Settings, Study};
+use concord_core::study::workbench::{ExtraRater, JudgedRun, Settings, Study};
 use leptos::prelude::*;
 
 use crate::edge::store::Store;

@@ -7,8 +7,8 @@
 #![no_main]
 
 use concord_core::data::{self, Format as DataFormat};
-use concord_core::workbench::bundle::Bundle;
-use concord_core::workbench::results::{self, Format, Granularity, Statistic};
+use concord_core::study::workbench::bundle::Bundle;
+use concord_core::study::workbench::results::{self, Format, Granularity, Statistic};
 use libfuzzer_sys::fuzz_target;
 
 fn recompute(bundle: &Bundle) {

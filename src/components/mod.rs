@@ -1,5 +1,6 @@
 //! Components and helpers shared by several screens.
 
 pub mod download;
-pub mod plot;
+pub mod figure_view;
+pub mod table_view;
 pub mod virtual_table;

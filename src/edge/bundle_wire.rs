@@ -20,8 +20,8 @@
 //! When the worker cannot start, the same work runs on the page (and blocks it while it runs).
 
 use concord_core::data::{Dataset, JudgeRecord, RatingItem};
-use concord_core::workbench::bundle::{Bundle, EndpointEntry, ExtraRater, Settings};
-use concord_core::workbench::{JudgedRun, Study};
+use concord_core::study::workbench::bundle::{Bundle, EndpointEntry, ExtraRater, Settings};
+use concord_core::study::workbench::{JudgedRun, Study};
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsCast;
@@ -288,7 +288,7 @@ pub(super) fn save_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
 mod tests {
     use super::*;
     use concord_core::judge::parse::Policy;
-    use concord_core::workbench::bundle::Settings;
+    use concord_core::study::workbench::bundle::Settings;
 
     fn runs(dataset: &Dataset) -> Vec<JudgedRun> {
         ["coherence", "fluency"]

@@ -10,6 +10,7 @@ pub mod example;
 pub(crate) mod json_lenient;
 pub mod judge;
 pub mod meta;
+pub mod report;
 pub mod run;
 pub mod stats;
-pub mod workbench;
+pub mod study;

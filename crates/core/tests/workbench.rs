@@ -17,9 +17,9 @@ use concord_core::judge::protocol::Sampling;
 use concord_core::judge::table::{self, RunSpec};
 use concord_core::judge::template::Persona;
 use concord_core::run::{Capabilities, Endpoint, ProviderId};
-use concord_core::workbench::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
-use concord_core::workbench::results::{Format, Granularity, RaterKind, Statistic};
-use concord_core::workbench::{self as wb, BootstrapSpec, GridSpec, JudgedRun, Study};
+use concord_core::study::workbench::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
+use concord_core::study::workbench::results::{Format, Granularity, RaterKind, Statistic};
+use concord_core::study::workbench::{self as wb, BootstrapSpec, GridSpec, JudgedRun, Study};
 
 fn load(path: &Path) -> data::Loaded {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

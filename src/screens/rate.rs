@@ -3,7 +3,7 @@
 //! browser as they are made, and in exported bundles), and the Results screen compares them
 //! with the dataset's human raters and the LLM judges (correlation, Krippendorff's α).
 
-use concord_core::workbench::ExtraRater;
+use concord_core::study::workbench::ExtraRater;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -18,7 +18,7 @@ use concord_core::judge::parse::Policy;
 use concord_core::stats::KrippendorffLevel;
 use serde::{Deserialize, Serialize};
 
-use crate::components::plot::Heatmap;
+use concord_core::report::figure::Heatmap;
 
 /// The rater name of the LLM in a study's results.
 pub const LLM: &str = "LLM";

@@ -539,7 +539,7 @@ pub fn TableView(
 /// saves the same scene as a standalone file.
 #[component]
 pub fn PlotView(
-    map: crate::components::plot::Heatmap,
+    map: concord_core::report::figure::Heatmap,
     #[prop(into)] label: String,
     #[prop(into)] file: String,
 ) -> impl IntoView {
@@ -549,7 +549,7 @@ pub fn PlotView(
     let ctx = use_ctx();
     view! {
         <figure class="coeval-figure">
-            {crate::components::plot::scene_view(&scene, &label)}
+            {crate::components::figure_view::scene_view(&scene, &label)}
             <figcaption>
                 <button class="secondary" type="button" aria-label=export
                     on:click=move |_| {

@@ -7,7 +7,7 @@ use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
-use concord_core::workbench::{GridSpec, Study, grid};
+use concord_core::study::workbench::{GridSpec, Study, grid};
 use leptos::prelude::*;
 
 use crate::state::{Screen, use_workbench, use_workspace};

@@ -176,7 +176,7 @@ fn LoadPanel() -> impl IntoView {
                     <button class="primary" type="button"
                         on:click=move |_| {
                             leptos::task::spawn_local(async move {
-                                crate::pages::results::open_bundle_url(wb, ws, DEMO_BUNDLE).await;
+                                crate::screens::results::open_bundle_url(wb, ws, DEMO_BUNDLE).await;
                             });
                         }>
                         "Open the demo"

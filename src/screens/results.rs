@@ -13,9 +13,9 @@ use concord_core::judge::aggregate::ItemScore;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::table::{JudgeScores, ScoreReader};
 use concord_core::run::{Capabilities, PriceTable, ProviderId};
-use concord_core::workbench::bundle::EndpointEntry;
-use concord_core::workbench::results::{self, Format, Granularity, Statistic};
-use concord_core::workbench::{
+use concord_core::study::workbench::bundle::EndpointEntry;
+use concord_core::study::workbench::results::{self, Format, Granularity, Statistic};
+use concord_core::study::workbench::{
     BootstrapSpec, Bundle, JudgedRun, RaterKind, ResultsTable, Scored, bootstrap_interval,
 };
 use js_sys::Uint8Array;
@@ -25,10 +25,11 @@ use web_sys::HtmlInputElement;
 
 use crate::browser::read_file;
 use crate::components::download::{save_buffer, save_svg_as_png, save_text};
-use crate::components::plot::{Histogram, Scatter, scene_view};
+use crate::components::figure_view::scene_view;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
 use crate::edge::{bundle_wire, time};
 use crate::state::{OpenDataset, Workbench, use_workbench, use_workspace};
+use concord_core::report::figure::{Histogram, Scatter};
 
 /// Shows a bundle: its dataset, study, runs, raters and view settings replace the current ones.
 pub fn apply_bundle(wb: Workbench, ws: crate::state::Workspace, bundle: Bundle, source: &str) {
@@ -266,7 +267,7 @@ pub fn ResultsPage() -> impl IntoView {
         let baseline = wb.settings.with(|s| s.baseline.clone());
         let Some((scored, _)) = scored.get() else {
             return (
-                concord_core::workbench::tabulate(
+                concord_core::study::workbench::tabulate(
                     &dataset.loaded.dataset,
                     &Scored::default(),
                     None,
@@ -275,7 +276,7 @@ pub fn ResultsPage() -> impl IntoView {
             );
         };
         let started = time::monotonic_ms();
-        let t = concord_core::workbench::tabulate(
+        let t = concord_core::study::workbench::tabulate(
             &dataset.loaded.dataset,
             &scored,
             baseline.as_deref(),
@@ -445,7 +446,7 @@ async fn read_scores(
     }
     let s = wb.runs.with_untracked(|runs| {
         with_cache(|c| {
-            concord_core::workbench::assemble(runs, |i| {
+            concord_core::study::workbench::assemble(runs, |i| {
                 c.runs.get(&keys[i]).and_then(|(read, _)| read.clone())
             })
         })
@@ -1077,7 +1078,7 @@ fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                                 if let Some(c) = t.cell(m, a) { others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone())); }
                             }
                         }
-                        let agreement = concord_core::workbench::agreement(dataset, &attribute, &others)?;
+                        let agreement = concord_core::study::workbench::agreement(dataset, &attribute, &others)?;
                         let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.3}"));
                         Some(view! {
                             <h3>{format!("{attribute}: α among the dataset's raters {}", f(agreement.alpha_humans))}</h3>

@@ -1,26 +1,29 @@
-//! SVG plots shared by the screens: heatmap (colour legend, value in each cell), bar chart with
-//! error bars, histogram and scatter.
+//! Figures: a heatmap (colour legend, value in each cell), bars with error bars, a histogram
+//! and a scatter, described as data and drawn by a pure function into a [`Scene`] of
+//! positioned rectangles, lines, circles and texts in SVG user units.
 //!
-//! Every plot is plain data (a `Heatmap`, `BarChart`, `Histogram` or `Scatter`) turned by a
-//! pure function into a [`Scene`] — positioned rectangles, lines, circles and texts in SVG user
-//! units. A scene renders two ways from the same geometry, so what is shown is what is exported:
+//! A scene is drawn two ways from the same geometry, so what is shown is what is exported:
+//! [`Scene::to_svg`] writes a standalone SVG document (the only SVG writer, used by every
+//! export and by `concord report --format svg`), and the app's `components::figure_view`
+//! inserts the same shapes into the page.
 //!
-//! * [`Scene::to_svg`] — a standalone SVG document (with `xmlns`), for "Export SVG"
-//!   (`components::download::save_text(name, "image/svg+xml", &svg)`);
-//! * [`scene_view`] — the Leptos view inserted in the page.
-//!
-//! ```ignore
-//! let map = Heatmap::new("Win rate", rows, cols, values).decimals(2).range(0.0, 1.0);
-//! view! { {plot::scene_view(&map.scene(), "win-rate heatmap")} };
-//! let svg = map.scene().to_svg();
+//! ```
+//! use concord_core::report::figure::{Figure, Heatmap};
+//! let map = Heatmap::new("Win rate", vec!["a".into()], vec!["b".into()], vec![vec![Some(0.5)]])
+//!     .decimals(2)
+//!     .range(0.0, 1.0);
+//! let svg = Figure::new("win-rates", map).to_svg();
+//! assert!(svg.starts_with("<svg xmlns="));
 //! ```
 //!
 //! Colours are SVG presentation attributes (`fill`, `stroke`), not `style=`, so the page's CSP
-//! (`style-src 'self'`) allows them and the exported file keeps them. Labels are inserted as
-//! text (escaped in the SVG string, text nodes in the view): dataset text can never become
-//! markup. Undefined values (`None`) are drawn as a hatched-grey cell or left out, never as 0.
+//! (`style-src 'self'`) allows them and the exported file keeps them. Labels are text (escaped
+//! in the SVG string, text nodes in the page): dataset text can never become markup. Undefined
+//! values (`None`) are drawn as a grey cell or left out, never as 0.
 
-use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::table::format_value;
 
 /// One drawing primitive, in SVG user units (y grows downwards).
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +72,7 @@ pub enum Anchor {
 }
 
 impl Anchor {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Anchor::Start => "start",
             Anchor::Middle => "middle",
@@ -102,7 +105,7 @@ fn line(x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str) -> Shape {
 }
 
 /// Escapes text for an SVG/XML text node or attribute value.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -118,7 +121,7 @@ fn escape(s: &str) -> String {
 }
 
 /// A number for SVG attributes: two decimals at most, no trailing zeros (`12.5`, `3`).
-fn num(x: f64) -> String {
+pub fn num(x: f64) -> String {
     let s = format!("{x:.2}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" { "0".to_owned() } else { s.to_owned() }
@@ -200,46 +203,74 @@ impl Scene {
     }
 }
 
-/// The scene as a Leptos view: an `<svg role="img">` labelled `label`, scaling to its container
-/// (the `plot` class in the stylesheet).
-pub fn scene_view(scene: &Scene, label: &str) -> impl IntoView + use<> {
-    let shapes = scene
-        .shapes
-        .iter()
-        .map(|shape| match shape.clone() {
-            Shape::Rect { x, y, w, h, fill, stroke, title } => view! {
-                <rect x=num(x) y=num(y) width=num(w) height=num(h) fill=fill stroke=stroke>
-                    {title.map(|t| view! { <title>{t}</title> })}
-                </rect>
-            }
-            .into_any(),
-            Shape::Line { x1, y1, x2, y2, stroke, width } => view! {
-                <line x1=num(x1) y1=num(y1) x2=num(x2) y2=num(y2) stroke=stroke stroke-width=num(width)/>
-            }
-            .into_any(),
-            Shape::Circle { cx, cy, r, fill, title } => view! {
-                <circle cx=num(cx) cy=num(cy) r=num(r) fill=fill>
-                    {title.map(|t| view! { <title>{t}</title> })}
-                </circle>
-            }
-            .into_any(),
-            Shape::Text { x, y, text, anchor, size, fill, rotate } => {
-                let transform = rotate.then(|| format!("rotate(-40 {} {})", num(x), num(y)));
-                view! {
-                    <text x=num(x) y=num(y) text-anchor=anchor.as_str() font-size=num(size)
-                        fill=fill transform=transform>{text}</text>
-                }
-                .into_any()
-            }
-        })
-        .collect_view();
-    view! {
-        <svg class="plot" role="img" aria-label=label.to_owned()
-            viewBox=format!("0 0 {} {}", num(scene.width), num(scene.height))
-            width=num(scene.width) height=num(scene.height)>
-            <title>{scene.title.clone()}</title>
-            {shapes}
-        </svg>
+/// One of the figures a report holds, with a stable id (the export's file stem).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub id: String,
+    pub plot: Plot,
+}
+
+/// What a figure draws.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Plot {
+    Heatmap(Heatmap),
+    Bars(BarChart),
+    Histogram(Histogram),
+    Scatter(Scatter),
+}
+
+impl From<Heatmap> for Plot {
+    fn from(h: Heatmap) -> Plot {
+        Plot::Heatmap(h)
+    }
+}
+
+impl From<BarChart> for Plot {
+    fn from(b: BarChart) -> Plot {
+        Plot::Bars(b)
+    }
+}
+
+impl From<Histogram> for Plot {
+    fn from(h: Histogram) -> Plot {
+        Plot::Histogram(h)
+    }
+}
+
+impl From<Scatter> for Plot {
+    fn from(s: Scatter) -> Plot {
+        Plot::Scatter(s)
+    }
+}
+
+impl Figure {
+    pub fn new(id: impl Into<String>, plot: impl Into<Plot>) -> Figure {
+        Figure { id: id.into(), plot: plot.into() }
+    }
+
+    pub fn title(&self) -> &str {
+        match &self.plot {
+            Plot::Heatmap(p) => &p.title,
+            Plot::Bars(p) => &p.title,
+            Plot::Histogram(p) => &p.title,
+            Plot::Scatter(p) => &p.title,
+        }
+    }
+
+    /// The figure drawn.
+    pub fn scene(&self) -> Scene {
+        match &self.plot {
+            Plot::Heatmap(p) => p.scene(),
+            Plot::Bars(p) => p.scene(),
+            Plot::Histogram(p) => p.scene(),
+            Plot::Scatter(p) => p.scene(),
+        }
+    }
+
+    /// The figure as a standalone SVG document.
+    pub fn to_svg(&self) -> String {
+        self.scene().to_svg()
     }
 }
 
@@ -256,16 +287,8 @@ fn ink_on(t: f64) -> &'static str {
     if t > 0.55 { "#ffffff" } else { FG }
 }
 
-/// Value formatting with a fixed number of decimals; `None` shows as an en dash.
-pub fn format_value(x: Option<f64>, decimals: usize) -> String {
-    match x {
-        Some(x) if x.is_finite() => format!("{x:.decimals$}"),
-        _ => "–".to_owned(),
-    }
-}
-
 /// A matrix of values with row and column labels (e.g. win rate of row over column).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Heatmap {
     pub title: String,
     pub rows: Vec<String>,
@@ -409,7 +432,7 @@ impl Heatmap {
 }
 
 /// One bar: a label, its value and an optional error interval `[lower, upper]` (absolute).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bar {
     pub label: String,
     pub value: Option<f64>,
@@ -417,7 +440,7 @@ pub struct Bar {
 }
 
 /// Vertical bars with error bars; the value axis spans `range` or the data (intervals included).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BarChart {
     pub title: String,
     pub bars: Vec<Bar>,
@@ -547,7 +570,7 @@ impl BarChart {
 }
 
 /// Counts of values in equal-width bins over `[lo, hi]` (the data's range when `None`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     pub title: String,
     pub values: Vec<f64>,
@@ -630,7 +653,7 @@ impl Histogram {
 }
 
 /// Points `(x, y)` with optional labels (shown on hover and next to the point when few).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scatter {
     pub title: String,
     pub x_label: String,

@@ -30,9 +30,11 @@ use web_sys::{DragEvent, File, HtmlInputElement};
 
 use crate::browser::read_file;
 use crate::components::download::save_text;
-use crate::components::plot::{self, Bar, BarChart, Heatmap};
+use crate::components::figure_view::scene_view;
 use crate::edge::time::{monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
+use concord_core::report::figure::{self as plot, Bar, BarChart, Heatmap};
+use concord_core::report::format_value;
 use run::RunPanel;
 
 use model::{
@@ -747,11 +749,11 @@ fn SelectedMeta() -> impl IntoView {
             Some(view! {
                 <div class="plots">
                     <figure data-testid="win-rate-heatmap">
-                        {plot::scene_view(&heat, "Win-rate heatmap")}
+                        {scene_view(&heat, "Win-rate heatmap")}
                         <button type="button" class="secondary small" on:click=move |_| save_svg(&heat_name, &heat_svg)>"Export heatmap SVG"</button>
                     </figure>
                     <figure data-testid="match-distribution">
-                        {plot::scene_view(&games, "Match distribution")}
+                        {scene_view(&games, "Match distribution")}
                         <button type="button" class="secondary small" on:click=move |_| save_svg(&games_name, &games_svg)>"Export match distribution SVG"</button>
                     </figure>
                 </div>
@@ -774,11 +776,11 @@ fn SelectedMeta() -> impl IntoView {
                     view! {
                         <div class="plots">
                             <figure data-testid="elo-chart">
-                                {plot::scene_view(&elo_scene, "Elo chart")}
+                                {scene_view(&elo_scene, "Elo chart")}
                                 <button type="button" class="secondary small" on:click=move |_| save_svg(&elo_name, &elo_svg)>"Export Elo SVG"</button>
                             </figure>
                             <figure data-testid="bt-chart">
-                                {plot::scene_view(&bt_scene, "Bradley–Terry chart")}
+                                {scene_view(&bt_scene, "Bradley–Terry chart")}
                                 <button type="button" class="secondary small" on:click=move |_| save_svg(&bt_name, &bt_svg)>"Export Bradley–Terry SVG"</button>
                             </figure>
                         </div>
@@ -953,7 +955,7 @@ fn BranchPanel() -> impl IntoView {
                     Some(view! {
                         <article class="branches" data-testid="bsm-record">
                             <p class="muted">{format!("Line {} · gold score: {} · meta score: {}", r.line,
-                                plot::format_value(r.gold, 1), plot::format_value(r.score, 2))}</p>
+                                format_value(r.gold, 1), format_value(r.score, 2))}</p>
                             <h3>"Text"</h3>
                             <div class="text-block">{r.text}</div>
                             <h3>"The evaluator's assessment"</h3>
@@ -961,7 +963,7 @@ fn BranchPanel() -> impl IntoView {
                             <ol class="branch-list">
                                 {r.branches.into_iter().enumerate().map(|(i, b)| view! {
                                     <li>
-                                        <h4>{format!("Branch {} · score {}", i + 1, plot::format_value(b.score, 1))}</h4>
+                                        <h4>{format!("Branch {} · score {}", i + 1, format_value(b.score, 1))}</h4>
                                         {b.subtask.map(|t| view! { <p class="subtask">"Sub-task: " {t}</p> })}
                                         <div class="text-block">{b.response}</div>
                                     </li>

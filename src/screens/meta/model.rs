@@ -25,7 +25,7 @@ use concord_core::stats::{self, NullOutcome};
 
 use super::live::{IndividualInput, PairInput, ScoredText};
 
-use crate::components::plot::format_value;
+use concord_core::report::format_value;
 
 /// What a loaded file is to the workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

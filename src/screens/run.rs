@@ -13,7 +13,7 @@ use concord_core::run::{
     Capabilities, ConnectionStatus, Endpoint, EstimateInput, Finish, PRESETS, PriceTable,
     ProviderId, SampleBatch, StopReason, build_list_models, classify_connection, estimate_run,
 };
-use concord_core::workbench::{self, Plan, Planner, Study};
+use concord_core::study::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,8 @@
+//! Every study a screen runs, as values the app and the CLI share: each takes settings and
+//! inputs, says which requests to send, reads the raw answers into an outcome, and turns the
+//! outcome into a [`Report`](crate::report::Report) of tables and figures.
+//!
+//! | module | study |
+//! |---|---|
+//! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
+pub mod workbench;

@@ -1,0 +1,100 @@
+//! Draws a core figure ([`concord_core::report::figure`]) in the page: the same [`Scene`] the
+//! core writes as SVG, inserted as SVG elements, with "Export SVG" (and PNG) buttons that save
+//! the core's SVG of the same scene.
+
+use concord_core::report::figure::{Anchor, Figure, Scene, Shape, num};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::download::{save_svg_as_png, save_text};
+
+/// The scene as an `<svg role="img">` labelled `label`, scaling to its container (the `plot`
+/// class in the stylesheet).
+pub fn scene_view(scene: &Scene, label: &str) -> impl IntoView + use<> {
+    let shapes = scene
+        .shapes
+        .iter()
+        .map(|shape| match shape.clone() {
+            Shape::Rect { x, y, w, h, fill, stroke, title } => view! {
+                <rect x=num(x) y=num(y) width=num(w) height=num(h) fill=fill stroke=stroke>
+                    {title.map(|t| view! { <title>{t}</title> })}
+                </rect>
+            }
+            .into_any(),
+            Shape::Line { x1, y1, x2, y2, stroke, width } => view! {
+                <line x1=num(x1) y1=num(y1) x2=num(x2) y2=num(y2) stroke=stroke stroke-width=num(width)/>
+            }
+            .into_any(),
+            Shape::Circle { cx, cy, r, fill, title } => view! {
+                <circle cx=num(cx) cy=num(cy) r=num(r) fill=fill>
+                    {title.map(|t| view! { <title>{t}</title> })}
+                </circle>
+            }
+            .into_any(),
+            Shape::Text { x, y, text, anchor, size, fill, rotate } => {
+                let transform = rotate.then(|| format!("rotate(-40 {} {})", num(x), num(y)));
+                let anchor: Anchor = anchor;
+                view! {
+                    <text x=num(x) y=num(y) text-anchor=anchor.as_str() font-size=num(size)
+                        fill=fill transform=transform>{text}</text>
+                }
+                .into_any()
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="plot" role="img" aria-label=label.to_owned()
+            viewBox=format!("0 0 {} {}", num(scene.width), num(scene.height))
+            width=num(scene.width) height=num(scene.height)>
+            <title>{scene.title.clone()}</title>
+            {shapes}
+        </svg>
+    }
+}
+
+/// A figure with its export buttons: `Export <label> SVG` (and `… PNG` with `png`), saving
+/// `<file>.svg` / `<file>.png` (the figure's id when `file` is not given).
+#[component]
+pub fn FigureView(
+    figure: Figure,
+    #[prop(into)] label: String,
+    #[prop(optional, into)] file: Option<String>,
+    #[prop(optional, into)] testid: Option<String>,
+    #[prop(default = false)] png: bool,
+    #[prop(optional, into)] on_error: Option<Callback<String>>,
+) -> impl IntoView {
+    let scene = figure.scene();
+    let svg = scene.to_svg();
+    let file = file.unwrap_or_else(|| figure.id.clone());
+    let report = move |r: Result<(), String>| {
+        if let Err(e) = r {
+            web_sys::console::warn_1(&e.clone().into());
+            if let Some(cb) = on_error {
+                cb.run(e);
+            }
+        }
+    };
+    let svg_button = {
+        let (svg, file) = (svg.clone(), file.clone());
+        view! {
+            <button type="button" class="secondary small" on:click=move |_| report(save_text(&format!("{file}.svg"), "image/svg+xml", &svg))>
+                {format!("Export {label} SVG")}
+            </button>
+        }
+    };
+    let png_button = png.then(|| {
+        let label = label.clone();
+        view! {
+            <button type="button" class="secondary small" on:click=move |_| {
+                let (svg, file) = (svg.clone(), file.clone());
+                spawn_local(async move { report(save_svg_as_png(&format!("{file}.png"), &svg).await) });
+            }>{format!("Export {label} PNG")}</button>
+        }
+    });
+    view! {
+        <figure class="report-figure" data-testid=testid>
+            {scene_view(&scene, &label)}
+            <figcaption class="row exports">{svg_button}{png_button}</figcaption>
+        </figure>
+    }
+}
