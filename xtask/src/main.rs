@@ -21,6 +21,7 @@ cargo xtask <command>
     build [--dev]                         build the web app into pkg/ (release unless --dev)
     test [--skip-browser]                 fmt, clippy (native + wasm32), native tests, wasm build,
                                           wasm-bindgen browser tests, Playwright end-to-end tests
+    e2e [--dev] [--skip-build] [FILE …]   build the app and run Playwright files (all when none)
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
     static --port P [--base /sub/path/]   serve the built site (index.html, style/, pkg/) only
     bench-stats [...]                     statistics benchmarks side by side with scipy
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         "serve" => serve::serve_command(rest),
         "build" => build::build_command(rest),
         "test" => test::test_command(rest),
+        "e2e" => test::e2e_command(rest),
         "mock-llm" => mock_llm::run(rest),
         "static" => serve::static_command(rest),
         "bench-stats" => bench::run(rest),

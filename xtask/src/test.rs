@@ -137,19 +137,47 @@ fn wasm_bindgen_tests(toolchain: WasmToolchain) -> Result<(), String> {
     )
 }
 
+/// `cargo xtask e2e [--dev] [--skip-build] [FILE …]`: builds the app (release unless `--dev`),
+/// then runs the given Playwright files (every `tests/e2e/*.test.mjs` when none) against it,
+/// with the static servers, the mock LLM and the CLI as `cargo xtask test` sets them up.
+pub fn e2e_command(args: &[String]) -> Result<(), String> {
+    let files: Vec<String> = args.iter().filter(|a| !a.starts_with("--")).cloned().collect();
+    let flags: Vec<String> = args.iter().filter(|a| a.starts_with("--")).cloned().collect();
+    util::check_flags(&flags, &[], &["--dev", "--skip-build"])?;
+    if !has_flag(&flags, "--skip-build") {
+        let wasm = toolchain::ensure_wasm_target()?;
+        let report = build::build_web(wasm, !has_flag(&flags, "--dev"))?;
+        build::print_report(&report);
+    }
+    toolchain::ensure_chromium()?;
+    if !toolchain::ensure_npm_tools()? {
+        return Err("the Playwright tests need npm: `apt-get install nodejs npm`".to_string());
+    }
+    playwright_files(files)
+}
+
 fn playwright_tests() -> Result<(), String> {
+    playwright_files(Vec::new())
+}
+
+/// Runs `files` (every `tests/e2e/*.test.mjs` when empty) in headless Chromium.
+fn playwright_files(chosen: Vec<String>) -> Result<(), String> {
     let root = repo_root();
     let port = serve::spawn_static("/")?;
     let sub_port = serve::spawn_static("/some/path/")?;
     // One mock LLM API for the whole run; each test scripts it through /__mock/scenario.
     let mock = mock_llm::spawn(0, mock_llm::Scenario::default())?;
-    let mut files: Vec<String> = std::fs::read_dir(root.join("tests/e2e"))
-        .map_err(|e| format!("tests/e2e: {e}"))?
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".test.mjs"))
-        .map(|n| format!("tests/e2e/{n}"))
-        .collect();
+    let mut files: Vec<String> = if !chosen.is_empty() {
+        chosen
+    } else {
+        std::fs::read_dir(root.join("tests/e2e"))
+            .map_err(|e| format!("tests/e2e: {e}"))?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".test.mjs"))
+            .map(|n| format!("tests/e2e/{n}"))
+            .collect()
+    };
     files.sort();
     std::fs::create_dir_all(root.join("docs/screenshots")).map_err(|e| e.to_string())?;
     // Tests compare what the browser shows with the CLI's output on the same files.
