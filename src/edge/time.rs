@@ -54,3 +54,55 @@ pub async fn yield_now() {
     }
     sleep(0).await;
 }
+
+/// Work between two yields to the browser: about one frame's worth at 60 Hz, so nothing the
+/// page computes in slices blocks input or painting for long.
+pub const FRAME_BUDGET_MS: f64 = 12.0;
+
+/// The one "work a frame's worth, then yield" loop every slice-by-slice computation uses:
+/// call [`FrameBudget::tick`] after each small step; it yields once the budget is spent.
+///
+/// ```ignore
+/// let mut budget = FrameBudget::new();
+/// for chunk in items.chunks(256) {
+///     encode(chunk);
+///     budget.tick().await;
+/// }
+/// ```
+#[derive(Debug)]
+pub struct FrameBudget {
+    since: f64,
+    budget_ms: f64,
+}
+
+impl Default for FrameBudget {
+    fn default() -> Self {
+        FrameBudget::new()
+    }
+}
+
+impl FrameBudget {
+    /// A budget of [`FRAME_BUDGET_MS`] starting now.
+    pub fn new() -> FrameBudget {
+        FrameBudget { since: monotonic_ms(), budget_ms: FRAME_BUDGET_MS }
+    }
+
+    /// Whether this slice's budget is spent (without yielding): for loops that must stop at a
+    /// step boundary of their own.
+    pub fn spent(&self) -> bool {
+        monotonic_ms() - self.since > self.budget_ms
+    }
+
+    /// Yields to the browser if the budget is spent, and starts a new slice after it.
+    pub async fn tick(&mut self) {
+        if self.spent() {
+            self.yield_now().await;
+        }
+    }
+
+    /// Yields to the browser now and starts a new slice.
+    pub async fn yield_now(&mut self) {
+        yield_now().await;
+        self.since = monotonic_ms();
+    }
+}
