@@ -3,15 +3,20 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
 use crate::screens::coeval::CoEvalPage;
-use crate::screens::data::DataPage;
-use crate::screens::judge::JudgePage;
+use crate::screens::data::DataScreen;
+use crate::screens::judge::JudgeScreen;
+use crate::screens::judge::state::JudgeState;
 use crate::screens::meta::MetaPage;
-use crate::screens::rate::RatePage;
-use crate::screens::results::ResultsPage;
-use crate::screens::run::RunPage;
-use crate::state::{Screen, Workbench, Workspace};
+use crate::screens::rate::RateScreen;
+use crate::screens::rate::state::RateState;
+use crate::screens::results::ResultsScreen;
+use crate::screens::results::state::ResultsState;
+use crate::screens::run::RunScreen;
+use crate::screens::run::state::RunState;
+use crate::state::{JudgeRuns, Screen, Storage, Workspace};
 
 /// The `bundle` query parameter of the page address, if any.
 fn bundle_param() -> Option<String> {
@@ -27,23 +32,32 @@ fn tab_id(screen: Screen) -> String {
 
 #[component]
 pub fn App() -> impl IntoView {
+    // Each piece of state is owned by one screen (or shared, `crate::state`) and provided
+    // as its own context.
     let ws = Workspace::new();
     provide_context(ws);
-    let wb = Workbench::new();
-    provide_context(wb);
-    crate::screens::run::restore_remembered_key(wb);
+    provide_context(JudgeState::new());
+    let run = RunState::new();
+    provide_context(run);
+    provide_context(ResultsState::new());
+    provide_context(RateState::new());
+    provide_context(JudgeRuns::new());
+    let storage = Storage::new();
+    provide_context(storage);
+    crate::screens::run::tasks::restore_remembered_key(run);
     // Storage opens in the background; until then (or if the browser refuses it) runs keep
     // their results in memory only, and the Run screen says so.
     leptos::task::spawn_local(async move {
         let (store, problem) = Store::open_or_memory().await;
-        wb.store.set(Some(store));
-        wb.store_problem.set(problem.map(|e| e.to_string()));
+        storage.store.set(Some(store));
+        storage.problem.set(problem.map(|e| e.to_string()));
     });
+    let targets = BundleTargets::from_context();
     // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link). A bundle is data
     // only: it cannot change the provider settings, so it cannot send the key anywhere.
     if let Some(url) = bundle_param() {
         leptos::task::spawn_local(async move {
-            crate::screens::results::open_bundle_url(wb, ws, &url).await;
+            crate::bundle::open_bundle_url(targets, &url).await;
         });
     }
     view! {
@@ -90,11 +104,11 @@ pub fn App() -> impl IntoView {
         <main>
             <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
             {move || match ws.screen.get() {
-                Screen::Data => view! { <DataPage/> }.into_any(),
-                Screen::Judge => view! { <JudgePage/> }.into_any(),
-                Screen::Run => view! { <RunPage/> }.into_any(),
-                Screen::Results => view! { <ResultsPage/> }.into_any(),
-                Screen::Rate => view! { <RatePage/> }.into_any(),
+                Screen::Data => view! { <DataScreen/> }.into_any(),
+                Screen::Judge => view! { <JudgeScreen/> }.into_any(),
+                Screen::Run => view! { <RunScreen/> }.into_any(),
+                Screen::Results => view! { <ResultsScreen/> }.into_any(),
+                Screen::Rate => view! { <RateScreen/> }.into_any(),
                 Screen::Meta => view! { <MetaPage/> }.into_any(),
                 Screen::CoEval => view! { <CoEvalPage/> }.into_any(),
             }}

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod browser;
+pub mod bundle;
 pub mod components;
 pub mod edge;
 pub mod runner;

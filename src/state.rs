@@ -1,4 +1,8 @@
-//! The workspace shared by all screens, provided as Leptos context.
+//! The state several screens share, provided as Leptos context by [`crate::app::App`]: the
+//! open dataset and the showing screen ([`Workspace`]), the judge runs on the Results table
+//! ([`JudgeRuns`]: made on the Run screen, imported on Results, compared on Rate it
+//! yourself) and the response store ([`Storage`]). Each screen's own state lives in its
+//! folder (`screens/<name>/state.rs`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -6,13 +10,11 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::data::{self, Loaded};
-use concord_core::run::{Endpoint, ProviderId};
-use concord_core::study::workbench::{ExtraRater, JudgedRun, Settings, Study};
+use concord_core::run::Endpoint;
+use concord_core::study::workbench::{JudgedRun, Study};
 use leptos::prelude::*;
 
 use crate::edge::store::Store;
-use crate::runner::{Report, RunControl};
-
 use crate::view_model::DatasetView;
 
 /// Which screen is showing.
@@ -151,159 +153,71 @@ pub fn use_workspace() -> Workspace {
     expect_context::<Workspace>()
 }
 
-/// How results are shown and where runs go: the workbench's state (Judge, Run, Results,
-/// Rate it yourself), provided as context next to [`Workspace`].
+/// The judge runs the Results screen tabulates, and how the study's runs were made.
 #[derive(Clone, Copy)]
-pub struct Workbench {
-    /// Attributes and methods (Judge screen).
-    pub study: RwSignal<Study>,
-    /// Provider settings (Run screen). The key is only in memory unless the user opts in.
-    pub connection: RwSignal<ConnectionForm>,
-    /// The runs the Results screen tabulates: made here, imported from files or a bundle.
+pub struct JudgeRuns {
+    /// Made here (origin `study`), imported from files or opened from a bundle.
     pub runs: RwSignal<Vec<JudgedRun>>,
-    /// Raters added on the Rate screen.
-    pub raters: RwSignal<Vec<ExtraRater>>,
-    /// Results view settings (statistic, level, baseline, bootstrap).
-    pub settings: RwSignal<Settings>,
-    /// The current or last run of the Run screen.
-    pub run: RwSignal<RunView>,
-    pub control: StoredValue<RunControl, LocalStorage>,
-    /// Every stored sample this session knows, by cache key.
-    pub memory: StoredValue<Rc<RefCell<HashMap<String, String>>>, LocalStorage>,
-    /// IndexedDB, once opened (memory-only when the browser refuses storage).
-    pub store: RwSignal<Option<Store>, LocalStorage>,
-    /// Why storage is memory-only, if it is.
-    pub store_problem: RwSignal<Option<String>>,
-    /// Set when results came from a bundle: where from.
-    pub bundle_source: RwSignal<Option<String>>,
-    /// Why the last bundle could not be opened.
-    pub bundle_error: RwSignal<Option<String>>,
     /// The study and endpoint the study runs in `runs` were made with (the Judge screen may
     /// have changed since): their prompts are rendered from it when shown or exported.
     pub ran_with: StoredValue<Option<RanWith>, LocalStorage>,
     /// What a bundle must say about how its runs were made that the study does not (e.g. the
     /// parameters a provider rejected, which the runs then did not send).
-    pub run_notes: RwSignal<Vec<String>>,
+    pub notes: RwSignal<Vec<String>>,
 }
 
 /// The study (and endpoint, when known) that study runs were made with.
 pub type RanWith = (Rc<Study>, Option<Endpoint>);
 
-/// The Run screen's form.
-#[derive(Clone, PartialEq)]
-pub struct ConnectionForm {
-    pub provider: ProviderId,
-    pub base_url: String,
-    pub model: String,
-    /// Memory only, unless `remember` (then also in this browser's localStorage).
-    pub api_key: String,
-    pub remember: bool,
-    pub max_concurrency: u32,
-    pub requests_per_minute: Option<u32>,
-    pub spend_cap_usd: Option<f64>,
-    pub timeout_s: u32,
-    /// Rate only the first N items (a trial run); `None` = all.
-    pub item_limit: Option<usize>,
-}
-
-impl std::fmt::Debug for ConnectionForm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectionForm")
-            .field("provider", &self.provider)
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for ConnectionForm {
-    fn default() -> ConnectionForm {
-        let preset = ProviderId::OpenAi.preset();
-        ConnectionForm {
-            provider: preset.id,
-            base_url: preset.base_url.to_owned(),
-            model: String::new(),
-            api_key: String::new(),
-            remember: false,
-            max_concurrency: 6,
-            requests_per_minute: None,
-            spend_cap_usd: None,
-            timeout_s: 120,
-            item_limit: None,
-        }
-    }
-}
-
-impl ConnectionForm {
-    /// The run engine's connection for this form (price from the shipped table).
-    pub fn connection(&self) -> crate::runner::Connection {
-        let endpoint = self.endpoint();
-        let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok();
-        crate::runner::Connection {
-            caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
-            price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
-            endpoint,
-            api_key: self.api_key.trim().to_owned(),
-            max_concurrency: self.max_concurrency,
-            requests_per_minute: self.requests_per_minute,
-            spend_cap_usd: self.spend_cap_usd,
-            timeout_ms: self.timeout_s.saturating_mul(1000),
-        }
-    }
-
-    pub fn endpoint(&self) -> Endpoint {
-        Endpoint {
-            provider: self.provider,
-            base_url: self.base_url.trim().to_owned(),
-            model: self.model.trim().to_owned(),
-        }
-    }
-}
-
-/// The Run screen's view of a run.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RunView {
-    pub running: bool,
-    /// What a starting run is doing before its first call (planning, looking up stored
-    /// answers) or a finishing one after its last (collecting the answers).
-    pub planning: Option<String>,
-    pub paused: bool,
-    pub report: Option<Report>,
-    /// Every log line of the run.
-    pub log: Vec<String>,
-    /// How it ended, in words, and what to do.
-    pub finished: Option<String>,
-    pub error: Option<String>,
-}
-
-impl Workbench {
-    pub fn new() -> Workbench {
-        Workbench {
-            study: RwSignal::new(Study::default()),
-            connection: RwSignal::new(ConnectionForm::default()),
+impl JudgeRuns {
+    pub fn new() -> JudgeRuns {
+        JudgeRuns {
             runs: RwSignal::new(Vec::new()),
-            raters: RwSignal::new(Vec::new()),
-            settings: RwSignal::new(Settings::default()),
-            run: RwSignal::new(RunView::default()),
-            control: StoredValue::new_local(RunControl::new()),
+            ran_with: StoredValue::new_local(None),
+            notes: RwSignal::new(Vec::new()),
+        }
+    }
+}
+
+impl Default for JudgeRuns {
+    fn default() -> Self {
+        JudgeRuns::new()
+    }
+}
+
+/// The judge runs from context.
+pub fn use_runs() -> JudgeRuns {
+    expect_context::<JudgeRuns>()
+}
+
+/// Where answers are kept: IndexedDB once opened, and every sample this session knows.
+#[derive(Clone, Copy)]
+pub struct Storage {
+    /// Every stored sample this session knows, by cache key.
+    pub memory: StoredValue<Rc<RefCell<HashMap<String, String>>>, LocalStorage>,
+    /// IndexedDB, once opened (memory-only when the browser refuses storage).
+    pub store: RwSignal<Option<Store>, LocalStorage>,
+    /// Why storage is memory-only, if it is.
+    pub problem: RwSignal<Option<String>>,
+}
+
+impl Storage {
+    pub fn new() -> Storage {
+        Storage {
             memory: StoredValue::new_local(Rc::new(RefCell::new(HashMap::new()))),
             store: RwSignal::new_local(None),
-            store_problem: RwSignal::new(None),
-            bundle_source: RwSignal::new(None),
-            bundle_error: RwSignal::new(None),
-            ran_with: StoredValue::new_local(None),
-            run_notes: RwSignal::new(Vec::new()),
+            problem: RwSignal::new(None),
         }
     }
 }
 
-impl Default for Workbench {
+impl Default for Storage {
     fn default() -> Self {
-        Workbench::new()
+        Storage::new()
     }
 }
 
-/// The workbench from context (provided by [`crate::app::App`]).
-pub fn use_workbench() -> Workbench {
-    expect_context::<Workbench>()
+/// The storage from context.
+pub fn use_storage() -> Storage {
+    expect_context::<Storage>()
 }

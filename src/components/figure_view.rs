@@ -58,6 +58,9 @@ pub fn scene_view(scene: &Scene, label: &str) -> impl IntoView + use<> {
 pub fn FigureView(
     figure: Figure,
     #[prop(into)] label: String,
+    /// The picture's accessible name (the export label when not given).
+    #[prop(optional, into)]
+    alt: Option<String>,
     #[prop(optional, into)] file: Option<String>,
     #[prop(optional, into)] testid: Option<String>,
     #[prop(default = false)] png: bool,
@@ -65,6 +68,7 @@ pub fn FigureView(
 ) -> impl IntoView {
     let scene = figure.scene();
     let svg = scene.to_svg();
+    let alt = alt.unwrap_or_else(|| label.clone());
     let file = file.unwrap_or_else(|| figure.id.clone());
     let report = move |r: Result<(), String>| {
         if let Err(e) = r {
@@ -75,7 +79,7 @@ pub fn FigureView(
         }
     };
     let svg_button = {
-        let (svg, file) = (svg.clone(), file.clone());
+        let (svg, file, label) = (svg.clone(), file.clone(), label.clone());
         view! {
             <button type="button" class="secondary small" on:click=move |_| report(save_text(&format!("{file}.svg"), "image/svg+xml", &svg))>
                 {format!("Export {label} SVG")}
@@ -83,7 +87,6 @@ pub fn FigureView(
         }
     };
     let png_button = png.then(|| {
-        let label = label.clone();
         view! {
             <button type="button" class="secondary small" on:click=move |_| {
                 let (svg, file) = (svg.clone(), file.clone());
@@ -93,7 +96,7 @@ pub fn FigureView(
     });
     view! {
         <figure class="report-figure" data-testid=testid>
-            {scene_view(&scene, &label)}
+            {scene_view(&scene, &alt)}
             <figcaption class="row exports">{svg_button}{png_button}</figcaption>
         </figure>
     }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 mod coeval;
 mod inspect;
 mod meta;
+mod report;
 mod stats_cmd;
 mod table;
 
@@ -24,6 +25,8 @@ USAGE:
                                            seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
     concord coeval PATH... [--format json] [--level LEVEL]
                                            CoEval (seed 004) action rates and α from released files
+    concord report BUNDLE [--screen workbench] [--format md|csv|latex|json|svg] [--out DIR]
+                                           every table (or figure) a bundle shows in the app
     concord help                           this text
 ";
 
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         "coeval" => coeval::run(rest),
         "table" => table::run(rest),
         "meta" => meta::run(rest),
+        "report" => report::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -1,11 +1,14 @@
 //! `concord table`: correlation tables of judge runs against a dataset's human ratings.
 //!
-//! Thin shell over [`concord_core::judge::table`]: reads the files, parses the arguments,
-//! prints the rendered table. Loader diagnostics go to stderr so stdout stays machine-readable.
+//! Thin shell over [`concord_core::study::workbench::scores`]: reads the files, parses the
+//! arguments, prints the table through the core's exporters. Loader diagnostics go to stderr
+//! so stdout stays machine-readable.
 
 use concord_core::data;
 use concord_core::judge::parse::Policy;
-use concord_core::judge::table::{self, Format, RunSpec};
+use concord_core::report::{self, Format};
+use concord_core::study::workbench::report::run_table;
+use concord_core::study::workbench::scores::{self, RunSpec};
 
 const HELP: &str = "\
 concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
@@ -20,7 +23,8 @@ concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLI
 
 Each row: n, parse failures, Pearson r, Spearman rho and Kendall tau-b at dataset level and
 at document level (per source text, averaged over documents where defined), and Williams'
-one-sided p that the run's dataset-level r is greater than the first run's.
+one-sided p that the run's dataset-level r is greater than that of the first run rating the
+same attribute. json is the table with every cell's full-precision value, n and notes.
 ";
 
 struct Args {
@@ -68,7 +72,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--format" => {
                 let name = value()?;
-                format = Format::from_name(name).ok_or_else(|| {
+                format = Format::from_name(name).filter(|f| f.for_tables()).ok_or_else(|| {
                     format!("unknown format `{name}` (known: json, md, latex, csv)")
                 })?;
             }
@@ -113,10 +117,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .zip(&loaded_runs)
         .map(|((name, attribute, _), run)| RunSpec { name, attribute, run })
         .collect();
-    let table = table::compute(&dataset, &specs, args.policy).map_err(|e| e.to_string())?;
-    print!("{}", table.render(args.format));
-    if args.format == Format::Json {
-        println!();
-    }
+    let rows = scores::compute(&dataset, &specs, args.policy).map_err(|e| e.to_string())?;
+    print!("{}", report::export_table(&run_table(&rows), args.format).unwrap_or_default());
     Ok(())
 }

@@ -8,7 +8,9 @@ mod common;
 
 use concord_core::data::{self, Dataset, JudgeRun};
 use concord_core::judge::parse::Policy;
-use concord_core::judge::table::{Format, RunSpec, Table, compute};
+use concord_core::report::export;
+use concord_core::study::workbench::report::run_table;
+use concord_core::study::workbench::scores::{Row, RunSpec, compute};
 use std::path::{Path, PathBuf};
 
 fn load(path: &Path) -> data::Loaded {
@@ -17,7 +19,7 @@ fn load(path: &Path) -> data::Loaded {
     data::load(name, &bytes).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn table(dataset: &Dataset, runs: &[(&str, &str, &JudgeRun)], policy: Policy) -> Table {
+fn table(dataset: &Dataset, runs: &[(&str, &str, &JudgeRun)], policy: Policy) -> Vec<Row> {
     let specs: Vec<RunSpec<'_>> =
         runs.iter().map(|&(name, attribute, run)| RunSpec { name, attribute, run }).collect();
     compute(dataset, &specs, policy).unwrap()
@@ -38,7 +40,7 @@ fn fixture_matches_scipy() {
         table(&dataset, &[("A", "naturalness", &a), ("B", "naturalness", &b)], Policy::CloserLook);
     // Reference: Chiang & Lee's parse_output + numpy nanmean + scipy 1.17.1 pearsonr /
     // spearmanr / kendalltau, per document skipping constant groups, Williams by §7's formula.
-    let (ra, rb) = (&t.rows[0], &t.rows[1]);
+    let (ra, rb) = (&t[0], &t[1]);
     assert_eq!((ra.n, ra.parse_failures, rb.n, rb.parse_failures), (6, 2, 5, 0));
     close(ra.pearson.dataset, 0.9452167098712737, "A r");
     close(ra.spearman.dataset, 0.9276336570439175, "A rho");
@@ -52,26 +54,62 @@ fn fixture_matches_scipy() {
     close(rb.pearson.document, 0.9588314677384067, "B r doc");
     close(rb.spearman.document, 0.9330127018922193, "B rho doc");
     close(rb.kendall_b.document, 0.908248290463863, "B tau doc");
-    assert_eq!(ra.williams_vs_first.p, None);
-    close(rb.williams_vs_first.p, 0.4809462157296497, "Williams p");
+    assert_eq!(ra.williams.p, None);
+    close(rb.williams.p, 0.4809462157296497, "Williams p");
 
     // The same runs read with concord's policy: 2.5 is kept as 2.5 instead of 2.
     let c = table(&dataset, &[("A", "naturalness", &a)], Policy::Concord);
-    assert_eq!(c.rows[0].parse_failures, 2);
-    assert_ne!(c.rows[0].pearson.dataset, ra.pearson.dataset);
+    assert_eq!(c[0].parse_failures, 2);
+    assert_ne!(c[0].pearson.dataset, ra.pearson.dataset);
 
-    let json: serde_json::Value = serde_json::from_str(&t.render(Format::Json)).unwrap();
-    assert_eq!(json["rows"][1]["williams_vs_first"]["p"].as_f64(), rb.williams_vs_first.p);
-    assert_eq!(json["rows"][0]["williams_vs_first"]["p"], serde_json::Value::Null);
-    assert_eq!(json["rows"][0]["kendall_b"]["document"].as_f64(), Some(1.0));
-    let md = t.render(Format::Markdown);
+    assert_eq!(rb.williams.n, 5, "Williams uses the items both runs rated");
+
+    // The table through the one set of exporters.
+    let table = run_table(&t);
+    let json: serde_json::Value = serde_json::from_str(&export::json(&table)).unwrap();
+    let cell = |row: usize, col: usize| json["rows"][row]["cells"][col].clone();
+    assert_eq!(cell(1, 9)["value"].as_f64(), rb.williams.p);
+    assert_eq!(cell(0, 9)["value"], serde_json::Value::Null);
+    assert_eq!(cell(0, 8)["value"].as_f64(), Some(1.0), "A's τ-b at document level");
+    assert_eq!(cell(1, 9)["note"].as_str(), None, "same n: no note");
+    let md = export::markdown(&table);
     assert!(
-        md.lines().nth(2).unwrap().starts_with("| A | naturalness | 6 | 2 | 0.945 | 0.963 |"),
+        md.lines().nth(4).unwrap().starts_with("| A | naturalness | 6 | 2 | 0.945 | 0.963 |"),
         "{md}"
     );
-    let csv = t.render(Format::Csv);
+    let csv = export::csv(&table);
     assert_eq!(csv.lines().count(), 3);
-    assert!(t.render(Format::Latex).contains("A & naturalness & 6 & 2 & 0.945 & 0.963"));
+    assert!(export::latex(&table).contains("A & naturalness & 6 & 2 & 0.945 & 0.963"));
+}
+
+#[test]
+fn williams_compares_runs_of_the_same_attribute_only() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/judge/table");
+    let loaded = load(&dir.join("dataset.json"));
+    let mut dataset = loaded.dataset;
+    // A second attribute with the same human scores, so a run can rate it.
+    let mut other = dataset.attributes[0].clone();
+    other.name = "other".into();
+    dataset.attributes.push(other);
+    for item in &mut dataset.items {
+        let r = item.ratings[0].clone();
+        item.ratings.push(r);
+    }
+    let a = load(&dir.join("run_a.json")).runs.remove(0);
+    let b = load(&dir.join("run_b.json")).runs.remove(0);
+    let t = table(
+        &dataset,
+        &[("A", "naturalness", &a), ("B", "other", &b), ("C", "other", &a)],
+        Policy::CloserLook,
+    );
+    assert_eq!(t[0].williams.p, None, "the first run of naturalness");
+    assert_eq!(t[1].williams.p, None, "B is the first run of `other`: not compared with A");
+    assert!(t[2].williams.p.is_some(), "C is compared with B, the first run of `other`");
+    assert_eq!(t[2].williams.n, 5);
+    // C's n (6) differs from the test's (5): the Williams cell says so.
+    let table = run_table(&t);
+    let note = table.rows[2].cells[9].note.clone().unwrap_or_default();
+    assert_eq!(note, "on the 5 items both runs rated");
 }
 
 #[test]
@@ -137,7 +175,7 @@ fn reproduces_seed_002_table_4() {
         let specs: Vec<(&str, &str, &JudgeRun)> =
             MODES.iter().zip(&runs).map(|(m, r)| (*m, *attribute, r)).collect();
         let t = table(&dataset, &specs, Policy::CloserLook);
-        for (m, row) in t.rows.iter().enumerate() {
+        for (m, row) in t.iter().enumerate() {
             let (r, tau) = TABLE_4[m][a];
             assert_eq!(round3(row.pearson.document), r, "{abbr} {}: document r", MODES[m]);
             assert_eq!(round3(row.kendall_b.document), tau, "{abbr} {}: document tau", MODES[m]);
@@ -172,7 +210,7 @@ fn reproduces_seed_002_table_3_auto_cot_row_with_zero_policy() {
         let run = load(&file).runs.remove(0);
         let t =
             table(&dataset, &[("rate_explain_auto_cot", attribute, &run)], Policy::CloserLookZero);
-        assert_eq!(round3(t.rows[0].pearson.dataset), r, "{abbr}: dataset r");
-        assert_eq!(round3(t.rows[0].kendall_b.document), tau, "{abbr}: document tau");
+        assert_eq!(round3(t[0].pearson.dataset), r, "{abbr}: dataset r");
+        assert_eq!(round3(t[0].kendall_b.document), tau, "{abbr}: document tau");
     }
 }

@@ -14,11 +14,13 @@ use concord_core::data::{self, Dataset, JudgeRun};
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::protocol::Sampling;
-use concord_core::judge::table::{self, RunSpec};
 use concord_core::judge::template::Persona;
+use concord_core::report::export;
 use concord_core::run::{Capabilities, Endpoint, ProviderId};
 use concord_core::study::workbench::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
-use concord_core::study::workbench::results::{Format, Granularity, RaterKind, Statistic};
+use concord_core::study::workbench::report::results_table;
+use concord_core::study::workbench::results::{Granularity, RaterKind, Statistic};
+use concord_core::study::workbench::scores::{self as table, RunSpec};
 use concord_core::study::workbench::{self as wb, BootstrapSpec, GridSpec, JudgedRun, Study};
 
 fn load(path: &Path) -> data::Loaded {
@@ -194,26 +196,29 @@ fn collected_runs_follow_the_stored_samples() {
     assert_eq!(t.attributes, ["coherence", "fluency"]);
     let good = t.cell(0, 0).unwrap();
     assert!(good.row.pearson.dataset.unwrap() > 0.9, "{:?}", good.row.pearson);
-    assert_eq!(good.row.williams_vs_first.p, None, "the baseline is not compared with itself");
+    assert_eq!(good.row.williams.p, None, "the baseline is not compared with itself");
     let weak = t.cell(1, 0).unwrap();
     assert_eq!(weak.row.n, 15);
-    assert!(weak.row.williams_vs_first.p.unwrap() > 0.5, "worse than the baseline");
+    assert!(weak.row.williams.p.unwrap() > 0.5, "worse than the baseline");
     assert!(!weak.beats_baseline());
-    let md = t.render(Statistic::Pearson, Granularity::Dataset, Format::Markdown);
+    let one = [(Statistic::Pearson, Granularity::Dataset)];
+    let md = export::markdown(&results_table(&t, &one, None, &Settings::default()));
     assert!(
-        md.starts_with("| method | coherence | fluency |\n|---|---:|---:|\n| score-only |"),
+        md.starts_with("**Correlation with human ratings**\n\n| Method | coherence | fluency |\n|---|---:|---:|\n| score-only |"),
         "{md}"
     );
     // Against the weak method as baseline the good one wins, and only its dataset-level r is
     // bold: Williams' test compares Pearson r (seed 002 boldfaces r, never τ).
     let t = wb::compute(&d, &runs, Some("rate-explain"));
     let good = t.cell(0, 0).unwrap();
-    assert!(good.beats_baseline(), "{:?}", good.row.williams_vs_first);
+    assert!(good.beats_baseline(), "{:?}", good.row.williams);
     let (r, tau) = (good.row.pearson.dataset.unwrap(), good.row.kendall_b.document.unwrap());
     assert!(good.bold_in((Statistic::Pearson, Granularity::Dataset)));
     assert!(!good.bold_in((Statistic::KendallB, Granularity::Document)));
     assert!(!good.bold_in((Statistic::Pearson, Granularity::Document)));
-    let md = t.render_columns(&Settings::default().columns(), Format::Markdown);
+    let settings = Settings::default();
+    let shown = results_table(&t, &settings.columns(), None, &settings);
+    let md = export::markdown(&shown);
     assert!(md.contains(&format!("| score-only | **{r:.3}** | {tau:.3} |")), "{md}");
 }
 
@@ -306,11 +311,11 @@ fn the_table_matches_the_scipy_fixture() {
     let b = t.cell(1, 0).unwrap();
     assert_eq!(b.row.pearson.dataset, Some(0.9084083005021133));
     assert_eq!(b.row.kendall_b.document, Some(0.908248290463863));
-    assert!((b.row.williams_vs_first.p.unwrap() - 0.4809462157296497).abs() < 1e-12);
+    assert!((b.row.williams.p.unwrap() - 0.4809462157296497).abs() < 1e-12);
     // Baseline B instead: A is compared with B.
     let t = wb::compute(&d, &runs, Some("B"));
-    assert!(t.cell(0, 0).unwrap().row.williams_vs_first.p.is_some());
-    assert_eq!(t.cell(1, 0).unwrap().row.williams_vs_first.p, None);
+    assert!(t.cell(0, 0).unwrap().row.williams.p.is_some());
+    assert_eq!(t.cell(1, 0).unwrap().row.williams.p, None);
 }
 
 #[test]
@@ -414,10 +419,14 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
         &back.runs,
         back.settings.baseline.as_deref().or(Some("score-only")),
     );
-    for f in [Format::Markdown, Format::Csv, Format::Latex] {
+    let tau = [(Statistic::KendallB, Granularity::Document)];
+    let settings = Settings::default();
+    let (x1, x2) =
+        (results_table(&t1, &tau, None, &settings), results_table(&t2, &tau, None, &settings));
+    for f in concord_core::report::Format::ALL {
         assert_eq!(
-            t1.render(Statistic::KendallB, Granularity::Document, f),
-            t2.render(Statistic::KendallB, Granularity::Document, f)
+            concord_core::report::export_table(&x1, f),
+            concord_core::report::export_table(&x2, f)
         );
     }
     assert_eq!(back.raters[0].aligned(&back.dataset.embedded)[0], Some(4.0));
@@ -485,7 +494,7 @@ fn released_topical_chat_runs_give_concord_tables_numbers() {
         })
         .collect();
     let t = wb::compute(&d, &judged, Some("geval"));
-    for (m, row) in cli.rows.iter().enumerate() {
+    for (m, row) in cli.iter().enumerate() {
         assert_eq!(&t.cell(m, 0).unwrap().row, row, "{}", row.run);
     }
     // Seed 002 Table 4: document-level r of rate-explain on naturalness is 0.621.
@@ -590,25 +599,30 @@ fn the_paper_layout_shows_r_and_tau_side_by_side() {
     );
     let b = &t.cell(1, 0).unwrap().row;
     let (r, tau) = (b.pearson.dataset.unwrap(), b.kendall_b.document.unwrap());
-    let md = t.render_columns(&columns, Format::Markdown);
+    let shown = results_table(&t, &columns, None, &settings);
+    let md = export::markdown(&shown);
     assert!(
-        md.starts_with(
-            "| method | naturalness r (dataset) | naturalness τ (document) |\n|---|---:|---:|\n"
+        md.contains(
+            "| Method | naturalness r (dataset) | naturalness τ (document) |\n|---|---:|---:|\n"
         ),
         "{md}"
     );
     assert!(md.contains(&format!("| B | {r:.3} | {tau:.3} |")), "{md}");
-    let tex = t.render_columns(&columns, Format::Latex);
+    let tex = export::latex(&shown);
     assert!(tex.contains("\\multicolumn{2}{c}{naturalness}"), "{tex}");
     assert!(tex.contains(" & $r$ (dataset) & $\\tau$ (document) \\\\"), "{tex}");
-    let csv = t.render_columns(&columns, Format::Csv);
-    assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
-    assert!(csv.contains(&format!("B,naturalness,kendall_b,document,{tau},")), "{csv}");
-    // One column renders as before.
-    assert_eq!(
-        t.render(Statistic::Pearson, Granularity::Dataset, Format::Markdown),
-        t.render_columns(&[(Statistic::Pearson, Granularity::Dataset)], Format::Markdown)
-    );
+    let csv = export::csv(&shown);
+    let mut reader = csv::ReaderBuilder::new().from_reader(csv.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 2, "{csv}");
+    let tau_at = header.iter().position(|h| *h == "naturalness τ (document)").unwrap();
+    assert_eq!(&records[1][0], "B");
+    assert_eq!(&records[1][tau_at], tau.to_string(), "{csv}");
+    // The τ column carries no Williams p: the test compared dataset-level r.
+    assert!(!header.contains(&"naturalness τ (document) p"), "{csv}");
+    assert!(header.contains(&"naturalness r (dataset) p"), "{csv}");
     // A bundle's settings written before the layout existed read as one column.
     let old: Settings = serde_json::from_str(
         r#"{"baseline": null, "statistic": "spearman", "level": "document", "resamples": 1000, "seed": 0, "confidence": 0.95}"#,

@@ -16,8 +16,8 @@ use leptos::task::spawn_local;
 
 use super::model::{Evaluation, Stage2Criterion, Study};
 use super::{Ctx, use_ctx};
+use crate::runner::LlmAccess;
 use crate::runner::{self, CallSpec, Connection, RunControl};
-use crate::state::Workbench;
 
 fn call(connection: &Connection, request: ChatRequest) -> CallSpec {
     let key = cache_key(&connection.endpoint, &request, 0);
@@ -53,7 +53,7 @@ fn evaluation_calls(
 
 /// Runs `calls` and returns the stored text of each first sample, by cache key.
 async fn run_calls(
-    wb: Workbench,
+    wb: LlmAccess,
     ctx: Ctx,
     connection: Connection,
     calls: Vec<CallSpec>,
@@ -118,7 +118,7 @@ fn ideation_calls(
 #[component]
 pub fn LlmPanel() -> impl IntoView {
     let ctx = use_ctx();
-    let wb = expect_context::<Workbench>();
+    let wb = LlmAccess::from_context();
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let paused = RwSignal::new(false);

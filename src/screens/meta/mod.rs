@@ -389,7 +389,7 @@ pub fn MetaPage() -> impl IntoView {
     // what is provided after it is provided there, out of reach of the App's contexts. The run
     // panel needs the workbench (the Run screen's connection, the answer cache), so it is
     // provided again next to the state.
-    let wb = use_context::<crate::state::Workbench>();
+    let wb = crate::runner::LlmAccess::try_from_context();
     let state = State::shared();
     provide_context(state);
     if let Some(wb) = wb {

@@ -26,8 +26,8 @@ use super::live::{self, IndividualInput, MetaMethod, PairwiseRun, ScoringRun};
 use super::model::MetaFile;
 use super::{State, TableView, add_files, labelled_number};
 use crate::edge::store::Store;
+use crate::runner::LlmAccess;
 use crate::runner::{self, CallSpec, Connection, RunControl};
-use crate::state::Workbench;
 
 /// The run controls and the current run, as signals (owned by the screen's root owner).
 #[derive(Clone, Copy)]
@@ -89,7 +89,7 @@ impl RunState {
 /// The connection an evaluator entry names ([`live::evaluator_target`]): the Run screen's with
 /// another model, or another provider or address with its own key (given on this screen), and
 /// the Run screen's limits either way.
-fn connection_for(wb: Workbench, rs: RunState, entry: &str) -> Result<Connection, String> {
+fn connection_for(wb: LlmAccess, rs: RunState, entry: &str) -> Result<Connection, String> {
     let target = live::evaluator_target(entry)?;
     let mut form = wb.connection.get_untracked();
     form.model = target.model.clone();
@@ -124,7 +124,7 @@ fn connection_for(wb: Workbench, rs: RunState, entry: &str) -> Result<Connection
 
 /// The providers the named evaluators need a key of their own for: another provider than the
 /// Run screen's, or the Run screen's provider at another address (its key is not sent there).
-fn other_providers(rs: RunState, wb: Workbench) -> Vec<ProviderId> {
+fn other_providers(rs: RunState, wb: LlmAccess) -> Vec<ProviderId> {
     let (run_screen, run_url) = wb.connection.with(|f| (f.provider, f.base_url.clone()));
     let mut out: Vec<ProviderId> = Vec::new();
     let entries = [rs.evaluators.get(), rs.meta_model.get()];
@@ -142,7 +142,7 @@ fn other_providers(rs: RunState, wb: Workbench) -> Vec<ProviderId> {
 }
 
 /// The models named in `field`, or the Run screen's model when it is empty.
-fn models(field: RwSignal<String>, wb: Workbench) -> Vec<String> {
+fn models(field: RwSignal<String>, wb: LlmAccess) -> Vec<String> {
     let named = live::model_list(&field.get_untracked());
     if named.is_empty() { live::model_list(&wb.connection.get_untracked().model) } else { named }
 }
@@ -164,7 +164,7 @@ fn limit(field: RwSignal<String>, what: &str) -> Result<usize, String> {
 async fn drive<P: Protocol>(
     protocols: &mut [P],
     connection: &Connection,
-    wb: Workbench,
+    wb: LlmAccess,
     rs: RunState,
     what: &str,
 ) -> Result<usize, String> {
@@ -264,7 +264,7 @@ fn end(rs: RunState, result: Result<usize, String>, done: &str) {
 
 /// The evaluator models named on the screen (or the Run screen's model); says so when none,
 /// or when an entry names no provider or address this page knows, or lacks its key.
-fn evaluator_models(rs: RunState, wb: Workbench) -> Option<Vec<String>> {
+fn evaluator_models(rs: RunState, wb: LlmAccess) -> Option<Vec<String>> {
     let evaluators = models(rs.evaluators, wb);
     if evaluators.is_empty() {
         rs.error.set(Some(
@@ -284,7 +284,7 @@ fn evaluator_models(rs: RunState, wb: Workbench) -> Option<Vec<String>> {
 async fn drive_each<P: Protocol>(
     evaluators: &[String],
     protocols: &mut [Vec<P>],
-    wb: Workbench,
+    wb: LlmAccess,
     rs: RunState,
     what: &str,
 ) -> Result<usize, String> {
@@ -367,7 +367,7 @@ impl Source {
     }
 }
 
-fn start_pairwise(state: State, wb: Workbench) {
+fn start_pairwise(state: State, wb: LlmAccess) {
     let rs = state.run;
     let Some(evaluators) = evaluator_models(rs, wb) else { return };
     let n = match limit(rs.pair_limit, "Pairs") {
@@ -394,7 +394,7 @@ fn start_pairwise(state: State, wb: Workbench) {
     });
 }
 
-fn start_scoring(state: State, wb: Workbench) {
+fn start_scoring(state: State, wb: LlmAccess) {
     let rs = state.run;
     let Some(evaluators) = evaluator_models(rs, wb) else { return };
     let n = match limit(rs.score_limit, "Texts") {
@@ -421,7 +421,7 @@ fn start_scoring(state: State, wb: Workbench) {
     });
 }
 
-fn start_meta(state: State, wb: Workbench) {
+fn start_meta(state: State, wb: LlmAccess) {
     let rs = state.run;
     let Some(meta_model) = models(rs.meta_model, wb).into_iter().next() else {
         rs.error
@@ -547,7 +547,7 @@ fn text_input(
 #[component]
 pub(super) fn RunPanel() -> impl IntoView {
     let state = expect_context::<State>();
-    let wb = expect_context::<Workbench>();
+    let wb = LlmAccess::from_context();
     let rs = state.run;
     let connected = move || {
         let f = wb.connection.get();

@@ -15,7 +15,6 @@
 //! | [`protocol`] | the [`protocol::Protocol`] state machines: pointwise, auto-CoT, pairwise |
 //! | [`meta_eval`] | seed 003's JDEval, MDEval, JDEval-i and BSMEval |
 //! | [`coeval`] | seed 004's criteria ideation and instance evaluation |
-//! | [`table`] | paper-style correlation tables (`concord table`) |
 
 //!
 //! # Example: one Topical-Chat item, rate-explain, Chiang & Lee's parser
@@ -47,7 +46,7 @@ pub mod meta_eval;
 pub mod parse;
 pub mod protocol;
 pub mod request;
-pub mod table;
+
 pub mod template;
 
 pub use request::{ChatRequest, ChatResponse, Message, Role, TokenLogprobs, TopLogprob};

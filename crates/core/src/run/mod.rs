@@ -48,6 +48,6 @@ pub use response::{
 };
 pub use retry::{GiveUpReason, RetryDecision, RetryPolicy};
 pub use scheduler::{
-    Action, FailureOutcome, Finish, Job, JobId, LogEntry, Progress, Scheduler, SchedulerConfig,
-    SchedulerError, StopReason,
+    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, Scheduler,
+    SchedulerConfig, SchedulerError, StopReason,
 };

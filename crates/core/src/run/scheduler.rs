@@ -108,6 +108,39 @@ pub enum Finish {
     Stopped(StopReason),
 }
 
+/// What a finished run says to the user: one sentence, and what to do when something is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishMessage {
+    pub message: String,
+    pub advice: Option<String>,
+}
+
+impl Finish {
+    /// The one wording of how a run ended, for every screen that runs calls (the Run screen,
+    /// the meta-evaluation runs, CoEval's LLM steps); `provider` tailors the advice.
+    pub fn describe(&self, provider: crate::run::ProviderId) -> FinishMessage {
+        let (message, advice) = match self {
+            Finish::Completed => ("Run complete.".to_owned(), None),
+            Finish::Cancelled => (
+                "Run cancelled. Everything stored so far is kept; Run again to continue."
+                    .to_owned(),
+                None,
+            ),
+            Finish::Stopped(StopReason::Fatal(e)) => {
+                (format!("Run stopped: {e}"), Some(e.advice(provider)))
+            }
+            Finish::Stopped(reason @ StopReason::SpendCap { .. }) => (
+                format!("Run {reason}."),
+                Some(
+                    "Raise the spend cap and Run again to continue; nothing stored is paid twice."
+                        .to_owned(),
+                ),
+            ),
+        };
+        FinishMessage { message, advice }
+    }
+}
+
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -143,6 +143,10 @@ pub struct Settings {
     pub resamples: usize,
     pub seed: u64,
     pub confidence: f64,
+    /// Bootstrap intervals are shown (and so exported) under these settings. Absent in bundles
+    /// written before it existed (`false`).
+    #[serde(default)]
+    pub intervals: bool,
 }
 
 impl Settings {
@@ -195,6 +199,7 @@ impl Default for Settings {
             resamples: 1000,
             seed: 0,
             confidence: 0.95,
+            intervals: false,
         }
     }
 }

@@ -10,13 +10,19 @@
 //! | module | what |
 //! |---|---|
 //! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
+//! | [`import`] | released judge outputs joined as runs (method names, attributes) |
 //! | [`plan`] | rendered prompts, calls split by `n` support, one cache key per sample, cost |
+//! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
+//! | [`report`] | the Results screen's tables and figures as one [`crate::report::Report`] |
 //! | [`bundle`] | the versioned, key-free export that recomputes every table on import |
 
 pub mod bundle;
+pub mod import;
 pub mod plan;
+pub mod report;
 pub mod results;
+pub mod scores;
 pub mod study;
 
 pub use bundle::{Bundle, BundleError, ExtraRater, Settings};

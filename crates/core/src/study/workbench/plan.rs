@@ -253,3 +253,55 @@ impl<'a> Planner<'a> {
         self.plan
     }
 }
+
+/// What a study would cost on `items` before it runs: each (method, attribute)'s prompt length
+/// averaged over up to 20 rendered items, the method's expected output per sample (a few
+/// tokens for a score, more with an explanation, never above its `max_tokens`), summed.
+/// `None` in `cost_usd` when the model has no price.
+pub fn estimate_study(
+    dataset: &Dataset,
+    study: &Study,
+    items: &[usize],
+    caps: &Capabilities,
+    price: Option<crate::run::Price>,
+) -> Option<crate::run::Estimate> {
+    if items.is_empty() || study.methods.is_empty() || study.attributes.is_empty() {
+        return None;
+    }
+    let mut total =
+        crate::run::Estimate { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: Some(0.0) };
+    for method in &study.methods {
+        for attribute in &study.attributes {
+            let Some(t) = method.template(attribute) else { continue };
+            let sample: Vec<usize> = items.iter().copied().take(20).collect();
+            let chars: usize = sample
+                .iter()
+                .filter_map(|&i| dataset.items.get(i))
+                .filter_map(|it| t.render(it).ok())
+                .map(|s| s.len())
+                .sum();
+            let avg = chars / sample.len().max(1);
+            let out_tokens =
+                u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
+                    crate::judge::builtin::OutputMode::ScoreOnly => 5,
+                    _ => 80,
+                });
+            let e = crate::run::estimate_run(
+                crate::run::EstimateInput {
+                    items: items.len() as u64,
+                    attributes: 1,
+                    samples: u64::from(method.sampling.n),
+                    samples_per_call: u64::from(caps.samples_per_call()),
+                    prompt_chars: avg as u64,
+                    output_tokens_per_sample: out_tokens,
+                },
+                price,
+            );
+            total.calls += e.calls;
+            total.input_tokens += e.input_tokens;
+            total.output_tokens += e.output_tokens;
+            total.cost_usd = total.cost_usd.zip(e.cost_usd).map(|(a, b)| a + b);
+        }
+    }
+    Some(total)
+}

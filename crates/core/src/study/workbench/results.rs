@@ -1,12 +1,13 @@
 //! From responses to seed 002's table: judge runs per (method, attribute), the methods ×
 //! attributes table with Williams' test against a baseline method, bootstrap intervals on
-//! demand, and agreement between raters (humans, students, judges).
+//! demand, and agreement between raters (humans, students, judges). [`super::report`] turns
+//! them into the report's tables.
 
 use serde::{Deserialize, Serialize};
 
+use super::scores::{self as table, JudgeScores, Row};
 use crate::data::{Dataset, JudgeRecord, JudgeRun, RecordKey};
 use crate::judge::parse::Policy;
-use crate::judge::table::{self, JudgeScores, Row, csv_field, latex_escape};
 use crate::stats::{self, KrippendorffLevel, Level, ResampleInput, ResampleStat};
 
 use super::plan::Plan;
@@ -220,9 +221,9 @@ impl Granularity {
 /// The value of one statistic at one level in a row.
 pub fn value(row: &Row, stat: Statistic, level: Granularity) -> Option<f64> {
     let levels = match stat {
-        Statistic::Pearson => row.pearson,
-        Statistic::Spearman => row.spearman,
-        Statistic::KendallB => row.kendall_b,
+        Statistic::Pearson => &row.pearson,
+        Statistic::Spearman => &row.spearman,
+        Statistic::KendallB => &row.kendall_b,
     };
     match level {
         Granularity::Dataset => levels.dataset,
@@ -241,7 +242,7 @@ impl Cell {
     /// Williams' test says this method's dataset-level Pearson r beats the baseline's
     /// (one-sided p < 0.05).
     pub fn beats_baseline(&self) -> bool {
-        self.row.williams_vs_first.p.is_some_and(|p| p < 0.05)
+        self.row.williams.p.is_some_and(|p| p < 0.05)
     }
 
     /// Whether this cell is bold in `column`: Williams' test compares dataset-level Pearson r,
@@ -371,18 +372,6 @@ pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) ->
     tabulate(dataset, &score(dataset, runs), baseline)
 }
 
-/// Export formats of the results table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Markdown,
-    Latex,
-    Csv,
-}
-
-fn fmt3(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"))
-}
-
 /// What the table shows under each attribute: one (statistic, level) column, or several.
 pub type Column = (Statistic, Granularity);
 
@@ -393,118 +382,6 @@ pub const PAPER_COLUMNS: [Column; 2] =
 /// A column's heading under its attribute: "r (dataset)".
 pub fn column_heading((stat, level): Column) -> String {
     format!("{} ({})", stat.symbol(), level.name())
-}
-
-impl ResultsTable {
-    /// Renders the methods × attributes table of `stat` at `level`: [`ResultsTable::render_columns`]
-    /// with one column.
-    pub fn render(&self, stat: Statistic, level: Granularity, format: Format) -> String {
-        self.render_columns(&[(stat, level)], format)
-    }
-
-    /// Renders the methods × attributes table with `columns` under each attribute (with more
-    /// than one, each heading says its statistic and level). Cells where Williams' test beats
-    /// the baseline are bold (Markdown `**`, LaTeX `\textbf`); CSV carries the p-value in its
-    /// own column instead, one line per method, attribute and column.
-    pub fn render_columns(&self, columns: &[Column], format: Format) -> String {
-        let several = columns.len() > 1;
-        let heading = |a: &str, col: Column| {
-            if several { format!("{a} {}", column_heading(col)) } else { a.to_owned() }
-        };
-        let cells = |m: usize, a: usize, col: Column, dash: &str| -> (String, bool) {
-            match self.cell(m, a) {
-                None => (dash.to_owned(), false),
-                Some(c) => (fmt3(value(&c.row, col.0, col.1)).replace('–', dash), c.bold_in(col)),
-            }
-        };
-        let mut out = String::new();
-        match format {
-            Format::Markdown => {
-                out.push_str("| method |");
-                for a in &self.attributes {
-                    for &col in columns {
-                        out.push_str(&format!(" {} |", heading(a, col)));
-                    }
-                }
-                out.push_str("\n|---|");
-                out.push_str(&"---:|".repeat(self.attributes.len() * columns.len()));
-                out.push('\n');
-                for (m, method) in self.methods.iter().enumerate() {
-                    out.push_str(&format!("| {method} |"));
-                    for a in 0..self.attributes.len() {
-                        for &col in columns {
-                            let (v, bold) = cells(m, a, col, "–");
-                            let text = if bold { format!("**{v}**") } else { v };
-                            out.push_str(&format!(" {text} |"));
-                        }
-                    }
-                    out.push('\n');
-                }
-            }
-            Format::Latex => {
-                out.push_str(&format!(
-                    "\\begin{{tabular}}{{l{}}}\n\\toprule\nMethod",
-                    "r".repeat(self.attributes.len() * columns.len())
-                ));
-                for a in &self.attributes {
-                    if several {
-                        out.push_str(&format!(
-                            " & \\multicolumn{{{}}}{{c}}{{{}}}",
-                            columns.len(),
-                            latex_escape(a)
-                        ));
-                    } else {
-                        out.push_str(&format!(" & {}", latex_escape(a)));
-                    }
-                }
-                out.push_str(" \\\\\n");
-                if several {
-                    for _ in &self.attributes {
-                        for &(stat, level) in columns {
-                            out.push_str(&format!(" & {} ({})", stat.latex_symbol(), level.name()));
-                        }
-                    }
-                    out.push_str(" \\\\\n");
-                }
-                out.push_str("\\midrule\n");
-                for (m, method) in self.methods.iter().enumerate() {
-                    out.push_str(&latex_escape(method));
-                    for a in 0..self.attributes.len() {
-                        for &col in columns {
-                            let (v, bold) = cells(m, a, col, "--");
-                            let text = if bold { format!("\\textbf{{{v}}}") } else { v };
-                            out.push_str(&format!(" & {text}"));
-                        }
-                    }
-                    out.push_str(" \\\\\n");
-                }
-                out.push_str("\\bottomrule\n\\end{tabular}\n");
-            }
-            Format::Csv => {
-                out.push_str("method,attribute,statistic,level,value,n,parse_failures,williams_p_vs_baseline\n");
-                let full = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-                for (m, method) in self.methods.iter().enumerate() {
-                    for (a, attribute) in self.attributes.iter().enumerate() {
-                        let Some(c) = self.cell(m, a) else { continue };
-                        for &(stat, level) in columns {
-                            out.push_str(&format!(
-                                "{},{},{},{},{},{},{},{}\n",
-                                csv_field(method),
-                                csv_field(attribute),
-                                stat.name(),
-                                level.name(),
-                                full(value(&c.row, stat, level)),
-                                c.row.n,
-                                c.row.parse_failures,
-                                full(c.row.williams_vs_first.p),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
 }
 
 /// A percentile bootstrap interval of one cell's statistic (STATS_SPEC §8): items resampled

@@ -25,7 +25,7 @@ use crate::view_model::{DraftRow, draft_mapping, draft_rows, preview_row};
 pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
 
 #[component]
-pub fn DataPage() -> impl IntoView {
+pub fn DataScreen() -> impl IntoView {
     view! {
         <LoadPanel/>
         <SummaryPanel/>
@@ -121,7 +121,7 @@ fn open_url(ws: Workspace, url: String) {
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
-    let wb = crate::state::use_workbench();
+    let targets = crate::bundle::BundleTargets::from_context();
     let url = RwSignal::new(String::new());
     let dragging = RwSignal::new(false);
     let on_pick = move |ev: leptos::ev::Event| {
@@ -176,7 +176,7 @@ fn LoadPanel() -> impl IntoView {
                     <button class="primary" type="button"
                         on:click=move |_| {
                             leptos::task::spawn_local(async move {
-                                crate::screens::results::open_bundle_url(wb, ws, DEMO_BUNDLE).await;
+                                crate::bundle::open_bundle_url(targets, DEMO_BUNDLE).await;
                             });
                         }>
                         "Open the demo"

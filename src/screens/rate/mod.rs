@@ -3,13 +3,17 @@
 //! browser as they are made, and in exported bundles), and the Results screen compares them
 //! with the dataset's human raters and the LLM judges (correlation, Krippendorff's α).
 
+pub mod state;
+
 use concord_core::study::workbench::ExtraRater;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::edge::store::StoreName;
-use crate::state::{Screen, Workbench, use_workbench, use_workspace};
+use crate::state::{Screen, Storage, use_storage, use_workspace};
+
+use state::{RateState, use_rate};
 
 /// Where a rater's scores are kept: per dataset (its name and size), student and attribute,
 /// so ratings of one dataset never join another whose item ids look alike (`row1`, …).
@@ -20,14 +24,15 @@ fn storage_key(wb_dataset: &(String, usize), name: &str, attribute: &str) -> Str
 
 /// Records `score` for `item_id` (replacing an earlier score) and saves the rater at once.
 fn record(
-    wb: Workbench,
+    rate: RateState,
+    storage: Storage,
     dataset: &(String, usize),
     name: &str,
     attribute: &str,
     item_id: &str,
     score: f64,
 ) {
-    wb.raters.update(|raters| {
+    rate.raters.update(|raters| {
         let rater = match raters.iter().position(|r| r.name == name && r.attribute == attribute) {
             Some(i) => &mut raters[i],
             None => {
@@ -43,10 +48,10 @@ fn record(
         rater.scores.retain(|(id, _)| id != item_id);
         rater.scores.push((item_id.to_owned(), score));
     });
-    let saved = wb
+    let saved = rate
         .raters
         .with_untracked(|r| r.iter().find(|r| r.name == name && r.attribute == attribute).cloned());
-    if let (Some(store), Some(rater)) = (wb.store.get_untracked(), saved) {
+    if let (Some(store), Some(rater)) = (storage.store.get_untracked(), saved) {
         let key = storage_key(dataset, name, attribute);
         spawn_local(async move {
             let _ = store
@@ -57,9 +62,10 @@ fn record(
 }
 
 #[component]
-pub fn RatePage() -> impl IntoView {
+pub fn RateScreen() -> impl IntoView {
     let ws = use_workspace();
-    let wb = use_workbench();
+    let rate = use_rate();
+    let storage = use_storage();
     let name = RwSignal::new(String::new());
     let attribute = RwSignal::new(0usize);
     let position = RwSignal::new(0usize);
@@ -73,7 +79,7 @@ pub fn RatePage() -> impl IntoView {
     let current = move || ws.dataset.with(|d| d.loaded.dataset.items.get(position.get()).cloned());
     let score_of = move |item_id: &str| {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
-        wb.raters.with(|r| {
+        rate.raters.with(|r| {
             r.iter()
                 .find(|r| r.name == n && r.attribute == a)
                 .and_then(|r| r.scores.iter().find(|(id, _)| id == item_id).map(|(_, s)| *s))
@@ -81,7 +87,7 @@ pub fn RatePage() -> impl IntoView {
     };
     let done = move || {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
-        wb.raters.with(|r| {
+        rate.raters.with(|r| {
             r.iter().find(|r| r.name == n && r.attribute == a).map_or(0, |r| r.scores.len())
         })
     };
@@ -97,8 +103,8 @@ pub fn RatePage() -> impl IntoView {
         let key = storage_key(&which(), &n, &a);
         // Scores of this rater and attribute held from another dataset do not carry over: they
         // would be saved under this dataset's key with the next rating.
-        wb.raters.update(|r| r.retain(|x| !(x.name == n && x.attribute == a)));
-        if let Some(store) = wb.store.get_untracked() {
+        rate.raters.update(|r| r.retain(|x| !(x.name == n && x.attribute == a)));
+        if let Some(store) = storage.store.get_untracked() {
             spawn_local(async move {
                 if let Ok(Some(text)) = store.get(StoreName::Settings, &key).await
                     && let Ok(saved) = serde_json::from_str::<ExtraRater>(&text)
@@ -112,7 +118,7 @@ pub fn RatePage() -> impl IntoView {
                             .position(|it| !saved.scores.iter().any(|(id, _)| *id == it.id))
                             .unwrap_or(0)
                     };
-                    wb.raters.update(|r| {
+                    rate.raters.update(|r| {
                         r.retain(|x| !(x.name == saved.name && x.attribute == saved.attribute));
                         r.push(saved);
                     });
@@ -124,7 +130,7 @@ pub fn RatePage() -> impl IntoView {
     let rate = move |score: f64| {
         let Some(item) = current() else { return };
         let Some(a) = attr() else { return };
-        record(wb, &which(), &name.get_untracked(), &a.name, &item.id, score);
+        record(rate, storage, &which(), &name.get_untracked(), &a.name, &item.id, score);
         let last = item_count().saturating_sub(1);
         position.update(|p| *p = (*p + 1).min(last));
     };

@@ -2,15 +2,18 @@
 //! temperature, top-p, parser), a prompt editor that shows seed 002's parts in their colours,
 //! and a live preview of the exact prompt for any item.
 
-use concord_core::data::Dataset;
+pub mod state;
+
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
-use concord_core::study::workbench::{GridSpec, Study, grid};
+use concord_core::study::workbench::{GridSpec, grid};
 use leptos::prelude::*;
 
-use crate::state::{Screen, use_workbench, use_workspace};
+use crate::state::{Screen, use_workspace};
+
+use state::{study_for, use_judge};
 
 fn part_label(kind: PartKind) -> &'static str {
     match kind {
@@ -44,28 +47,20 @@ fn persona_name(p: Persona) -> &'static str {
     }
 }
 
-/// A fresh study for a dataset: every attribute, no methods yet.
-pub fn study_for(dataset: &Dataset) -> Study {
-    Study {
-        attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
-        methods: Vec::new(),
-    }
-}
-
 #[component]
-pub fn JudgePage() -> impl IntoView {
+pub fn JudgeScreen() -> impl IntoView {
     let ws = use_workspace();
-    let wb = use_workbench();
+    let judge = use_judge();
     // A new dataset starts a new study (methods refer to its fields).
     Effect::new(move |previous: Option<String>| {
         let dataset = ws.dataset.get();
         let name = dataset.loaded.dataset.name.clone();
-        let study = wb.study.get_untracked();
+        let study = judge.study.get_untracked();
         let attributes_fit =
             study.attributes.iter().all(|a| dataset.loaded.dataset.attribute_index(a).is_some());
         let fresh = study.attributes.is_empty() && study.methods.is_empty();
         if fresh || previous.as_ref().is_some_and(|p| *p != name) || !attributes_fit {
-            wb.study.set(study_for(&dataset.loaded.dataset));
+            judge.study.set(study_for(&dataset.loaded.dataset));
         }
         name
     });
@@ -89,7 +84,7 @@ pub fn JudgePage() -> impl IntoView {
 #[component]
 fn AttributesPanel() -> impl IntoView {
     let ws = use_workspace();
-    let wb = use_workbench();
+    let judge = use_judge();
     let all = move || {
         ws.dataset
             .get()
@@ -107,7 +102,7 @@ fn AttributesPanel() -> impl IntoView {
                 {move || all().into_iter().map(|(name, scale)| {
                     let n1 = name.clone();
                     let n2 = name.clone();
-                    let checked = move || wb.study.with(|s| s.attributes.contains(&n1));
+                    let checked = move || judge.study.with(|s| s.attributes.contains(&n1));
                     view! {
                         <label class="check">
                             <input type="checkbox" prop:checked=checked
@@ -115,7 +110,7 @@ fn AttributesPanel() -> impl IntoView {
                                     let on = event_target_checked(&ev);
                                     let name = n2.clone();
                                     let order: Vec<String> = all().into_iter().map(|(n, _)| n).collect();
-                                    wb.study.update(|s| {
+                                    judge.study.update(|s| {
                                         s.attributes.retain(|a| *a != name);
                                         if on { s.attributes.push(name.clone()); }
                                         s.attributes.sort_by_key(|a| order.iter().position(|o| o == a));
@@ -151,7 +146,7 @@ fn parse_list(text: &str) -> Vec<Option<f64>> {
 #[component]
 fn AddMethodsPanel() -> impl IntoView {
     let ws = use_workspace();
-    let wb = use_workbench();
+    let judge = use_judge();
     let modes = RwSignal::new(vec![OutputMode::RateExplain]);
     let cot = RwSignal::new(vec![false]);
     let personas = RwSignal::new(vec![Persona::None]);
@@ -166,7 +161,7 @@ fn AddMethodsPanel() -> impl IntoView {
     let set_persona = move |v, on| toggle(personas, v, on);
     let add = move |_| {
         let dataset = ws.dataset.get_untracked();
-        let study = wb.study.get_untracked();
+        let study = judge.study.get_untracked();
         let temps = parse_list(&temperatures.get_untracked());
         // The papers' order, whatever order the boxes were ticked in.
         let mut m = modes.get_untracked();
@@ -193,14 +188,14 @@ fn AddMethodsPanel() -> impl IntoView {
         };
         let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
         let before = study.methods.len();
-        wb.study.update(|s| {
+        judge.study.update(|s| {
             for m in methods {
                 if !s.methods.iter().any(|x| x.name == m.name) {
                     s.methods.push(m);
                 }
             }
         });
-        let added = wb.study.with_untracked(|s| s.methods.len()) - before;
+        let added = judge.study.with_untracked(|s| s.methods.len()) - before;
         message.set(Some(if added == 0 {
             "Nothing added: pick at least one output mode, and methods with these names exist already.".into()
         } else {
@@ -269,13 +264,13 @@ fn AddMethodsPanel() -> impl IntoView {
 
 #[component]
 fn MethodsPanel() -> impl IntoView {
-    let wb = use_workbench();
+    let judge = use_judge();
     let ws = use_workspace();
     view! {
         <section class="panel" aria-labelledby="methods-heading">
             <h2 id="methods-heading">"Methods"</h2>
             {move || {
-                let study = wb.study.get();
+                let study = judge.study.get();
                 if study.methods.is_empty() {
                     return view! { <p class="muted" data-testid="no-methods">"No methods yet: add some above."</p> }.into_any();
                 }
@@ -298,7 +293,7 @@ fn MethodsPanel() -> impl IntoView {
                                     <td class="num">{m.sampling.top_p.map_or("default".into(), |t| t.to_string())}</td>
                                     <td>{m.policy.name()}</td>
                                     <td><button type="button" class="secondary" aria-label=label
-                                        on:click=move |_| wb.study.update(|s| s.methods.retain(|x| x.name != name))>"Remove"</button></td>
+                                        on:click=move |_| judge.study.update(|s| s.methods.retain(|x| x.name != name))>"Remove"</button></td>
                                 </tr>
                             }
                         }).collect_view()}
@@ -332,12 +327,12 @@ fn render_parts(
 #[component]
 fn PromptPanel() -> impl IntoView {
     let ws = use_workspace();
-    let wb = use_workbench();
+    let judge = use_judge();
     let method = RwSignal::new(0usize);
     let attribute = RwSignal::new(0usize);
     let item = RwSignal::new(0usize);
     let selected = move || {
-        let study = wb.study.get();
+        let study = judge.study.get();
         let m = study.methods.get(method.get())?.clone();
         let a = study.attributes.get(attribute.get())?.clone();
         let t = m.template(&a)?.clone();
@@ -350,7 +345,7 @@ fn PromptPanel() -> impl IntoView {
     let draft = RwSignal::new(None::<(usize, String)>);
     let edit = move |index: usize, text: String| {
         let (m, a) = (method.get_untracked(), attribute.get_untracked());
-        wb.study.update(|s| {
+        judge.study.update(|s| {
             let Some(attr) = s.attributes.get(a).cloned() else { return };
             if let Some(t) = s.methods.get_mut(m).and_then(|m| m.templates.get_mut(&attr))
                 && let Some(part) = t.parts.get_mut(index)
@@ -360,20 +355,20 @@ fn PromptPanel() -> impl IntoView {
         });
     };
     view! {
-        <Show when=move || wb.study.with(|s| !s.methods.is_empty())>
+        <Show when=move || judge.study.with(|s| !s.methods.is_empty())>
             <section class="panel" aria-labelledby="prompt-heading">
                 <h2 id="prompt-heading">"Prompt"</h2>
                 <div class="row">
                     <label>"Method "
                         <select on:change=move |ev| method.set(event_target_value(&ev).parse().unwrap_or(0))>
-                            {move || wb.study.get().methods.iter().enumerate().map(|(i, m)| view! {
+                            {move || judge.study.get().methods.iter().enumerate().map(|(i, m)| view! {
                                 <option value=i.to_string() selected=move || method.get() == i>{m.name.clone()}</option>
                             }).collect_view()}
                         </select>
                     </label>
                     <label>"Attribute "
                         <select on:change=move |ev| attribute.set(event_target_value(&ev).parse().unwrap_or(0))>
-                            {move || wb.study.get().attributes.iter().enumerate().map(|(i, a)| view! {
+                            {move || judge.study.get().attributes.iter().enumerate().map(|(i, a)| view! {
                                 <option value=i.to_string() selected=move || attribute.get() == i>{a.clone()}</option>
                             }).collect_view()}
                         </select>

@@ -1,11 +1,11 @@
-//! Paper-style correlation tables of judge runs against human ratings (`concord table`).
-//!
-//! For each run: parse every sample under a [`Policy`], average per item, join the items to
-//! the dataset by key, then Pearson r, Spearman ρ and Kendall τ-b at dataset level and at
-//! document level (one correlation per source document, averaged over the documents where it
-//! is defined — Chiang & Lee's "Method 2", STATS_SPEC §6), and Williams' test of each run
-//! against the first. Rendering to JSON, Markdown, LaTeX and CSV is here too, so the web app
-//! prints the same table as the CLI.
+//! Judge runs read against human ratings: every sample parsed under a [`Policy`] and averaged
+//! per item ([`judge_scores`], or [`ScoreReader`] a slice at a time), the items joined to the
+//! dataset by key, then one [`Row`] per run: Pearson r, Spearman ρ and Kendall τ-b at dataset
+//! level and at document level (one correlation per source document, averaged over the
+//! documents where it is defined — Chiang & Lee's "Method 2", STATS_SPEC §6), and Williams'
+//! test against a baseline run of the same attribute. [`compute`] is `concord table`; the
+//! Results screen builds its rows with [`row`]. Tables are drawn by
+//! [`super::report`] into the one [`crate::report::Table`].
 //!
 //! # Reproducing seed 002 (Chiang & Lee 2023)
 //!
@@ -41,12 +41,12 @@
 //! and `10` is 1); `concord`'s default policy reads full numbers, so its tables differ
 //! slightly from the paper's by design.
 
-use super::aggregate::ItemScore;
-use super::parse::Policy;
-use crate::data::{Dataset, JudgeRun, join};
-use crate::stats::{self, GroupOptions};
 use serde::{Deserialize, Serialize};
-use std::fmt;
+
+use crate::data::{Dataset, JudgeRun, join};
+use crate::judge::aggregate::ItemScore;
+use crate::judge::parse::Policy;
+use crate::stats::{self, GroupOptions, Undefined};
 
 /// One run to put in the table: a display name, the attribute it rates, its records.
 #[derive(Debug, Clone, Copy)]
@@ -59,22 +59,60 @@ pub struct RunSpec<'a> {
     pub run: &'a JudgeRun,
 }
 
-/// A statistic at both levels.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A statistic at both levels, and why a level has no value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Levels {
     /// Over all items of the dataset.
     pub dataset: Option<f64>,
     /// Per document, averaged over documents where it is defined.
     pub document: Option<f64>,
+    /// Why `dataset` is undefined ("the judge's ratings are all equal").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_undefined: Option<String>,
+    /// Why `document` is undefined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_undefined: Option<String>,
+    /// Documents where the statistic is defined (the document-level mean's n).
+    #[serde(default)]
+    pub documents: usize,
 }
 
-/// Williams' test of a run against the first run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct WilliamsVsFirst {
-    /// One-sided p-value that this run's dataset-level Pearson r is greater than the first
-    /// run's (Graham & Baldwin 2014; STATS_SPEC §7 `p_greater`). `null` for the first run
-    /// and whenever the test is undefined.
+impl Levels {
+    fn new(dataset: &stats::Correlation, document: &stats::GroupStat) -> Levels {
+        let why = |u: Option<Undefined>| u.map(|u| reason(&u));
+        Levels {
+            dataset: dataset.value,
+            document: document.mean,
+            dataset_undefined: why(dataset.undefined).filter(|_| dataset.value.is_none()),
+            document_undefined: why(document.undefined).filter(|_| document.mean.is_none()),
+            documents: document.n_valid,
+        }
+    }
+}
+
+/// Why a correlation against human ratings is undefined, in a judge table's words.
+fn reason(u: &Undefined) -> String {
+    match u {
+        Undefined::ConstantX => "the human ratings are all equal".to_owned(),
+        Undefined::ConstantY => "the judge's ratings are all equal".to_owned(),
+        Undefined::NoValidGroups => {
+            "no document has two items with varying human and judge ratings".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Williams' test of a run against a baseline run of the same attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct WilliamsTest {
+    /// One-sided p-value that this run's dataset-level Pearson r is greater than the
+    /// baseline's (Graham & Baldwin 2014; STATS_SPEC §7 `p_greater`). `null` for the baseline
+    /// itself and whenever the test is undefined.
     pub p: Option<f64>,
+    /// Items the test used: those with a human rating and both judges' scores. It can be
+    /// fewer than the row's `n` (which needs only this judge's score).
+    #[serde(default)]
+    pub n: usize,
 }
 
 /// One row of the table.
@@ -94,22 +132,17 @@ pub struct Row {
     pub spearman: Levels,
     /// Kendall τ-b.
     pub kendall_b: Levels,
-    /// Williams' test against the first run.
-    pub williams_vs_first: WilliamsVsFirst,
+    /// Williams' test against the baseline run (`concord table`: the first run of the same
+    /// attribute).
+    pub williams: WilliamsTest,
 }
 
-/// The whole table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Table {
-    /// One row per run, in the order given.
-    pub rows: Vec<Row>,
-}
-
-/// Why a table could not be computed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a run could not be read against the dataset.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TableError {
     /// The dataset has no attribute of this name.
+    #[error("run `{run}`: the dataset has no attribute `{attribute}` (it has: {}); name one of those", available.join(", "))]
     UnknownAttribute {
         /// The run.
         run: String,
@@ -119,6 +152,9 @@ pub enum TableError {
         available: Vec<String>,
     },
     /// None of the run's records matched an item of the dataset.
+    #[error(
+        "run `{run}`: none of its records matches an item of {dataset}; is it a run on this dataset?"
+    )]
     NothingJoined {
         /// The run.
         run: String,
@@ -126,23 +162,6 @@ pub enum TableError {
         dataset: String,
     },
 }
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TableError::UnknownAttribute { run, attribute, available } => write!(
-                f,
-                "run `{run}`: the dataset has no attribute `{attribute}` (it has: {})",
-                available.join(", ")
-            ),
-            TableError::NothingJoined { run, dataset } => {
-                write!(f, "run `{run}`: none of its records matches an item of {dataset}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for TableError {}
 
 /// A run's per-item judge scores, aligned with the dataset's items.
 #[derive(Debug, Clone, PartialEq)]
@@ -273,177 +292,42 @@ pub fn row(
     let spearman = stats::spearman(&human, scores);
     let kendall = stats::kendall(&human, scores);
     let by_doc = stats::group_correlations(&human, scores, &groups, &GroupOptions::default());
-    let p = baseline.and_then(|base| stats::williams_vectors(&human, scores, base).p_greater);
+    let williams = baseline
+        .map(|base| {
+            let w = stats::williams_vectors(&human, scores, base);
+            WilliamsTest { p: w.p_greater, n: w.n }
+        })
+        .unwrap_or_default();
     Ok(Row {
         run: name.to_owned(),
         attribute: attribute.to_owned(),
         n: pearson.n,
         parse_failures: judge.parse_failures,
-        pearson: Levels { dataset: pearson.value, document: by_doc.pearson.mean },
-        spearman: Levels { dataset: spearman.value, document: by_doc.spearman.mean },
-        kendall_b: Levels { dataset: kendall.tau_b.value, document: by_doc.kendall_b.mean },
-        williams_vs_first: WilliamsVsFirst { p },
+        pearson: Levels::new(&pearson, &by_doc.pearson),
+        spearman: Levels::new(&spearman, &by_doc.spearman),
+        kendall_b: Levels::new(&kendall.tau_b, &by_doc.kendall_b),
+        williams,
     })
 }
 
-/// Computes the table. `policy` reads every sample; the attribute's declared scale is passed
-/// to it (only the `concord` policy uses it).
+/// Reads every run and computes its row: `concord table`. Each run is compared by Williams'
+/// test with the first run given for the same attribute (runs of different attributes rate
+/// different things and are never compared). `policy` reads every sample; the attribute's
+/// declared scale is passed to it (only the `concord` policy uses it).
 pub fn compute(
     dataset: &Dataset,
     runs: &[RunSpec<'_>],
     policy: Policy,
-) -> Result<Table, TableError> {
+) -> Result<Vec<Row>, TableError> {
     let mut rows = Vec::with_capacity(runs.len());
-    let mut first: Option<Vec<Option<f64>>> = None;
+    let mut firsts: Vec<(&str, Vec<Option<f64>>)> = Vec::new();
     for spec in runs {
         let scored = judge_scores(dataset, spec.name, spec.attribute, spec.run, policy)?;
-        rows.push(row(dataset, spec.name, spec.attribute, &scored, first.as_deref())?);
+        let first = firsts.iter().find(|(a, _)| *a == spec.attribute).map(|(_, s)| s.as_slice());
+        rows.push(row(dataset, spec.name, spec.attribute, &scored, first)?);
         if first.is_none() {
-            first = Some(scored.scores);
+            firsts.push((spec.attribute, scored.scores));
         }
     }
-    Ok(Table { rows })
-}
-
-/// Output formats of `concord table`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Format {
-    /// `{"rows": [...]}`.
-    Json,
-    /// A GitHub Markdown table.
-    Markdown,
-    /// A LaTeX `tabular`.
-    Latex,
-    /// Comma-separated values with a header row.
-    Csv,
-}
-
-impl Format {
-    /// The format called `name` (`json`, `md`, `latex`, `csv`).
-    pub fn from_name(name: &str) -> Option<Format> {
-        match name {
-            "json" => Some(Format::Json),
-            "md" | "markdown" => Some(Format::Markdown),
-            "latex" | "tex" => Some(Format::Latex),
-            "csv" => Some(Format::Csv),
-            _ => None,
-        }
-    }
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"))
-}
-
-fn p_value(v: Option<f64>) -> String {
-    match v {
-        None => "–".to_owned(),
-        Some(p) if p < 0.001 => "<0.001".to_owned(),
-        Some(p) => format!("{p:.3}"),
-    }
-}
-
-impl Table {
-    /// Renders the table. JSON keeps full precision; the other formats print three decimals,
-    /// as the papers do, and `–` for undefined values.
-    pub fn render(&self, format: Format) -> String {
-        match format {
-            Format::Json => serde_json::to_string_pretty(self)
-                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")),
-            Format::Markdown => {
-                let mut out = String::from(
-                    "| run | attribute | n | parse failures | r (dataset) | r (document) | ρ (dataset) | ρ (document) | τ-b (dataset) | τ-b (document) | Williams p vs first |\n\
-                     |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                );
-                for r in &self.rows {
-                    out.push_str(&format!(
-                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                        r.run,
-                        r.attribute,
-                        r.n,
-                        r.parse_failures,
-                        num(r.pearson.dataset),
-                        num(r.pearson.document),
-                        num(r.spearman.dataset),
-                        num(r.spearman.document),
-                        num(r.kendall_b.dataset),
-                        num(r.kendall_b.document),
-                        p_value(r.williams_vs_first.p),
-                    ));
-                }
-                out
-            }
-            Format::Latex => {
-                let mut out = String::from(
-                    "\\begin{tabular}{llrrrrrrrrr}\n\\toprule\nRun & Attribute & $n$ & Fail. & $r_{\\text{data}}$ & $r_{\\text{doc}}$ & $\\rho_{\\text{data}}$ & $\\rho_{\\text{doc}}$ & $\\tau_{b,\\text{data}}$ & $\\tau_{b,\\text{doc}}$ & $p_{\\text{W}}$ \\\\\n\\midrule\n",
-                );
-                for r in &self.rows {
-                    out.push_str(&format!(
-                        "{} & {} & {} & {} & {} & {} & {} & {} & {} & {} & {} \\\\\n",
-                        latex_escape(&r.run),
-                        latex_escape(&r.attribute),
-                        r.n,
-                        r.parse_failures,
-                        num(r.pearson.dataset),
-                        num(r.pearson.document),
-                        num(r.spearman.dataset),
-                        num(r.spearman.document),
-                        num(r.kendall_b.dataset),
-                        num(r.kendall_b.document),
-                        p_value(r.williams_vs_first.p).replace('<', "$<$"),
-                    ));
-                }
-                out.push_str("\\bottomrule\n\\end{tabular}\n");
-                out.replace('–', "--")
-            }
-            Format::Csv => {
-                let mut out = String::from(
-                    "run,attribute,n,parse_failures,pearson_dataset,pearson_document,spearman_dataset,spearman_document,kendall_b_dataset,kendall_b_document,williams_p_vs_first\n",
-                );
-                let full = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-                for r in &self.rows {
-                    out.push_str(&format!(
-                        "{},{},{},{},{},{},{},{},{},{},{}\n",
-                        csv_field(&r.run),
-                        csv_field(&r.attribute),
-                        r.n,
-                        r.parse_failures,
-                        full(r.pearson.dataset),
-                        full(r.pearson.document),
-                        full(r.spearman.dataset),
-                        full(r.spearman.document),
-                        full(r.kendall_b.dataset),
-                        full(r.kendall_b.document),
-                        full(r.williams_vs_first.p),
-                    ));
-                }
-                out
-            }
-        }
-    }
-}
-
-/// Escapes LaTeX specials in a cell.
-pub(crate) fn latex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '_' | '&' | '%' | '$' | '#' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Quotes a CSV field when it needs it.
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
+    Ok(rows)
 }

@@ -1,0 +1,97 @@
+//! Released judge outputs (Chiang & Lee's result files, UniEval predictions…) turned into the
+//! workbench's runs: which attribute each run rates, and one method name per file.
+
+use crate::data::{Dataset, Loaded};
+use crate::judge::parse::Policy;
+
+use super::results::JudgedRun;
+
+/// Why a file's judge outputs could not join the table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportProblem {
+    #[error(
+        "{file}: cannot tell which attribute it rates (the dataset has {attributes}); open the dataset it was made for"
+    )]
+    UnknownAttribute { file: String, attributes: String },
+    #[error("{file}: no judge outputs in this file (detected as {format}); import a result file")]
+    NoOutputs { file: String, format: String },
+}
+
+/// The file name without its extension.
+pub fn file_stem(name: &str) -> &str {
+    name.rsplit_once('.').map_or(name, |(s, _)| s)
+}
+
+/// The method a released file's run is shown as: its file stem, with Chiang & Lee's attribute
+/// abbreviation dropped (`gpt3.5_nat_rate_explain` → `gpt3.5 rate_explain`) so one method
+/// gets one row across attributes.
+pub fn method_name(file: &str) -> String {
+    let stem = file_stem(file);
+    ["_nat_", "_coh_", "_eng_", "_gro_", "_con_", "_flu_", "_rel_"]
+        .iter()
+        .find_map(|abbr| stem.split_once(abbr).map(|(a, b)| format!("{a} {b}")))
+        .unwrap_or_else(|| stem.to_owned())
+}
+
+/// The judge runs `loaded` (the file `file`) carries, as table runs read with `policy`. A run
+/// rates the attribute it names, or the dataset's only attribute.
+pub fn imported_runs(
+    dataset: &Dataset,
+    loaded: &Loaded,
+    file: &str,
+    policy: Policy,
+) -> (Vec<JudgedRun>, Vec<ImportProblem>) {
+    let mut runs = Vec::new();
+    let mut problems = Vec::new();
+    for run in &loaded.runs {
+        let attribute =
+            run.attribute.clone().filter(|a| dataset.attribute_index(a).is_some()).or_else(|| {
+                (dataset.attributes.len() == 1).then(|| dataset.attributes[0].name.clone())
+            });
+        let Some(attribute) = attribute else {
+            problems.push(ImportProblem::UnknownAttribute {
+                file: file.to_owned(),
+                attributes: dataset
+                    .attributes
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+            continue;
+        };
+        runs.push(JudgedRun {
+            method: method_name(file),
+            attribute,
+            policy,
+            run: run.clone(),
+            origin: file.to_owned(),
+        });
+    }
+    if loaded.runs.is_empty() {
+        problems.push(ImportProblem::NoOutputs {
+            file: file.to_owned(),
+            format: loaded.format.name().to_owned(),
+        });
+    }
+    (runs, problems)
+}
+
+/// Adds `new` runs to `runs`, replacing those of the same file and attribute.
+pub fn merge_runs(runs: &mut Vec<JudgedRun>, new: Vec<JudgedRun>) {
+    runs.retain(|x| !new.iter().any(|n| n.origin == x.origin && n.attribute == x.attribute));
+    runs.extend(new);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chiang_and_lee_names_lose_their_attribute() {
+        assert_eq!(method_name("gpt3.5_nat_rate_explain.json"), "gpt3.5 rate_explain");
+        assert_eq!(method_name("unieval.json"), "unieval");
+        assert_eq!(method_name("noext"), "noext");
+    }
+}

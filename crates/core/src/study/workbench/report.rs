@@ -1,0 +1,573 @@
+//! What the Results screen shows, as one [`Report`]: the methods × attributes table (bold where
+//! Williams' test beats the baseline, intervals when computed), parse failures, cost against
+//! quality, agreement with the raters of "Rate it yourself", and every cell's scatter and
+//! histograms. The screen renders it and `concord report` exports it, so the two agree byte
+//! for byte. `concord table`'s table ([`run_table`]) is built here too.
+
+use crate::data::Dataset;
+use crate::report::figure::{Figure, Histogram, Scatter};
+use crate::report::{Cell, Column as TableColumn, Report, Row as TableRow, Table};
+use crate::run::{Price, ProviderId};
+
+use super::bundle::{ExtraRater, Settings};
+use super::results::{
+    self, BootstrapSpec, Column, Granularity, Interval, JudgedRun, RaterKind, ResultsTable,
+    Statistic, bootstrap_interval, column_heading, value,
+};
+use super::scores::{Levels, Row};
+
+/// The results table's id: its export is `concord-results.<ext>`.
+pub const RESULTS_TABLE: &str = "concord-results";
+
+/// A cell of the results table under one of its columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellRef {
+    pub method: usize,
+    pub attribute: usize,
+    pub column: Column,
+}
+
+/// Bootstrap intervals of the results table's cells (STATS_SPEC §8), with how they were drawn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CellIntervals {
+    pub cells: Vec<(CellRef, Interval)>,
+}
+
+impl CellIntervals {
+    pub fn get(&self, cell: CellRef) -> Option<&Interval> {
+        self.cells.iter().find(|(c, _)| *c == cell).map(|(_, i)| i)
+    }
+}
+
+/// The cells to bootstrap under `columns`, in table order (row by row).
+pub fn interval_cells(table: &ResultsTable, columns: &[Column]) -> Vec<CellRef> {
+    let mut out = Vec::new();
+    for method in 0..table.methods.len() {
+        for attribute in 0..table.attributes.len() {
+            if table.cell(method, attribute).is_none() {
+                continue;
+            }
+            for &column in columns {
+                out.push(CellRef { method, attribute, column });
+            }
+        }
+    }
+    out
+}
+
+/// The bootstrap interval of one cell under the view's resampling settings; `None` when the
+/// statistic is undefined on too many resamples or the cell has too few items.
+pub fn cell_interval(
+    dataset: &Dataset,
+    table: &ResultsTable,
+    cell: CellRef,
+    settings: &Settings,
+) -> Option<Interval> {
+    let c = table.cell(cell.method, cell.attribute)?;
+    let spec = BootstrapSpec {
+        statistic: cell.column.0,
+        level: cell.column.1,
+        resamples: settings.resamples,
+        seed: settings.seed,
+        confidence: settings.confidence,
+    };
+    bootstrap_interval(dataset, table.attributes.get(cell.attribute)?, &c.scores.scores, spec)
+}
+
+/// Every cell's interval at once (the CLI; the screen computes them a cell at a time).
+pub fn all_intervals(
+    dataset: &Dataset,
+    table: &ResultsTable,
+    settings: &Settings,
+) -> CellIntervals {
+    let cells = interval_cells(table, &settings.columns())
+        .into_iter()
+        .filter_map(|c| Some((c, cell_interval(dataset, table, c, settings)?)))
+        .collect();
+    CellIntervals { cells }
+}
+
+fn levels(row: &Row, stat: Statistic) -> &Levels {
+    match stat {
+        Statistic::Pearson => &row.pearson,
+        Statistic::Spearman => &row.spearman,
+        Statistic::KendallB => &row.kendall_b,
+    }
+}
+
+/// The items (dataset level) or documents (document level) a value rests on.
+fn n_of(row: &Row, (stat, level): Column) -> usize {
+    match level {
+        Granularity::Dataset => row.n,
+        Granularity::Document => levels(row, stat).documents,
+    }
+}
+
+fn undefined_reason(row: &Row, (stat, level): Column) -> Option<&str> {
+    let l = levels(row, stat);
+    match level {
+        Granularity::Dataset => l.dataset_undefined.as_deref(),
+        Granularity::Document => l.document_undefined.as_deref(),
+    }
+}
+
+/// A p-value as a note shows it.
+fn p_text(p: f64) -> String {
+    if p < 0.0001 { "< 0.0001".to_owned() } else { format!("{p:.4}") }
+}
+
+/// The methods × attributes table under `columns` (one column per attribute, or several
+/// grouped under it). A cell's note says n, parse failures, Williams' p on the column the test
+/// compared (dataset-level Pearson r) and why a value is missing.
+pub fn results_table(
+    table: &ResultsTable,
+    columns: &[Column],
+    intervals: Option<&CellIntervals>,
+    settings: &Settings,
+) -> Table {
+    let several = columns.len() > 1;
+    let mut out = Table::new(RESULTS_TABLE, "Correlation with human ratings", "Method");
+    for attribute in &table.attributes {
+        for &(stat, level) in columns {
+            let description = format!("{} at {}", stat.label(), level.label());
+            out.columns.push(if several {
+                TableColumn::number(column_heading((stat, level)))
+                    .in_group(attribute.clone())
+                    .with_latex(format!("{} ({})", stat.latex_symbol(), level.name()))
+                    .described(description)
+            } else {
+                TableColumn::number(attribute.clone()).described(description)
+            });
+        }
+    }
+    let base = table.baseline.as_deref();
+    for (m, method) in table.methods.iter().enumerate() {
+        let mut cells = Vec::new();
+        for a in 0..table.attributes.len() {
+            for &column in columns {
+                let Some(c) = table.cell(m, a) else {
+                    cells.push(Cell::blank("no run of this method on this attribute"));
+                    continue;
+                };
+                let mut cell = Cell::number(value(&c.row, column.0, column.1), 3)
+                    .with_n(n_of(&c.row, column))
+                    .bold(c.bold_in(column));
+                let mut note = match column.1 {
+                    Granularity::Dataset => {
+                        format!("n = {}, parse failures = {}", c.row.n, c.row.parse_failures)
+                    }
+                    Granularity::Document => format!(
+                        "n = {} items, {} documents, parse failures = {}",
+                        c.row.n,
+                        n_of(&c.row, column),
+                        c.row.parse_failures
+                    ),
+                };
+                // Williams' test compares dataset-level Pearson r: its p belongs to that column.
+                let tested = column == (Statistic::Pearson, Granularity::Dataset)
+                    && base.is_some_and(|b| b != method);
+                if tested && let Some(p) = c.row.williams.p {
+                    cell = cell.with_p(Some(p));
+                    note.push_str(&format!(", Williams p = {} vs baseline", p_text(p)));
+                    if c.row.williams.n != c.row.n {
+                        note.push_str(&format!(
+                            " (on the {} items both judges rated)",
+                            c.row.williams.n
+                        ));
+                    }
+                }
+                if cell.value.is_none()
+                    && let Some(why) = undefined_reason(&c.row, column)
+                {
+                    note.push_str(&format!("; undefined: {why}"));
+                }
+                cell = cell.with_note(note);
+                if let Some(i) =
+                    intervals.and_then(|x| x.get(CellRef { method: m, attribute: a, column }))
+                {
+                    cell = cell.with_interval(i.low, i.high, i.confidence);
+                }
+                cells.push(cell.keyed(format!(
+                    "{method}/{}/{}",
+                    table.attributes[a],
+                    column_key(column)
+                )));
+            }
+        }
+        out.rows.push(TableRow::new(method.clone(), cells));
+    }
+    let shown = if several {
+        "Pearson r at dataset level and Kendall τ-b at document level (Chiang & Lee's layout)"
+            .to_owned()
+    } else {
+        let (stat, level) =
+            columns.first().copied().unwrap_or((Statistic::Pearson, Granularity::Dataset));
+        format!("{} at {}", stat.label(), level.label())
+    };
+    out.notes.push(format!("{shown}, against the human ratings."));
+    match &table.baseline {
+        Some(b) => out.notes.push(format!(
+            "Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."
+        )),
+        None => out.notes.push("No baseline chosen: no Williams' test.".to_owned()),
+    }
+    if intervals.is_some_and(|i| !i.cells.is_empty()) {
+        out.notes.push(format!(
+            "Intervals: {:.0} % percentile bootstrap, {} resamples, seed {} (items resampled at dataset level, documents at document level).",
+            settings.confidence * 100.0,
+            settings.resamples,
+            settings.seed
+        ));
+    }
+    for e in &table.errors {
+        out.notes.push(format!("Not shown: {e}"));
+    }
+    out
+}
+
+/// `pearson_dataset`, `kendall_b_document`: a column in keys and CSV names.
+pub fn column_key((stat, level): Column) -> String {
+    format!("{}_{}", stat.name(), level.name())
+}
+
+/// Samples read and unparseable, per method and attribute.
+pub fn parse_failures_table(table: &ResultsTable) -> Table {
+    let mut out = Table::new("parse-failures", "Parse failures", "Method");
+    out.columns = vec![
+        TableColumn::text("Attribute"),
+        TableColumn::number("Samples"),
+        TableColumn::number("Unparseable"),
+    ];
+    for (m, method) in table.methods.iter().enumerate() {
+        for (a, attribute) in table.attributes.iter().enumerate() {
+            if let Some(c) = table.cell(m, a) {
+                out.rows.push(TableRow::new(
+                    method.clone(),
+                    vec![
+                        Cell::text(attribute.clone()),
+                        Cell::count(c.scores.samples),
+                        Cell::count(c.scores.parse_failures),
+                    ],
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The model the runs are priced with, and whether it is the one they were made with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pricing {
+    pub provider: ProviderId,
+    pub model: String,
+    /// The list price, when the table knows the model.
+    pub price: Option<Price>,
+    /// Samples one call returns (the prompt is paid once per call).
+    pub samples_per_call: u32,
+    /// `true` when this is the model the runs were made with, `false` when it is the one
+    /// selected on the Run screen (imported runs that do not say).
+    pub made_with: bool,
+}
+
+/// Quality (the first shown column's statistic, averaged over attributes) against estimated
+/// tokens and cost, per method.
+pub fn cost_table(
+    table: &ResultsTable,
+    runs: &[JudgedRun],
+    settings: &Settings,
+    pricing: &Pricing,
+) -> Table {
+    let (statistic, level) =
+        settings.columns().first().copied().unwrap_or((Statistic::Pearson, Granularity::Dataset));
+    let rows = results::cost_quality(
+        table,
+        runs,
+        statistic,
+        level,
+        pricing.samples_per_call,
+        pricing.price,
+    );
+    let mut out = Table::new("cost-quality", "Cost and quality", "Method");
+    out.columns = vec![
+        TableColumn::number("Quality (mean over attributes)"),
+        TableColumn::number("Tokens in"),
+        TableColumn::number("Tokens out"),
+        TableColumn::number("Est. cost"),
+        TableColumn::number("Quality per $"),
+    ];
+    for r in rows {
+        let cost = match r.cost_usd {
+            Some(c) => {
+                Cell { value: Some(c), text: format!("${c:.4}"), decimals: 4, ..Cell::default() }
+            }
+            None => Cell::text("unknown").with_note("no price for this model"),
+        };
+        out.rows.push(TableRow::new(
+            r.method,
+            vec![
+                Cell::number(r.quality, 3),
+                Cell::count(r.input_tokens as usize),
+                Cell::count(r.output_tokens as usize),
+                cost,
+                Cell::number(r.quality_per_usd, 1),
+            ],
+        ));
+    }
+    let model = if pricing.model.is_empty() { "(no model)" } else { pricing.model.as_str() };
+    out.notes.push(format!(
+        "Quality is {} at {}. Tokens are estimated from the prompts and responses (4 characters a token); cost uses the shipped list price of {model} on {} ({}).",
+        statistic.label(),
+        level.label(),
+        pricing.provider.preset().name,
+        if pricing.made_with { "the model the runs were made with" } else { "the model selected on the Run screen" },
+    ));
+    out
+}
+
+/// For each attribute someone rated in "Rate it yourself": every rater (the dataset's humans,
+/// those raters, the judges) against the human aggregate, and α with the dataset's raters.
+pub fn agreement_tables(
+    dataset: &Dataset,
+    table: &ResultsTable,
+    raters: &[ExtraRater],
+) -> Vec<Table> {
+    let mut attributes: Vec<&str> = Vec::new();
+    for r in raters {
+        if !attributes.contains(&r.attribute.as_str()) {
+            attributes.push(&r.attribute);
+        }
+    }
+    attributes
+        .into_iter()
+        .filter_map(|attribute| {
+            let mut others: Vec<(String, RaterKind, Vec<Option<f64>>)> = raters
+                .iter()
+                .filter(|r| r.attribute == attribute)
+                .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(dataset)))
+                .collect();
+            if let Some(a) = table.attributes.iter().position(|x| x == attribute) {
+                for (m, method) in table.methods.iter().enumerate() {
+                    if let Some(c) = table.cell(m, a) {
+                        others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone()));
+                    }
+                }
+            }
+            let agreement = results::agreement(dataset, attribute, &others)?;
+            let mut out = Table::new(
+                format!("agreement-{}", file_safe(attribute)),
+                format!(
+                    "{attribute}: α among the dataset's raters {}",
+                    crate::report::format_value(agreement.alpha_humans, 3)
+                ),
+                "Rater",
+            );
+            out.columns = vec![
+                TableColumn::text("Kind"),
+                TableColumn::number("n"),
+                TableColumn::number("r"),
+                TableColumn::number("ρ"),
+                TableColumn::number("τ-b"),
+                TableColumn::number("α with the dataset's raters"),
+            ];
+            for r in agreement.rows {
+                let kind = match r.kind {
+                    RaterKind::Human => "human",
+                    RaterKind::Student => "student",
+                    RaterKind::Judge => "judge",
+                };
+                out.rows.push(TableRow::new(
+                    r.name,
+                    vec![
+                        Cell::text(kind),
+                        Cell::count(r.n),
+                        Cell::number(r.pearson, 3),
+                        Cell::number(r.spearman, 3),
+                        Cell::number(r.kendall_b, 3),
+                        Cell::number(r.alpha_with_humans, 3),
+                    ],
+                ));
+            }
+            out.notes.push("Correlations are with the dataset's human aggregate; α is Krippendorff's (interval) over the dataset's raters plus this one.".to_owned());
+            Some(out)
+        })
+        .collect()
+}
+
+/// A name usable in a file name: letters, digits, `.`, `-` and `_` kept, anything else `_`.
+pub fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .collect()
+}
+
+/// A cell's three figures: the judge against the humans (one point per item), the judge's
+/// ratings and the humans' ratings as histograms. Ids: `<method>-<attribute>-scatter`,
+/// `<method>-<attribute>-judge-histogram`, `human-<attribute>-histogram`.
+pub fn cell_figures(dataset: &Dataset, table: &ResultsTable, m: usize, a: usize) -> Vec<Figure> {
+    let (Some(method), Some(attribute), Some(cell)) =
+        (table.methods.get(m), table.attributes.get(a), table.cell(m, a))
+    else {
+        return Vec::new();
+    };
+    let Some(index) = dataset.attribute_index(attribute) else { return Vec::new() };
+    let human = dataset.human_scores(index);
+    let judge = &cell.scores.scores;
+    let mut points = Vec::new();
+    let mut labels = Vec::new();
+    for ((item, h), j) in dataset.items.iter().zip(&human).zip(judge) {
+        if let (Some(h), Some(j)) = (h, j) {
+            points.push((*h, *j));
+            labels.push(item.id.clone());
+        }
+    }
+    let base = format!("{}-{}", file_safe(method), file_safe(attribute));
+    vec![
+        Figure::new(
+            format!("{base}-scatter"),
+            Scatter::new(
+                format!("{method} vs humans: {attribute}"),
+                "human rating",
+                "judge rating",
+                points,
+            )
+            .labels(labels),
+        ),
+        Figure::new(
+            format!("{base}-judge-histogram"),
+            Histogram::new(
+                format!("{method}: judge ratings"),
+                judge.iter().flatten().copied().collect(),
+                10,
+            ),
+        ),
+        Figure::new(
+            format!("human-{}-histogram", file_safe(attribute)),
+            Histogram::new(
+                format!("Humans: {attribute}"),
+                human.iter().flatten().copied().collect(),
+                10,
+            ),
+        ),
+    ]
+}
+
+/// Everything the Results screen shows for a view.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultsView<'a> {
+    pub dataset: &'a Dataset,
+    pub table: &'a ResultsTable,
+    pub runs: &'a [JudgedRun],
+    pub raters: &'a [ExtraRater],
+    pub settings: &'a Settings,
+    pub intervals: Option<&'a CellIntervals>,
+    pub pricing: &'a Pricing,
+}
+
+/// The Results screen's report: the results table, parse failures, cost and quality, the
+/// agreement tables, then every cell's figures (a human histogram once per attribute).
+pub fn report(view: ResultsView<'_>) -> Report {
+    let ResultsView { dataset, table, runs, raters, settings, intervals, pricing } = view;
+    let mut report = Report::default();
+    report.tables.push(results_table(table, &settings.columns(), intervals, settings));
+    report.tables.push(parse_failures_table(table));
+    report.tables.push(cost_table(table, runs, settings, pricing));
+    report.tables.extend(agreement_tables(dataset, table, raters));
+    for m in 0..table.methods.len() {
+        for a in 0..table.attributes.len() {
+            for f in cell_figures(dataset, table, m, a) {
+                if report.figure(&f.id).is_none() {
+                    report.figures.push(f);
+                }
+            }
+        }
+    }
+    report
+}
+
+/// `concord table`: one row per run with n, parse failures, r, ρ and τ-b at both levels, and
+/// Williams' p against the first run of the same attribute.
+pub fn run_table(rows: &[Row]) -> Table {
+    let mut out = Table::new("concord-table", "Judge runs against human ratings", "Run");
+    out.columns = vec![
+        TableColumn::text("Attribute"),
+        TableColumn::number("n"),
+        TableColumn::number("Parse failures"),
+    ];
+    for stat in Statistic::ALL {
+        for level in [Granularity::Dataset, Granularity::Document] {
+            out.columns.push(
+                TableColumn::number(level.name()).in_group(stat.label()).described(format!(
+                    "{} at {}",
+                    stat.label(),
+                    level.label()
+                )),
+            );
+        }
+    }
+    out.columns.push(TableColumn::number("Williams p").described(
+        "one-sided p that the run's dataset-level Pearson r is greater than the first run's of the same attribute",
+    ));
+    for r in rows {
+        let mut cells =
+            vec![Cell::text(r.attribute.clone()), Cell::count(r.n), Cell::count(r.parse_failures)];
+        for stat in Statistic::ALL {
+            for level in [Granularity::Dataset, Granularity::Document] {
+                let column = (stat, level);
+                let mut cell = Cell::number(value(r, stat, level), 3)
+                    .with_n(n_of(r, column))
+                    .keyed(format!("{}/{}", r.run, column_key(column)));
+                if let Some(why) = undefined_reason(r, column).filter(|_| cell.value.is_none()) {
+                    cell = cell.with_note(why.to_owned());
+                }
+                cells.push(cell);
+            }
+        }
+        let mut p = match r.williams.p {
+            Some(p) if p < 0.001 => {
+                Cell { value: Some(p), text: "<0.001".to_owned(), decimals: 3, ..Cell::default() }
+            }
+            p => Cell::number(p, 3),
+        };
+        p = p.keyed(format!("{}/williams_p", r.run));
+        if r.williams.p.is_some() && r.williams.n != r.n {
+            p = p.with_note(format!("on the {} items both runs rated", r.williams.n));
+        }
+        cells.push(p);
+        out.rows.push(TableRow::new(r.run.clone(), cells));
+    }
+    out.notes.push("Document level: one correlation per source document, averaged over the documents where it is defined. Williams' test compares each run with the first run of the same attribute.".to_owned());
+    out
+}
+
+/// How runs made with `endpoint` are priced: the shipped list price of its model, or "no
+/// model" (unknown price) when the runs do not say where they were made.
+pub fn pricing(endpoint: Option<&crate::run::Endpoint>, made_with: bool) -> Pricing {
+    let (provider, model) = match endpoint {
+        Some(e) => (e.provider, e.model.trim().to_owned()),
+        None => (ProviderId::OpenAi, String::new()),
+    };
+    let caps = crate::run::Capabilities::for_model(provider, &model);
+    let price =
+        crate::run::PriceTable::shipped().ok().and_then(|(t, _)| t.lookup(provider, &model));
+    Pricing { provider, model, price, samples_per_call: caps.samples_per_call(), made_with }
+}
+
+/// The Results screen's report of a bundle, as the app shows it right after opening it: its
+/// runs read, tabulated against its baseline, intervals when its settings say they are shown.
+pub fn bundle_report(bundle: &super::Bundle) -> Report {
+    let dataset = &bundle.dataset.embedded;
+    let table = results::compute(dataset, &bundle.runs, bundle.settings.baseline.as_deref());
+    let intervals =
+        bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
+    let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
+    let pricing = pricing(endpoint.as_ref(), endpoint.is_some());
+    report(ResultsView {
+        dataset,
+        table: &table,
+        runs: &bundle.runs,
+        raters: &bundle.raters,
+        settings: &bundle.settings,
+        intervals: intervals.as_ref(),
+        pricing: &pricing,
+    })
+}

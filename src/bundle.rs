@@ -1,0 +1,191 @@
+//! Bundles in the app: opening one replaces what the workbench screens show (the dataset, the
+//! study, the runs, the raters, the view settings); saving one gathers them. The file format
+//! is the core's ([`concord_core::study::workbench::bundle`]); reading and writing its JSON
+//! happen in the loader's Web Worker ([`crate::edge::bundle_wire`]), the page's side a slice
+//! at a time between yields.
+
+use std::rc::Rc;
+
+use concord_core::data::{self, JudgeRun};
+use concord_core::study::workbench::bundle::EndpointEntry;
+use concord_core::study::workbench::import::file_stem;
+use concord_core::study::workbench::{Bundle, JudgedRun};
+use js_sys::Uint8Array;
+use leptos::prelude::*;
+
+use crate::edge::bundle_wire;
+use crate::edge::time::FrameBudget;
+use crate::screens::judge::state::JudgeState;
+use crate::screens::rate::state::RateState;
+use crate::screens::results::state::ResultsState;
+use crate::screens::run::state::RunState;
+use crate::state::{JudgeRuns, OpenDataset, Screen, Workspace};
+
+/// Every piece of state a bundle reads or writes.
+#[derive(Clone, Copy)]
+pub struct BundleTargets {
+    pub ws: Workspace,
+    pub judge: JudgeState,
+    pub runs: JudgeRuns,
+    pub rate: RateState,
+    pub results: ResultsState,
+    pub run: RunState,
+}
+
+impl BundleTargets {
+    /// The targets from context.
+    pub fn from_context() -> BundleTargets {
+        BundleTargets {
+            ws: expect_context(),
+            judge: expect_context(),
+            runs: expect_context(),
+            rate: expect_context(),
+            results: expect_context(),
+            run: expect_context(),
+        }
+    }
+}
+
+/// Shows a bundle: its dataset, study, runs, raters and view settings replace the current ones.
+pub fn apply_bundle(t: BundleTargets, bundle: Bundle, source: &str) {
+    let Bundle {
+        dataset, study, endpoint, runs, raters, settings, notes, changed_on_import, ..
+    } = bundle;
+    // The dataset's own format is kept for what is written next (a re-exported bundle).
+    let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
+    let dataset = dataset.embedded;
+    let loaded = data::Loaded {
+        summary: data::summarize(format, &dataset, &[]),
+        format,
+        dataset,
+        runs: Vec::new(),
+        mapping: None,
+        columns: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    t.ws.dataset.set(OpenDataset::new(loaded));
+    if let Some(study) = study {
+        t.judge.study.set(study.clone());
+        // The endpoint is kept to describe (and price) the runs, never to call it.
+        let endpoint = endpoint.as_ref().and_then(|e| e.to_endpoint());
+        t.runs.ran_with.set_value(Some((Rc::new(study), endpoint)));
+    } else {
+        t.runs.ran_with.set_value(None);
+    }
+    t.runs.runs.set(runs);
+    t.rate.raters.set(raters);
+    t.results.settings.set(settings);
+    t.results.selected.set(None);
+    // The file's own notes travel on with its runs; what the import changed is only said.
+    t.runs.notes.set(notes.clone());
+    let said: Vec<String> = notes.into_iter().chain(changed_on_import).collect();
+    t.results.bundle_source.set(Some(if said.is_empty() {
+        source.to_owned()
+    } else {
+        format!("{source} (note: {})", said.join("; "))
+    }));
+}
+
+/// Opens the bundle in `bytes` (from `source`, a file name or an address): read and checked
+/// in the loader's Web Worker ([`bundle_wire::open`]), then shown.
+pub async fn open_bundle(t: BundleTargets, bytes: Uint8Array, source: &str) -> Result<(), String> {
+    let bundle = bundle_wire::open(source, bytes).await.map_err(|e| format!("{source}: {e}"))?;
+    apply_bundle(t, bundle, source);
+    Ok(())
+}
+
+/// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
+/// Results screen or saying what went wrong.
+pub async fn open_bundle_url(t: BundleTargets, url: &str) {
+    t.ws.screen.set(Screen::Results);
+    t.results.bundle_source.set(Some(format!("{url} (loading…)")));
+    let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
+        Err(e) => Err(format!("Could not fetch the bundle {url}: {e}")),
+        Ok(bytes) => {
+            let bytes = Uint8Array::from(bytes.as_slice());
+            open_bundle(t, bytes, url).await
+        }
+    };
+    if let Err(e) = outcome {
+        t.results.bundle_source.set(None);
+        t.results.bundle_error.set(Some(e));
+    } else {
+        t.results.bundle_error.set(None);
+    }
+}
+
+/// Writes the bundle of what the workbench screens show: the page encodes its state a slice
+/// at a time between yields, the loader's Web Worker builds and writes the JSON
+/// ([`bundle_wire::save`]). Returns the file name and the JSON.
+pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffer), String> {
+    let open = t.ws.dataset.get_untracked();
+    let dataset = &open.loaded.dataset;
+    let form = t.run.connection.get_untracked();
+    let has_study_runs = t.runs.runs.with_untracked(|r| r.iter().any(|r| r.origin == "study"));
+    // Study runs are described by the study and endpoint they were made with, which the Judge
+    // and Run screens may have changed since.
+    let (study, endpoint) = match t.runs.ran_with.get_value().filter(|_| has_study_runs) {
+        Some((study, endpoint)) => ((*study).clone(), endpoint),
+        None => (t.judge.study.get_untracked(), has_study_runs.then(|| form.endpoint())),
+    };
+    let skeleton = bundle_wire::SaveSkeleton {
+        dataset: dataset.without_items(),
+        format: open.loaded.format.name().to_owned(),
+        study: Some(study),
+        endpoint: endpoint.as_ref().map(EndpointEntry::from_endpoint),
+        runs: t.runs.runs.with_untracked(|runs| {
+            runs.iter()
+                .map(|r| JudgedRun {
+                    method: r.method.clone(),
+                    attribute: r.attribute.clone(),
+                    policy: r.policy,
+                    origin: r.origin.clone(),
+                    run: JudgeRun {
+                        name: r.run.name.clone(),
+                        attribute: r.run.attribute.clone(),
+                        records: Vec::new(),
+                    },
+                })
+                .collect()
+        }),
+        raters: t.rate.raters.get_untracked(),
+        settings: t.results.settings.get_untracked(),
+        created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
+        notes: t.runs.notes.get_untracked(),
+    };
+    let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
+    let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];
+    // Encoding is fast, but 500,000 responses are not: yield to the browser every frame.
+    let mut budget = FrameBudget::new();
+    for chunk in dataset.items.chunks(256) {
+        frames.push(bundle_wire::items_frame(chunk)?);
+        budget.tick().await;
+    }
+    let lengths: Vec<usize> =
+        t.runs.runs.with_untracked(|r| r.iter().map(|r| r.run.records.len()).collect());
+    for (run, len) in lengths.into_iter().enumerate() {
+        for start in (0..len).step_by(256) {
+            // The runs may have changed while the page yielded: a run still arriving grows (read
+            // each slice anew, within what there is); a run replaced or removed (a new run of
+            // another study, an import, "Remove imported runs") stops the export rather than
+            // put its records under another run's name.
+            let frame = t.runs.runs.with_untracked(|runs| {
+                let same = |r: &JudgedRun, s: &JudgedRun| {
+                    (&r.method, &r.attribute, &r.origin, &r.run.name)
+                        == (&s.method, &s.attribute, &s.origin, &s.run.name)
+                };
+                let Some(current) = runs.get(run).filter(|r| same(r, &skeleton.runs[run])) else {
+                    return Err("the runs changed while the bundle was being written (a run finished, or runs were imported or removed): export it again".to_owned());
+                };
+                let records = &current.run.records;
+                let end = (start + 256).min(records.len());
+                bundle_wire::records_frame(run, records.get(start..end).unwrap_or_default())
+            })?;
+            frames.push(frame);
+            budget.tick().await;
+        }
+    }
+    frames.push(bundle_wire::end_frame()?);
+    let json = bundle_wire::save(frames).await?;
+    Ok((name, json))
+}

@@ -1,0 +1,133 @@
+//! Import and export on the Results screen: released judge outputs (parsed in the Web Worker,
+//! joined to the open dataset by key), bundles in and out.
+
+use concord_core::judge::parse::Policy;
+use concord_core::study::workbench::import::{imported_runs, merge_runs};
+use js_sys::Uint8Array;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::HtmlInputElement;
+
+use crate::browser::read_file;
+use crate::bundle::{BundleTargets, open_bundle, save_bundle};
+use crate::components::download::save_buffer;
+use crate::edge::time;
+use crate::state::{use_runs, use_workspace};
+
+#[component]
+pub fn ImportPanel() -> impl IntoView {
+    let ws = use_workspace();
+    let runs = use_runs();
+    let targets = BundleTargets::from_context();
+    let message = RwSignal::new(None::<(bool, String)>);
+    let policy = RwSignal::new(Policy::CloserLook);
+    let on_outputs = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(files) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        input.set_value("");
+        // Read now: the screen may be left while the files are read.
+        let policy = policy.get_untracked();
+        spawn_local(async move {
+            let dataset = ws.dataset.get_untracked();
+            let mut added = 0;
+            let mut problems = Vec::new();
+            for file in files {
+                let name = file.name();
+                match read_file(&file).await {
+                    Err(e) => problems.push(e),
+                    Ok(bytes) => {
+                        match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await
+                        {
+                            Err(e) => problems.push(format!("{name}: {e}")),
+                            Ok(loaded) => {
+                                let (new, p) =
+                                    imported_runs(&dataset.loaded.dataset, &loaded, &name, policy);
+                                problems.extend(p.into_iter().map(|p| p.to_string()));
+                                added += new.len();
+                                runs.runs.update(|r| merge_runs(r, new));
+                            }
+                        }
+                    }
+                }
+                time::yield_now().await;
+            }
+            let ok = problems.is_empty();
+            let mut text = format!("Imported {added} judge run(s).");
+            for p in problems {
+                text.push(' ');
+                text.push_str(&p);
+            }
+            message.try_set(Some((ok, text)));
+        });
+    };
+    let on_bundle = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        message.set(Some((true, format!("Opening {}…", file.name()))));
+        spawn_local(async move {
+            let name = file.name();
+            let result = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Err(e) => Err(format!("the browser could not read {name}: {e:?}")),
+                Ok(buffer) => open_bundle(targets, Uint8Array::new(&buffer), &name).await,
+            };
+            message.try_set(Some(match result {
+                Ok(()) => (true, format!("Opened bundle {name}.")),
+                Err(e) => (false, e),
+            }));
+        });
+    };
+    let saving = RwSignal::new(false);
+    let export_bundle = move |_| {
+        saving.set(true);
+        spawn_local(async move {
+            let outcome = save_bundle(targets).await.and_then(|(name, json)| {
+                save_buffer(&name, "application/json", &json).map(|()| name)
+            });
+            saving.try_set(false);
+            match outcome {
+                // A message would cover the table the user is looking at; the download is the
+                // answer. An earlier failure's message is stale now.
+                Ok(_) => {
+                    message.try_update(|m| {
+                        if m.as_ref().is_some_and(|(ok, text)| {
+                            !ok && text.starts_with("The bundle could not")
+                        }) {
+                            *m = None;
+                        }
+                    });
+                }
+                Err(e) => {
+                    message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
+                }
+            }
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="import-heading">
+            <h2 id="import-heading">"Import and export"</h2>
+            <div class="row">
+                <label for="judge-outputs">"Import judge outputs"</label>
+                <input id="judge-outputs" type="file" multiple accept=".json,.jsonl" on:change=on_outputs/>
+                <label>"read with parser "
+                    <select on:change=move |ev| if let Some(p) = Policy::from_name(&event_target_value(&ev)) { policy.set(p) }>
+                        {Policy::ALL.into_iter().map(|p| view! { <option value=p.name() selected=move || policy.get() == p>{p.name()}</option> }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <p class="muted">"Released result files (Chiang & Lee's `all_responses`, UniEval predictions) are joined to the open dataset by document and system, never by row."</p>
+            <div class="row">
+                <label for="bundle-file">"Import bundle"</label>
+                <input id="bundle-file" type="file" accept=".json,application/json" on:change=on_bundle/>
+                <button type="button" class="primary" on:click=export_bundle
+                    disabled=move || runs.runs.with(Vec::is_empty) || saving.get()>"Export bundle"</button>
+                {move || saving.get().then(|| view! { <span class="muted" role="status" data-testid="bundle-saving">"Writing the bundle in the background…"</span> })}
+                <button type="button" class="secondary" on:click=move |_| runs.runs.update(|r| r.retain(|x| x.origin == "study"))>"Remove imported runs"</button>
+            </div>
+            {move || message.get().map(|(ok, text)| view! {
+                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="import-message">{text}</p>
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,162 @@
+//! The Results screen: Chiang & Lee's table (methods × attributes; statistic, level and
+//! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
+//! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
+//! drill-down, agreement with raters from "Rate it yourself", importing released judge
+//! outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
+//!
+//! Every table and figure comes from the core's
+//! [`study::workbench::report`](concord_core::study::workbench::report), the same builders
+//! `concord report` uses; this folder renders them ([`table`], [`cell`]), runs the background
+//! work ([`tasks`]) and keeps the view's state ([`state`]).
+
+pub mod cell;
+pub mod import;
+pub mod state;
+pub mod table;
+pub mod tasks;
+
+use std::sync::Arc;
+
+use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
+use concord_core::study::workbench::{ResultsTable, Scored, tabulate};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::components::table_view::TableView;
+use crate::edge::time;
+use crate::screens::rate::state::use_rate;
+use crate::screens::run::state::{RunState, use_run};
+use crate::state::{JudgeRuns, use_runs, use_workspace};
+
+use cell::CellPanel;
+use import::ImportPanel;
+use state::use_results;
+use table::TablePanel;
+
+#[component]
+pub fn ResultsScreen() -> impl IntoView {
+    let ws = use_workspace();
+    let runs = use_runs();
+    let results = use_results();
+    // Reading every sample (the expensive half) happens off the reactive path: in the
+    // background, one run at a time, yielding to the browser, and only for runs not read
+    // before. A new baseline, statistic or level re-tabulates the read scores.
+    let scored = RwSignal::new(None::<(Arc<Scored>, f64)>);
+    let pending = runs.runs.with_untracked(|r| !r.is_empty());
+    let reading = RwSignal::new(pending.then(|| "Reading the judge runs…".to_owned()));
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        ws.dataset.track();
+        runs.runs.track();
+        generation.update_value(|g| *g += 1);
+        let this = generation.get_value();
+        // `current` is false once the runs changed or the screen was left (its signals are
+        // then disposed, and every write below is guarded by it).
+        let current = move || generation.try_get_value() == Some(this);
+        spawn_local(tasks::read_scores(ws, runs, current, scored, reading));
+    });
+    let table = Memo::new(move |_| {
+        let dataset = ws.dataset.get();
+        let baseline = results.settings.with(|s| s.baseline.clone());
+        let Some((scored, _)) = scored.get() else {
+            return (tabulate(&dataset.loaded.dataset, &Scored::default(), None), 0.0);
+        };
+        let started = time::monotonic_ms();
+        let t = tabulate(&dataset.loaded.dataset, &scored, baseline.as_deref());
+        (t, time::monotonic_ms() - started)
+    });
+    // Intervals belong to one table and one view: computed again (when shown) whenever either
+    // changes, a cell at a time in the background.
+    let interval_generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let (t, _) = table.get();
+        let show = results.settings.with(|s| s.intervals);
+        results.settings.track();
+        interval_generation.update_value(|g| *g += 1);
+        results.intervals.set(None);
+        if !show || t.methods.is_empty() {
+            results.computing.set(false);
+            return;
+        }
+        let this = interval_generation.get_value();
+        let current = move || interval_generation.try_get_value() == Some(this);
+        results.computing.set(true);
+        spawn_local(tasks::compute_intervals(ws, results, t, current));
+    });
+    let read_ms = Signal::derive(move || scored.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms)));
+    view! {
+        <ImportPanel/>
+        {move || results.bundle_error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="bundle-error">{e}</p> })}
+        {move || results.bundle_source.get().map(|s| view! {
+            <p class="notice-line" data-testid="bundle-source">{format!("Showing the bundle {s}: every number below was recomputed from its raw responses.")}</p>
+        })}
+        {move || reading.get().map(|text| view! { <p class="notice-line" role="status" data-testid="results-reading">{text}</p> })}
+        <Show
+            when=move || !table.with(|(t, _)| t.methods.is_empty())
+            fallback=move || reading.with(Option::is_none).then(|| view! {
+                <section class="panel"><p class="muted" data-testid="results-empty">
+                    "No results yet. Run methods from the Run screen, import released judge outputs or a bundle above, or open the demo."
+                </p></section>
+            })
+        >
+            <TablePanel table=table read_ms=read_ms/>
+            <CellPanel table=table/>
+            <CostPanel table=table/>
+        </Show>
+        <AgreementPanel table=table/>
+    }
+}
+
+/// How the runs are priced: with the model they were made with (a run here, or an opened
+/// bundle's), else the Run screen's.
+fn pricing(runs: JudgeRuns, run: RunState) -> Pricing {
+    let made_with = runs.ran_with.with_value(|r| r.as_ref().and_then(|(_, e)| e.clone()));
+    match made_with {
+        Some(e) => report::pricing(Some(&e), true),
+        None => {
+            let endpoint = run.connection.with(|f| f.endpoint());
+            report::pricing(Some(&endpoint), false)
+        }
+    }
+}
+
+#[component]
+fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let runs = use_runs();
+    let results = use_results();
+    let run = use_run();
+    let shown = Memo::new(move |_| {
+        let (t, _) = table.get();
+        run.connection.track();
+        let settings = results.settings.get();
+        let pricing = pricing(runs, run);
+        Arc::new(runs.runs.with(|r| cost_table(&t, r, &settings, &pricing)))
+    });
+    view! {
+        <section class="panel" aria-labelledby="cost-heading">
+            <h2 id="cost-heading">"Cost and quality"</h2>
+            {move || view! { <TableView table=shown.get() testid="cost-table" caption=false/> }}
+        </section>
+    }
+}
+
+#[component]
+fn AgreementPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let ws = use_workspace();
+    let rate = use_rate();
+    view! {
+        <Show when=move || !rate.raters.with(Vec::is_empty)>
+            <section class="panel" aria-labelledby="agreement-heading">
+                <h2 id="agreement-heading">"Agreement with your ratings"</h2>
+                {move || {
+                    let open = ws.dataset.get();
+                    let (t, _) = table.get();
+                    let tables = rate.raters.with(|r| agreement_tables(&open.loaded.dataset, &t, r));
+                    tables.into_iter().map(|a| view! {
+                        <TableView table=Arc::new(a) testid="agreement-table"/>
+                    }).collect_view()
+                }}
+            </section>
+        </Show>
+    }
+}

@@ -1,0 +1,112 @@
+//! The Results table panel: statistic, level and baseline controls, the methods × attributes
+//! table built by the core ([`report::results_table`]), intervals on demand, parse failures,
+//! and the exports (the core's writers: the same bytes as `concord report`).
+
+use std::sync::Arc;
+
+use concord_core::study::workbench::ResultsTable;
+use concord_core::study::workbench::report::{self, parse_failures_table};
+use concord_core::study::workbench::results::{Granularity, Statistic};
+use leptos::prelude::*;
+
+use crate::components::table_view::{ExportButtons, TableView};
+
+use super::state::use_results;
+
+/// The Statistic select's value for Chiang & Lee's two-column layout.
+const PAPER: &str = "paper";
+
+/// The table and how long tabulating it took (ms), and how long reading the runs took.
+#[component]
+pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> impl IntoView {
+    let results = use_results();
+    let settings = move || results.settings.get();
+    let shown = Memo::new(move |_| {
+        let (t, _) = table.get();
+        let s = results.settings.get();
+        let intervals = results.intervals.get();
+        Arc::new(report::results_table(&t, &s.columns(), intervals.as_ref(), &s))
+    });
+    let failures = Memo::new(move |_| Arc::new(parse_failures_table(&table.get().0)));
+    let on_cell = Callback::new(move |(row, column): (usize, usize)| {
+        let per = results.settings.with_untracked(|s| s.columns().len()).max(1);
+        results.selected.set(Some((row, column / per)));
+    });
+    view! {
+        <section class="panel" aria-labelledby="table-heading">
+            <h2 id="table-heading">"Correlation with human ratings"</h2>
+            <div class="row">
+                <label>"Statistic "
+                    <select aria-label="Statistic" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if v == PAPER {
+                            results.settings.update(|x| x.paper_layout = true);
+                        } else if let Some(s) = Statistic::ALL.into_iter().find(|s| s.name() == v) {
+                            results.settings.update(|x| { x.statistic = s; x.paper_layout = false; });
+                        }
+                    }>
+                        <option value=PAPER selected=move || settings().paper_layout>"r (dataset) and τ (document), as Chiang & Lee report them"</option>
+                        {Statistic::ALL.into_iter().map(|s| view! { <option value=s.name() selected=move || { let x = settings(); !x.paper_layout && x.statistic == s }>{s.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Level "
+                    <select aria-label="Level" disabled=move || settings().paper_layout on:change=move |ev| {
+                        let level = if event_target_value(&ev) == "document" { Granularity::Document } else { Granularity::Dataset };
+                        results.settings.update(|x| x.level = level);
+                    }>
+                        <option value="dataset" selected=move || settings().level == Granularity::Dataset>"dataset level"</option>
+                        <option value="document" selected=move || settings().level == Granularity::Document>"document level"</option>
+                    </select>
+                </label>
+                <label>"Baseline "
+                    <select aria-label="Baseline" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        results.settings.update(|x| x.baseline = (!v.is_empty()).then_some(v));
+                    }>
+                        <option value="" selected=move || settings().baseline.is_none()>"none"</option>
+                        {move || table.get().0.methods.into_iter().map(|m| {
+                            let (value, label) = (m.clone(), m.clone());
+                            view! { <option value=value selected=move || settings().baseline.as_deref() == Some(m.as_str())>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <button type="button" class="secondary" disabled=move || results.computing.get()
+                    on:click=move |_| results.settings.update(|s| s.intervals = !s.intervals)>
+                    {move || if results.computing.get() { "Computing intervals…" } else if settings().intervals { "Hide CIs" } else { "Bootstrap CIs" }}
+                </button>
+            </div>
+            {move || {
+                let t = shown.get();
+                view! { <TableView table=t testid="results-table" on_cell=on_cell caption=false exports=false class="results-table"/> }
+            }}
+            <p class="muted" data-testid="computed">
+                {move || {
+                    let (_, took) = table.get();
+                    format!(
+                        "Click a cell for its plots and items. Tabulated in {}; responses read in {} in all, once per run, in the background.",
+                        duration(took),
+                        duration(read_ms.get())
+                    )
+                }}
+            </p>
+            <details>
+                <summary>"Parse failures"</summary>
+                {move || view! { <TableView table=failures.get() testid="parse-failures" caption=false exports=false/> }}
+            </details>
+            <div class="row exports">
+                {move || view! { <ExportButtons table=shown.get()/> }}
+            </div>
+            {move || {
+                let errors = table.get().0.errors;
+                (!errors.is_empty()).then(|| view! {
+                    <ul class="error-box" role="alert">{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                })
+            }}
+        </section>
+    }
+}
+
+/// A duration for people: under a millisecond is said so, not "0 ms".
+fn duration(ms: f64) -> String {
+    if ms < 1.0 { "under 1 ms".to_owned() } else { format!("{ms:.0} ms") }
+}

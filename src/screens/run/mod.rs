@@ -1,0 +1,383 @@
+//! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
+//! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
+//! run log, errors with what to do, resuming an interrupted run, and the response cache.
+//! Its state is in [`state`], its async work (planning, the run, the manifest) in [`tasks`].
+
+pub mod state;
+pub mod tasks;
+
+use concord_core::data::Dataset;
+use concord_core::run::{
+    Capabilities, ConnectionStatus, PRESETS, PriceTable, ProviderId, build_list_models,
+    classify_connection,
+};
+use concord_core::study::workbench::Study;
+use concord_core::study::workbench::plan::estimate_study;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::edge::http;
+use crate::edge::store::StoreName;
+use crate::edge::time;
+use crate::state::{OpenDataset, Screen};
+
+use state::{ConnectionForm, RunView};
+use tasks::{
+    Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, start_run,
+};
+
+#[component]
+pub fn RunScreen() -> impl IntoView {
+    view! {
+        <ResumePanel/>
+        <ProviderPanel/>
+        <LaunchPanel/>
+        <CachePanel/>
+    }
+}
+
+/// Offers to resume a run a reload or a closed tab interrupted.
+#[component]
+fn ResumePanel() -> impl IntoView {
+    let ctx = RunContext::from_context();
+    let pending = RwSignal::new(None::<Manifest<'static>>);
+    Effect::new(move |_| {
+        if let Some(store) = ctx.storage.store.get() {
+            spawn_local(async move {
+                let manifest = load_manifest(&store).await;
+                if !ctx.run.view.get_untracked().running {
+                    pending.try_set(manifest);
+                }
+            });
+        }
+    });
+    let resume = move |_| {
+        let Some(m) = pending.get_untracked() else { return };
+        let provider = ProviderId::from_slug(&m.provider).unwrap_or(ProviderId::Custom);
+        ctx.run.connection.update(|c| {
+            c.provider = provider;
+            c.base_url = m.base_url.clone();
+            c.model = m.model.clone();
+            c.item_limit = m.item_limit;
+            c.max_concurrency = m.max_concurrency;
+            c.requests_per_minute = m.requests_per_minute;
+        });
+        let format = concord_core::data::Format::Csv;
+        let loaded = concord_core::data::Loaded {
+            summary: concord_core::data::summarize(format, &m.dataset, &[]),
+            format,
+            dataset: m.dataset.into_owned(),
+            runs: Vec::new(),
+            mapping: None,
+            columns: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+        let open = OpenDataset::new(loaded);
+        ctx.ws.dataset.set(open.clone());
+        let study = m.study.into_owned();
+        ctx.judge.study.set(study.clone());
+        pending.set(None);
+        let needs_key = provider.preset().needs_key
+            && ctx.run.connection.get_untracked().api_key.trim().is_empty();
+        if needs_key {
+            ctx.run.view.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });
+        } else {
+            start_run(ctx, open, study);
+        }
+    };
+    view! {
+        <Show when=move || pending.get().is_some()>
+            <section class="panel notice" role="region" aria-label="Interrupted run" data-testid="resume-panel">
+                <h2>"A run was interrupted"</h2>
+                <p>{move || pending.get().map(|m| format!(
+                    "{} method(s) × {} attribute(s) on {} with {} — answers already stored will not be requested again.",
+                    m.study.methods.len(), m.study.attributes.len(), m.dataset.name, m.model))}</p>
+                <div class="row">
+                    <button class="primary" type="button" on:click=resume>"Resume run"</button>
+                    <button class="secondary" type="button" on:click=move |_| {
+                        pending.set(None);
+                        if let Some(store) = ctx.storage.store.get_untracked() {
+                            spawn_local(async move { clear_manifest(&store).await; });
+                        }
+                    }>"Discard"</button>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn ProviderPanel() -> impl IntoView {
+    let ctx = RunContext::from_context();
+    let test_result = RwSignal::new(None::<(bool, String)>);
+    let models = RwSignal::new(Vec::<String>::new());
+    let testing = RwSignal::new(false);
+    let form = move || ctx.run.connection.get();
+    let set = move |f: &dyn Fn(&mut ConnectionForm)| ctx.run.connection.update(|c| f(c));
+    let on_provider = move |ev: leptos::ev::Event| {
+        let slug = event_target_value(&ev);
+        if let Some(id) = ProviderId::from_slug(&slug) {
+            ctx.run.connection.update(|c| {
+                c.provider = id;
+                c.base_url = id.preset().base_url.to_owned();
+            });
+            test_result.set(None);
+        }
+    };
+    let test = move |_| {
+        let form = ctx.run.connection.get_untracked();
+        let endpoint = form.endpoint();
+        testing.set(true);
+        spawn_local(async move {
+            let outcome = match build_list_models(&endpoint, form.api_key.trim()) {
+                Err(e) => (false, e.to_string()),
+                Ok(req) => match http::send(&req, 15_000, None).await {
+                    Ok(reply) => {
+                        let report = classify_connection(
+                            &endpoint,
+                            reply.status,
+                            &reply.headers,
+                            &reply.body,
+                            time::now_ms(),
+                        );
+                        models.try_set(report.models.clone());
+                        let ok = matches!(report.status, ConnectionStatus::Ok);
+                        let text = if report.advice.is_empty() {
+                            report.summary
+                        } else {
+                            format!("{} {}", report.summary, report.advice)
+                        };
+                        (ok, text)
+                    }
+                    Err(e) => {
+                        let report =
+                            classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
+                        (false, format!("{} {}", report.summary, report.advice))
+                    }
+                },
+            };
+            test_result.try_set(Some(outcome));
+            testing.try_set(false);
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="provider-heading">
+            <h2 id="provider-heading">"Provider"</h2>
+            <div class="form-grid">
+                <label for="provider">"Provider"</label>
+                <select id="provider" on:change=on_provider>
+                    {PRESETS.iter().map(|p| view! {
+                        <option value=p.slug selected=move || form().provider == p.id>{p.name}</option>
+                    }).collect_view()}
+                </select>
+                <label for="base-url">"Base URL"</label>
+                <input id="base-url" type="url" prop:value=move || form().base_url
+                    on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.base_url = v.clone()) }/>
+                <label for="model">"Model"</label>
+                <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model
+                    on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.model = v.clone()) }/>
+                <datalist id="model-list">{move || models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}</datalist>
+                <label for="api-key">"API key"</label>
+                <div class="row">
+                    <input id="api-key" type="password" autocomplete="off" spellcheck="false"
+                        placeholder=move || if form().provider.preset().needs_key { "needed for this provider" } else { "not needed for local servers" }
+                        prop:value=move || form().api_key
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            set(&|c| c.api_key = v.clone());
+                            let f = ctx.run.connection.get_untracked();
+                            if f.remember { remember_key(true, &f.api_key) }
+                        }/>
+                    <label class="check">
+                        <input type="checkbox" prop:checked=move || form().remember
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                set(&|c| c.remember = on);
+                                remember_key(on, &ctx.run.connection.get_untracked().api_key);
+                            }/>
+                        "Remember on this device"
+                    </label>
+                    <button type="button" class="secondary" on:click=move |_| {
+                        set(&|c| { c.api_key.clear(); c.remember = false; });
+                        remember_key(false, "");
+                    }>"Forget key"</button>
+                </div>
+            </div>
+            <p class="muted">"The key stays in this page's memory and goes only to the provider. It is never written to storage, exports or the address bar unless you tick “Remember on this device” (then it is kept in this browser's local storage until you press Forget key)."</p>
+            <div class="row">
+                <button type="button" class="secondary" on:click=test disabled=move || testing.get()>"Test connection"</button>
+                {move || test_result.get().map(|(ok, text)| view! {
+                    <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="connection-result">{text}</p>
+                })}
+            </div>
+            <details>
+                <summary>"Limits"</summary>
+                <div class="form-grid">
+                    <label for="concurrency">"Parallel requests"</label>
+                    <input id="concurrency" type="number" min="1" max="64" prop:value=move || form().max_concurrency.to_string()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().unwrap_or(6); set(&|c| c.max_concurrency = v) }/>
+                    <label for="rpm">"Requests per minute"</label>
+                    <input id="rpm" type="number" min="1" placeholder="no limit" prop:value=move || form().requests_per_minute.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.requests_per_minute = v) }/>
+                    <label for="spend-cap">"Spend cap (USD)"</label>
+                    <input id="spend-cap" type="number" min="0" step="0.01" placeholder="none" prop:value=move || form().spend_cap_usd.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.spend_cap_usd = v) }/>
+                    <label for="timeout">"Timeout per request (s)"</label>
+                    <input id="timeout" type="number" min="5" prop:value=move || form().timeout_s.to_string()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().unwrap_or(120); set(&|c| c.timeout_s = v) }/>
+                    <label for="item-limit">"Rate only the first N items"</label>
+                    <input id="item-limit" type="number" min="1" placeholder="all" prop:value=move || form().item_limit.map(|v| v.to_string()).unwrap_or_default()
+                        on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.item_limit = v) }/>
+                </div>
+            </details>
+        </section>
+    }
+}
+
+/// The estimate before a run, in words (the numbers are the core's
+/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)).
+fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> String {
+    let items = items_of(dataset, form.item_limit);
+    let caps = Capabilities::for_model(form.provider, form.model.trim());
+    let table = PriceTable::shipped().map(|(t, _)| t).ok();
+    let price = table.and_then(|t| t.lookup(form.provider, form.model.trim()));
+    let Some(e) = estimate_study(dataset, study, &items, &caps, price) else {
+        return "Nothing to estimate yet: add methods on the Judge screen.".into();
+    };
+    let money = match e.cost_usd {
+        Some(c) => format!("about ${c:.2}"),
+        None => "unknown cost (this model is not in the price table)".into(),
+    };
+    format!(
+        "{} calls, ~{} input and ~{} output tokens: {money}.",
+        e.calls, e.input_tokens, e.output_tokens
+    )
+}
+
+#[component]
+fn LaunchPanel() -> impl IntoView {
+    let ctx = RunContext::from_context();
+    let estimate = Memo::new(move |_| {
+        let dataset = ctx.ws.dataset.get();
+        let study = ctx.judge.study.get();
+        let form = ctx.run.connection.get();
+        estimate_text(&dataset.loaded.dataset, &study, &form)
+    });
+    let run =
+        move |_| start_run(ctx, ctx.ws.dataset.get_untracked(), ctx.judge.study.get_untracked());
+    // Reads of the run's state borrow it: the log can hold thousands of lines.
+    let running = move || ctx.run.view.with(|v| v.running);
+    let paused = move || ctx.run.view.with(|v| v.paused);
+    let progress = move || ctx.run.view.with(|v| v.report.as_ref().map(|r| (r.progress, r.cached)));
+    view! {
+        <section class="panel" aria-labelledby="launch-heading">
+            <h2 id="launch-heading">"Run"</h2>
+            <p data-testid="estimate">{move || estimate.get()}</p>
+            <div class="row">
+                <button class="primary" type="button" on:click=run disabled=running>"Run"</button>
+                <button class="secondary" type="button" disabled=move || !running() || paused()
+                    on:click=move |_| ctx.run.control.get_value().pause()>"Pause"</button>
+                <button class="secondary" type="button" disabled=move || !paused()
+                    on:click=move |_| ctx.run.control.get_value().resume()>"Resume"</button>
+                <button class="secondary" type="button" disabled=move || !running()
+                    on:click=move |_| ctx.run.control.get_value().cancel()>"Cancel"</button>
+                <button class="secondary" type="button" on:click=move |_| ctx.ws.screen.set(Screen::Results)>"See results"</button>
+            </div>
+            {move || ctx.run.view.with(|v| v.planning.clone()).map(|m| view! { <p class="notice-line" role="status" data-testid="run-planning">{m}</p> })}
+            {move || progress().map(|(p, cached)| {
+                let finished = p.done + p.failed;
+                let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
+                view! {
+                    <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
+                    <p data-testid="progress" role="status">
+                        {format!(
+                            "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · ${:.4} · concurrency {} · {} retries",
+                            p.done, p.total, p.failed, p.in_flight, cached,
+                            p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.cost_usd, p.concurrency, p.retries
+                        )}
+                        {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
+                    </p>
+                }
+            })}
+            {move || ctx.run.view.with(|v| v.finished.clone()).map(|m| view! { <p class="ok-box" role="status" data-testid="run-finished">{m}</p> })}
+            {move || ctx.run.view.with(|v| v.error.clone()).map(|m| view! { <p class="error-box" role="alert" data-testid="run-error">{m}</p> })}
+            {move || {
+                let problems = ctx.run.view.with(|v| v.report.as_ref().map(|r| r.problems.clone()).unwrap_or_default());
+                (!problems.is_empty()).then(|| view! {
+                    <section class="warn-box" role="region" aria-label="Problems during this run" data-testid="run-problems">
+                        <p>"Problems met during this run. Calls that can succeed later are retried on their own; the run only stops for problems that retrying cannot fix."</p>
+                        <ul>
+                            {problems.into_iter().map(|p| view! {
+                                <li>
+                                    <strong>{format!("{} — {} time{}", p.what, p.count, if p.count == 1 { "" } else { "s" })}</strong>
+                                    " "{p.advice}
+                                    <br/><span class="muted">{format!("Last message: {}", p.last)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    </section>
+                })
+            }}
+            <Show when=move || ctx.run.view.with(|v| !v.log.is_empty())>
+                <details>
+                    <summary>{move || format!("Run log ({} lines)", ctx.run.view.with(|v| v.log.len()))}</summary>
+                    <ul class="run-log" data-testid="run-log">
+                        {move || ctx.run.view.with(|v| v.log.iter().rev().take(200).cloned().collect::<Vec<_>>()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                    </ul>
+                </details>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn CachePanel() -> impl IntoView {
+    let ctx = RunContext::from_context();
+    let info = RwSignal::new(None::<String>);
+    let refresh = move || {
+        if let Some(store) = ctx.storage.store.get_untracked() {
+            spawn_local(async move {
+                let count = store.count(StoreName::Responses).await.unwrap_or(0);
+                // The browser's own estimate: reading the store to measure it would copy every
+                // answer (800,000 of them after a 10,000-item run) into the page.
+                let text = if !store.is_persistent() {
+                    format!("{count} stored answers, in memory only.")
+                } else if let Some((usage, quota)) = crate::edge::store::origin_usage().await {
+                    format!(
+                        "{count} stored answers in this browser (IndexedDB); this site uses about {:.1} MB of {:.0} MB available.",
+                        usage as f64 / 1e6,
+                        quota as f64 / 1e6
+                    )
+                } else {
+                    format!("{count} stored answers in this browser (IndexedDB).")
+                };
+                info.try_set(Some(text));
+            });
+        }
+    };
+    // Refresh when storage opens and when a run starts or ends, not on every answer:
+    // measuring the store's size scans it.
+    let running = Memo::new(move |_| ctx.run.view.with(|r| r.running));
+    Effect::new(move |_| {
+        ctx.storage.store.track();
+        running.track();
+        refresh();
+    });
+    view! {
+        <section class="panel" aria-labelledby="cache-heading">
+            <h2 id="cache-heading">"Response cache"</h2>
+            <p class="muted">"Every answer is stored the moment it arrives, keyed by provider, base URL, model, parameters, prompt and sample number. Running the same configuration again costs nothing."</p>
+            {move || ctx.storage.problem.get().map(|p| view! { <p class="warn-box" role="status">{format!("Answers are kept in memory only: {p}")}</p> })}
+            <p data-testid="cache-info">{move || info.get().unwrap_or_else(|| "Opening storage…".into())}</p>
+            <button type="button" class="secondary" disabled=move || ctx.run.view.get().running on:click=move |_| {
+                if let Some(store) = ctx.storage.store.get_untracked() {
+                    spawn_local(async move {
+                        let _ = store.clear(StoreName::Responses).await;
+                        ctx.storage.memory.get_value().borrow_mut().clear();
+                        refresh();
+                    });
+                }
+            }>"Clear cache"</button>
+        </section>
+    }
+}

@@ -1,0 +1,126 @@
+//! The Run screen's state: the connection form (provider, address, model, key, limits), the
+//! current or last run as the screen shows it, and the control that pauses or cancels it.
+
+use concord_core::run::{Endpoint, ProviderId};
+use leptos::prelude::*;
+
+use crate::runner::{Report, RunControl};
+
+/// The Run screen's state, provided as context (the meta-evaluation and CoEval screens read
+/// the connection too).
+#[derive(Clone, Copy)]
+pub struct RunState {
+    /// Provider settings. The key is only in memory unless the user opts in.
+    pub connection: RwSignal<ConnectionForm>,
+    /// The current or last run.
+    pub view: RwSignal<RunView>,
+    pub control: StoredValue<RunControl, LocalStorage>,
+}
+
+impl RunState {
+    pub fn new() -> RunState {
+        RunState {
+            connection: RwSignal::new(ConnectionForm::default()),
+            view: RwSignal::new(RunView::default()),
+            control: StoredValue::new_local(RunControl::new()),
+        }
+    }
+}
+
+impl Default for RunState {
+    fn default() -> Self {
+        RunState::new()
+    }
+}
+
+/// The Run screen's state from context.
+pub fn use_run() -> RunState {
+    expect_context::<RunState>()
+}
+
+/// The Run screen's form.
+#[derive(Clone, PartialEq)]
+pub struct ConnectionForm {
+    pub provider: ProviderId,
+    pub base_url: String,
+    pub model: String,
+    /// Memory only, unless `remember` (then also in this browser's localStorage).
+    pub api_key: String,
+    pub remember: bool,
+    pub max_concurrency: u32,
+    pub requests_per_minute: Option<u32>,
+    pub spend_cap_usd: Option<f64>,
+    pub timeout_s: u32,
+    /// Rate only the first N items (a trial run); `None` = all.
+    pub item_limit: Option<usize>,
+}
+
+impl std::fmt::Debug for ConnectionForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionForm")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ConnectionForm {
+    fn default() -> ConnectionForm {
+        let preset = ProviderId::OpenAi.preset();
+        ConnectionForm {
+            provider: preset.id,
+            base_url: preset.base_url.to_owned(),
+            model: String::new(),
+            api_key: String::new(),
+            remember: false,
+            max_concurrency: 6,
+            requests_per_minute: None,
+            spend_cap_usd: None,
+            timeout_s: 120,
+            item_limit: None,
+        }
+    }
+}
+
+impl ConnectionForm {
+    /// The run engine's connection for this form (price from the shipped table).
+    pub fn connection(&self) -> crate::runner::Connection {
+        let endpoint = self.endpoint();
+        let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok();
+        crate::runner::Connection {
+            caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
+            price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
+            endpoint,
+            api_key: self.api_key.trim().to_owned(),
+            max_concurrency: self.max_concurrency,
+            requests_per_minute: self.requests_per_minute,
+            spend_cap_usd: self.spend_cap_usd,
+            timeout_ms: self.timeout_s.saturating_mul(1000),
+        }
+    }
+
+    pub fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            provider: self.provider,
+            base_url: self.base_url.trim().to_owned(),
+            model: self.model.trim().to_owned(),
+        }
+    }
+}
+
+/// The Run screen's view of a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunView {
+    pub running: bool,
+    /// What a starting run is doing before its first call (planning, looking up stored
+    /// answers) or a finishing one after its last (collecting the answers).
+    pub planning: Option<String>,
+    pub paused: bool,
+    pub report: Option<Report>,
+    /// Every log line of the run.
+    pub log: Vec<String>,
+    /// How it ended, in words, and what to do.
+    pub finished: Option<String>,
+    pub error: Option<String>,
+}

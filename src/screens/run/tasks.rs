@@ -1,0 +1,402 @@
+//! The Run screen's async work: planning a run a slice at a time, saving its manifest (so a
+//! reload can resume it), carrying it out with [`runner::execute`], collecting the answers
+//! into the judge runs the Results screen shows, and the opted-in key in local storage.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use concord_core::data::{Dataset, Loaded, RatingItem};
+use concord_core::judge::ChatRequest;
+use concord_core::run::{Endpoint, Finish, SampleBatch};
+use concord_core::study::workbench::{self, Plan, Planner, Study};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
+
+use crate::edge::store::{Store, StoreName};
+use crate::edge::time::{self, FrameBudget};
+use crate::runner::{self, RunControl};
+use crate::screens::judge::state::JudgeState;
+use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
+
+use super::state::{RunState, RunView};
+
+/// Everything a run reads and writes: the Run screen's state, the judge runs it fills, the
+/// storage its answers go to, the workspace (which screen shows), and the study.
+#[derive(Clone, Copy)]
+pub struct RunContext {
+    pub ws: Workspace,
+    pub run: RunState,
+    pub runs: JudgeRuns,
+    pub storage: Storage,
+    pub judge: JudgeState,
+}
+
+impl RunContext {
+    /// The context from the app's Leptos context.
+    pub fn from_context() -> RunContext {
+        RunContext {
+            ws: expect_context(),
+            run: expect_context(),
+            runs: expect_context(),
+            storage: expect_context(),
+            judge: expect_context(),
+        }
+    }
+}
+
+/// Where an opted-in key is remembered (this browser only).
+const KEY_STORAGE: &str = "concord.api-key";
+/// The manifest of the current run in the `runs` store: enough to resume after a reload. Its
+/// dataset's items are stored beside it, a page of [`ITEMS_PER_PAGE`] under each
+/// [`items_key`].
+const MANIFEST_KEY: &str = "current";
+const ITEMS_PER_PAGE: usize = 1000;
+
+fn items_key(page: usize) -> String {
+    format!("{MANIFEST_KEY}/items/{page:06}")
+}
+
+/// What is saved when a run starts, so a reloaded page can offer to resume it. Never the key.
+/// Written from borrowed parts (a 10,000-item dataset is not copied to be saved).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest<'a> {
+    pub dataset: Cow<'a, Dataset>,
+    pub format: String,
+    pub study: Cow<'a, Study>,
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    pub item_limit: Option<usize>,
+    pub max_concurrency: u32,
+    pub requests_per_minute: Option<u32>,
+    pub started_at: u64,
+    /// Written by earlier versions when the run completed (the manifest is deleted now).
+    #[serde(default)]
+    pub finished: bool,
+    /// How many pages of items are stored beside the manifest (its dataset has none itself).
+    #[serde(default)]
+    pub item_pages: usize,
+}
+
+/// Saves the manifest of a starting run: the dataset's items a page at a time (serializing a
+/// 10,000-item dataset at once blocks the page for over 100 ms), then the manifest. A run
+/// interrupted before the manifest is written is simply not offered for resumption.
+async fn save_manifest(store: &Store, manifest: &Manifest<'_>) {
+    let dataset = &*manifest.dataset;
+    let mut pages = 0;
+    for (page, items) in dataset.items.chunks(ITEMS_PER_PAGE).enumerate() {
+        let json = serde_json::to_string(items).unwrap_or_default();
+        let _ = store.put(StoreName::Runs, &items_key(page), &json).await;
+        pages = page + 1;
+    }
+    let head = dataset.without_items();
+    let stored = Manifest { dataset: Cow::Owned(head), item_pages: pages, ..manifest.clone() };
+    let json = serde_json::to_string(&stored).unwrap_or_default();
+    let _ = store.put(StoreName::Runs, MANIFEST_KEY, &json).await;
+}
+
+/// The manifest of an interrupted run with its dataset's items, if there is one.
+pub async fn load_manifest(store: &Store) -> Option<Manifest<'static>> {
+    let text = store.get(StoreName::Runs, MANIFEST_KEY).await.ok().flatten()?;
+    let mut manifest = serde_json::from_str::<Manifest<'static>>(&text).ok()?;
+    if manifest.finished {
+        return None;
+    }
+    let mut items = Vec::new();
+    for page in 0..manifest.item_pages {
+        let text = store.get(StoreName::Runs, &items_key(page)).await.ok().flatten()?;
+        items.extend(serde_json::from_str::<Vec<RatingItem>>(&text).ok()?);
+    }
+    if manifest.item_pages > 0 {
+        manifest.dataset.to_mut().items = items;
+    }
+    Some(manifest)
+}
+
+/// Forgets the current run's manifest and its pages of items.
+pub async fn clear_manifest(store: &Store) {
+    let _ = store.delete(StoreName::Runs, MANIFEST_KEY).await;
+    let prefix = format!("{MANIFEST_KEY}/items/");
+    for key in store.keys_with_prefix(StoreName::Runs, &prefix).await.unwrap_or_default() {
+        let _ = store.delete(StoreName::Runs, &key).await;
+    }
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// Loads an opted-in key into the form (once, at start).
+pub fn restore_remembered_key(run: RunState) {
+    if let Some(key) = local_storage().and_then(|s| s.get_item(KEY_STORAGE).ok().flatten())
+        && !key.is_empty()
+    {
+        run.connection.update(|c| {
+            c.api_key = key;
+            c.remember = true;
+        });
+    }
+}
+
+pub fn remember_key(remember: bool, key: &str) {
+    if let Some(storage) = local_storage() {
+        if remember && !key.is_empty() {
+            let _ = storage.set_item(KEY_STORAGE, key);
+        } else {
+            let _ = storage.remove_item(KEY_STORAGE);
+        }
+    }
+}
+
+pub fn items_of(dataset: &Dataset, limit: Option<usize>) -> Vec<usize> {
+    let n = dataset.items.len();
+    (0..limit.map_or(n, |l| l.min(n))).collect()
+}
+
+/// A planned study's calls for [`runner::execute`]: each request is rendered when it is sent
+/// and each key derived when it is looked up, so a 40,000-call run holds neither its prompt
+/// texts nor its 800,000 keys.
+struct PlanCalls {
+    loaded: Arc<Loaded>,
+    study: Rc<Study>,
+    plan: Rc<Plan>,
+}
+
+impl runner::Calls for PlanCalls {
+    fn count(&self) -> usize {
+        self.plan.calls.len()
+    }
+    fn batch(&self, call: usize) -> SampleBatch {
+        self.plan.calls.get(call).map_or(SampleBatch { first: 0, count: 0 }, |c| c.samples)
+    }
+    fn keys(&self, call: usize) -> Vec<String> {
+        self.plan.calls.get(call).map_or_else(Vec::new, |c| self.plan.call_keys(c))
+    }
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
+        let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
+        workbench::prompt_request(&self.loaded.dataset, &self.study, prompt).map(Cow::Owned)
+    }
+}
+
+/// Replaces the study's runs in the judge runs with what is stored now, keeping imported runs.
+/// A large run is collected a slice of prompts at a time with a yield in between.
+pub async fn refresh_results(
+    ctx: RunContext,
+    loaded: Arc<Loaded>,
+    study: Rc<Study>,
+    endpoint: Endpoint,
+    plan: Rc<Plan>,
+) {
+    let memory = ctx.storage.memory.get_value();
+    let mut runs = workbench::results::empty_runs(&study);
+    let mut budget = FrameBudget::new();
+    for at in (0..plan.prompts.len()).step_by(250) {
+        let end = (at + 250).min(plan.prompts.len());
+        {
+            let mem = memory.borrow();
+            workbench::results::collect_into(
+                &mut runs,
+                &loaded.dataset,
+                &study,
+                &plan,
+                at..end,
+                |k| mem.get(k).cloned(),
+            );
+        }
+        budget.tick().await;
+    }
+    // Notes (parameters a provider rejected) describe how the runs were made: runs of another
+    // study or endpoint replace the study's runs, and their notes go with them.
+    let same = ctx.runs.ran_with.with_value(|w| {
+        w.as_ref().is_some_and(|(s, e)| **s == *study && e.as_ref() == Some(&endpoint))
+    });
+    if !same {
+        ctx.runs.notes.set(Vec::new());
+    }
+    ctx.runs.ran_with.set_value(Some((study.clone(), Some(endpoint))));
+    ctx.runs.runs.update(|all| {
+        all.retain(|r| r.origin != "study");
+        all.extend(runs.into_iter().filter(|r| !r.run.records.is_empty()));
+    });
+}
+
+/// Starts a run of the open study (or of a manifest's when resuming): plans it a slice at a
+/// time (saying so), saves the manifest, then carries it out with [`runner::execute`].
+pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
+    let form = ctx.run.connection.get_untracked();
+    let connection = form.connection();
+    let control = RunControl::new();
+    ctx.run.control.set_value(control.clone());
+    ctx.run.view.set(RunView {
+        running: true,
+        planning: Some("Planning the run…".into()),
+        ..RunView::default()
+    });
+    let loaded = dataset.loaded.clone();
+    let study = Rc::new(study);
+    spawn_local(async move {
+        let items = items_of(&loaded.dataset, form.item_limit);
+        let plan = {
+            let mut planner = Planner::new(
+                &loaded.dataset,
+                &study,
+                &connection.endpoint,
+                &connection.caps,
+                Some(&items),
+            );
+            let mut budget = FrameBudget::new();
+            loop {
+                let mut finished = false;
+                while !finished && !budget.spent() {
+                    finished = planner.step(100);
+                }
+                if finished {
+                    break planner.finish();
+                }
+                if control.is_cancelled() {
+                    ctx.run.view.set(RunView {
+                        finished: Some("Run cancelled while it was being planned.".into()),
+                        ..RunView::default()
+                    });
+                    return;
+                }
+                let (done, total) = (planner.done(), planner.total());
+                ctx.run.view.update(|v| {
+                    v.planning = Some(format!("Planning the run: {done} of {total} prompts…"));
+                });
+                budget.yield_now().await;
+            }
+        };
+        if plan.prompts.is_empty() {
+            ctx.run.view.set(RunView {
+                error: Some(if study.methods.is_empty() {
+                    "No methods to run: add some on the Judge screen.".into()
+                } else {
+                    plan.problems.first().map_or("Nothing to run.".into(), |p| {
+                        format!(
+                            "No prompt could be rendered: {} / {} / item {}: {}",
+                            p.method, p.attribute, p.item_id, p.message
+                        )
+                    })
+                }),
+                ..RunView::default()
+            });
+            return;
+        }
+        let plan = Rc::new(plan);
+        ctx.run.view.update(|v| v.planning = Some("Saving the run's manifest…".into()));
+        let manifest = Manifest {
+            dataset: Cow::Borrowed(&loaded.dataset),
+            format: loaded.format.name().to_owned(),
+            study: Cow::Borrowed(&study),
+            provider: form.provider.slug().to_owned(),
+            base_url: workbench::bundle::public_url(&form.base_url),
+            model: form.model.clone(),
+            item_limit: form.item_limit,
+            max_concurrency: form.max_concurrency,
+            requests_per_minute: form.requests_per_minute,
+            started_at: time::now_ms(),
+            finished: false,
+            item_pages: 0,
+        };
+        let store = match ctx.storage.store.get_untracked() {
+            Some(s) => s,
+            None => Store::open_or_memory().await.0,
+        };
+        save_manifest(&store, &manifest).await;
+        ctx.run.view.update(|v| v.planning = Some("Looking up stored answers…".into()));
+        let provider = form.provider;
+        let calls = PlanCalls { loaded: loaded.clone(), study: study.clone(), plan: plan.clone() };
+        let endpoint = connection.endpoint.clone();
+        // The page shows the run's progress at most ten times a second (a fast provider
+        // answers hundreds of calls a second), and every log line.
+        let mut shown = time::monotonic_ms() - 1000.0;
+        let mut log: Vec<String> = Vec::new();
+        let mut paused = false;
+        let mut last_refresh = time::monotonic_ms();
+        let refreshing = Rc::new(Cell::new(false));
+        let outcome = runner::execute(
+            connection,
+            &calls,
+            store.clone(),
+            ctx.storage.memory.get_value(),
+            control,
+            |report| {
+                log.extend(report.log.iter().cloned());
+                let now = time::monotonic_ms();
+                let quiet =
+                    log.is_empty() && report.paused == paused && report.progress.in_flight > 0;
+                if quiet && now - shown < 100.0 {
+                    return;
+                }
+                shown = now;
+                paused = report.paused;
+                let lines = std::mem::take(&mut log);
+                ctx.run.view.update(|v| {
+                    v.planning = None;
+                    v.paused = report.paused;
+                    v.log.extend(lines);
+                    v.report = Some(report);
+                });
+                // The table follows the run while it is on screen, without recomputing on every
+                // sample (collecting a large run takes a while).
+                let watching = ctx.ws.screen.get_untracked() == Screen::Results;
+                if watching && now - last_refresh > 5000.0 && !refreshing.get() {
+                    last_refresh = now;
+                    refreshing.set(true);
+                    let (loaded, study, plan, refreshing) =
+                        (loaded.clone(), study.clone(), plan.clone(), refreshing.clone());
+                    let endpoint = endpoint.clone();
+                    spawn_local(async move {
+                        refresh_results(ctx, loaded, study, endpoint, plan).await;
+                        refreshing.set(false);
+                    });
+                }
+            },
+        )
+        .await;
+        ctx.run.view.update(|v| {
+            v.planning = Some("Collecting the answers for the results…".into());
+            v.log.extend(std::mem::take(&mut log));
+        });
+        refresh_results(ctx, loaded.clone(), study.clone(), endpoint.clone(), plan.clone()).await;
+        let said = outcome.finish.describe(provider);
+        let (mut message, advice) = (said.message, said.advice);
+        if !outcome.dropped.is_empty() {
+            message.push_str(&format!(
+                " Parameters the API rejected and the run dropped: {}.",
+                outcome.dropped.join(", ")
+            ));
+            // A bundle of these runs says so: the study lists values the model never got.
+            let note = format!(
+                "{} rejected {} for {}; the runs did not send {}",
+                provider,
+                outcome.dropped.join(", "),
+                endpoint.model,
+                if outcome.dropped.len() == 1 { "it" } else { "them" }
+            );
+            ctx.runs.notes.update(|notes| {
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            });
+        }
+        if outcome.storage_errors > 0 {
+            message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));
+        }
+        if matches!(outcome.finish, Finish::Completed) {
+            // Nothing left to resume.
+            clear_manifest(&store).await;
+        }
+        ctx.run.view.update(|v| {
+            v.running = false;
+            v.paused = false;
+            v.planning = None;
+            v.finished = Some(message);
+            v.error = advice;
+        });
+    });
+}
