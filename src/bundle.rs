@@ -1,7 +1,7 @@
 //! Bundles in the app: opening one replaces what the workbench screens show (the dataset, the
 //! study, the runs, the raters, the view settings); saving one gathers them. The file format
 //! is the core's ([`concord_core::study::workbench::bundle`]); reading and writing its JSON
-//! happen in the loader's Web Worker ([`crate::edge::bundle_wire`]), the page's side a slice
+//! happen in the loader's Web Worker ([`crate::edge::worker::bundle`]), the page's side a slice
 //! at a time between yields.
 
 use std::rc::Rc;
@@ -13,13 +13,34 @@ use concord_core::study::workbench::{Bundle, JudgedRun};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 
-use crate::edge::bundle_wire;
+use crate::edge::http::FetchError;
 use crate::edge::time::FrameBudget;
+use crate::edge::worker::WorkerError;
+use crate::edge::worker::bundle as bundle_wire;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Workspace};
+
+/// Why a bundle could not be opened or written.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleFailure {
+    /// The file is not a bundle Concord can read (its reason says why), or the worker failed.
+    #[error("{file}: {error}")]
+    Open { file: String, error: WorkerError },
+    #[error("Could not fetch the bundle {url}: {error}")]
+    Fetch { url: String, error: FetchError },
+    #[error("the browser could not read {name}: {why}; pick the file again")]
+    Read { name: String, why: String },
+    #[error(
+        "the runs changed while the bundle was being written (a run finished, or runs were imported or removed): export it again"
+    )]
+    RunsChanged,
+    #[error(transparent)]
+    Write(#[from] WorkerError),
+}
 
 /// Every piece of state a bundle reads or writes.
 #[derive(Clone, Copy)]
@@ -88,8 +109,14 @@ pub fn apply_bundle(t: BundleTargets, bundle: Bundle, source: &str) {
 
 /// Opens the bundle in `bytes` (from `source`, a file name or an address): read and checked
 /// in the loader's Web Worker ([`bundle_wire::open`]), then shown.
-pub async fn open_bundle(t: BundleTargets, bytes: Uint8Array, source: &str) -> Result<(), String> {
-    let bundle = bundle_wire::open(source, bytes).await.map_err(|e| format!("{source}: {e}"))?;
+pub async fn open_bundle(
+    t: BundleTargets,
+    bytes: Uint8Array,
+    source: &str,
+) -> Result<(), BundleFailure> {
+    let bundle = bundle_wire::open(source, bytes)
+        .await
+        .map_err(|error| BundleFailure::Open { file: source.to_owned(), error })?;
     apply_bundle(t, bundle, source);
     Ok(())
 }
@@ -100,7 +127,7 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
     t.ws.screen.set(Screen::Results);
     t.results.bundle_source.set(Some(format!("{url} (loading…)")));
     let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
-        Err(e) => Err(format!("Could not fetch the bundle {url}: {e}")),
+        Err(error) => Err(BundleFailure::Fetch { url: url.to_owned(), error }),
         Ok(bytes) => {
             let bytes = Uint8Array::from(bytes.as_slice());
             open_bundle(t, bytes, url).await
@@ -108,7 +135,7 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
     };
     if let Err(e) = outcome {
         t.results.bundle_source.set(None);
-        t.results.bundle_error.set(Some(e));
+        t.results.bundle_error.set(Some(e.to_string()));
     } else {
         t.results.bundle_error.set(None);
     }
@@ -117,7 +144,7 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
 /// Writes the bundle of what the workbench screens show: the page encodes its state a slice
 /// at a time between yields, the loader's Web Worker builds and writes the JSON
 /// ([`bundle_wire::save`]). Returns the file name and the JSON.
-pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffer), String> {
+pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {
     let open = t.ws.dataset.get_untracked();
     let dataset = &open.loaded.dataset;
     let form = t.run.connection.get_untracked();
@@ -175,11 +202,11 @@ pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffe
                         == (&s.method, &s.attribute, &s.origin, &s.run.name)
                 };
                 let Some(current) = runs.get(run).filter(|r| same(r, &skeleton.runs[run])) else {
-                    return Err("the runs changed while the bundle was being written (a run finished, or runs were imported or removed): export it again".to_owned());
+                    return Err(BundleFailure::RunsChanged);
                 };
                 let records = &current.run.records;
                 let end = (start + 256).min(records.len());
-                bundle_wire::records_frame(run, records.get(start..end).unwrap_or_default())
+                Ok(bundle_wire::records_frame(run, records.get(start..end).unwrap_or_default())?)
             })?;
             frames.push(frame);
             budget.tick().await;

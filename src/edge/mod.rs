@@ -22,11 +22,10 @@
 //! the browser panics: it is exercised by `tests/edge.rs` (wasm-bindgen-test in headless
 //! Chromium) and `tests/e2e/edge.test.mjs` (Playwright).
 
-pub mod bundle_wire;
 pub mod http;
 pub mod probe;
 pub mod store;
 pub mod time;
 pub mod worker;
 
-mod js;
+pub(crate) mod js;

@@ -55,7 +55,7 @@ pub async fn edge_probe_load(name: String, bytes: Uint8Array, in_worker: bool) -
         }
         Err(message) => {
             set(&out, "ok", false);
-            set(&out, "error", message);
+            set(&out, "error", message.to_string());
         }
     }
     out.into()

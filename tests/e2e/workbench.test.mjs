@@ -242,7 +242,15 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
   const runs = ['geval', 'rate_explain'].map((m) => [m, join(root, `results/topical_chat/gpt3.5_nat_${m}.json`)]);
   const cli = process.env.CONCORD_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '../../target/debug/concord');
   const args = ['table', '--dataset', dataset, ...runs.flatMap(([m, f]) => ['--run', `${m}=naturalness:${f}`]), '--parse', 'closer-look', '--format', 'json'];
-  const expected = JSON.parse(execFileSync(cli, args, { encoding: 'utf8' })).rows;
+  // The CLI's table as JSON (the core's report table): each cell keyed `<run>/<statistic>_<level>`.
+  const expected = JSON.parse(execFileSync(cli, args, { encoding: 'utf8' })).rows.map((row) => {
+    const value = (key) => row.cells.find((c) => c.key === `${row.label}/${key}`).value;
+    return {
+      run: row.label,
+      pearson: { dataset: value('pearson_dataset'), document: value('pearson_document') },
+      kendall_b: { dataset: value('kendall_b_dataset'), document: value('kendall_b_document') },
+    };
+  });
 
   const browser = await launch();
   try {

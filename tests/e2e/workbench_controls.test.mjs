@@ -211,14 +211,21 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
     console.log(`# intervals: ${first.map((r) => `${r[0].method} ${r.map((c) => `${c.value} ${c.ci}`).join(' · ')}`).join(' | ')}`);
     assert.ok(wide >= 6, `intervals have a width (${wide} of 12 are at least 0.01 wide)`);
 
-    // Another statistic clears them; back to the default layout and recomputed: the same.
+    // Intervals follow the view: another statistic gets its own (computed again), back to the
+    // default layout they are the first ones again; hidden, none is shown.
     await results.setStatistic('spearman');
-    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0, 'intervals belong to one setting');
+    await results.waitIntervals();
+    const spearman = await results.cellDetails();
+    assert.equal(spearman[0].length, 2, 'one column per attribute');
+    for (const c of spearman.flat()) assert.ok(CI.exec(c.ci), `${c.method}: a Spearman interval ${c.ci}`);
     await results.setStatistic('paper');
     assert.deepEqual(await results.subHeadings(), ['r (dataset)', 'τ (document)', 'r (dataset)', 'τ (document)']);
-    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0);
-    await results.computeIntervals();
+    await results.waitIntervals();
     assert.deepEqual(await results.cellDetails(), first, 'the same seed gives the same intervals');
+    await results.hideIntervals();
+    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0, 'hidden');
+    await results.computeIntervals();
+    assert.deepEqual(await results.cellDetails(), first, 'shown again: the same intervals');
 
     // The seed is the bundle's: the same bundle reopened gives the same intervals, a bundle
     // with another seed gives other intervals around the same values.
@@ -259,6 +266,27 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
   }
 });
 
+/** RFC 4180 CSV (quoted fields with doubled quotes, CRLF records) into rows of fields. */
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; }
+    else if (c === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; }
+    else field += c;
+  }
+  if (field || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}
+
 /** The cells of a Markdown or LaTeX row, without the bold markup, and whether each was bold. */
 function unbold(cell, open, close) {
   const bold = cell.startsWith(open) && cell.endsWith(close);
@@ -284,46 +312,57 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
     for (const c of cells.flat()) assert.equal(c.bold, c.sig, 'marked cells are bold');
     const read = async (download) => readFileSync(await download.path(), 'utf8');
 
-    // --- CSV: one line per method × attribute × column, at full precision ---
+    // --- CSV: one record per method, a column per attribute × statistic with its n, Williams'
+    // p (on dataset-level r only: the test compares r) and the cell's note, at full precision ---
     const csvDownload = await results.exportFile('Export CSV');
     assert.equal(csvDownload.suggestedFilename(), 'concord-results.csv');
-    const csv = (await read(csvDownload)).trimEnd().split('\n');
-    assert.equal(csv[0], 'method,attribute,statistic,level,value,n,parse_failures,williams_p_vs_baseline');
-    const lines = csv.slice(1).map((l) => l.split(','));
-    assert.equal(lines.length, methods.length * attributes.length * 2, 'one line per method × attribute × column');
-    const columns = [['pearson', 'dataset'], ['kendall_b', 'document']];
-    let i = 0;
+    const records = parseCsv(await read(csvDownload));
+    const header = records[0];
+    assert.deepEqual(header, ['Method', ...attributes.flatMap((a) => [
+      `${a} r (dataset)`, `${a} r (dataset) p`, `${a} r (dataset) n`, `${a} r (dataset) note`,
+      `${a} τ (document)`, `${a} τ (document) n`, `${a} τ (document) note`,
+    ])]);
+    assert.equal(records.length, 1 + methods.length, 'one record per method');
     let longer = 0;
+    let values = 0;
     for (const [m, method] of methods.entries()) {
+      const record = records[1 + m];
+      assert.equal(record[0], method, `record ${m + 1} in order`);
       for (const [a, attribute] of attributes.entries()) {
-        for (const [k, [stat, level]] of columns.entries()) {
+        for (const [k, column] of ['r (dataset)', 'τ (document)'].entries()) {
           const cell = cells[m][a * 2 + k];
-          const [cm, ca, cs, cl, value, n, failures, p] = lines[i++];
-          assert.deepEqual([cm, ca, cs, cl], [method, attribute, stat, level], `line ${i} in order`);
+          const at = (suffix) => header.indexOf(`${attribute} ${column}${suffix}`);
+          const value = record[at('')];
           assert.equal(String(Number(value)), value, `a full-precision number: ${value}`);
+          values++;
           if (value.split('.')[1]?.length > 3) longer++;
-          assert.ok(Math.abs(Number(value) - Number(cell.value)) <= 0.0005 + 1e-12, `${method} ${attribute} ${stat}: ${value} rounds to the shown ${cell.value}`);
-          // The tooltip says n, parse failures and Williams' p; the CSV carries the same.
-          const t = /^n = (\d+), parse failures = (\d+)(?:, Williams p = (\d\.\d{4}) vs baseline)?$/.exec(cell.title);
-          assert.ok(t, cell.title);
-          assert.equal(n, t[1]);
-          assert.equal(failures, t[2]);
-          if (method === 'score-only') assert.equal(p, '', 'no p-value for the baseline itself');
-          else assert.ok(Math.abs(Number(p) - Number(t[3])) <= 0.00005 + 1e-12, `${method}: p ${p} is the tooltip's ${t[3]}`);
+          assert.ok(Math.abs(Number(value) - Number(cell.value)) <= 0.0005 + 1e-12, `${method} ${attribute} ${column}: ${value} rounds to the shown ${cell.value}`);
+          // The tooltip is the note; the CSV carries it, with n (and p) in their own columns.
+          assert.equal(record[at(' note')], cell.title, `${method} ${attribute} ${column}: the note is the tooltip`);
+          if (k === 0) {
+            const t = /^n = (\d+), parse failures = (\d+)(?:, Williams p = (\d\.\d{4}) vs baseline)?$/.exec(cell.title);
+            assert.ok(t, cell.title);
+            assert.equal(record[at(' n')], t[1]);
+            if (method === 'score-only') assert.equal(record[at(' p')], '', 'no p-value for the baseline itself');
+            else assert.ok(Math.abs(Number(record[at(' p')]) - Number(t[3])) <= 0.00005 + 1e-12, `${method}: p ${record[at(' p')]} is the tooltip's ${t[3]}`);
+          } else {
+            const t = /^n = (\d+) items, (\d+) documents, parse failures = (\d+)$/.exec(cell.title);
+            assert.ok(t, `τ at document level has no Williams p: ${cell.title}`);
+            assert.equal(record[at(' n')], t[2], 'n of a document-level value: its documents');
+          }
         }
       }
     }
+    assert.ok(longer >= values / 2, `values at full precision, not rounded to the 3 decimals shown (${longer} of ${values})`);
 
-    assert.ok(longer >= lines.length / 2, `values at full precision, not rounded to the 3 decimals shown (${longer} of ${lines.length})`);
-
-    // --- Markdown ---
+    // --- Markdown: the title, the table, the notes ---
     const md = (await read(await results.exportFile('Export Markdown'))).trimEnd().split('\n');
-    const mdRow = (line) => line.split('|').slice(1, -1).map((c) => c.trim());
-    assert.deepEqual(mdRow(md[0]), ['method', ...attributes.flatMap((a) => subs.slice(0, 2).map((s) => `${a} ${s}`))]);
-    assert.deepEqual(mdRow(md[1]), ['---', '---:', '---:', '---:', '---:']);
-    assert.equal(md.length, 2 + methods.length);
+    assert.equal(md[0], '**Correlation with human ratings**');
+    const mdRow = (line) => line.split(' | ').map((c) => c.replace(/^\| ?/, '').replace(/ ?\|$/, '').trim());
+    assert.deepEqual(mdRow(md[2]), ['Method', ...attributes.flatMap((a) => subs.slice(0, 2).map((s) => `${a} ${s}`))]);
+    assert.deepEqual(md[3], '|---|---:|---:|---:|---:|');
     for (const [m, method] of methods.entries()) {
-      const row = mdRow(md[2 + m]);
+      const row = mdRow(md[4 + m]);
       assert.equal(row[0], method);
       assert.equal(row.length, 5);
       row.slice(1).forEach((text, k) => {
@@ -332,11 +371,12 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
         assert.equal(got.bold, cells[m][k].sig, `${method}, column ${k}: bold in Markdown iff marked in the table`);
       });
     }
+    assert.ok(md.some((l) => l.startsWith("Bold: Williams' test says")), 'the notes say what bold means');
 
-    // --- LaTeX ---
+    // --- LaTeX: a booktabs table float ---
     const tex = await read(await results.exportFile('Export LaTeX'));
-    assert.match(tex, /^\\begin\{tabular\}\{lrrrr\}\n\\toprule\n/);
-    assert.match(tex, /\\bottomrule\n\\end\{tabular\}\n$/);
+    assert.match(tex, /^\\begin\{table\}\[t\]\n\\centering\n\\caption\{Correlation with human ratings\}\n\\label\{tab:concord-results\}\n\\begin\{tabular\}\{lrrrr\}\n\\toprule\n/);
+    assert.match(tex, /\\bottomrule\n\\end\{tabular\}\n(\\par.*\n)*\\end\{table\}\n$/);
     assert.ok(tex.includes('Method & \\multicolumn{2}{c}{coherence} & \\multicolumn{2}{c}{fluency} \\\\'), tex);
     assert.ok(tex.includes(' & $r$ (dataset) & $\\tau$ (document) & $r$ (dataset) & $\\tau$ (document) \\\\'), tex);
     const body = tex.split('\\midrule\n')[1].split('\\bottomrule')[0].trimEnd().split('\n');

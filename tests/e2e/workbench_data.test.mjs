@@ -225,9 +225,12 @@ test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 
     const computed = page.getByTestId('computed');
     const figure = async (label) => {
       const text = await computed.innerText();
-      const [, ms] = text.match(/Computed in (\d+) ms/);
-      const [, read] = text.match(/Responses read in (\d+) ms/);
-      return { label, ms: Number(ms), read: Number(read) };
+      // "under 1 ms" counts as half a millisecond.
+      const ms = (what) => {
+        const m = text.match(new RegExp(`${what} (under 1|\\d+) ms`));
+        return m[1] === 'under 1' ? 0.5 : Number(m[1]);
+      };
+      return { label, ms: ms('Computed in'), read: ms('Responses read in') };
     };
     const table = await results.cells();
     assert.deepEqual(table.map((r) => r[0]), METHODS.map((m) => `gpt3.5 ${m}`));

@@ -121,7 +121,11 @@ pub fn ReleasedPanel() -> impl IntoView {
                         }
                         Err(message) => {
                             errors.push(
-                                ReleasedError::Load { file: path.clone(), message }.to_string(),
+                                ReleasedError::Load {
+                                    file: path.clone(),
+                                    message: message.to_string(),
+                                }
+                                .to_string(),
                             );
                         }
                     }

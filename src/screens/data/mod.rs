@@ -341,6 +341,7 @@ fn reread(
                         let buffer = buffer.unchecked_into::<js_sys::ArrayBuffer>();
                         load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {})
                             .await
+                            .map_err(|e| e.to_string())
                     }
                     Err(e) => Err(format!(
                         "the browser could not read it again ({e:?}); if it changed on disk, load it again"
@@ -348,7 +349,9 @@ fn reread(
                 }
             }
             DataSource::Bytes(bytes) => {
-                load_with_mapping_in_worker(name.clone(), bytes.to_vec(), mapping, |_| {}).await
+                load_with_mapping_in_worker(name.clone(), bytes.to_vec(), mapping, |_| {})
+                    .await
+                    .map_err(|e| e.to_string())
             }
         };
         match result {

@@ -213,7 +213,7 @@ fn load_files(state: State, files: Vec<File>) {
                     // is left on this thread reads a few fields per line.
                     let loaded = load_in_worker(name.clone(), bytes, |_| {}).await;
                     yield_now().await;
-                    let analysed = model::analyze_loaded(&name, loaded);
+                    let analysed = model::analyze_loaded(&name, loaded.map_err(|e| e.to_string()));
                     let id = state.next_id.get_untracked();
                     state.next_id.set(id + 1);
                     state.files.update(|f| f.push(Entry { id, file: Arc::new(analysed) }));

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use crate::browser::read_file;
-use crate::bundle::{BundleTargets, open_bundle, save_bundle};
+use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
 use crate::components::download::save_buffer;
 use crate::edge::time;
 use crate::state::{use_runs, use_workspace};
@@ -69,12 +69,15 @@ pub fn ImportPanel() -> impl IntoView {
         spawn_local(async move {
             let name = file.name();
             let result = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-                Err(e) => Err(format!("the browser could not read {name}: {e:?}")),
+                Err(e) => Err(BundleFailure::Read {
+                    name: name.clone(),
+                    why: crate::edge::js::error_message(&e),
+                }),
                 Ok(buffer) => open_bundle(targets, Uint8Array::new(&buffer), &name).await,
             };
             message.try_set(Some(match result {
                 Ok(()) => (true, format!("Opened bundle {name}.")),
-                Err(e) => (false, e),
+                Err(e) => (false, e.to_string()),
             }));
         });
     };
@@ -82,9 +85,10 @@ pub fn ImportPanel() -> impl IntoView {
     let export_bundle = move |_| {
         saving.set(true);
         spawn_local(async move {
-            let outcome = save_bundle(targets).await.and_then(|(name, json)| {
-                save_buffer(&name, "application/json", &json).map(|()| name)
-            });
+            let outcome =
+                save_bundle(targets).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
+                    save_buffer(&name, "application/json", &json).map(|()| name)
+                });
             saving.try_set(false);
             match outcome {
                 // A message would cover the table the user is looking at; the download is the

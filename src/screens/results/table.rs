@@ -83,7 +83,7 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
                 {move || {
                     let (_, took) = table.get();
                     format!(
-                        "Click a cell for its plots and items. Tabulated in {}; responses read in {} in all, once per run, in the background.",
+                        "Click a cell for its plots and items. Computed in {}. Responses read in {} in all, once per run, in the background.",
                         duration(took),
                         duration(read_ms.get())
                     )

@@ -147,18 +147,29 @@ export class ResultsPage {
       });
     }));
   }
-  get intervalsButton() { return this.page.getByRole('button', { name: /^(Bootstrap CIs|Computing intervals…)$/ }); }
-  /** Presses Bootstrap CIs and waits until the intervals are in the table. */
+  get intervalsButton() { return this.page.getByRole('button', { name: /^(Bootstrap CIs|Hide CIs|Computing intervals…)$/ }); }
+  /** Turns intervals on (Bootstrap CIs) if they are off, and waits until they are in the table. */
   async computeIntervals(timeout = 30_000) {
-    await this.page.getByRole('button', { name: 'Bootstrap CIs', exact: true }).click();
+    const on = this.page.getByRole('button', { name: 'Bootstrap CIs', exact: true });
+    if (await on.count()) await on.click();
+    await this.waitIntervals(timeout);
+  }
+  /** Waits until the intervals of the current view are computed and shown. */
+  async waitIntervals(timeout = 30_000) {
     await this.page.waitForFunction(() => {
-      const b = [...document.querySelectorAll('button')].find((x) => /^(Bootstrap CIs|Computing intervals…)$/.test(x.innerText.trim()));
-      return b && b.innerText.trim() === 'Bootstrap CIs' && !b.disabled
+      const b = [...document.querySelectorAll('button')].find((x) => /^(Bootstrap CIs|Hide CIs|Computing intervals…)$/.test(x.innerText.trim()));
+      return b && b.innerText.trim() === 'Hide CIs' && !b.disabled
         && document.querySelector('[data-testid="results-table"] .ci');
     }, null, { timeout });
   }
-  /** Clicks an export button of the Results screen (`Export CSV`, `Export scatter SVG`, …) and returns the download. */
+  /** Turns intervals off. */
+  async hideIntervals() {
+    await this.page.getByRole('button', { name: 'Hide CIs', exact: true }).click();
+  }
+  /** Clicks an export button of the Results screen (`Export CSV`, `Export scatter SVG`, …) and returns the download. The results table's buttons are named after its title, so `Export CSV` stands for `Export Correlation with human ratings as CSV`. */
   async exportFile(name) {
+    const table = /^Export (CSV|Markdown|LaTeX|JSON)$/.exec(name);
+    if (table) name = `Export Correlation with human ratings as ${table[1]}`;
     const [download] = await Promise.all([
       this.page.waitForEvent('download'),
       this.page.getByRole('button', { name, exact: true }).click(),

@@ -1,8 +1,7 @@
 //! Opening and saving bundles without freezing the page. A bundle of a large study is tens of
 //! megabytes of JSON (1,600 items × 4 attributes × 4 methods × 20 samples: 48 MB), and parsing
 //! or writing it is hundreds of milliseconds of work: both happen in the loader's Web Worker
-//! (`worker.js`, [`super::worker::run_job`]), with the page's side done in slices between
-//! yields.
+//! ([`super::protocol`]), with the page's side done in slices between yields.
 //!
 //! Both directions use the same frames: a *skeleton* (JSON: everything but the dataset's items
 //! and the runs' records, a few kilobytes), then postcard chunks of items and of each run's
@@ -28,8 +27,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
-use super::worker::{CHUNK, Chunk, ChunkRef, JobOutcome, run_job};
-use super::{js, time};
+use super::protocol::{
+    CHUNK, Chunk, ChunkRef, JobOutcome, WorkerError, buffers_of, frames_of, post_done, post_error,
+    run_job, whole_buffer,
+};
+use crate::edge::js;
+use crate::edge::time::{self, FrameBudget};
 
 /// What the page sends to have a bundle written: everything but the dataset's items and the
 /// runs' records, which follow in chunks.
@@ -50,25 +53,29 @@ pub struct SaveSkeleton {
     pub notes: Vec<String>,
 }
 
-fn wire_error(e: impl std::fmt::Display) -> String {
-    format!("the bundle could not be passed to or from the worker: {e}")
+fn wire_error(e: impl std::fmt::Display) -> WorkerError {
+    WorkerError::Encode(format!("the bundle: {e}"))
+}
+
+fn decode_error(e: impl std::fmt::Display) -> WorkerError {
+    WorkerError::Decode(format!("the bundle: {e}"))
 }
 
 /// The skeleton frame: `value` as JSON.
-pub fn skeleton_frame<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+pub fn skeleton_frame<T: Serialize>(value: &T) -> Result<Vec<u8>, WorkerError> {
     serde_json::to_vec(value).map_err(wire_error)
 }
 
-pub fn items_frame(items: &[RatingItem]) -> Result<Vec<u8>, String> {
+pub fn items_frame(items: &[RatingItem]) -> Result<Vec<u8>, WorkerError> {
     postcard::to_allocvec(&ChunkRef::Items(items)).map_err(wire_error)
 }
 
-pub fn records_frame(run: usize, records: &[JudgeRecord]) -> Result<Vec<u8>, String> {
+pub fn records_frame(run: usize, records: &[JudgeRecord]) -> Result<Vec<u8>, WorkerError> {
     let run = u32::try_from(run).map_err(wire_error)?;
     postcard::to_allocvec(&ChunkRef::Records { run, records }).map_err(wire_error)
 }
 
-pub fn end_frame() -> Result<Vec<u8>, String> {
+pub fn end_frame() -> Result<Vec<u8>, WorkerError> {
     postcard::to_allocvec(&ChunkRef::End).map_err(wire_error)
 }
 
@@ -87,7 +94,7 @@ impl OpenSkeleton {
 }
 
 /// A bundle as frames (what the worker answers to `bundle-open`).
-pub fn encode_bundle(mut bundle: Bundle) -> Result<Vec<Vec<u8>>, String> {
+pub fn encode_bundle(mut bundle: Bundle) -> Result<Vec<Vec<u8>>, WorkerError> {
     let items = std::mem::take(&mut bundle.dataset.embedded.items);
     let records: Vec<Vec<JudgeRecord>> =
         bundle.runs.iter_mut().map(|r| std::mem::take(&mut r.run.records)).collect();
@@ -130,15 +137,15 @@ impl Receiver for SaveSkeleton {
 }
 
 /// Adds one chunk frame to `into`; true once it was the end marker.
-fn step<R: Receiver>(into: &mut R, frame: &[u8]) -> Result<bool, String> {
-    match postcard::from_bytes::<Chunk>(frame).map_err(wire_error)? {
+fn step<R: Receiver>(into: &mut R, frame: &[u8]) -> Result<bool, WorkerError> {
+    match postcard::from_bytes::<Chunk>(frame).map_err(decode_error)? {
         Chunk::Items(items) => into.items().extend(items),
-        Chunk::Pairs(_) => return Err(wire_error("a bundle has no pairs")),
+        Chunk::Pairs(_) => return Err(decode_error("a bundle has no pairs")),
         Chunk::Records { run, records } => {
             let target = usize::try_from(run).ok().and_then(|r| into.records(r));
             match target {
                 Some(target) => target.extend(records),
-                None => return Err(wire_error("a chunk names a run the bundle does not have")),
+                None => return Err(decode_error("a chunk names a run the bundle does not have")),
             }
         }
         Chunk::End => return Ok(true),
@@ -147,15 +154,17 @@ fn step<R: Receiver>(into: &mut R, frame: &[u8]) -> Result<bool, String> {
 }
 
 /// Decodes frames in one go.
-pub fn decode<T: Receiver + serde::de::DeserializeOwned>(frames: &[Vec<u8>]) -> Result<T, String> {
-    let (skeleton, chunks) = frames.split_first().ok_or_else(|| wire_error("no frames"))?;
-    let mut value: T = serde_json::from_slice(skeleton).map_err(wire_error)?;
+pub fn decode<T: Receiver + serde::de::DeserializeOwned>(
+    frames: &[Vec<u8>],
+) -> Result<T, WorkerError> {
+    let (skeleton, chunks) = frames.split_first().ok_or_else(|| decode_error("no frames"))?;
+    let mut value: T = serde_json::from_slice(skeleton).map_err(decode_error)?;
     for chunk in chunks {
         if step(&mut value, chunk)? {
             return Ok(value);
         }
     }
-    Err(wire_error("it ends before its end marker"))
+    Err(decode_error("it ends before its end marker"))
 }
 
 /// Builds the bundle a [`SaveSkeleton`] with its chunks describes, and writes its JSON.
@@ -170,10 +179,8 @@ pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
 
 /// Opens the bundle in `bytes` (named `name` in messages) in the worker; on the page when the
 /// worker cannot start.
-pub async fn open(name: &str, bytes: Uint8Array) -> Result<Bundle, String> {
-    let buffer = bytes.buffer();
-    let whole = bytes.byte_offset() == 0 && bytes.byte_length() == buffer.byte_length();
-    let buffer = if whole { buffer } else { Uint8Array::new(&bytes).buffer() };
+pub async fn open(name: &str, bytes: Uint8Array) -> Result<Bundle, WorkerError> {
+    let buffer = whole_buffer(&bytes);
     let request = Object::new();
     let _ = Reflect::set(&request, &"op".into(), &"bundle-open".into());
     let _ = Reflect::set(&request, &"name".into(), &JsValue::from_str(name));
@@ -192,37 +199,31 @@ pub async fn open(name: &str, bytes: Uint8Array) -> Result<Bundle, String> {
 }
 
 /// What the worker does for `bundle-open`, and the fallback on the page.
-fn open_here(bytes: &[u8]) -> Result<Bundle, String> {
-    let text =
-        std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text, so not a bundle".to_owned())?;
-    Bundle::from_json(text).map_err(|e| e.to_string())
+fn open_here(bytes: &[u8]) -> Result<Bundle, WorkerError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| WorkerError::Job("not UTF-8 text, so not a bundle".to_owned()))?;
+    Bundle::from_json(text).map_err(|e| WorkerError::Job(e.to_string()))
 }
 
 /// Copies each frame into wasm memory when its turn comes, yielding every ~25 ms.
-async fn decode_yielding(frames: &Array) -> Result<Bundle, String> {
+async fn decode_yielding(frames: &Array) -> Result<Bundle, WorkerError> {
     let frame = |i: u32| Uint8Array::new(&frames.get(i)).to_vec();
-    let mut bundle: OpenSkeleton = serde_json::from_slice(&frame(0)).map_err(wire_error)?;
-    let mut slice_start = time::monotonic_ms();
+    let mut bundle: OpenSkeleton = serde_json::from_slice(&frame(0)).map_err(decode_error)?;
+    let mut budget = FrameBudget::new();
     for i in 1..frames.length() {
         if step(&mut bundle, &frame(i))? {
             return Ok(bundle.into_bundle());
         }
-        if time::monotonic_ms() - slice_start > 25.0 {
-            time::yield_now().await;
-            slice_start = time::monotonic_ms();
-        }
+        budget.tick().await;
     }
-    Err(wire_error("it ends before its end marker"))
+    Err(decode_error("it ends before its end marker"))
 }
 
 /// Has the worker write the bundle the frames describe ([`SaveSkeleton`] + chunks); returns
 /// its JSON as an `ArrayBuffer` (not copied into wasm memory). On the page when the worker
 /// cannot start.
-pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, String> {
-    let buffers = Array::new();
-    for frame in &frames {
-        buffers.push(&Uint8Array::from(frame.as_slice()).buffer());
-    }
+pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, WorkerError> {
+    let buffers = buffers_of(frames.clone());
     let request = Object::new();
     let _ = Reflect::set(&request, &"op".into(), &"bundle-save".into());
     let _ = Reflect::set(&request, &"frames".into(), &buffers);
@@ -237,34 +238,16 @@ pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, String> {
     }
 }
 
-fn frames_of(message: &JsValue) -> Vec<Vec<u8>> {
-    let frames: Array = js::property(message, "frames").unchecked_into();
-    (0..frames.length()).map(|i| Uint8Array::new(&frames.get(i)).to_vec()).collect()
-}
-
-fn post_error(scope: &DedicatedWorkerGlobalScope, message: &str) {
-    let reply = Object::new();
-    let _ = Reflect::set(&reply, &"kind".into(), &"error".into());
-    let _ = Reflect::set(&reply, &"message".into(), &JsValue::from_str(message));
-    let _ = scope.post_message(&reply);
-}
-
 /// The worker's side of `bundle-open`.
 pub(super) fn open_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
     let bytes = Uint8Array::new(&js::property(message, "bytes")).to_vec();
     match open_here(&bytes).and_then(encode_bundle) {
         Ok(frames) => {
             drop(bytes);
-            let buffers = Array::new();
-            for frame in frames {
-                buffers.push(&Uint8Array::from(frame.as_slice()).buffer());
-            }
-            let reply = Object::new();
-            let _ = Reflect::set(&reply, &"kind".into(), &"done".into());
-            let _ = Reflect::set(&reply, &"frames".into(), &buffers);
-            let _ = scope.post_message_with_transfer(&reply, &buffers);
+            let buffers = buffers_of(frames);
+            post_done(scope, &[("frames", &buffers)], &buffers);
         }
-        Err(e) => post_error(scope, &e),
+        Err(e) => post_error(scope, &e.to_string()),
     }
 }
 
@@ -274,12 +257,9 @@ pub(super) fn save_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
         Ok(skeleton) => {
             let json = save_json(skeleton);
             let buffer = Uint8Array::from(json.as_slice()).buffer();
-            let reply = Object::new();
-            let _ = Reflect::set(&reply, &"kind".into(), &"done".into());
-            let _ = Reflect::set(&reply, &"bytes".into(), &buffer);
-            let _ = scope.post_message_with_transfer(&reply, &Array::of1(&buffer));
+            post_done(scope, &[("bytes", &buffer)], &Array::of1(&buffer));
         }
-        Err(e) => post_error(scope, &e),
+        Err(e) => post_error(scope, &e.to_string()),
     }
 }
 
@@ -381,8 +361,11 @@ mod tests {
         // A cut stream is an error, not a truncated bundle.
         let frames = encode_bundle(opened).unwrap();
         assert!(
-            decode::<OpenSkeleton>(&frames[..frames.len() - 1]).unwrap_err().contains("end marker")
+            decode::<OpenSkeleton>(&frames[..frames.len() - 1])
+                .unwrap_err()
+                .to_string()
+                .contains("end marker")
         );
-        assert!(open_here(b"\xff\xfe").unwrap_err().contains("not UTF-8"));
+        assert!(open_here(b"\xff\xfe").unwrap_err().to_string().contains("not UTF-8"));
     }
 }

@@ -1,0 +1,16 @@
+//! Work done in the loader's Web Worker so the page never freezes: loading datasets
+//! ([`load`]) and opening or writing bundles ([`bundle`]), over one conversation
+//! ([`protocol`]); [`entry`] is the worker's side of it. Modules depend downwards only:
+//! `entry` → `load`, `bundle` → `protocol`.
+
+pub mod bundle;
+pub mod entry;
+pub mod load;
+pub mod protocol;
+
+pub use load::{
+    LoadStage, decode, encode, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
+    load_in_worker, load_on_main_thread, load_with_mapping_in_worker,
+    load_with_mapping_on_main_thread,
+};
+pub use protocol::{WORKER_SCRIPT, WorkerError};
