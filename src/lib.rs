@@ -1,7 +1,8 @@
 //! Concord's web app: Leptos screens and components, and the browser edge (files, fetch, storage).
 //!
-//! Components stay thin: what they show comes from plain types in [`view_model`], which are
-//! tested natively; what they do to the browser goes through [`browser`].
+//! Screens stay thin: what they show comes from the core (`concord_core::study`,
+//! `concord_core::report`) or from plain types tested natively (e.g. `screens::data::model`);
+//! what they do to the browser goes through [`edge`] and [`browser`].
 
 pub mod app;
 pub mod browser;
@@ -11,7 +12,6 @@ pub mod edge;
 pub mod runner;
 pub mod screens;
 pub mod state;
-pub mod view_model;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

@@ -15,7 +15,7 @@ use concord_core::study::workbench::{JudgedRun, Study};
 use leptos::prelude::*;
 
 use crate::edge::store::Store;
-use crate::view_model::DatasetView;
+use crate::screens::data::model::DatasetView;
 
 /// Which screen is showing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! Components and helpers shared by several screens.
 
 pub mod download;
+pub mod drop_zone;
 pub mod figure_view;
 pub mod table_view;
 pub mod virtual_table;

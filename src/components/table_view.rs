@@ -121,9 +121,10 @@ pub fn TableView(
                     let inner = match on_cell {
                         Some(cb) if !cell.is_blank() => {
                             let aria = format!(
-                                "{}, {}: {}.{}",
+                                "{}, {}{}: {}.{}",
                                 row.label,
                                 column.full_label(),
+                                column.description.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
                                 cell.display(),
                                 title.as_ref().map(|t| format!(" {t}")).unwrap_or_default()
                             );

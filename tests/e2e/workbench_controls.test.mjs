@@ -340,11 +340,13 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
           // The tooltip is the note; the CSV carries it, with n (and p) in their own columns.
           assert.equal(record[at(' note')], cell.title, `${method} ${attribute} ${column}: the note is the tooltip`);
           if (k === 0) {
-            const t = /^n = (\d+), parse failures = (\d+)(?:, Williams p = (\d\.\d{4}) vs baseline)?$/.exec(cell.title);
+            const t = /^n = (\d+), parse failures = (\d+)(?:, Williams p ([=<]) (\d\.\d{4}) vs baseline)?$/.exec(cell.title);
             assert.ok(t, cell.title);
             assert.equal(record[at(' n')], t[1]);
-            if (method === 'score-only') assert.equal(record[at(' p')], '', 'no p-value for the baseline itself');
-            else assert.ok(Math.abs(Number(record[at(' p')]) - Number(t[3])) <= 0.00005 + 1e-12, `${method}: p ${record[at(' p')]} is the tooltip's ${t[3]}`);
+            const p = record[at(' p')];
+            if (method === 'score-only') assert.equal(p, '', 'no p-value for the baseline itself');
+            else if (t[3] === '<') assert.ok(Number(p) < Number(t[4]), `${method}: p ${p} is below the tooltip's ${t[4]}`);
+            else assert.ok(Math.abs(Number(p) - Number(t[4])) <= 0.00005 + 1e-12, `${method}: p ${p} is the tooltip's ${t[4]}`);
           } else {
             const t = /^n = (\d+) items, (\d+) documents, parse failures = (\d+)$/.exec(cell.title);
             assert.ok(t, `τ at document level has no Williams p: ${cell.title}`);

@@ -3,23 +3,20 @@
 //! tables (re-reads the same file in the worker with the edited mapping) and a virtualized
 //! preview of every row.
 
-use std::rc::Rc;
+pub mod model;
+pub mod tasks;
+
 use std::sync::Arc;
 
-use concord_core::data::{ColumnMapping, Role};
+use concord_core::data::Role;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use web_sys::{DragEvent, File, HtmlInputElement};
 
-use wasm_bindgen::JsCast;
-
+use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
-use crate::edge::worker::{
-    LoadStage, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
-    load_with_mapping_in_worker,
-};
-use crate::state::{DataSource, OpenDataset, Workspace, example_source, use_workspace};
-use crate::view_model::{DraftRow, draft_mapping, draft_rows, preview_row};
+use crate::state::{OpenDataset, example_source, use_workspace};
+
+use model::{DraftRow, draft_mapping, draft_rows, preview_row};
+use tasks::{open_file, open_url, reread};
 
 /// A recorded run on the built-in example (no key needed), served beside the app.
 pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
@@ -35,44 +32,6 @@ pub fn DataScreen() -> impl IntoView {
     }
 }
 
-/// Reads `file` and parses it in a Web Worker (the page stays responsive however big the
-/// file), showing each stage, then opens it in the workspace or says why it could not.
-fn open_file(file: File) {
-    let ws = use_workspace();
-    let name = file.name();
-    ws.loading.set(Some(format!("Reading {name}…")));
-    spawn_local(async move {
-        let buffer = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-            Ok(buffer) => buffer.unchecked_into::<js_sys::ArrayBuffer>(),
-            Err(e) => {
-                ws.load_error.set(Some(format!("The browser could not read {name}: {e:?}")));
-                ws.loading.set(None);
-                return;
-            }
-        };
-        let label = name.clone();
-        let progress = move |stage: LoadStage| {
-            let text = match stage {
-                LoadStage::StartingWorker => format!("Starting a background worker for {label}…"),
-                LoadStage::Parsing { in_worker: true } => {
-                    format!("Parsing {label} in the background…")
-                }
-                LoadStage::Parsing { in_worker: false } => format!("Parsing {label}…"),
-                LoadStage::Receiving => format!("Opening {label}…"),
-            };
-            ws.loading.set(Some(text));
-        };
-        match load_buffer_in_worker(name.clone(), buffer, progress).await {
-            Ok(loaded) => {
-                ws.source.set_value(Some((name.clone(), DataSource::File(file))));
-                ws.open_loaded(loaded);
-            }
-            Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
-        }
-        ws.loading.set(None);
-    });
-}
-
 /// Public copies of the papers' datasets, fetched on request (raw.githubusercontent.com is
 /// in the page's connect-src).
 const PRESETS: [(&str, &str); 2] = [
@@ -86,64 +45,16 @@ const PRESETS: [(&str, &str); 2] = [
     ),
 ];
 
-/// Fetches `url` and opens it as a dataset, parsing in a worker.
-fn open_url(ws: Workspace, url: String) {
-    let name = url
-        .rsplit('/')
-        .find(|s| !s.is_empty())
-        .unwrap_or("download")
-        .split('?')
-        .next()
-        .unwrap_or("download")
-        .to_owned();
-    ws.loading.set(Some(format!("Downloading {url}…")));
-    spawn_local(async move {
-        match crate::edge::http::get_bytes(&url, 120_000).await {
-            Err(e) => ws.load_error.set(Some(format!(
-                "Could not download {url}: {e}. If the address is right, the server may not allow web pages to read it (CORS), or its origin is not in this page's connect-src (README, “Custom base URL”); download the file and load it from disk instead."
-            ))),
-            Ok(bytes) => {
-                ws.loading.set(Some(format!("Parsing {name} in the background…")));
-                let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
-                match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
-                    Ok(loaded) => {
-                        ws.source.set_value(Some((name.clone(), DataSource::Bytes(kept))));
-                        ws.open_loaded(loaded);
-                    }
-                    Err(err) => ws.load_error.set(Some(format!("Could not load {name}: {err}"))),
-                }
-            }
-        }
-        ws.loading.set(None);
-    });
-}
-
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
     let targets = crate::bundle::BundleTargets::from_context();
     let url = RwSignal::new(String::new());
-    let dragging = RwSignal::new(false);
-    let on_pick = move |ev: leptos::ev::Event| {
-        let input: HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|files| files.get(0)) {
-            open_file(file);
+    let on_files = Callback::new(move |files: Vec<web_sys::File>| {
+        if let Some(file) = files.into_iter().next() {
+            open_file(ws, file);
         }
-        // Picking the same file again must load it again.
-        input.set_value("");
-    };
-    let on_drop = move |ev: DragEvent| {
-        ev.prevent_default();
-        dragging.set(false);
-        let file = ev.data_transfer().and_then(|dt| dt.files()).and_then(|files| files.get(0));
-        if let Some(file) = file {
-            open_file(file);
-        }
-    };
-    let on_drag_over = move |ev: DragEvent| {
-        ev.prevent_default();
-        dragging.set(true);
-    };
+    });
     view! {
         <section class="panel" aria-labelledby="load-heading">
             <h2 id="load-heading">"Load a dataset"</h2>
@@ -152,19 +63,8 @@ fn LoadPanel() -> impl IntoView {
                 "the papers, MT-bench and LLMBar pairs, CoEval files, or any table with a column mapping. "
                 "Files are read in your browser; nothing is uploaded."
             </p>
-            <div
-                class="dropzone"
-                class:active=move || dragging.get()
-                on:dragover=on_drag_over
-                on:dragleave=move |_| dragging.set(false)
-                on:drop=on_drop
-            >
-                <div class="row">
-                    <label for="dataset-file">"Load a dataset file"</label>
-                    <input id="dataset-file" type="file"
-                        accept=".csv,.tsv,.json,.jsonl,.txt,text/csv,application/json"
-                        on:change=on_pick/>
-                    <span class="muted">"or drop a file here"</span>
+            <DropZone id="dataset-file" label="Load a dataset file"
+                accept=".csv,.tsv,.json,.jsonl,.txt,text/csv,application/json" on_files=on_files>
                     <button class="secondary" type="button"
                         on:click=move |_| {
                             ws.source.set_value(Some(example_source()));
@@ -181,8 +81,7 @@ fn LoadPanel() -> impl IntoView {
                         }>
                         "Open the demo"
                     </button>
-                </div>
-            </div>
+            </DropZone>
             <div class="row">
                 <label for="dataset-url">"Dataset URL"</label>
                 <input id="dataset-url" type="url" size="60" placeholder="https://…/data.json" prop:value=move || url.get()
@@ -310,70 +209,6 @@ fn PreviewPanel() -> impl IntoView {
             }}
         </section>
     }
-}
-
-/// Reads the open dataset's file again, in the worker, with `mapping` (`None`: the guess),
-/// and opens the result; `message` gets what happened.
-fn reread(
-    ws: Workspace,
-    mapping: Option<ColumnMapping>,
-    message: RwSignal<Option<(bool, String)>>,
-) {
-    let open_name = ws.dataset.with_untracked(|d| d.loaded.dataset.name.clone());
-    let source = ws.source.get_value().filter(|(name, _)| *name == open_name);
-    let Some((name, source)) = source else {
-        message.set(Some((
-            false,
-            "The file of this dataset is no longer at hand: load it again to change its mapping."
-                .into(),
-        )));
-        return;
-    };
-    let what =
-        if mapping.is_some() { "with the edited mapping" } else { "with the guessed mapping" };
-    ws.loading.set(Some(format!("Reading {name} again {what}…")));
-    message.set(None);
-    spawn_local(async move {
-        let result = match source {
-            DataSource::File(file) => {
-                match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-                    Ok(buffer) => {
-                        let buffer = buffer.unchecked_into::<js_sys::ArrayBuffer>();
-                        load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {})
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    Err(e) => Err(format!(
-                        "the browser could not read it again ({e:?}); if it changed on disk, load it again"
-                    )),
-                }
-            }
-            DataSource::Bytes(bytes) => {
-                load_with_mapping_in_worker(name.clone(), bytes.to_vec(), mapping, |_| {})
-                    .await
-                    .map_err(|e| e.to_string())
-            }
-        };
-        match result {
-            Ok(loaded) => {
-                let counts = &loaded.summary.counts;
-                let attributes: Vec<&str> =
-                    loaded.summary.attributes.iter().map(|a| a.name.as_str()).collect();
-                let text = format!(
-                    "Read {name} again {what}: {} items, {} raters, attributes: {}.",
-                    counts.items,
-                    counts.raters,
-                    if attributes.is_empty() { "none".to_owned() } else { attributes.join(", ") }
-                );
-                ws.open_loaded(loaded);
-                message.try_set(Some((true, text)));
-            }
-            Err(e) => {
-                message.try_set(Some((false, format!("Could not read {name} {what}: {e}"))));
-            }
-        }
-        ws.loading.set(None);
-    });
 }
 
 /// The column-mapping editor, for CSV, TSV and flat JSON/JSONL files: one row per column of

@@ -111,9 +111,9 @@ fn undefined_reason(row: &Row, (stat, level): Column) -> Option<&str> {
     }
 }
 
-/// A p-value as a note shows it.
+/// A p-value as a note shows it, with its relation: `= 0.0123`, `< 0.0001`.
 fn p_text(p: f64) -> String {
-    if p < 0.0001 { "< 0.0001".to_owned() } else { format!("{p:.4}") }
+    if p < 0.0001 { "< 0.0001".to_owned() } else { format!("= {p:.4}") }
 }
 
 /// The methods × attributes table under `columns` (one column per attribute, or several
@@ -168,7 +168,7 @@ pub fn results_table(
                     && base.is_some_and(|b| b != method);
                 if tested && let Some(p) = c.row.williams.p {
                     cell = cell.with_p(Some(p));
-                    note.push_str(&format!(", Williams p = {} vs baseline", p_text(p)));
+                    note.push_str(&format!(", Williams p {} vs baseline", p_text(p)));
                     if c.row.williams.n != c.row.n {
                         note.push_str(&format!(
                             " (on the {} items both judges rated)",

@@ -1,4 +1,5 @@
-//! Plain, natively tested types that the components render: no signals, no DOM.
+//! The Data screen's plain, natively tested types: the open dataset's summary, preview rows
+//! and diagnostics as shown, and the column-mapping editor's draft. No signals, no DOM.
 
 use concord_core::data::{
     ColumnInfo, ColumnMapping, Diagnostic, Loaded, MappingProblem, Role, Scale, ScaleKind,

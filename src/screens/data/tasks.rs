@@ -1,0 +1,168 @@
+//! The Data screen's async work: reading a picked, dropped or downloaded file and parsing it
+//! in the Web Worker (each stage said on the screen), and reading the open file again with an
+//! edited column mapping.
+
+use std::rc::Rc;
+
+use concord_core::data::ColumnMapping;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use web_sys::File;
+
+use crate::edge::http::FetchError;
+use crate::edge::worker::{
+    LoadStage, WorkerError, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
+    load_in_worker, load_with_mapping_in_worker,
+};
+use crate::state::{DataSource, Workspace};
+
+/// Why a dataset could not be opened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataLoadError {
+    #[error("The browser could not read {name}: {why}; pick the file again")]
+    Read { name: String, why: String },
+    #[error("Could not load {name}: {error}")]
+    Load { name: String, error: WorkerError },
+    #[error(
+        "Could not download {url}: {error}. If the address is right, the server may not allow web pages to read it (CORS), or its origin is not in this page's connect-src (README, “Custom base URL”); download the file and load it from disk instead."
+    )]
+    Download { url: String, error: FetchError },
+    #[error("The file of this dataset is no longer at hand: load it again to change its mapping.")]
+    NoSource,
+}
+
+/// Reads `file` and parses it in a Web Worker (the page stays responsive however big the
+/// file), showing each stage, then opens it in the workspace or says why it could not.
+pub fn open_file(ws: Workspace, file: File) {
+    let name = file.name();
+    ws.loading.set(Some(format!("Reading {name}…")));
+    spawn_local(async move {
+        let buffer = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => buffer.unchecked_into::<js_sys::ArrayBuffer>(),
+            Err(e) => {
+                let why = crate::edge::js::error_message(&e);
+                ws.load_error
+                    .set(Some(DataLoadError::Read { name: name.clone(), why }.to_string()));
+                ws.loading.set(None);
+                return;
+            }
+        };
+        let label = name.clone();
+        let progress = move |stage: LoadStage| {
+            let text = match stage {
+                LoadStage::StartingWorker => format!("Starting a background worker for {label}…"),
+                LoadStage::Parsing { in_worker: true } => {
+                    format!("Parsing {label} in the background…")
+                }
+                LoadStage::Parsing { in_worker: false } => format!("Parsing {label}…"),
+                LoadStage::Receiving => format!("Opening {label}…"),
+            };
+            ws.loading.set(Some(text));
+        };
+        match load_buffer_in_worker(name.clone(), buffer, progress).await {
+            Ok(loaded) => {
+                ws.source.set_value(Some((name.clone(), DataSource::File(file))));
+                ws.open_loaded(loaded);
+            }
+            Err(error) => ws.load_error.set(Some(DataLoadError::Load { name, error }.to_string())),
+        }
+        ws.loading.set(None);
+    });
+}
+
+/// Fetches `url` and opens it as a dataset, parsing in a worker.
+pub fn open_url(ws: Workspace, url: String) {
+    let name = url
+        .rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or("download")
+        .split('?')
+        .next()
+        .unwrap_or("download")
+        .to_owned();
+    ws.loading.set(Some(format!("Downloading {url}…")));
+    spawn_local(async move {
+        match crate::edge::http::get_bytes(&url, 120_000).await {
+            Err(error) => ws
+                .load_error
+                .set(Some(DataLoadError::Download { url: url.clone(), error }.to_string())),
+            Ok(bytes) => {
+                ws.loading.set(Some(format!("Parsing {name} in the background…")));
+                let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
+                match load_in_worker(name.clone(), bytes, |_| {}).await {
+                    Ok(loaded) => {
+                        ws.source.set_value(Some((name.clone(), DataSource::Bytes(kept))));
+                        ws.open_loaded(loaded);
+                    }
+                    Err(error) => {
+                        ws.load_error.set(Some(DataLoadError::Load { name, error }.to_string()))
+                    }
+                }
+            }
+        }
+        ws.loading.set(None);
+    });
+}
+
+/// Reads the open dataset's file again, in the worker, with `mapping` (`None`: the guess),
+/// and opens the result; `message` gets what happened.
+pub fn reread(
+    ws: Workspace,
+    mapping: Option<ColumnMapping>,
+    message: RwSignal<Option<(bool, String)>>,
+) {
+    let open_name = ws.dataset.with_untracked(|d| d.loaded.dataset.name.clone());
+    let source = ws.source.get_value().filter(|(name, _)| *name == open_name);
+    let Some((name, source)) = source else {
+        message.set(Some((false, DataLoadError::NoSource.to_string())));
+        return;
+    };
+    let what =
+        if mapping.is_some() { "with the edited mapping" } else { "with the guessed mapping" };
+    ws.loading.set(Some(format!("Reading {name} again {what}…")));
+    message.set(None);
+    spawn_local(async move {
+        let result = match source {
+            DataSource::File(file) => {
+                match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                    Ok(buffer) => {
+                        let buffer = buffer.unchecked_into::<js_sys::ArrayBuffer>();
+                        load_buffer_with_mapping_in_worker(name.clone(), buffer, mapping, |_| {})
+                            .await
+                            .map_err(|e| e.to_string())
+                    }
+                    Err(e) => Err(format!(
+                        "the browser could not read it again ({}); if it changed on disk, load it again",
+                        crate::edge::js::error_message(&e)
+                    )),
+                }
+            }
+            DataSource::Bytes(bytes) => {
+                load_with_mapping_in_worker(name.clone(), bytes.to_vec(), mapping, |_| {})
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+        };
+        match result {
+            Ok(loaded) => {
+                let counts = &loaded.summary.counts;
+                let attributes: Vec<&str> =
+                    loaded.summary.attributes.iter().map(|a| a.name.as_str()).collect();
+                let text = format!(
+                    "Read {name} again {what}: {} items, {} raters, attributes: {}.",
+                    counts.items,
+                    counts.raters,
+                    if attributes.is_empty() { "none".to_owned() } else { attributes.join(", ") }
+                );
+                ws.open_loaded(loaded);
+                message.try_set(Some((true, text)));
+            }
+            Err(e) => {
+                message.try_set(Some((false, format!("Could not read {name} {what}: {e}"))));
+            }
+        }
+        ws.loading.set(None);
+    });
+}
