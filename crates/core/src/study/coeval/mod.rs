@@ -41,6 +41,6 @@ pub use snapshot::{
     SnapshotError,
 };
 pub use study::{
-    Evaluation, EvaluationTarget, Instance, LLM, Stage2Criterion, Study, StudyError,
+    Evaluation, EvaluationTarget, IdeationError, Instance, LLM, Stage2Criterion, Study, StudyError,
     check_task_name, parse_criteria, typed_instance,
 };

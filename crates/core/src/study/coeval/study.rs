@@ -92,6 +92,16 @@ pub enum StudyError {
     EmptyInstance,
 }
 
+/// Why an ideation request gave no criteria.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdeationError {
+    #[error("the LLM's answer lists no criteria")]
+    NoCriteria,
+    #[error("none of the LLM's answers lists criteria")]
+    NoneListsCriteria,
+}
+
 /// A criterion of stage 2 and the criterion its LLM evaluation is stored under (they differ
 /// when annotators revised the wording in stage 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -331,19 +341,27 @@ impl Study {
         out
     }
 
-    /// The study with the LLM's answers to an ideation request: the answers are kept, and
-    /// with one answer its list becomes the criteria. `None` when that one answer lists none.
-    pub fn with_ideation(&self, answers: Vec<String>) -> Option<Study> {
+    /// The study with the LLM's answers to an ideation request for `requested` answers. One
+    /// answer requested: its list becomes the criteria. Several: the answers are kept (their
+    /// recurrence is for the user to choose from) and the criteria stay.
+    pub fn with_ideation(
+        &self,
+        answers: Vec<String>,
+        requested: u32,
+    ) -> Result<Study, IdeationError> {
         let mut next = self.clone();
-        if let [one] = answers.as_slice() {
-            let criteria = crate::judge::meta_eval::list_items(one);
-            if criteria.is_empty() {
-                return None;
+        let lists: Vec<Vec<String>> =
+            answers.iter().map(|t| crate::judge::meta_eval::list_items(t)).collect();
+        if requested <= 1 {
+            match lists.into_iter().next() {
+                Some(criteria) if !criteria.is_empty() => next.criteria = criteria,
+                _ => return Err(IdeationError::NoCriteria),
             }
-            next.criteria = criteria;
+        } else if lists.iter().all(Vec::is_empty) {
+            return Err(IdeationError::NoneListsCriteria);
         }
         next.ideation = answers;
-        Some(next)
+        Ok(next)
     }
 
     /// The criteria lists of the kept ideation answers, one per answer.
@@ -456,12 +474,20 @@ pub(crate) mod tests {
     #[test]
     fn ideation_sets_criteria_from_one_answer_and_keeps_every_answer() {
         let s = study();
-        let one = s.with_ideation(vec!["1. Fluency.\n2. Coherence.".into()]).unwrap();
+        let one = s.with_ideation(vec!["1. Fluency.\n2. Coherence.".into()], 1).unwrap();
         assert_eq!(one.criteria, ["Fluency.", "Coherence."]);
         assert_eq!(one.ideation.len(), 1);
-        assert_eq!(s.with_ideation(vec!["nothing listed".into()]), None);
-        let many = s.with_ideation(vec!["1. A\n2. B".into(), "- B\n- C".into()]).unwrap();
+        assert_eq!(
+            s.with_ideation(vec!["nothing listed".into()], 1),
+            Err(IdeationError::NoCriteria)
+        );
+        assert_eq!(s.with_ideation(Vec::new(), 1), Err(IdeationError::NoCriteria));
+        let many = s.with_ideation(vec!["1. A\n2. B".into(), "- B\n- C".into()], 3).unwrap();
         assert_eq!(many.criteria, s.criteria, "several answers leave the choice to the user");
         assert_eq!(many.ideation_lists(), [vec!["A", "B"], vec!["B", "C"]]);
+        // One of three answers arrived: it is kept, not adopted.
+        let partial = s.with_ideation(vec!["1. A".into()], 3).unwrap();
+        assert_eq!(partial.criteria, s.criteria);
+        assert_eq!(s.with_ideation(vec!["none".into()], 3), Err(IdeationError::NoneListsCriteria));
     }
 }
