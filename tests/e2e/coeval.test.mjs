@@ -359,7 +359,7 @@ function releasedFiles() {
   return out;
 }
 
-function cli(files, format) {
+function runCli(files, format) {
   const bin = process.env.CONCORD_CLI;
   const args = ['coeval', ...files, '--format', format];
   return bin
@@ -368,7 +368,7 @@ function cli(files, format) {
 }
 
 function cliReport(files) {
-  return JSON.parse(cli(files, 'json'));
+  return JSON.parse(runCli(files, 'json'));
 }
 
 test('released CoEval files give the numbers of `concord coeval`', { skip: missingShared(SHARED) }, async () => {
@@ -406,7 +406,7 @@ test('released CoEval files give the numbers of `concord coeval`', { skip: missi
     // Its CSV export is byte for byte the first table `concord coeval --format csv` prints.
     const exported = await coeval.download(page.getByRole('button', { name: /^Export Table 6: .* as CSV$/ }));
     assert.equal(exported.name, 'coeval-released-table6.csv');
-    assert.equal(exported.text, `${cli(files, 'csv').split('\r\n\r\n')[0]}\r\n`);
+    assert.equal(exported.text, `${runCli(files, 'csv').split('\r\n\r\n')[0]}\r\n`);
     const fig3 = await coeval.table('released-figure3');
     assert.deepEqual(fig3.map((r) => r.slice(1)), [
       ['1.000', '0.756', '0.756', '0.749'],

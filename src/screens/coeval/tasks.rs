@@ -310,8 +310,10 @@ pub async fn compute_released(ctx: Ctx) {
     else {
         return;
     };
-    let Some(mut report) =
-        released.reproduction.try_with_value(|r| r.as_ref().map(|r| r.report_start())).flatten()
+    let Some(mut view) = released
+        .reproduction
+        .try_with_value(|r| r.as_ref().map(|r| ReleasedView::start(r, level)))
+        .flatten()
     else {
         return;
     };
@@ -322,26 +324,19 @@ pub async fn compute_released(ctx: Ctx) {
         if !current() {
             return;
         }
-        let Some(part) = released
+        let added = released
             .reproduction
-            .try_with_value(|r| r.as_ref().map(|r| r.report_task(task, level)))
-            .flatten()
-        else {
+            .try_with_value(|r| r.as_ref().map(|r| view.add_task(r, task)))
+            .flatten();
+        if added.is_none() {
             return;
-        };
-        report.extend(part);
+        }
         budget.tick().await;
     }
-    budget.tick().await;
     if !current() {
         return;
     }
-    let view = released
-        .reproduction
-        .try_with_value(|r| {
-            r.as_ref().map(|r| Arc::new(ReleasedView::from_report(r, report, level)))
-        })
-        .flatten();
+    let view = Some(Arc::new(view));
     released.view.try_set(view);
 }
 

@@ -7,7 +7,7 @@
 use super::tables::{
     alpha_figure, alpha_table, distribution_figure, distribution_table, rate_cells, rate_columns,
 };
-use crate::coeval::released::{Rates, TASKS};
+use crate::coeval::released::Rates;
 use crate::coeval::results::level_name;
 use crate::coeval::{self, ActionRates, Distribution, Reproduction};
 use crate::report::{Cell, Column, Report, Row, Table};
@@ -64,50 +64,59 @@ pub struct ReleasedView {
 impl ReleasedView {
     /// The view of everything `reproduction` was given, at α level `level`.
     pub fn new(reproduction: &Reproduction, level: KrippendorffLevel) -> ReleasedView {
-        ReleasedView::from_report(reproduction, reproduction.report(level), level)
+        let mut view = ReleasedView::start(reproduction, level);
+        for task in reproduction.task_names() {
+            view.add_task(reproduction, task);
+        }
+        view
     }
 
-    /// The view of `report`, which must be `reproduction`'s report at `level` (the released
-    /// panel computes it task by task: `Reproduction::report_task`).
-    pub fn from_report(
-        reproduction: &Reproduction,
-        report: coeval::Report,
-        level: KrippendorffLevel,
-    ) -> ReleasedView {
-        let mut matrices = Vec::new();
-        let mut distributions = Vec::new();
-        let mut figure3 = None;
-        for task in TASKS {
-            let Some(table) = reproduction.score_table(task) else { continue };
-            matrices.push(TaskMatrix {
+    /// A view with no task yet (only the notes about the files): [`ReleasedView::new`] is
+    /// this with [`ReleasedView::add_task`] of every task in `Reproduction::task_names`
+    /// order, so a caller can compute one task at a time (and let a page breathe between).
+    pub fn start(reproduction: &Reproduction, level: KrippendorffLevel) -> ReleasedView {
+        ReleasedView {
+            report: reproduction.report_start(),
+            level,
+            matrices: Vec::new(),
+            distributions: Vec::new(),
+            figure3: None,
+        }
+    }
+
+    /// Adds one task: its part of the report, and its α matrix (from the report's pairs, not
+    /// computed twice), score distribution and, for ROCStories, Figure 3's block.
+    pub fn add_task(&mut self, reproduction: &Reproduction, task: &str) {
+        let part = reproduction.report_task(task, self.level);
+        if let Some(table) = reproduction.score_table(task) {
+            let alpha = |a: &str, b: &str| -> Option<f64> {
+                if a == b {
+                    return Some(1.0);
+                }
+                part.alpha
+                    .iter()
+                    .map(|x| &x.pair)
+                    .find(|p| (p.a == a && p.b == b) || (p.a == b && p.b == a))
+                    .and_then(|p| p.alpha)
+            };
+            let matrix_of = |raters: &[&str]| -> Vec<Vec<Option<f64>>> {
+                raters.iter().map(|a| raters.iter().map(|b| alpha(a, b)).collect()).collect()
+            };
+            let raters: Vec<&str> = table.raters.iter().map(String::as_str).collect();
+            self.matrices.push(TaskMatrix {
                 task: task.to_owned(),
                 raters: table.raters.clone(),
-                matrix: table.alpha_matrix(level),
+                matrix: matrix_of(&raters),
             });
-            distributions.push((task.to_owned(), table.distribution(None)));
-            if task == "roc" && FIGURE3_RATERS.iter().all(|r| table.raters.iter().any(|x| x == r)) {
-                let matrix: Vec<Vec<Option<f64>>> =
-                    FIGURE3_RATERS
-                        .iter()
-                        .map(|a| {
-                            FIGURE3_RATERS
-                                .iter()
-                                .map(|b| {
-                                    if a == b {
-                                        Some(1.0)
-                                    } else {
-                                        table.alpha(&[a, b], level).value
-                                    }
-                                })
-                                .collect()
-                        })
-                        .collect();
+            self.distributions.push((task.to_owned(), table.distribution(None)));
+            if task == "roc" && FIGURE3_RATERS.iter().all(|r| raters.contains(r)) {
+                let matrix = matrix_of(&FIGURE3_RATERS);
                 let group: Vec<f64> = matrix[0][1..].iter().flatten().copied().collect();
                 let group1 = (group.len() == 3).then(|| group.iter().sum::<f64>() / 3.0);
-                figure3 = Some(Figure3 { matrix, group1 });
+                self.figure3 = Some(Figure3 { matrix, group1 });
             }
         }
-        ReleasedView { report, level, matrices, distributions, figure3 }
+        self.report.extend(part);
     }
 
     /// Minutes per sample from the session logs, per task.
