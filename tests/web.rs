@@ -46,3 +46,49 @@ fn app_mounts_on_the_example() {
     drop(handle);
     host.remove();
 }
+
+/// The bundle's way into the CoEval screen: a snapshot applied to a store is what the screen
+/// reads back (study, annotator, every event with its undo, imported files), and a study
+/// applied over another replaces its logs and imports.
+#[wasm_bindgen_test]
+async fn coeval_snapshot_is_stored_as_the_screen_stores_it() {
+    use std::collections::BTreeMap;
+
+    use concord_core::coeval::{AnnotatorFile, Event, Log};
+    use concord_core::judge::coeval::TaskInfo;
+    use concord_core::study::coeval::{Snapshot, Study};
+    use concord_web::edge::store::{Store, StoreName};
+    use concord_web::screens::coeval::{apply_snapshot, snapshot};
+
+    let store = Store::memory();
+    assert_eq!(snapshot(&store).await.expect("readable"), None, "no study yet");
+    let info = TaskInfo {
+        description: "to write a story".into(),
+        input_name: "prompt".into(),
+        output_name: "story".into(),
+    };
+    let study = Study::typed(
+        "stories",
+        info,
+        vec!["Fluent.".into()],
+        vec![("A cat.".into(), "The cat slept.".into(), "turbo".into())],
+    );
+    let score =
+        |s: f64| Event::Score { instance: "i1".into(), criterion: "Fluent.".into(), score: s };
+    let mut log = Log::new();
+    for e in [score(4.0), Event::Undo, score(2.0)] {
+        log.push(e).expect("a valid event");
+    }
+    let logs = BTreeMap::from([("Ann".to_owned(), log.clone())]);
+    let imported = vec![("bob.json".to_owned(), AnnotatorFile::new("Bob", "stories", &log))];
+    let first = Snapshot::capture(&study, "Ann", &logs, &imported);
+    apply_snapshot(&store, &first).await.expect("applied");
+    assert_eq!(snapshot(&store).await.expect("readable"), Some(first.clone()));
+    let keys =
+        store.keys_with_prefix(StoreName::Annotations, "coeval/stories/Ann/").await.expect("keys");
+    assert_eq!(keys.len(), 3, "one record per event, the undo too");
+
+    let second = Snapshot::capture(&study, "Cy", &BTreeMap::new(), &[]);
+    apply_snapshot(&store, &second).await.expect("applied");
+    assert_eq!(snapshot(&store).await.expect("readable"), Some(second));
+}

@@ -359,13 +359,16 @@ function releasedFiles() {
   return out;
 }
 
-function cliReport(files) {
+function runCli(files, format) {
   const bin = process.env.CONCORD_CLI;
-  const args = ['coeval', ...files, '--format', 'json'];
-  const text = bin
-    ? execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 26 })
-    : execFileSync('cargo', ['run', '-q', '-p', 'concord-cli', '--', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
-  return JSON.parse(text);
+  const args = ['coeval', ...files, '--format', format];
+  return bin
+    ? execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] })
+    : execFileSync('cargo', ['run', '-q', '-p', 'concord-cli', '--', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] });
+}
+
+function cliReport(files) {
+  return JSON.parse(runCli(files, 'json'));
 }
 
 test('released CoEval files give the numbers of `concord coeval`', { skip: missingShared(SHARED) }, async () => {
@@ -394,10 +397,16 @@ test('released CoEval files give the numbers of `concord coeval`', { skip: missi
     assert.deepEqual(report.tasks, cli.tasks, 'Table 6 rows and minutes per sample');
     assert.deepEqual(report.alpha, cli.alpha, 'every pairwise α');
     assert.deepEqual(report.key_checks, cli.key_checks, 'the swapped Self-Instruct keys');
-    // What the screen shows: Table 6's ELI5 overall row and Figure 3's block.
-    const eli5 = await coeval.table('released-table6-eli5');
-    assert.deepEqual(eli5[0], ['overall', '81.16', '14.61', '3.60', '0.63']);
-    assert.deepEqual(eli5[2], ['score', '70.66', '29.34', '0.00', '0.00']);
+    // What the screen shows: Table 6 in the paper's layout (ELI5's overall and score rows)
+    // and Figure 3's block.
+    const table6 = await coeval.table('released-table6');
+    assert.deepEqual(table6.map((r) => r[0]), ['ELI5', '-conc.', '-scr.', '-evd.', 'ROCStories', '-conc.', '-scr.', '-evd.', 'Self-Instruct', '-conc.', '-scr.', '-evd.']);
+    assert.deepEqual(table6[0], ['ELI5', '81.16', '14.61', '3.60', '0.63']);
+    assert.deepEqual(table6[2], ['-scr.', '70.66', '29.34', '0.00', '0.00']);
+    // Its CSV export is byte for byte the first table `concord coeval --format csv` prints.
+    const exported = await coeval.download(page.getByRole('button', { name: /^Export Table 6: .* as CSV$/ }));
+    assert.equal(exported.name, 'coeval-released-table6.csv');
+    assert.equal(exported.text, `${runCli(files, 'csv').split('\r\n\r\n')[0]}\r\n`);
     const fig3 = await coeval.table('released-figure3');
     assert.deepEqual(fig3.map((r) => r.slice(1)), [
       ['1.000', '0.756', '0.756', '0.749'],

@@ -23,8 +23,9 @@ USAGE:
                                            correlation table of judge runs against human ratings
     concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S] [--format json]
                                            seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
-    concord coeval PATH... [--format json] [--level LEVEL]
-                                           CoEval (seed 004) action rates and α from released files
+    concord coeval PATH... [--format json|md|csv|latex] [--level LEVEL]
+                                           CoEval (seed 004) from released files: the report as
+                                           JSON, or Table 6, Figure 3, α, Table 7 as tables
     concord report BUNDLE [--screen workbench] [--format md|csv|latex|json|svg] [--out DIR]
                                            every table (or figure) a bundle shows in the app
     concord help                           this text

@@ -216,3 +216,105 @@ fn criteria_to_action_percent_strings_are_fractions() {
     assert_eq!(changes.len(), 5);
     assert_eq!((changes[0].improve, changes[0].decrease, changes[0].unchanged), (73, 152, 975));
 }
+
+/// Every released file of the three tasks, as `concord coeval DIR` reads them.
+fn all_files() -> Option<Reproduction> {
+    let root = root()?;
+    let mut files = Vec::new();
+    for folder in ["ELI5", "ROCStories", "Self-Instruct"] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    files.sort();
+    let mut r = Reproduction::new();
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+        r.add(&path.to_string_lossy(), &std::fs::read(path).unwrap()).unwrap();
+    }
+    Some(r)
+}
+
+/// The tables `concord coeval --format md` prints (and the Released panel shows) in seed
+/// 004's layout: Table 6's rows per task and component, Figure 3's ChatGPT/A3–A5 block.
+#[test]
+fn released_tables_in_the_papers_layout() {
+    use concord_core::report::{Format, export_table};
+    use concord_core::study::coeval::ReleasedView;
+
+    let Some(r) = all_files() else { return };
+    let view = ReleasedView::new(&r, KrippendorffLevel::Interval);
+    let report = view.report();
+    let md = |id: &str| export_table(report.table(id).unwrap(), Format::Markdown).unwrap();
+    let table6 = md("coeval-released-table6");
+    // The paper's rows, in its order; the values that reproduce exactly are the paper's
+    // (ELI5 and Self-Instruct overall and score rows), ROCStories' are the released files'
+    // (docs/reproduction-coeval.md).
+    let rows: Vec<&str> =
+        table6.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| Task")).collect();
+    let labels: Vec<&str> =
+        rows.iter().map(|l| l.split(" | ").next().unwrap().trim_start_matches("| ")).collect();
+    assert_eq!(
+        labels,
+        [
+            "ELI5",
+            "-conc.",
+            "-scr.",
+            "-evd.",
+            "ROCStories",
+            "-conc.",
+            "-scr.",
+            "-evd.",
+            "Self-Instruct",
+            "-conc.",
+            "-scr.",
+            "-evd."
+        ]
+    );
+    for want in [
+        "| ELI5 | 81.16 | 14.61 | 3.60 | 0.63 |",
+        "| -scr. | 70.66 | 29.34 | 0.00 | 0.00 |",
+        "| ROCStories | 96.03 | 2.49 | 1.12 | 0.35 |",
+        "| -scr. | 88.30 | 11.70 | 0.00 | 0.00 |",
+        "| Self-Instruct | 91.49 | 4.99 | 2.95 | 0.57 |",
+        "| -scr. | 85.06 | 14.94 | 0.00 | 0.00 |",
+    ] {
+        assert!(rows.contains(&want), "{want} in\n{table6}");
+    }
+    assert_eq!(rows[2], "| -scr. | 70.66 | 29.34 | 0.00 | 0.00 |");
+    assert_eq!(rows[10], "| -scr. | 85.06 | 14.94 | 0.00 | 0.00 |");
+    let figure3 = md("coeval-figure3");
+    for want in [
+        "|  | ChatGPT | A3 (A08) | A4 (A09) | A5 (A10) |",
+        "| ChatGPT | 1.000 | 0.756 | 0.756 | 0.749 |",
+        "| A3 (A08) | 0.756 | 1.000 | 0.967 | 0.959 |",
+        "| A4 (A09) | 0.756 | 0.967 | 1.000 | 0.968 |",
+        "| A5 (A10) | 0.749 | 0.959 | 0.968 | 1.000 |",
+        "Group 1 α (mean of ChatGPT–A3, –A4, –A5): 0.7536 (the paper: ≈ 0.754).",
+    ] {
+        assert!(figure3.contains(want), "{want} in\n{figure3}");
+    }
+    // Table 7 in the paper's row order, the CoEval column from the session logs.
+    let table7 = md("coeval-table7");
+    assert!(
+        table7.contains(
+            "| ROCStories | 12.90 | – |\n| Self-Instruct | 5.93 | – |\n| ELI5 | 8.37 | – |\n"
+        ),
+        "{table7}"
+    );
+    let ids: Vec<&str> = report.tables.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "coeval-released-table6",
+            "coeval-figure3",
+            "coeval-alpha-eli5",
+            "coeval-alpha-roc",
+            "coeval-alpha-self_instruct",
+            "coeval-distribution-eli5",
+            "coeval-distribution-roc",
+            "coeval-distribution-self_instruct",
+            "coeval-alpha-pairs",
+            "coeval-table7",
+        ]
+    );
+}

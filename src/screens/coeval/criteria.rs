@@ -2,11 +2,11 @@
 //! criterion (with a reason) or adds one; the final criteria follow the most frequent action, and
 //! the action rates are seed 004's Table 5.
 
-use concord_core::coeval::{self, Action, Event};
+use concord_core::coeval::{Action, Event};
+use concord_core::study::coeval::Stage1;
 use leptos::prelude::*;
 
-use super::model::rates_table;
-use super::{TableView, use_ctx};
+use super::{CoEvalTable, use_ctx};
 
 #[component]
 pub fn CriteriaPanel() -> impl IntoView {
@@ -124,33 +124,20 @@ fn AddCriterion() -> impl IntoView {
 #[component]
 fn FinalCriteria() -> impl IntoView {
     let ctx = use_ctx();
-    let data = move || {
+    let stage1 = move || {
         let study = ctx.study.get()?;
-        let annotations = ctx.annotations();
-        let states: Vec<_> = annotations.iter().map(|(_, a)| a).collect();
-        let finals = coeval::majority_criteria(&study.criteria, &states);
-        let counts = coeval::criterion_actions(states.iter().copied());
-        let voters = annotations.iter().filter(|(_, a)| !a.criteria.is_empty()).count();
-        Some((finals, counts, voters))
+        Some(Stage1::compute(&study, &ctx.annotations()))
     };
     view! {
-        {move || data().map(|(finals, counts, voters)| {
-            let table = rates_table("Table 5: criteria scrutiny", &[("criteria", &counts)]);
+        {move || stage1().map(|stage1| {
             view! {
                 <section class="panel" aria-labelledby="coeval-final-heading">
                     <h2 id="coeval-final-heading">"Final criteria (majority vote)"</h2>
-                    <p class="muted">{format!("{voters} annotators decided on criteria (this device and imported files).")}</p>
+                    <p class="muted">{format!("{} annotators decided on criteria (this device and imported files).", stage1.voters)}</p>
                     <ol data-testid="final-criteria">
-                        {finals.into_iter().map(|f| {
-                            let origin = match &f.original {
-                                Some(o) if *o != f.criterion => format!(" (revised from “{o}”)"),
-                                Some(_) => String::new(),
-                                None => " (added)".to_owned(),
-                            };
-                            view! { <li>{format!("{}{origin} — kept by {} of {}", f.criterion, f.keep, f.voters)}</li> }
-                        }).collect_view()}
+                        {stage1.lines().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
                     </ol>
-                    <TableView table=table testid="table5" file="coeval-table5"/>
+                    <CoEvalTable table=stage1.table5() testid="table5"/>
                 </section>
             }
         })}

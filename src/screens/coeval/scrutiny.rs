@@ -1,55 +1,22 @@
 //! Stage 2: instance scrutiny, fully keyboard-driven. For the instance and criterion under the
 //! cursor the screen lists the LLM's conclusion, score and evidence quotes; the annotator
-//! approves, deletes, revises or adds each part and sets their own 1–5 score. A timer counts
-//! the time spent on each instance (time per sample) and writes it to the log every ten
-//! seconds and when the instance changes; it stops while the tab is hidden.
+//! approves, deletes, revises or adds each part and sets their own 1–5 score. What a key does
+//! is `concord_core::study::coeval::Focus::command`; this view carries out the step it returns.
+//! A timer ([`InstanceTimer`]) counts the time spent on each instance (time per sample) and
+//! writes it to the log every five seconds and when the instance changes; it stops while the
+//! tab is hidden.
 
-use concord_core::coeval::{Action, Event, Part};
+use concord_core::coeval::Action;
+use concord_core::study::coeval::{
+    Command, Editing, Focus, InstanceTimer, KEY_HELP, Step, format_score, key_command, last_action,
+    seconds_on,
+};
 use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 
-use super::model::{
-    self, Command, Cursor, Evaluation, Instance, KEY_HELP, PartRow, Stage2Criterion, Study,
-    approve_rest, describe, key_command, next_evidence_index, part_rows,
-};
-use super::{Ctx, use_ctx};
+use super::use_ctx;
 use crate::edge::time::monotonic_ms;
-
-/// The criteria of stage 2 for the annotations on this device and imported.
-pub fn stage2_criteria(ctx: Ctx, study: &Study) -> Vec<Stage2Criterion> {
-    let annotations: Vec<_> = match ctx.merged_untracked() {
-        Ok((m, _)) => m.annotators.into_iter().map(|a| a.state).collect(),
-        Err(_) => Vec::new(),
-    };
-    let states: Vec<_> = annotations.iter().collect();
-    let anyone_voted = states.iter().any(|a| !a.criteria.is_empty());
-    let finals = concord_core::coeval::majority_criteria(&study.criteria, &states);
-    study.stage2_criteria(&finals, anyone_voted)
-}
-
-/// Everything shown about the evaluation under the cursor.
-#[derive(Debug, Clone, PartialEq)]
-struct Current {
-    cursor: Cursor,
-    instances: usize,
-    criteria: usize,
-    instance: Instance,
-    criterion: Stage2Criterion,
-    evaluation: Option<Evaluation>,
-    rows: Vec<PartRow>,
-    own_score: Option<f64>,
-    /// Evaluations this annotator has touched, of all.
-    done: usize,
-}
-
-/// What the editor is open for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Editing {
-    Revise(Part),
-    Delete(Part),
-    Add(Part),
-}
 
 #[component]
 pub fn ScrutinyPanel() -> impl IntoView {
@@ -59,29 +26,12 @@ pub fn ScrutinyPanel() -> impl IntoView {
     let criteria = Memo::new(move |_| {
         let study = ctx.study.get()?;
         ctx.imported.track();
-        Some(stage2_criteria(ctx, &study))
+        Some(ctx.stage2_criteria(&study))
     });
     let current = Memo::new(move |_| {
         let study = ctx.study.get()?;
         let criteria = criteria.get()?;
-        let cursor = ctx.cursor.get();
-        let instance = study.instances.get(cursor.instance)?.clone();
-        let criterion = criteria.get(cursor.criterion)?.clone();
-        let evaluation = study.evaluation(&instance.id, &criterion.evaluated_as).cloned();
-        let state = ctx.state();
-        let review = state.reviews.get(&(instance.id.clone(), criterion.evaluated_as.clone()));
-        let rows = part_rows(evaluation.as_ref(), review);
-        Some(Current {
-            cursor,
-            instances: study.instances.len(),
-            criteria: criteria.len(),
-            own_score: review.and_then(|r| r.score),
-            instance,
-            criterion,
-            evaluation,
-            rows,
-            done: state.reviews.len(),
-        })
+        Focus::at(&study, &criteria, ctx.cursor.get(), &ctx.state())
     });
     view! {
         <section class="panel" aria-labelledby="coeval-scrutiny-heading">
@@ -104,7 +54,7 @@ pub fn ScrutinyPanel() -> impl IntoView {
 }
 
 #[component]
-fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
+fn Scrutiny(current: Memo<Option<Focus>>) -> impl IntoView {
     let ctx = use_ctx();
     let list_ref = NodeRef::<html::Div>::new();
     let editing = RwSignal::new(None::<Editing>);
@@ -125,28 +75,25 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         }
     });
 
-    // The per-instance timer. `started` holds the instance and when its current stretch began;
-    // the time is `None` while the tab is hidden, so time away from the page is not counted.
-    let started = StoredValue::new(None::<(String, Option<f64>)>);
+    // The per-instance timer; the clock is read here, the counting is the core's.
+    let timer = StoredValue::new(InstanceTimer::new());
     let now = RwSignal::new(monotonic_ms());
-    let flush = move || {
-        let Some((instance, Some(t0))) = started.try_get_value().flatten() else { return };
-        let t = monotonic_ms();
-        let ms = (t - t0).max(0.0) as u64;
-        if ms >= 500 {
-            ctx.record(vec![Event::Timer { instance: instance.clone(), ms }]);
-            started.try_set_value(Some((instance, Some(t))));
+    let record_timer = move |event: Option<concord_core::coeval::Event>| {
+        if let Some(e) = event {
+            ctx.record(vec![e]);
         }
+    };
+    let flush = move || {
+        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
+        record_timer(event);
     };
     let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
     Effect::new(move |_| {
         let id = current.with(|c| c.as_ref().map(|c| c.instance.id.clone()));
-        let running = started.with_value(|s| s.as_ref().map(|(i, _)| i.clone()));
-        if id != running {
-            flush();
-            let t0 = page_visible().then(monotonic_ms);
-            started.set_value(id.map(|i| (i, t0)));
-        }
+        let event = timer
+            .try_update_value(|t| t.focus(id.as_deref(), monotonic_ms(), page_visible()))
+            .flatten();
+        record_timer(event);
     });
     let ticks = StoredValue::new(0u32);
     if let Ok(handle) = set_interval_with_handle(
@@ -166,19 +113,11 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
     // again: count from now.
     let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
         if page_visible() {
-            started.try_update_value(|s| {
-                if let Some((_, t0 @ None)) = s {
-                    *t0 = Some(monotonic_ms());
-                }
-            });
+            timer.try_update_value(|t| t.show(monotonic_ms()));
             now.try_set(monotonic_ms());
         } else {
-            flush();
-            started.try_update_value(|s| {
-                if let Some((_, t0)) = s {
-                    *t0 = None;
-                }
-            });
+            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
+            record_timer(event);
         }
     });
     let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
@@ -188,86 +127,26 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         visibility.remove();
     });
 
-    let part_event =
-        move |c: &Current, part: Part, action: Action, text: Option<String>, reason: String| {
-            Event::Part {
-                instance: c.instance.id.clone(),
-                criterion: c.criterion.evaluated_as.clone(),
-                part,
-                action,
-                text,
-                reason,
-            }
-        };
     let open_editor = move |mode: Editing, text: String| {
         edit_text.set(text);
         edit_reason.set(String::new());
         editing.set(Some(mode));
         request_animation_frame(move || {
-            let target = match mode {
-                Editing::Delete(_) => reason_ref.try_get_untracked().flatten().map(|e| e.focus()),
-                _ => text_ref.try_get_untracked().flatten().map(|e| e.focus()),
-            };
-            let _ = target;
+            let target = if mode.has_text() { text_ref } else { reason_ref };
+            if let Some(el) = target.try_get_untracked().flatten() {
+                let _ = el.focus();
+            }
         });
     };
     let run = move |cmd: Command| {
         let Some(c) = current.get_untracked() else { return };
-        let focused = c.rows.get(c.cursor.part).cloned();
-        match cmd {
-            Command::NextPart => ctx.move_to(Cursor {
-                part: (c.cursor.part + 1).min(c.rows.len().saturating_sub(1)),
-                ..c.cursor
-            }),
-            Command::PrevPart => {
-                ctx.move_to(Cursor { part: c.cursor.part.saturating_sub(1), ..c.cursor })
+        match c.command(cmd) {
+            Step::Move(cursor) => ctx.move_to(cursor),
+            Step::Record(events) => {
+                ctx.record(events);
             }
-            Command::NextEvaluation => {
-                ctx.move_to(c.cursor.next_evaluation(c.instances, c.criteria))
-            }
-            Command::PrevEvaluation => ctx.move_to(c.cursor.prev_evaluation(c.criteria)),
-            Command::Approve => {
-                if let Some(row) = focused {
-                    ctx.record(vec![part_event(
-                        &c,
-                        row.part,
-                        Action::Approve,
-                        None,
-                        String::new(),
-                    )]);
-                }
-            }
-            Command::ApproveRest => {
-                let events = approve_rest(&c.instance.id, &c.criterion.evaluated_as, &c.rows);
-                if !events.is_empty() {
-                    ctx.record(events);
-                }
-            }
-            Command::Delete => {
-                if let Some(row) = focused {
-                    open_editor(Editing::Delete(row.part), String::new());
-                }
-            }
-            Command::Revise => {
-                if let Some(row) = focused {
-                    let text = row.decision.and_then(|d| d.text).unwrap_or(row.llm_text);
-                    open_editor(Editing::Revise(row.part), text);
-                }
-            }
-            Command::AddEvidence => open_editor(
-                Editing::Add(Part::Evidence(next_evidence_index(&c.rows))),
-                String::new(),
-            ),
-            Command::Score(s) => {
-                ctx.record(vec![Event::Score {
-                    instance: c.instance.id.clone(),
-                    criterion: c.criterion.evaluated_as.clone(),
-                    score: f64::from(s),
-                }]);
-            }
-            Command::Undo => {
-                ctx.record(vec![Event::Undo]);
-            }
+            Step::Edit { mode, text } => open_editor(mode, text),
+            Step::Nothing => {}
         }
     };
     let on_key = move |ev: KeyboardEvent| {
@@ -283,16 +162,11 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         let (Some(mode), Some(c)) = (editing.get_untracked(), current.get_untracked()) else {
             return;
         };
-        let (text, reason) = (edit_text.get_untracked(), edit_reason.get_untracked());
-        let event = match mode {
-            Editing::Revise(p) => part_event(&c, p, Action::Revise, Some(text), reason),
-            Editing::Delete(p) => part_event(&c, p, Action::Delete, None, reason),
-            Editing::Add(p) => part_event(&c, p, Action::Add, Some(text), reason),
-        };
+        let (event, cursor) = c.edit(mode, edit_text.get_untracked(), edit_reason.get_untracked());
         if ctx.record(vec![event]) {
             editing.set(None);
-            if matches!(mode, Editing::Add(_)) {
-                ctx.move_to(Cursor { part: c.rows.len(), ..c.cursor });
+            if let Some(cursor) = cursor {
+                ctx.move_to(cursor);
             }
             focus_list();
         }
@@ -311,31 +185,21 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
     };
 
     let c = move || current.get();
-    let last_action = move || {
-        let log = ctx.log();
-        log.events().iter().rev().find(|e| !matches!(e, Event::Timer { .. })).map(describe)
-    };
+    let last_action = move || last_action(&ctx.log());
     let seconds = move || {
         // Read the clock first, so the display subscribes to its tick whatever follows.
         let tick = now.get();
         let Some(c) = c() else { return 0.0 };
-        let saved = ctx.state().time_ms.get(&c.instance.id).copied().unwrap_or(0) as f64;
-        let running = started.with_value(|s| match s {
-            Some((_, Some(t0))) => (tick - t0).max(0.0),
-            _ => 0.0,
-        });
-        (saved + running) / 1000.0
+        let state = ctx.state();
+        timer.with_value(|t| seconds_on(&state, &c.instance.id, t, tick))
     };
     view! {
         {move || c().map(|c| {
-            let total = c.instances * c.criteria;
             view! {
                 <div class="row scrutiny-head">
-                    <span data-testid="scrutiny-position">
-                        {format!("Instance {} of {} · criterion {} of {}", c.cursor.instance + 1, c.instances, c.cursor.criterion + 1, c.criteria)}
-                    </span>
+                    <span data-testid="scrutiny-position">{c.position()}</span>
                     <span class="muted">{format!("system: {}", c.instance.system)}</span>
-                    <span class="muted" data-testid="scrutiny-progress">{format!("{} of {total} evaluations touched", c.done)}</span>
+                    <span class="muted" data-testid="scrutiny-progress">{c.progress()}</span>
                 </div>
                 <div class="instance-texts">
                     <div><h3>"Input"</h3><p class="long-text" data-testid="instance-input">{c.instance.input.clone()}</p></div>
@@ -352,12 +216,7 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
             {move || c().map(|c| {
                 c.rows.iter().enumerate().map(|(i, row)| {
                     let focused = i == c.cursor.part;
-                    let decision = row.decision.as_ref().map(|d| {
-                        let mut s = d.action.name().to_owned();
-                        if let Some(t) = &d.text { s.push_str(&format!(": “{t}”")); }
-                        if !d.reason.is_empty() { s.push_str(&format!(" (reason: {})", d.reason)); }
-                        s
-                    });
+                    let decision = row.decision_text();
                     let class = match row.decision.as_ref().map(|d| d.action) {
                         Some(Action::Approve) => "part approved",
                         Some(Action::Revise) => "part revised",
@@ -369,7 +228,7 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
                         <div class=class class:focused=focused aria-current=focused.then_some("true") data-testid="part">
                             <span class="part-label">{row.label.clone()}</span>
                             <span class="part-text">{row.llm_text.clone()}</span>
-                            <span class="part-decision" data-testid="part-decision">{decision.unwrap_or_else(|| "undecided".to_owned())}</span>
+                            <span class="part-decision" data-testid="part-decision">{decision}</span>
                         </div>
                     }
                 }).collect_view()
@@ -377,13 +236,8 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
         </div>
         <Show when=move || editing.get().is_some()>
             <div class="editor row" role="group" aria-label="Edit the focused part">
-                <span>{move || match editing.get() {
-                    Some(Editing::Revise(_)) => "Revise: new text, then Enter",
-                    Some(Editing::Delete(_)) => "Delete: why? then Enter",
-                    Some(Editing::Add(_)) => "Add evidence: the quote, then Enter",
-                    None => "",
-                }}</span>
-                <Show when=move || !matches!(editing.get(), Some(Editing::Delete(_)))>
+                <span>{move || editing.get().map(Editing::prompt).unwrap_or_default()}</span>
+                <Show when=move || editing.get().is_some_and(Editing::has_text)>
                     <label for="coeval-edit-text">"New text"</label>
                     <input id="coeval-edit-text" type="text" node_ref=text_ref prop:value=move || edit_text.get()
                         on:input=move |ev| edit_text.set(event_target_value(&ev)) on:keydown=editor_key/>
@@ -405,8 +259,8 @@ fn Scrutiny(current: Memo<Option<Current>>) -> impl IntoView {
                         on:click=move |_| { run(Command::Score(s)); focus_list(); }>{s}</button>
                 }
             }).collect_view()}
-            <span data-testid="own-score">{move || c().and_then(|c| c.own_score).map_or_else(|| "not set".to_owned(), model::format_score)}</span>
-            <span class="muted">{move || c().and_then(|c| c.evaluation.and_then(|e| e.score)).map(|s| format!("(LLM: {})", model::format_score(s)))}</span>
+            <span data-testid="own-score">{move || c().and_then(|c| c.own_score).map_or_else(|| "not set".to_owned(), format_score)}</span>
+            <span class="muted">{move || c().and_then(|c| c.evaluation.and_then(|e| e.score)).map(|s| format!("(LLM: {})", format_score(s)))}</span>
         </div>
         <div class="row">
             <button class="secondary" type="button" on:click=move |_| { run(Command::PrevEvaluation); focus_list(); }>"Previous"</button>

@@ -2,11 +2,11 @@
 //! annotator's name.
 
 use concord_core::judge::coeval::TaskInfo;
+use concord_core::study::coeval::{Study, check_task_name, parse_criteria, typed_instance};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use super::model::{Study, parse_criteria};
 use super::{Tab, use_ctx};
 use crate::browser::read_file;
 use crate::state::use_workspace;
@@ -84,7 +84,7 @@ fn FromFilePanel() -> impl IntoView {
                 ctx.open_study(study);
                 ctx.tab.set(Tab::Criteria);
             }
-            Err(e) => ctx.error.set(Some(e.to_string())),
+            Err(e) => ctx.fail(e),
         }
     };
     view! {
@@ -140,22 +140,22 @@ fn TypedPanel() -> impl IntoView {
             <input id=id type="text" prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))/>
         }
     };
-    let add = move |_| {
-        let (i, o) = (inp.get_untracked(), out.get_untracked());
-        if i.trim().is_empty() || o.trim().is_empty() {
-            ctx.error.set(Some("an instance needs an input and an output".to_owned()));
-            return;
+    let add = move |_| match typed_instance(
+        &inp.get_untracked(),
+        &out.get_untracked(),
+        &sys.get_untracked(),
+    ) {
+        Ok(instance) => {
+            instances.update(|v| v.push(instance));
+            inp.set(String::new());
+            out.set(String::new());
         }
-        let s = sys.get_untracked();
-        instances
-            .update(|v| v.push((i, o, if s.trim().is_empty() { "unknown".to_owned() } else { s })));
-        inp.set(String::new());
-        out.set(String::new());
+        Err(e) => ctx.fail(e),
     };
     let start = move |_| {
         let name = task.get_untracked();
-        if name.trim().is_empty() || name.contains('/') {
-            ctx.error.set(Some("the task needs a name without `/`".to_owned()));
+        if let Err(e) = check_task_name(&name) {
+            ctx.fail(e);
             return;
         }
         let info = TaskInfo {

@@ -1,4 +1,4 @@
-// Page object for the CoEval screen (src/pages/coeval/).
+// Page object for the CoEval screen (src/screens/coeval/).
 import { readFile } from 'node:fs/promises';
 
 export class CoEvalPage {

@@ -2,7 +2,6 @@
 //! a classroom file holding many, with every conflict reported.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -55,40 +54,25 @@ pub struct Classroom {
 }
 
 /// Why a file could not be imported.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
     /// Not JSON, or JSON of another shape (serde's message, with line and column).
+    #[error("not a CoEval annotation file: {0}")]
     Json(String),
     /// A JSON file of another tool or kind.
+    #[error("format is `{found}`, expected `{ANNOTATOR_FORMAT}` or `{CLASSROOM_FORMAT}`")]
     WrongFormat { found: String },
     /// Written by a newer Concord.
+    #[error("file version {found} is newer than this Concord reads ({VERSION}); update Concord")]
     UnsupportedVersion { found: u32 },
     /// The annotator has no name, so their work could not be told apart from others'.
+    #[error("the file names no annotator")]
     NoAnnotator,
     /// An event that does not replay, by position in the file's event list.
+    #[error("event {index}: {error}")]
     BadEvent { index: usize, error: EventError },
 }
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ImportError::Json(e) => write!(f, "not a CoEval annotation file: {e}"),
-            ImportError::WrongFormat { found } => write!(
-                f,
-                "format is `{found}`, expected `{ANNOTATOR_FORMAT}` or `{CLASSROOM_FORMAT}`"
-            ),
-            ImportError::UnsupportedVersion { found } => write!(
-                f,
-                "file version {found} is newer than this Concord reads ({VERSION}); update Concord"
-            ),
-            ImportError::NoAnnotator => f.write_str("the file names no annotator"),
-            ImportError::BadEvent { index, error } => write!(f, "event {index}: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
 
 #[derive(Deserialize)]
 struct Header {

@@ -4,7 +4,6 @@
 //! `*_criteria_to_action.json` and `*_score_change.json` — parsed here.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,39 +19,28 @@ use crate::stats::KrippendorffLevel;
 pub const CHATGPT: &str = "chatgpt";
 
 /// Why a released file could not be used.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReleasedError {
     /// The name says which file it is, but the content is not JSON of that shape.
+    #[error("{file}: {message}")]
     Json { file: String, message: String },
     /// `data::load` refused the file.
+    #[error("{file}: {message}")]
     Load { file: String, message: String },
     /// Not one of CoEval's files (by name and content).
+    #[error(
+        "{file}: not a CoEval file (expected *_action.json, *annotator_scores.json, \
+         A01.json…A15.json, *_criteria_to_action.json or *_score_change.json)"
+    )]
     Unrecognised { file: String },
     /// The task (ELI5, ROCStories, Self-Instruct) cannot be told from the path or content.
+    #[error(
+        "{file}: cannot tell the task; keep the released folder names (ELI5, ROCStories, \
+         Self-Instruct) or file prefixes (eli5_, roc_, self_instruct_)"
+    )]
     UnknownTask { file: String },
 }
-
-impl fmt::Display for ReleasedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReleasedError::Json { file, message } => write!(f, "{file}: {message}"),
-            ReleasedError::Load { file, message } => write!(f, "{file}: {message}"),
-            ReleasedError::Unrecognised { file } => write!(
-                f,
-                "{file}: not a CoEval file (expected *_action.json, *annotator_scores.json, \
-                 A01.json…A15.json, *_criteria_to_action.json or *_score_change.json)"
-            ),
-            ReleasedError::UnknownTask { file } => write!(
-                f,
-                "{file}: cannot tell the task; keep the released folder names (ELI5, ROCStories, \
-                 Self-Instruct) or file prefixes (eli5_, roc_, self_instruct_)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ReleasedError {}
 
 /// The three CoEval tasks, named as the released file prefixes name them.
 pub const TASKS: [&str; 3] = ["eli5", "roc", "self_instruct"];

@@ -5,7 +5,6 @@
 //! so the log never shrinks: a crash between an action and its undo loses neither.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -122,35 +121,22 @@ pub enum Event {
 }
 
 /// Why an event was refused. Nothing is appended when an event is refused.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EventError {
     /// A name (criterion, instance) is empty.
+    #[error("the {field} is empty")]
     EmptyName { field: &'static str },
     /// Revise and add need the new text.
+    #[error("`{}` needs the new text", action.name())]
     MissingText { action: Action },
     /// Scores are on the 1–5 scale of seed 004.
+    #[error("score {score} is outside the 1–5 scale")]
     ScoreOutOfRange { score: f64 },
     /// Undo with nothing left to undo.
+    #[error("nothing to undo")]
     NothingToUndo,
 }
-
-impl fmt::Display for EventError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EventError::EmptyName { field } => write!(f, "the {field} is empty"),
-            EventError::MissingText { action } => {
-                write!(f, "`{}` needs the new text", action.name())
-            }
-            EventError::ScoreOutOfRange { score } => {
-                write!(f, "score {score} is outside the 1–5 scale")
-            }
-            EventError::NothingToUndo => f.write_str("nothing to undo"),
-        }
-    }
-}
-
-impl std::error::Error for EventError {}
 
 /// A decision on a criterion or a part, as the latest event left it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,4 +5,6 @@
 //! | module | study |
 //! |---|---|
 //! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
+//! | [`coeval`] | CoEval (seed 004): LLM criteria and evaluations scrutinised by annotators; results and the released files |
+pub mod coeval;
 pub mod workbench;
