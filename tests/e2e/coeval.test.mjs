@@ -296,7 +296,7 @@ test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume 
     assert.ok(await answered() > atPause, 'sending again after Resume');
     // Cancel midway: what arrived is kept, and running again sends only the rest.
     await page.getByRole('button', { name: 'Cancel LLM run' }).click();
-    await page.getByText(/the LLM run was cancelled/).waitFor();
+    await page.getByText(/Run cancelled\. Everything stored so far is kept/).waitFor();
     const received = Number((await page.getByTestId('llm-status').textContent()).match(/^(\d+) evaluations received/)?.[1]);
     assert.ok(received >= 1 && received < 6, `kept ${received} evaluations`);
     await scenario({ reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
