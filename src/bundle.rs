@@ -1,13 +1,13 @@
 //! Bundles in the app: opening one replaces what the workbench screens show (the dataset, the
 //! study, the runs, the raters, the view settings); saving one gathers them. The file format
-//! is the core's ([`concord_core::study::workbench::bundle`]); reading and writing its JSON
+//! is the core's ([`concord_core::bundle`]); reading and writing its JSON
 //! happen in the loader's Web Worker ([`crate::edge::worker::bundle`]), the page's side a slice
 //! at a time between yields.
 
 use std::rc::Rc;
 
+use concord_core::bundle::EndpointEntry;
 use concord_core::data::{self, JudgeRun};
-use concord_core::study::workbench::bundle::EndpointEntry;
 use concord_core::study::workbench::import::file_stem;
 use concord_core::study::workbench::{Bundle, JudgedRun};
 use js_sys::Uint8Array;
@@ -21,7 +21,7 @@ use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
-use crate::state::{JudgeRuns, OpenDataset, Screen, Workspace};
+use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
 /// Why a bundle could not be opened or written.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -40,6 +40,9 @@ pub enum BundleFailure {
     RunsChanged,
     #[error(transparent)]
     Write(#[from] WorkerError),
+    /// The CoEval study could not be read from or written to this browser's storage.
+    #[error("the CoEval study: {0}")]
+    CoEval(String),
 }
 
 /// Every piece of state a bundle reads or writes.
@@ -51,6 +54,7 @@ pub struct BundleTargets {
     pub rate: RateState,
     pub results: ResultsState,
     pub run: RunState,
+    pub storage: Storage,
 }
 
 impl BundleTargets {
@@ -63,14 +67,29 @@ impl BundleTargets {
             rate: expect_context(),
             results: expect_context(),
             run: expect_context(),
+            storage: expect_context(),
         }
     }
 }
 
-/// Shows a bundle: its dataset, study, runs, raters and view settings replace the current ones.
-pub fn apply_bundle(t: BundleTargets, bundle: Bundle, source: &str) {
+/// Shows a bundle: its dataset, study, runs, raters and view settings replace the current
+/// ones; its CoEval study (version 2) replaces this browser's CoEval study.
+pub async fn apply_bundle(
+    t: BundleTargets,
+    bundle: Bundle,
+    source: &str,
+) -> Result<(), BundleFailure> {
     let Bundle {
-        dataset, study, endpoint, runs, raters, settings, notes, changed_on_import, ..
+        dataset,
+        study,
+        endpoint,
+        runs,
+        raters,
+        settings,
+        notes,
+        changed_on_import,
+        coeval,
+        ..
     } = bundle;
     // The dataset's own format is kept for what is written next (a re-exported bundle).
     let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
@@ -105,6 +124,21 @@ pub fn apply_bundle(t: BundleTargets, bundle: Bundle, source: &str) {
     } else {
         format!("{source} (note: {})", said.join("; "))
     }));
+    if let Some(snapshot) = coeval {
+        let store = store_of(t).await;
+        crate::screens::coeval::apply_snapshot(&store, &snapshot)
+            .await
+            .map_err(|e| BundleFailure::CoEval(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The app's store, or (before it opened, or when refused) a store in memory.
+async fn store_of(t: BundleTargets) -> crate::edge::store::Store {
+    match t.storage.store.get_untracked() {
+        Some(store) => store,
+        None => crate::edge::store::Store::open_or_memory().await.0,
+    }
 }
 
 /// Opens the bundle in `bytes` (from `source`, a file name or an address): read and checked
@@ -117,8 +151,7 @@ pub async fn open_bundle(
     let bundle = bundle_wire::open(source, bytes)
         .await
         .map_err(|error| BundleFailure::Open { file: source.to_owned(), error })?;
-    apply_bundle(t, bundle, source);
-    Ok(())
+    apply_bundle(t, bundle, source).await
 }
 
 /// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
@@ -179,6 +212,9 @@ pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffe
         settings: t.results.settings.get_untracked(),
         created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
         notes: t.runs.notes.get_untracked(),
+        coeval: crate::screens::coeval::snapshot(&store_of(t).await)
+            .await
+            .map_err(|e| BundleFailure::CoEval(e.to_string()))?,
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

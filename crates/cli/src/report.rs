@@ -4,13 +4,15 @@
 use std::path::PathBuf;
 
 use concord_core::report::{Format, Report};
+use concord_core::stats::KrippendorffLevel;
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
 const HELP: &str = "\
-concord report BUNDLE [--screen workbench] [--format md|csv|latex|json|svg] [--out DIR]
+concord report BUNDLE [--screen workbench|coeval] [--format md|csv|latex|json|svg] [--out DIR]
 
   BUNDLE          a bundle exported by the app (Results → Export bundle)
-  --screen S      which screen's report: workbench (the Results screen; default)
+  --screen S      which screen's report: workbench (the Results screen; default) or coeval
+                  (the CoEval screen's Results panel, from the bundle's CoEval study)
   --format F      md (default), csv, latex, json, or svg (the figures)
   --out DIR       write one file per table (or figure) into DIR, named as the app names its
                   exports (concord-results.csv, …), instead of printing them
@@ -58,7 +60,18 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
 fn screen_report(bundle: &Bundle, screen: &str) -> Result<Report, String> {
     match screen {
         "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
-        other => Err(format!("unknown screen `{other}` (known: workbench)")),
+        "coeval" => {
+            let snapshot = bundle
+                .coeval
+                .as_ref()
+                .ok_or("this bundle has no CoEval study (it was exported before one was made)")?;
+            let restored = snapshot.restore().map_err(|e| e.to_string())?;
+            // The screen's default α level.
+            let results =
+                restored.results(KrippendorffLevel::Interval).map_err(|e| e.to_string())?;
+            Ok(results.report())
+        }
+        other => Err(format!("unknown screen `{other}` (known: workbench, coeval)")),
     }
 }
 

@@ -10,6 +10,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use concord_core::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
 use concord_core::data::{self, Dataset, JudgeRun};
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
@@ -17,7 +18,6 @@ use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::Persona;
 use concord_core::report::export;
 use concord_core::run::{Capabilities, Endpoint, ProviderId};
-use concord_core::study::workbench::bundle::{self, Bundle, BundleError, ExtraRater, Settings};
 use concord_core::study::workbench::report::results_table;
 use concord_core::study::workbench::results::{Granularity, RaterKind, Statistic};
 use concord_core::study::workbench::scores::{self as table, RunSpec};
@@ -435,8 +435,13 @@ fn a_bundle_round_trips_and_never_carries_a_key() {
     let tampered = json.replacen("\"extractive\"", "\"EXTRACTIVE\"", 1);
     assert!(matches!(Bundle::from_json(&tampered), Err(BundleError::HashMismatch { .. })));
     assert_eq!(Bundle::from_json("{\"rows\": []}"), Err(BundleError::NotABundle));
-    let newer = json.replacen("\"version\": 1", "\"version\": 2", 1);
-    assert_eq!(Bundle::from_json(&newer), Err(BundleError::TooNew { version: 2 }));
+    let newer = json.replacen("\"version\": 2", "\"version\": 3", 1);
+    assert_eq!(Bundle::from_json(&newer), Err(BundleError::TooNew { version: 3 }));
+    // A version-1 bundle (the workbench only) still opens, with no other screen.
+    let v1 = json.replacen("\"version\": 2", "\"version\": 1", 1);
+    let old = Bundle::from_json(&v1).unwrap();
+    assert_eq!((old.version, old.coeval.is_none()), (1, true));
+    assert_eq!(old.runs, back.runs);
     match Bundle::from_json(&json[..json.len() / 2]) {
         Err(BundleError::Malformed { line, .. }) => assert!(line > 1),
         other => panic!("{other:?}"),

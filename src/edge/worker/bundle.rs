@@ -18,8 +18,8 @@
 //!
 //! When the worker cannot start, the same work runs on the page (and blocks it while it runs).
 
+use concord_core::bundle::{Bundle, EndpointEntry, ExtraRater, Settings};
 use concord_core::data::{Dataset, JudgeRecord, RatingItem};
-use concord_core::study::workbench::bundle::{Bundle, EndpointEntry, ExtraRater, Settings};
 use concord_core::study::workbench::{JudgedRun, Study};
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,9 @@ pub struct SaveSkeleton {
     /// What the bundle must say that the study does not (dropped parameters, …).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The CoEval screen's study, when there is one.
+    #[serde(default)]
+    pub coeval: Option<concord_core::study::coeval::Snapshot>,
 }
 
 fn wire_error(e: impl std::fmt::Display) -> WorkerError {
@@ -169,11 +172,22 @@ pub fn decode<T: Receiver + serde::de::DeserializeOwned>(
 
 /// Builds the bundle a [`SaveSkeleton`] with its chunks describes, and writes its JSON.
 pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
-    let SaveSkeleton { dataset, format, study, endpoint, runs, raters, settings, created, notes } =
-        skeleton;
+    let SaveSkeleton {
+        dataset,
+        format,
+        study,
+        endpoint,
+        runs,
+        raters,
+        settings,
+        created,
+        notes,
+        coeval,
+    } = skeleton;
     let mut bundle = Bundle::new(&dataset, &format, study, None, runs, raters, settings, created);
     bundle.endpoint = endpoint;
     bundle.notes = notes;
+    bundle.coeval = coeval;
     bundle.to_json().into_bytes()
 }
 
@@ -267,8 +281,8 @@ pub(super) fn save_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use concord_core::bundle::Settings;
     use concord_core::judge::parse::Policy;
-    use concord_core::study::workbench::bundle::Settings;
 
     fn runs(dataset: &Dataset) -> Vec<JudgedRun> {
         ["coherence", "fluency"]
@@ -333,6 +347,7 @@ mod tests {
             settings,
             created: "2026-11-24T00:00:00Z".into(),
             notes: Vec::new(),
+            coeval: None,
         };
         let mut frames = vec![skeleton_frame(&skeleton).unwrap()];
         for chunk in dataset.items.chunks(4) {

@@ -23,8 +23,8 @@ use crate::browser::read_file;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time::{FrameBudget, yield_now};
 use crate::edge::worker::load_buffer_in_worker;
-use crate::runner::{self, CallSpec, Connection, RunControl};
 use crate::runner::LlmAccess;
+use crate::runner::{self, CallSpec, Connection, RunControl};
 
 /// Every annotator's log of `task` in `store`, replayed; events that do not read or replay
 /// are listed (a log is kept up to its first bad event).
@@ -271,7 +271,10 @@ pub async fn import_released(ctx: Ctx, files: Vec<web_sys::File>) {
                     }
                 }
                 Err(message) => {
-                    errors.push(ReleasedError::Load { file: path.clone(), message: message.to_string() }.to_string());
+                    errors.push(
+                        ReleasedError::Load { file: path.clone(), message: message.to_string() }
+                            .to_string(),
+                    );
                 }
             }
             continue;

@@ -125,7 +125,7 @@ pub fn ImportPanel() -> impl IntoView {
                 <label for="bundle-file">"Import bundle"</label>
                 <input id="bundle-file" type="file" accept=".json,application/json" on:change=on_bundle/>
                 <button type="button" class="primary" on:click=export_bundle
-                    disabled=move || runs.runs.with(Vec::is_empty) || saving.get()>"Export bundle"</button>
+                    disabled=move || saving.get()>"Export bundle"</button>
                 {move || saving.get().then(|| view! { <span class="muted" role="status" data-testid="bundle-saving">"Writing the bundle in the background…"</span> })}
                 <button type="button" class="secondary" on:click=move |_| runs.runs.update(|r| r.retain(|x| x.origin == "study"))>"Remove imported runs"</button>
             </div>

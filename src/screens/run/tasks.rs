@@ -293,7 +293,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
             format: loaded.format.name().to_owned(),
             study: Cow::Borrowed(&study),
             provider: form.provider.slug().to_owned(),
-            base_url: workbench::bundle::public_url(&form.base_url),
+            base_url: concord_core::bundle::public_url(&form.base_url),
             model: form.model.clone(),
             item_limit: form.item_limit,
             max_concurrency: form.max_concurrency,

@@ -15,9 +15,8 @@
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
 //! | [`report`] | the Results screen's tables and figures as one [`crate::report::Report`] |
-//! | [`bundle`] | the versioned, key-free export that recomputes every table on import |
+//! | [`crate::bundle`] | the versioned, key-free export that recomputes every table on import |
 
-pub mod bundle;
 pub mod import;
 pub mod plan;
 pub mod report;
@@ -25,7 +24,7 @@ pub mod results;
 pub mod scores;
 pub mod study;
 
-pub use bundle::{Bundle, BundleError, ExtraRater, Settings};
+pub use crate::bundle::{Bundle, BundleError, ExtraRater, Settings};
 pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JudgedRun, RaterKind,

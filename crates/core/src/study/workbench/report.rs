@@ -9,12 +9,12 @@ use crate::report::figure::{Figure, Histogram, Scatter};
 use crate::report::{Cell, Column as TableColumn, Report, Row as TableRow, Table};
 use crate::run::{Price, ProviderId};
 
-use super::bundle::{ExtraRater, Settings};
 use super::results::{
     self, BootstrapSpec, Column, Granularity, Interval, JudgedRun, RaterKind, ResultsTable,
     Statistic, bootstrap_interval, column_heading, value,
 };
 use super::scores::{Levels, Row};
+use crate::bundle::{ExtraRater, Settings};
 
 /// The results table's id: its export is `concord-results.<ext>`.
 pub const RESULTS_TABLE: &str = "concord-results";

@@ -1,11 +1,13 @@
-//! The bundle: one JSON file that reproduces a study's results with no key and no network.
+//! The bundle: one JSON file that reproduces every screen's results with no key and no
+//! network — the rating workbench, and (from version 2) the CoEval study and the
+//! meta-evaluation workspace.
 //!
-//! # Schema (version 1)
+//! # Schema (version 2; version 1 is the same without `coeval` and `meta`)
 //!
 //! ```text
 //! {
 //!   "schema": "concord-bundle",          fixed
-//!   "version": 1,                         readers refuse versions newer than theirs
+//!   "version": 2,                         readers refuse versions newer than theirs
 //!   "created": "2026-11-22T14:00:00Z",    export time (given by the app; the core reads no clock)
 //!   "generator": "Concord 0.1.0",
 //!   "dataset": {
@@ -23,8 +25,11 @@
 //!                         parsed: [[attribute, mean of parsed samples]] } ] } } ],
 //!   "raters": [ { "name", "attribute", "scores": [[item id, score]…] } ],   Rate it yourself
 //!   "settings": { "baseline", "paper_layout" (optional, default false), "statistic", "level",
-//!                 "resamples", "seed", "confidence" },
-//!   "notes": [ "…" ]                      run log lines worth keeping (dropped parameters…)
+//!                 "resamples", "seed", "confidence", "intervals" (optional, default false) },
+//!   "notes": [ "…" ],                     run log lines worth keeping (dropped parameters…)
+//!   "coeval": { CoEval snapshot } | absent   the CoEval study: setup, criteria, instances,
+//!                                             the LLM's raw answers, every annotator's events
+//!                                             and imported files (`study::coeval::snapshot`)
 //! }
 //! ```
 //!
@@ -39,13 +44,15 @@ use sha2::{Digest, Sha256};
 use crate::data::{Dataset, RatingItem};
 use crate::run::Endpoint;
 
-use super::results::{self, Granularity, JudgedRun, Statistic};
-use super::study::Study;
+use crate::study::coeval::Snapshot as CoEvalSnapshot;
+use crate::study::workbench::results::{self, Granularity, JudgedRun, Statistic};
+use crate::study::workbench::study::Study;
 
 /// The value of `schema`.
 pub const SCHEMA: &str = "concord-bundle";
-/// The version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The version this build writes and the newest it reads. Version 1 (the workbench only) is
+/// read as version 2 without the other screens.
+pub const VERSION: u32 = 2;
 
 /// See the module docs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +70,10 @@ pub struct Bundle {
     pub settings: Settings,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The CoEval screen's study (version 2): its setup, the LLM's raw answers, every
+    /// annotator's event log and imported files. Absent when CoEval was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coeval: Option<CoEvalSnapshot>,
     /// What reading the file changed (settings brought within bounds): said to the user who
     /// opens it, not written back.
     #[serde(skip)]
@@ -277,7 +288,7 @@ impl Bundle {
             .into_iter()
             .map(|mut r| {
                 if let Some(study) = &study {
-                    super::results::fill_study_prompts(dataset, study, &mut r);
+                    results::fill_study_prompts(dataset, study, &mut r);
                 }
                 with_parsed(dataset, r)
             })
@@ -300,6 +311,7 @@ impl Bundle {
             raters,
             settings,
             notes: Vec::new(),
+            coeval: None,
             changed_on_import: Vec::new(),
         }
     }
