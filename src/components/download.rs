@@ -3,14 +3,26 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
+/// Why a file could not be offered for download: which file, and what the browser refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not save {file}: {what}; try again, or allow downloads for this page")]
+pub struct SaveError {
+    pub file: String,
+    pub what: &'static str,
+}
+
+fn fail(file: &str, what: &'static str) -> SaveError {
+    SaveError { file: file.to_owned(), what }
+}
+
 /// Offers `contents` as a download named `file_name` with the given MIME type.
-pub fn save_text(file_name: &str, mime: &str, contents: &str) -> Result<(), String> {
+pub fn save_text(file_name: &str, mime: &str, contents: &str) -> Result<(), SaveError> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(contents));
     save_parts(file_name, mime, &parts)
 }
 
 /// Offers `bytes` as a download (PNG images, binary exports).
-pub fn save_bytes(file_name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+pub fn save_bytes(file_name: &str, mime: &str, bytes: &[u8]) -> Result<(), SaveError> {
     let array = js_sys::Uint8Array::from(bytes);
     let parts = js_sys::Array::of1(&array);
     save_parts(file_name, mime, &parts)
@@ -22,13 +34,13 @@ pub fn save_buffer(
     file_name: &str,
     mime: &str,
     buffer: &js_sys::ArrayBuffer,
-) -> Result<(), String> {
+) -> Result<(), SaveError> {
     let parts = js_sys::Array::of1(buffer);
     save_parts(file_name, mime, &parts)
 }
 
-fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String> {
-    let fail = |what: &str| format!("could not save {file_name}: {what}");
+fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), SaveError> {
+    let fail = |what: &'static str| fail(file_name, what);
     let options = BlobPropertyBag::new();
     options.set_type(mime);
     let blob = Blob::new_with_str_sequence_and_options(parts, &options)
@@ -41,8 +53,8 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
 }
 
 /// Starts the download of `href` as `file_name` through a detached link.
-fn click_download(href: &str, file_name: &str) -> Result<(), String> {
-    let fail = |what: &str| format!("could not save {file_name}: {what}");
+fn click_download(href: &str, file_name: &str) -> Result<(), SaveError> {
+    let fail = |what: &'static str| fail(file_name, what);
     let document =
         web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
     let anchor: HtmlAnchorElement = document
@@ -58,8 +70,8 @@ fn click_download(href: &str, file_name: &str) -> Result<(), String> {
 
 /// Rasterises an SVG document (as exported by `components::plot`) to PNG at twice its size
 /// and offers it as a download.
-pub async fn save_svg_as_png(file_name: &str, svg: &str) -> Result<(), String> {
-    let fail = |what: &str| format!("could not save {file_name}: {what}");
+pub async fn save_svg_as_png(file_name: &str, svg: &str) -> Result<(), SaveError> {
+    let fail = |what: &'static str| fail(file_name, what);
     let document =
         web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("no document"))?;
     let image = web_sys::HtmlImageElement::new().map_err(|_| fail("no image"))?;

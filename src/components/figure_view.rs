@@ -6,7 +6,7 @@ use concord_core::report::figure::{Anchor, Figure, Scene, Shape, num};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::download::{save_svg_as_png, save_text};
+use super::download::{SaveError, save_svg_as_png, save_text};
 
 /// The scene as an `<svg role="img">` labelled `label`, scaling to its container (the `plot`
 /// class in the stylesheet).
@@ -70,8 +70,9 @@ pub fn FigureView(
     let svg = scene.to_svg();
     let alt = alt.unwrap_or_else(|| label.clone());
     let file = file.unwrap_or_else(|| figure.id.clone());
-    let report = move |r: Result<(), String>| {
+    let report = move |r: Result<(), SaveError>| {
         if let Err(e) = r {
+            let e = e.to_string();
             web_sys::console::warn_1(&e.clone().into());
             if let Some(cb) = on_error {
                 cb.run(e);

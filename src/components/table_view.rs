@@ -7,13 +7,13 @@ use std::sync::Arc;
 use concord_core::report::{self, Cell, Format, Table};
 use leptos::prelude::*;
 
-use super::download::save_text;
+use super::download::{SaveError, save_text};
 
 /// The formats a table's export buttons offer.
 pub const TABLE_FORMATS: [Format; 4] = [Format::Csv, Format::Markdown, Format::Latex, Format::Json];
 
 /// Saves `table` in `format` as `<id>.<ext>`.
-pub fn save_table(table: &Table, format: Format) -> Result<(), String> {
+pub fn save_table(table: &Table, format: Format) -> Result<(), SaveError> {
     let Some(text) = report::export_table(table, format) else { return Ok(()) };
     save_text(&report::file_name(&table.id, format), format.mime(), &text)
 }
@@ -30,10 +30,12 @@ pub fn ExportButtons(
         .map(|format| {
             let t = table.clone();
             let aria = format!("Export {} as {}", t.title, format.label());
+            let id = t.id.clone();
             view! {
-                <button type="button" class="secondary small" aria-label=aria
+                <button type="button" class="secondary small" aria-label=aria data-table=id
                     on:click=move |_| {
                         if let Err(e) = save_table(&t, format) {
+                            let e = e.to_string();
                             web_sys::console::warn_1(&e.clone().into());
                             if let Some(cb) = on_error { cb.run(e); }
                         }

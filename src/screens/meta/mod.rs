@@ -520,7 +520,7 @@ fn TableView(table: Table) -> impl IntoView {
             _ => ("application/x-tex", t.to_latex()),
         };
         if let Err(e) = save_text(&format!("{}.{ext}", t.id), mime, &text) {
-            web_sys::console::warn_1(&e.into());
+            web_sys::console::warn_1(&e.to_string().into());
         }
     };
     let buttons = [("csv", "CSV"), ("md", "Markdown"), ("tex", "LaTeX")]
@@ -691,7 +691,7 @@ fn jdeval_options(state: State, selected: RwSignal<Option<u64>>) -> impl IntoVie
 
 fn save_svg(name: &str, scene: &plot::Scene) {
     if let Err(e) = save_text(name, "image/svg+xml", &scene.to_svg()) {
-        web_sys::console::warn_1(&e.into());
+        web_sys::console::warn_1(&e.to_string().into());
     }
 }
 

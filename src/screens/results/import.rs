@@ -87,7 +87,9 @@ pub fn ImportPanel() -> impl IntoView {
         spawn_local(async move {
             let outcome =
                 save_bundle(targets).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
-                    save_buffer(&name, "application/json", &json).map(|()| name)
+                    save_buffer(&name, "application/json", &json)
+                        .map(|()| name)
+                        .map_err(|e| e.to_string())
                 });
             saving.try_set(false);
             match outcome {

@@ -91,7 +91,7 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
             </p>
             <details>
                 <summary>"Parse failures"</summary>
-                {move || view! { <TableView table=failures.get() testid="parse-failures" caption=false exports=false/> }}
+                {move || view! { <TableView table=failures.get() testid="parse-failures" caption=false/> }}
             </details>
             <div class="row exports">
                 {move || view! { <ExportButtons table=shown.get()/> }}

@@ -1,0 +1,104 @@
+// The app and the CLI print the same tables: a bundle opened in Chromium, every table of the
+// Results screen exported in every format and every figure of a cell as SVG, each file
+// compared byte for byte with what `concord report` writes for the same bundle.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, watch, CONCORD_URL } from './browser.mjs';
+import { ResultsPage } from './pages/workbench_pages.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+const FORMATS = [['CSV', 'csv'], ['Markdown', 'md'], ['LaTeX', 'tex'], ['JSON', 'json']];
+
+/**
+ * The demo bundle made to exercise every table: Chiang & Lee's layout with the baseline set
+ * (Williams' marks and p-values), intervals shown, and a student's ratings (an agreement
+ * table). Only the view and the raters change; the dataset's hash still holds.
+ */
+function parityBundle(dir) {
+  const bundle = JSON.parse(readFileSync(join(ROOT, 'demo/example-bundle.json'), 'utf8'));
+  bundle.settings = { ...bundle.settings, paper_layout: true, baseline: 'score-only', intervals: true, resamples: 200 };
+  const items = bundle.dataset.embedded.items;
+  bundle.raters = [{
+    name: 'student | 1', attribute: 'coherence',
+    scores: items.slice(0, 9).map((it, i) => [it.id, 1 + (i % 5)]),
+  }];
+  const path = join(dir, 'parity-bundle.json');
+  writeFileSync(path, JSON.stringify(bundle, null, 2));
+  return path;
+}
+
+/** `concord report` of `bundle` in `format`, one file per table or figure, by file name. */
+function cliFiles(bundle, format, dir) {
+  const out = join(dir, `cli-${format}`);
+  execFileSync(CLI, ['report', bundle, '--format', format, '--out', out], { encoding: 'utf8' });
+  return Object.fromEntries(readdirSync(out).map((name) => [name, readFileSync(join(out, name), 'utf8')]));
+}
+
+test('every table and figure of the Results screen is exported as the CLI prints it', { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-parity-'));
+  const browser = await launch();
+  try {
+    const bundle = parityBundle(dir);
+    const cli = Object.fromEntries(['csv', 'md', 'latex', 'json', 'svg'].map((f) => [f, cliFiles(bundle, f, dir)]));
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await page.goto(CONCORD_URL);
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.importBundle(bundle);
+    await page.getByTestId('bundle-source').filter({ hasText: 'parity-bundle.json' }).waitFor();
+    // The bundle says intervals are shown: the page computes them as the CLI does.
+    await results.waitIntervals(60_000);
+
+    // Every table on the screen, found by its id, in every format.
+    const ids = await page.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
+    assert.deepEqual([...ids].sort(), ['agreement-coherence', 'concord-results', 'cost-quality', 'parse-failures'], `the tables shown: ${ids}`);
+    let compared = 0;
+    for (const id of ids) {
+      const title = await page.locator(`table[data-table="${id}"]`).evaluate((t) => t.closest('figure')?.querySelector('figcaption')?.textContent
+        ?? t.closest('section')?.querySelector('h2')?.textContent);
+      for (const [label, ext] of FORMATS) {
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.locator(`button[aria-label$=" as ${label}"][data-table="${id}"]`).click(),
+        ]);
+        const name = download.suggestedFilename();
+        assert.equal(name, `${id}.${ext}`);
+        const app = readFileSync(await download.path(), 'utf8');
+        const fromCli = cli[ext === 'tex' ? 'latex' : ext][name];
+        assert.ok(fromCli !== undefined, `the CLI wrote ${name} (${title})`);
+        assert.equal(app, fromCli, `${name}: the app's export is the CLI's, byte for byte`);
+        compared++;
+      }
+    }
+    assert.equal(compared, ids.length * FORMATS.length);
+
+    // The intervals are in the exports (the CSV has low/high columns), bold where marked.
+    assert.match(cli.csv['concord-results.csv'].split('\r\n')[0], /coherence r \(dataset\) low,coherence r \(dataset\) high/);
+    // Pipes in a rater's name are escaped in Markdown, as the CLI escapes them.
+    assert.match(cli.md['agreement-coherence.md'], /student \\\| 1/);
+
+    // Every figure of the first cell, as SVG.
+    await page.locator('[data-testid="results-table"] td button').first().click();
+    await page.getByTestId('cell-panel').waitFor();
+    for (const what of ['scatter', 'histogram', 'human histogram']) {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: `Export ${what} SVG`, exact: true }).click(),
+      ]);
+      const name = download.suggestedFilename();
+      assert.ok(cli.svg[name] !== undefined, `the CLI drew ${name}`);
+      assert.equal(readFileSync(await download.path(), 'utf8'), cli.svg[name], `${name}: the same SVG`);
+    }
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
