@@ -47,8 +47,13 @@ fn save_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), 
         .map_err(|_| fail("the browser refused to build the file"))?;
     let url = Url::create_object_url_with_blob(&blob).map_err(|_| fail("no object URL"))?;
     click_download(&url, file_name)?;
-    // The download has started from the click; the URL is no longer needed.
-    let _ = Url::revoke_object_url(&url);
+    // The click only asks for the download: the browser reads the blob later, and revoking
+    // the URL at once loses the file when it is busy (seen: one of a dozen quick exports
+    // never arrived). The URL goes a minute later.
+    wasm_bindgen_futures::spawn_local(async move {
+        crate::edge::time::sleep(60_000).await;
+        let _ = Url::revoke_object_url(&url);
+    });
     Ok(())
 }
 

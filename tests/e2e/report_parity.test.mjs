@@ -56,7 +56,8 @@ test('every table and figure of the Results screen is exported as the CLI prints
     // The bundle says intervals are shown: the page computes them as the CLI does.
     await results.waitIntervals(60_000);
 
-    // Every table on the screen, found by its id, in every format.
+    // Every table on the screen, found by its id, in every format (folded panels opened).
+    await page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; }));
     const ids = await page.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
     assert.deepEqual([...ids].sort(), ['agreement-coherence', 'concord-results', 'cost-quality', 'parse-failures'], `the tables shown: ${ids}`);
     let compared = 0;
@@ -64,6 +65,9 @@ test('every table and figure of the Results screen is exported as the CLI prints
       const title = await page.locator(`table[data-table="${id}"]`).evaluate((t) => t.closest('figure')?.querySelector('figcaption')?.textContent
         ?? t.closest('section')?.querySelector('h2')?.textContent);
       for (const [label, ext] of FORMATS) {
+        // Chromium refuses a download now and then when a page starts more than ten in a few
+        // seconds; a person does not click that fast.
+        await page.waitForTimeout(600);
         const [download] = await Promise.all([
           page.waitForEvent('download'),
           page.locator(`button[aria-label$=" as ${label}"][data-table="${id}"]`).click(),
@@ -88,6 +92,7 @@ test('every table and figure of the Results screen is exported as the CLI prints
     await page.locator('[data-testid="results-table"] td button').first().click();
     await page.getByTestId('cell-panel').waitFor();
     for (const what of ['scatter', 'histogram', 'human histogram']) {
+      await page.waitForTimeout(600);
       const [download] = await Promise.all([
         page.waitForEvent('download'),
         page.getByRole('button', { name: `Export ${what} SVG`, exact: true }).click(),
