@@ -21,7 +21,9 @@ cargo xtask <command>
     build [--dev]                         build the web app into pkg/ (release unless --dev)
     test [--skip-browser]                 fmt, clippy (native + wasm32), native tests, wasm build,
                                           wasm-bindgen browser tests, Playwright end-to-end tests
-    e2e [--dev] [--skip-build] [FILE …]   build the app and run Playwright files (all when none)
+    e2e [--dev] [--skip-build] [--screenshots] [FILE …]
+                                          build the app and run Playwright files (all when none);
+                                          --screenshots refreshes docs/screenshots
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
     static --port P [--base /sub/path/]   serve the built site (index.html, style/, pkg/) only
     bench-stats [...]                     statistics benchmarks side by side with scipy

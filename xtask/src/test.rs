@@ -137,13 +137,15 @@ fn wasm_bindgen_tests(toolchain: WasmToolchain) -> Result<(), String> {
     )
 }
 
-/// `cargo xtask e2e [--dev] [--skip-build] [FILE …]`: builds the app (release unless `--dev`),
-/// then runs the given Playwright files (every `tests/e2e/*.test.mjs` when none) against it,
-/// with the static servers, the mock LLM and the CLI as `cargo xtask test` sets them up.
+/// `cargo xtask e2e [--dev] [--skip-build] [--screenshots] [FILE …]`: builds the app (release
+/// unless `--dev`), then runs the given Playwright files (every `tests/e2e/*.test.mjs` when
+/// none) against it, with the static servers, the mock LLM and the CLI as `cargo xtask test`
+/// sets them up. `--screenshots` writes the screenshots into `docs/screenshots` (the README's
+/// pictures) instead of `target/screenshots`.
 pub fn e2e_command(args: &[String]) -> Result<(), String> {
     let files: Vec<String> = args.iter().filter(|a| !a.starts_with("--")).cloned().collect();
     let flags: Vec<String> = args.iter().filter(|a| a.starts_with("--")).cloned().collect();
-    util::check_flags(&flags, &[], &["--dev", "--skip-build"])?;
+    util::check_flags(&flags, &[], &["--dev", "--skip-build", "--screenshots"])?;
     if !has_flag(&flags, "--skip-build") {
         let wasm = toolchain::ensure_wasm_target()?;
         let report = build::build_web(wasm, !has_flag(&flags, "--dev"))?;
@@ -153,15 +155,19 @@ pub fn e2e_command(args: &[String]) -> Result<(), String> {
     if !toolchain::ensure_npm_tools()? {
         return Err("the Playwright tests need npm: `apt-get install nodejs npm`".to_string());
     }
-    playwright_files(files)
+    let shots = if has_flag(&flags, "--screenshots") { "docs/screenshots" } else { SCREENSHOTS };
+    playwright_files(files, shots)
 }
 
+/// Where test runs write their screenshots: under `target/`, never into tracked files.
+const SCREENSHOTS: &str = "target/screenshots";
+
 fn playwright_tests() -> Result<(), String> {
-    playwright_files(Vec::new())
+    playwright_files(Vec::new(), SCREENSHOTS)
 }
 
 /// Runs `files` (every `tests/e2e/*.test.mjs` when empty) in headless Chromium.
-fn playwright_files(chosen: Vec<String>) -> Result<(), String> {
+fn playwright_files(chosen: Vec<String>, screenshots: &str) -> Result<(), String> {
     let root = repo_root();
     let port = serve::spawn_static("/")?;
     let sub_port = serve::spawn_static("/some/path/")?;
@@ -179,7 +185,7 @@ fn playwright_files(chosen: Vec<String>) -> Result<(), String> {
             .collect()
     };
     files.sort();
-    std::fs::create_dir_all(root.join("docs/screenshots")).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(root.join(screenshots)).map_err(|e| e.to_string())?;
     // Tests compare what the browser shows with the CLI's output on the same files.
     util::run(Command::new(toolchain::cargo_program()).current_dir(&root).args([
         "build",
@@ -194,7 +200,7 @@ fn playwright_files(chosen: Vec<String>) -> Result<(), String> {
             .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))
             .env("CONCORD_CHROMIUM", toolchain::CHROMIUM)
             .env("MOCK_URL", mock.base_url())
-            .env("CONCORD_SCREENSHOTS", root.join("docs/screenshots"))
+            .env("CONCORD_SCREENSHOTS", root.join(screenshots))
             .args(["--test", "--test-concurrency=1"])
             .args(&files),
     )
