@@ -31,8 +31,9 @@ pub fn scene_view(scene: &Scene, label: &str) -> impl IntoView + use<> {
                 </circle>
             }
             .into_any(),
-            Shape::Text { x, y, text, anchor, size, fill, rotate } => {
-                let transform = rotate.then(|| format!("rotate(-40 {} {})", num(x), num(y)));
+            Shape::Text { x, y, text, anchor, size, fill, angle } => {
+                let transform =
+                    (angle != 0.0).then(|| format!("rotate({} {} {})", num(angle), num(x), num(y)));
                 let anchor: Anchor = anchor;
                 view! {
                     <text x=num(x) y=num(y) text-anchor=anchor.as_str() font-size=num(size)

@@ -33,7 +33,7 @@ use crate::components::download::save_text;
 use crate::components::figure_view::scene_view;
 use crate::edge::time::{monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
-use concord_core::report::figure::{self as plot, Bar, BarChart, Heatmap};
+use concord_core::report::figure::{self as plot, Heatmap, RankPoint as Bar, Ranking as BarChart};
 use concord_core::report::format_value;
 use run::RunPanel;
 

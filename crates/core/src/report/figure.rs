@@ -59,7 +59,8 @@ pub enum Shape {
         anchor: Anchor,
         size: f64,
         fill: String,
-        rotate: bool,
+        /// Degrees, counter-clockwise negative as in SVG (`-90`: reads upwards); 0 level.
+        angle: f64,
     },
 }
 
@@ -97,7 +98,7 @@ const ACCENT: &str = "#2456c9";
 const MISSING: &str = "#eceef3";
 
 fn text(x: f64, y: f64, s: impl Into<String>, anchor: Anchor, size: f64) -> Shape {
-    Shape::Text { x, y, text: s.into(), anchor, size, fill: FG.to_owned(), rotate: false }
+    Shape::Text { x, y, text: s.into(), anchor, size, fill: FG.to_owned(), angle: 0.0 }
 }
 
 fn line(x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str) -> Shape {
@@ -180,9 +181,9 @@ impl Scene {
                         escape(fill)
                     ));
                 }
-                Shape::Text { x, y, text, anchor, size, fill, rotate } => {
-                    let transform = if *rotate {
-                        format!(" transform=\"rotate(-40 {} {})\"", num(*x), num(*y))
+                Shape::Text { x, y, text, anchor, size, fill, angle } => {
+                    let transform = if *angle != 0.0 {
+                        format!(" transform=\"rotate({} {} {})\"", num(*angle), num(*x), num(*y))
                     } else {
                         String::new()
                     };
@@ -215,7 +216,7 @@ pub struct Figure {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Plot {
     Heatmap(Heatmap),
-    Bars(BarChart),
+    Ranking(Ranking),
     Histogram(Histogram),
     Scatter(Scatter),
 }
@@ -226,9 +227,9 @@ impl From<Heatmap> for Plot {
     }
 }
 
-impl From<BarChart> for Plot {
-    fn from(b: BarChart) -> Plot {
-        Plot::Bars(b)
+impl From<Ranking> for Plot {
+    fn from(r: Ranking) -> Plot {
+        Plot::Ranking(r)
     }
 }
 
@@ -252,7 +253,7 @@ impl Figure {
     pub fn title(&self) -> &str {
         match &self.plot {
             Plot::Heatmap(p) => &p.title,
-            Plot::Bars(p) => &p.title,
+            Plot::Ranking(p) => &p.title,
             Plot::Histogram(p) => &p.title,
             Plot::Scatter(p) => &p.title,
         }
@@ -262,7 +263,7 @@ impl Figure {
     pub fn scene(&self) -> Scene {
         match &self.plot {
             Plot::Heatmap(p) => p.scene(),
-            Plot::Bars(p) => p.scene(),
+            Plot::Ranking(p) => p.scene(),
             Plot::Histogram(p) => p.scene(),
             Plot::Scatter(p) => p.scene(),
         }
@@ -351,7 +352,7 @@ impl Heatmap {
                 anchor: Anchor::Start,
                 size: 11.0,
                 fill: FG.to_owned(),
-                rotate: true,
+                angle: -40.0,
             });
         }
         for (r, name) in self.rows.iter().enumerate() {
@@ -391,7 +392,7 @@ impl Heatmap {
                     anchor: Anchor::Middle,
                     size: 11.0,
                     fill: ink.to_owned(),
-                    rotate: false,
+                    angle: 0.0,
                 });
             }
         }
@@ -431,24 +432,86 @@ impl Heatmap {
     }
 }
 
-/// One bar: a label, its value and an optional error interval `[lower, upper]` (absolute).
+/// One ranked value: a label, its value and an optional interval `[lower, upper]` (absolute).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Bar {
+pub struct RankPoint {
     pub label: String,
     pub value: Option<f64>,
     pub interval: Option<[f64; 2]>,
 }
 
-/// Vertical bars with error bars; the value axis spans `range` or the data (intervals included).
+/// Ratings with intervals (Elo, Bradley–Terry): a dot per label at its value with a whisker
+/// over its interval, on an axis that spans the data (not from zero: a bar from an arbitrary
+/// baseline would exaggerate the gaps).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BarChart {
+pub struct Ranking {
     pub title: String,
-    pub bars: Vec<Bar>,
+    pub points: Vec<RankPoint>,
     pub range: Option<(f64, f64)>,
     pub decimals: usize,
 }
 
-/// Value axis geometry shared by the bar chart, histogram and scatter.
+/// A value axis with round ticks: steps of 1, 2, 2.5 or 5 × 10ᵏ (whole numbers only for
+/// counts), the range widened to the first and last tick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NiceAxis {
+    pub lo: f64,
+    pub hi: f64,
+    pub step: f64,
+    /// Decimals a tick label needs to show the step exactly.
+    pub decimals: usize,
+}
+
+impl NiceAxis {
+    /// About five ticks over `[lo, hi]`; `integer` keeps steps whole (counts).
+    pub fn new(lo: f64, hi: f64, integer: bool) -> NiceAxis {
+        let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
+        let raw = (hi - lo) / 4.0;
+        let magnitude = 10f64.powf(raw.log10().floor());
+        let mut step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .into_iter()
+            .map(|m| m * magnitude)
+            .find(|&s| s >= raw * (1.0 - 1e-9))
+            .unwrap_or(10.0 * magnitude);
+        if integer {
+            step = step.round().max(1.0);
+        }
+        let first = (lo / step + 1e-9).floor() * step;
+        let last = (hi / step - 1e-9).ceil() * step;
+        let decimals = if step >= 1.0 && step.fract() == 0.0 {
+            0
+        } else {
+            // 0.25 needs two decimals, 0.2 one, 2.5 one.
+            (1..=6)
+                .find(|&d| {
+                    let scaled = step * 10f64.powi(d);
+                    (scaled - scaled.round()).abs() < 1e-6
+                })
+                .unwrap_or(6) as usize
+        };
+        NiceAxis { lo: first, hi: last.max(first + step), step, decimals }
+    }
+
+    /// The tick values, first to last.
+    pub fn ticks(&self) -> Vec<f64> {
+        let n = ((self.hi - self.lo) / self.step).round() as i64;
+        (0..=n.max(1))
+            .map(|i| {
+                let v = self.lo + i as f64 * self.step;
+                // -0.0 and 0.30000000000000004 are printed as what they are meant to be.
+                let rounded = (v / self.step).round() * self.step;
+                if rounded == 0.0 { 0.0 } else { rounded }
+            })
+            .collect()
+    }
+
+    /// A tick's label.
+    pub fn label(&self, v: f64) -> String {
+        format_value(Some(v), self.decimals)
+    }
+}
+
+/// Screen geometry of a value axis.
 struct Axis {
     lo: f64,
     hi: f64,
@@ -462,13 +525,12 @@ impl Axis {
         Axis { lo, hi, from, to }
     }
 
-    fn at(&self, v: f64) -> f64 {
-        self.from + (v - self.lo) / (self.hi - self.lo) * (self.to - self.from)
+    fn nice(nice: &NiceAxis, from: f64, to: f64) -> Axis {
+        Axis::new(nice.lo, nice.hi, from, to)
     }
 
-    /// Five evenly spaced tick values.
-    fn ticks(&self) -> Vec<f64> {
-        (0..5).map(|i| self.lo + (self.hi - self.lo) * i as f64 / 4.0).collect()
+    fn at(&self, v: f64) -> f64 {
+        self.from + (v - self.lo) / (self.hi - self.lo) * (self.to - self.from)
     }
 }
 
@@ -479,51 +541,77 @@ fn data_bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     lo.is_finite().then_some((lo, hi))
 }
 
-/// Pads a data range by 5 % on each side so marks do not sit on the frame.
-fn padded((lo, hi): (f64, f64)) -> (f64, f64) {
-    let pad = if hi > lo { (hi - lo) * 0.05 } else { 0.5 };
-    (lo - pad, hi + pad)
+/// The width a text of `size` takes, about: the figures lay out labels so they never overlap
+/// (a test checks it on the drawn SVG too).
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.6
 }
 
-impl BarChart {
-    pub fn new(title: impl Into<String>, bars: Vec<Bar>) -> BarChart {
-        BarChart { title: title.into(), bars, range: None, decimals: 1 }
+/// A y axis: gridlines and tick labels right-aligned left of `left`.
+fn y_axis(shapes: &mut Vec<Shape>, nice: &NiceAxis, y: &Axis, left: f64, right: f64) {
+    for t in nice.ticks() {
+        let py = y.at(t);
+        shapes.push(line(left, py, right, py, GRID));
+        shapes.push(text(left - 4.0, py + 4.0, nice.label(t), Anchor::End, 10.0));
+    }
+}
+
+/// An x axis: tick labels centred under each tick.
+fn x_axis(shapes: &mut Vec<Shape>, nice: &NiceAxis, x: &Axis, bottom: f64) {
+    for t in nice.ticks() {
+        let px = x.at(t);
+        shapes.push(line(px, bottom, px, bottom + 3.0, MUTED));
+        shapes.push(text(px, bottom + 14.0, nice.label(t), Anchor::Middle, 10.0));
+    }
+}
+
+/// An axis title along the left edge, reading upwards, centred on the plot's height.
+fn y_title(shapes: &mut Vec<Shape>, label: &str, top: f64, bottom: f64) {
+    shapes.push(Shape::Text {
+        x: 12.0,
+        y: (top + bottom) / 2.0,
+        text: label.to_owned(),
+        anchor: Anchor::Middle,
+        size: 11.0,
+        fill: FG.to_owned(),
+        angle: -90.0,
+    });
+}
+
+impl Ranking {
+    pub fn new(title: impl Into<String>, points: Vec<RankPoint>) -> Ranking {
+        Ranking { title: title.into(), points, range: None, decimals: 1 }
     }
 
     pub fn scene(&self) -> Scene {
-        const LEFT: f64 = 56.0;
-        const TOP: f64 = 28.0;
+        const LEFT: f64 = 64.0;
+        const TOP: f64 = 36.0;
         const PLOT_H: f64 = 200.0;
-        const BAR_W: f64 = 56.0;
+        const SLOT_W: f64 = 56.0;
         let bottom = TOP + PLOT_H;
-        let range = self.range.unwrap_or_else(|| {
+        let (lo, hi) = self.range.unwrap_or_else(|| {
             let all = self
-                .bars
+                .points
                 .iter()
                 .flat_map(|b| b.value.into_iter().chain(b.interval.into_iter().flatten()));
-            padded(data_bounds(all).unwrap_or((0.0, 1.0)))
+            data_bounds(all).unwrap_or((0.0, 1.0))
         });
-        let y = Axis::new(range.0, range.1, bottom, TOP);
-        let width = LEFT + self.bars.len().max(1) as f64 * BAR_W + 16.0;
+        let nice = NiceAxis::new(lo, hi, false);
+        let y = Axis::nice(&nice, bottom, TOP);
+        let width = (LEFT + self.points.len().max(1) as f64 * SLOT_W + 16.0)
+            .max(text_width(&self.title, 13.0) + 8.0);
         let mut shapes = vec![text(4.0, 16.0, self.title.clone(), Anchor::Start, 13.0)];
-        for t in y.ticks() {
-            let py = y.at(t);
-            shapes.push(line(LEFT, py, width - 8.0, py, GRID));
-            shapes.push(text(
-                LEFT - 4.0,
-                py + 4.0,
-                format_value(Some(t), self.decimals),
-                Anchor::End,
-                10.0,
-            ));
-        }
-        // Bars grow from the axis minimum (the axis need not start at 0: Elo sits near 1000).
-        for (i, bar) in self.bars.iter().enumerate() {
-            let x = LEFT + i as f64 * BAR_W + 10.0;
-            let w = BAR_W - 20.0;
-            if let Some(v) = bar.value.filter(|v| v.is_finite()) {
-                let top = y.at(v.clamp(y.lo, y.hi));
-                let interval = bar
+        y_axis(&mut shapes, &nice, &y, LEFT, width - 8.0);
+        for (i, point) in self.points.iter().enumerate() {
+            let cx = LEFT + (i as f64 + 0.5) * SLOT_W;
+            if let Some([a, b]) = point.interval.filter(|[a, b]| a.is_finite() && b.is_finite()) {
+                let (ya, yb) = (y.at(a.clamp(y.lo, y.hi)), y.at(b.clamp(y.lo, y.hi)));
+                shapes.push(line(cx, ya, cx, yb, FG));
+                shapes.push(line(cx - 6.0, ya, cx + 6.0, ya, FG));
+                shapes.push(line(cx - 6.0, yb, cx + 6.0, yb, FG));
+            }
+            if let Some(v) = point.value.filter(|v| v.is_finite()) {
+                let interval = point
                     .interval
                     .map(|[a, b]| {
                         format!(
@@ -533,39 +621,31 @@ impl BarChart {
                         )
                     })
                     .unwrap_or_default();
-                shapes.push(Shape::Rect {
-                    x,
-                    y: top,
-                    w,
-                    h: (bottom - top).max(0.0),
+                shapes.push(Shape::Circle {
+                    cx,
+                    cy: y.at(v.clamp(y.lo, y.hi)),
+                    r: 5.0,
                     fill: ACCENT.to_owned(),
-                    stroke: None,
                     title: Some(format!(
                         "{}: {}{interval}",
-                        bar.label,
+                        point.label,
                         format_value(Some(v), self.decimals)
                     )),
                 });
             }
-            if let Some([a, b]) = bar.interval.filter(|[a, b]| a.is_finite() && b.is_finite()) {
-                let (ya, yb) = (y.at(a.clamp(y.lo, y.hi)), y.at(b.clamp(y.lo, y.hi)));
-                let cx = x + w / 2.0;
-                shapes.push(line(cx, ya, cx, yb, FG));
-                shapes.push(line(cx - 6.0, ya, cx + 6.0, ya, FG));
-                shapes.push(line(cx - 6.0, yb, cx + 6.0, yb, FG));
-            }
             shapes.push(Shape::Text {
-                x: x + w / 2.0,
+                x: cx,
                 y: bottom + 14.0,
-                text: bar.label.clone(),
+                text: point.label.clone(),
                 anchor: Anchor::End,
                 size: 11.0,
                 fill: FG.to_owned(),
-                rotate: true,
+                angle: -40.0,
             });
         }
         shapes.push(line(LEFT, bottom, width - 8.0, bottom, MUTED));
-        Scene { width, height: bottom + 80.0, title: self.title.clone(), shapes }
+        let longest = self.points.iter().map(|p| text_width(&p.label, 11.0)).fold(0.0, f64::max);
+        Scene { width, height: bottom + 20.0 + longest * 0.65, title: self.title.clone(), shapes }
     }
 }
 
@@ -601,21 +681,19 @@ impl Histogram {
     }
 
     pub fn scene(&self) -> Scene {
-        const LEFT: f64 = 44.0;
-        const TOP: f64 = 28.0;
+        const LEFT: f64 = 52.0;
+        const TOP: f64 = 36.0;
         const PLOT_W: f64 = 360.0;
         const PLOT_H: f64 = 180.0;
         let (edges, counts) = self.counts();
         let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
         let bottom = TOP + PLOT_H;
         let x = Axis::new(edges[0], edges[edges.len() - 1], LEFT, LEFT + PLOT_W);
-        let y = Axis::new(0.0, max, bottom, TOP);
+        // Counts are whole numbers: so are their ticks.
+        let count_axis = NiceAxis::new(0.0, max, true);
+        let y = Axis::nice(&count_axis, bottom, TOP);
         let mut shapes = vec![text(4.0, 16.0, self.title.clone(), Anchor::Start, 13.0)];
-        for t in y.ticks() {
-            let py = y.at(t);
-            shapes.push(line(LEFT, py, LEFT + PLOT_W, py, GRID));
-            shapes.push(text(LEFT - 4.0, py + 4.0, format!("{t:.0}"), Anchor::End, 10.0));
-        }
+        y_axis(&mut shapes, &count_axis, &y, LEFT, LEFT + PLOT_W);
         for (i, &count) in counts.iter().enumerate() {
             let (a, b) = (edges[i], edges[i + 1]);
             let top = y.at(count as f64);
@@ -633,18 +711,17 @@ impl Histogram {
                 )),
             });
         }
-        for t in x.ticks() {
-            shapes.push(text(
-                x.at(t),
-                bottom + 14.0,
-                format_value(Some(t), 2),
-                Anchor::Middle,
-                10.0,
-            ));
+        // Round value ticks inside the binned range.
+        let values = NiceAxis::new(edges[0], edges[edges.len() - 1], false);
+        for t in values.ticks().into_iter().filter(|t| *t >= x.lo - 1e-9 && *t <= x.hi + 1e-9) {
+            let px = x.at(t);
+            shapes.push(line(px, bottom, px, bottom + 3.0, MUTED));
+            shapes.push(text(px, bottom + 14.0, values.label(t), Anchor::Middle, 10.0));
         }
         shapes.push(line(LEFT, bottom, LEFT + PLOT_W, bottom, MUTED));
+        y_title(&mut shapes, "count", TOP, bottom);
         Scene {
-            width: LEFT + PLOT_W + 16.0,
+            width: (LEFT + PLOT_W + 16.0).max(text_width(&self.title, 13.0) + 8.0),
             height: bottom + 24.0,
             title: self.title.clone(),
             shapes,
@@ -684,10 +761,11 @@ impl Scatter {
     }
 
     pub fn scene(&self) -> Scene {
-        const LEFT: f64 = 56.0;
-        const TOP: f64 = 28.0;
+        const LEFT: f64 = 60.0;
+        const TOP: f64 = 36.0;
         const PLOT_W: f64 = 360.0;
         const PLOT_H: f64 = 240.0;
+        const RIGHT: f64 = 16.0;
         let bottom = TOP + PLOT_H;
         let finite: Vec<(usize, (f64, f64))> = self
             .points
@@ -696,25 +774,14 @@ impl Scatter {
             .enumerate()
             .filter(|(_, (a, b))| a.is_finite() && b.is_finite())
             .collect();
-        let (xl, xh) = padded(data_bounds(finite.iter().map(|p| p.1.0)).unwrap_or((0.0, 1.0)));
-        let (yl, yh) = padded(data_bounds(finite.iter().map(|p| p.1.1)).unwrap_or((0.0, 1.0)));
-        let x = Axis::new(xl, xh, LEFT, LEFT + PLOT_W);
-        let y = Axis::new(yl, yh, bottom, TOP);
+        let (xl, xh) = data_bounds(finite.iter().map(|p| p.1.0)).unwrap_or((0.0, 1.0));
+        let (yl, yh) = data_bounds(finite.iter().map(|p| p.1.1)).unwrap_or((0.0, 1.0));
+        let (nx, ny) = (NiceAxis::new(xl, xh, false), NiceAxis::new(yl, yh, false));
+        let x = Axis::nice(&nx, LEFT, LEFT + PLOT_W);
+        let y = Axis::nice(&ny, bottom, TOP);
         let mut shapes = vec![text(4.0, 16.0, self.title.clone(), Anchor::Start, 13.0)];
-        for t in y.ticks() {
-            let py = y.at(t);
-            shapes.push(line(LEFT, py, LEFT + PLOT_W, py, GRID));
-            shapes.push(text(LEFT - 4.0, py + 4.0, format_value(Some(t), 2), Anchor::End, 10.0));
-        }
-        for t in x.ticks() {
-            shapes.push(text(
-                x.at(t),
-                bottom + 14.0,
-                format_value(Some(t), 2),
-                Anchor::Middle,
-                10.0,
-            ));
-        }
+        y_axis(&mut shapes, &ny, &y, LEFT, LEFT + PLOT_W);
+        x_axis(&mut shapes, &nx, &x, bottom);
         shapes.push(line(LEFT, bottom, LEFT + PLOT_W, bottom, MUTED));
         shapes.push(line(LEFT, TOP, LEFT, bottom, MUTED));
         // Points on the same pixel are drawn once, larger the more items they hold: ratings are
@@ -730,6 +797,9 @@ impl Scatter {
             });
             groups[g].1.push(i);
         }
+        // Labels are drawn next to their point only when there are few and they do not run
+        // into each other or off the plot; otherwise a point's title names its items.
+        let mut placed: Vec<[f64; 4]> = Vec::new();
         let show_labels = groups.len() <= 12;
         for ((a, b), members) in groups {
             let (px, py) = (x.at(a), y.at(b));
@@ -756,16 +826,41 @@ impl Scatter {
                     }
                 )
             };
+            let r = (4.0 + 1.5 * ((members.len() - 1) as f64).sqrt()).min(14.0);
             shapes.push(Shape::Circle {
                 cx: px,
                 cy: py,
-                r: (4.0 + 1.5 * ((members.len() - 1) as f64).sqrt()).min(14.0),
+                r,
                 fill: ACCENT.to_owned(),
                 title: Some(title),
             });
             if show_labels && let Some(l) = label(members[0]) {
                 let l = if members.len() > 1 { format!("{l} (+{})", members.len() - 1) } else { l };
-                shapes.push(text(px + 6.0, py - 6.0, l, Anchor::Start, 10.0));
+                let w = text_width(&l, 10.0);
+                // Beside the point, on whichever side keeps it on the plot and off the
+                // other labels: right above, left above, right below, left below.
+                let spots = [
+                    (px + r + 2.0, py - 3.0, Anchor::Start),
+                    (px - r - 2.0, py - 3.0, Anchor::End),
+                    (px + r + 2.0, py + 13.0, Anchor::Start),
+                    (px - r - 2.0, py + 13.0, Anchor::End),
+                ];
+                let spot = spots.into_iter().find_map(|(lx, ly, anchor)| {
+                    let x0 = if anchor == Anchor::Start { lx } else { lx - w };
+                    let bbox = [x0, ly - 9.0, x0 + w, ly + 1.0];
+                    let inside = x0 >= LEFT
+                        && bbox[2] <= LEFT + PLOT_W + RIGHT
+                        && bbox[1] >= TOP - 10.0
+                        && bbox[3] <= bottom;
+                    let clear = placed.iter().all(|o| {
+                        bbox[2] <= o[0] || o[2] <= bbox[0] || bbox[3] <= o[1] || o[3] <= bbox[1]
+                    });
+                    (inside && clear).then_some((lx, ly, anchor, bbox))
+                });
+                if let Some((lx, ly, anchor, bbox)) = spot {
+                    placed.push(bbox);
+                    shapes.push(text(lx, ly, l, anchor, 10.0));
+                }
             }
         }
         shapes.push(text(
@@ -775,9 +870,9 @@ impl Scatter {
             Anchor::Middle,
             11.0,
         ));
-        shapes.push(text(4.0, TOP - 6.0, self.y_label.clone(), Anchor::Start, 11.0));
+        y_title(&mut shapes, &self.y_label, TOP, bottom);
         Scene {
-            width: LEFT + PLOT_W + 60.0,
+            width: (LEFT + PLOT_W + RIGHT).max(text_width(&self.title, 13.0) + 8.0),
             height: bottom + 40.0,
             title: self.title.clone(),
             shapes,
@@ -855,24 +950,98 @@ mod tests {
     }
 
     #[test]
-    fn bar_chart_draws_error_bars_at_the_interval() {
-        let chart = BarChart {
+    fn ranking_draws_dots_with_whiskers_at_the_interval() {
+        let chart = Ranking {
             title: "Elo".into(),
-            bars: vec![
-                Bar { label: "a".into(), value: Some(10.0), interval: Some([5.0, 15.0]) },
-                Bar { label: "b".into(), value: None, interval: None },
+            points: vec![
+                RankPoint { label: "a".into(), value: Some(10.0), interval: Some([5.0, 15.0]) },
+                RankPoint { label: "b".into(), value: None, interval: None },
             ],
             range: Some((0.0, 20.0)),
             decimals: 1,
         };
         let scene = chart.scene();
-        // Plot height 200 from y=28: value 5 at 178, 15 at 78.
+        // Plot height 200 from y=36, axis 0–20: value 5 at 186, 15 at 86.
         let vertical = scene.shapes.iter().any(|s| {
-            matches!(s, Shape::Line { y1, y2, x1, x2, .. } if x1 == x2 && (*y1 - 178.0).abs() < 1e-9 && (*y2 - 78.0).abs() < 1e-9)
+            matches!(s, Shape::Line { y1, y2, x1, x2, .. } if x1 == x2 && (*y1 - 186.0).abs() < 1e-9 && (*y2 - 86.0).abs() < 1e-9)
         });
-        assert!(vertical, "error bar from 5 to 15");
-        let bars = scene.shapes.iter().filter(|s| matches!(s, Shape::Rect { .. })).count();
-        assert_eq!(bars, 1, "no bar for an undefined value");
+        assert!(vertical, "whisker from 5 to 15");
+        let dots = scene.shapes.iter().filter(|s| matches!(s, Shape::Circle { .. })).count();
+        assert_eq!(dots, 1, "no dot for an undefined value");
+        assert!(!scene.shapes.iter().any(|s| matches!(s, Shape::Rect { .. })), "no bars");
+    }
+
+    #[test]
+    fn nice_axes_have_round_increasing_ticks() {
+        let check = |lo: f64, hi: f64, integer: bool, want: &[&str]| {
+            let axis = NiceAxis::new(lo, hi, integer);
+            let labels: Vec<String> = axis.ticks().iter().map(|&t| axis.label(t)).collect();
+            assert_eq!(labels, want, "{lo}..{hi}");
+            assert!(axis.lo <= lo && axis.hi >= hi, "{lo}..{hi} inside {}..{}", axis.lo, axis.hi);
+        };
+        // The histogram of six counts: whole numbers, never 1.5 or 4.5.
+        check(0.0, 6.0, true, &["0", "2", "4", "6"]);
+        check(0.0, 3.0, true, &["0", "1", "2", "3"]);
+        check(0.0, 1.0, true, &["0", "1"]);
+        // Ratings and correlations.
+        check(0.95, 1.5, false, &["0.8", "1.0", "1.2", "1.4", "1.6"]);
+        check(1.0, 5.0, false, &["1", "2", "3", "4", "5"]);
+        check(-0.14, 0.64, false, &["-0.2", "0.0", "0.2", "0.4", "0.6", "0.8"]);
+        // Elo near 1000.
+        check(932.4, 1100.5, false, &["900", "950", "1000", "1050", "1100", "1150"]);
+        check(0.0, 1.0, false, &["0.00", "0.25", "0.50", "0.75", "1.00"]);
+    }
+
+    /// The approximate boxes of a scene's texts (level texts only; slanted ones are skipped).
+    fn boxes(scene: &Scene) -> Vec<(String, [f64; 4])> {
+        scene
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Text { x, y, text, anchor, size, angle, .. } if *angle == 0.0 => {
+                    let w = text_width(text, *size);
+                    let x0 = match anchor {
+                        Anchor::Start => *x,
+                        Anchor::Middle => x - w / 2.0,
+                        Anchor::End => x - w,
+                    };
+                    Some((text.clone(), [x0, y - size * 0.8, x0 + w, *y]))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn assert_no_overlap(scene: &Scene) {
+        let b = boxes(scene);
+        for (i, (t1, a)) in b.iter().enumerate() {
+            for (t2, c) in &b[i + 1..] {
+                let apart = a[2] <= c[0] || c[2] <= a[0] || a[3] <= c[1] || c[3] <= a[1];
+                assert!(apart, "{t1:?} {a:?} overlaps {t2:?} {c:?}");
+            }
+            assert!(a[0] >= 0.0 && a[2] <= scene.width, "{t1:?} leaves the picture");
+        }
+    }
+
+    #[test]
+    fn no_text_overlaps_another() {
+        let points: Vec<(f64, f64)> =
+            (0..12).map(|i| (1.0 + f64::from(i % 5), 1.0 + f64::from((i * 3) % 5))).collect();
+        let labels = (0..12).map(|i| format!("item-{i}")).collect();
+        let scatter = Scatter::new(
+            "rate-explain vs humans: coherence",
+            "human rating",
+            "judge rating",
+            points,
+        )
+        .labels(labels);
+        assert_no_overlap(&scatter.scene());
+        // A point at the right edge keeps its label inside the plot.
+        let edge = Scatter::new("s", "x", "y", vec![(0.0, 0.0), (1.0, 1.0)])
+            .labels(vec!["a long label here".into(), "another long label".into()]);
+        assert_no_overlap(&edge.scene());
+        let hist = Histogram::new("Humans: coherence", vec![1.0, 2.0, 2.0, 3.0, 3.0, 3.0, 5.0], 10);
+        assert_no_overlap(&hist.scene());
     }
 
     #[test]
