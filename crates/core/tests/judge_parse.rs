@@ -91,6 +91,17 @@ fn concord_policy_never_invents_a_rating() {
         ),
         Err(ParseFailure::OutOfScale { value: 40.0 })
     );
+    // A bullet is not a minus sign (SmolLM2 answered "- 4 (not enough information)").
+    assert_eq!(c("- 4 (not enough information)", Some((1.0, 5.0))), Ok(4.0));
+    assert_eq!(c("Coherence:\n- 3", Some((1.0, 5.0))), Ok(3.0));
+    assert_eq!(c("Rating: -4", Some((1.0, 5.0))), Err(ParseFailure::Negative { value: -4.0 }));
+    // A rubric the model repeats is not its rating.
+    assert_eq!(
+        c("A score of 1 (bad) means the summary is off topic. I give it 4.", Some((1.0, 5.0))),
+        Ok(4.0)
+    );
+    assert_eq!(c("1 means poor, 5 means excellent. This one: 3", Some((1.0, 5.0))), Ok(3.0));
+    assert_eq!(c("5 = excellent", Some((1.0, 5.0))), Err(ParseFailure::NoNumber));
     // Where closer-look reads the first digit of "10", concord reads ten and rejects it.
     assert_eq!(
         c("I would rate it 10", Some((1.0, 3.0))),

@@ -293,13 +293,19 @@ fn first_rating(
             continue;
         }
         let Some((value, end)) = number_at(text, pos) else { break };
-        let before = text[..pos].trim_end();
+        let raw_before = &text[..pos];
+        let before = raw_before.trim_end();
         let after = text[end..].trim_start();
-        if is_denominator(before) || starts_range(after) || ends_range(before) {
+        if is_denominator(before)
+            || starts_range(after)
+            || ends_range(before)
+            || explains_scale(after)
+        {
             pos = end;
             continue;
         }
-        let value = if before.ends_with('-') { -value } else { value };
+        // A minus sign touches its number: `- 4` is a bullet, not a negative rating.
+        let value = if raw_before.ends_with('-') { -value } else { value };
         // A digit run too long for f64 reads as ±inf: off every scale, never a rating (found
         // by the `parse` fuzz target, without a scale).
         if !value.is_finite() {
@@ -316,6 +322,21 @@ fn first_rating(
         return Ok((value, pos..end));
     }
     Err(ParseFailure::NoNumber)
+}
+
+/// `1 (bad) means …`, `5 = excellent`, `1 indicates …`: a rubric the model repeats, whose
+/// numbers are scale points, not its rating.
+fn explains_scale(after: &str) -> bool {
+    let mut rest = after;
+    // An optional label in parentheses: `(bad)`.
+    if let Some(inner) = rest.strip_prefix('(')
+        && let Some(close) = inner.find(')')
+    {
+        rest = inner[close + 1..].trim_start();
+    }
+    ["means", "indicates", "represents", "stands for", "corresponds to", "="]
+        .iter()
+        .any(|w| rest.starts_with(w))
 }
 
 /// `/5`, `out of 5`: the number is the scale's maximum, not a rating.
