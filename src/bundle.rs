@@ -112,6 +112,7 @@ pub async fn apply_bundle(
     } else {
         t.runs.ran_with.set_value(None);
     }
+    t.results.bundle_runs.set(runs.iter().map(crate::screens::results::state::run_id).collect());
     t.runs.runs.set(runs);
     t.rate.raters.set(raters);
     t.results.settings.set(settings);

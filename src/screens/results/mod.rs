@@ -87,9 +87,15 @@ pub fn ResultsScreen() -> impl IntoView {
     view! {
         <ImportPanel/>
         {move || results.bundle_error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="bundle-error">{e}</p> })}
-        {move || results.bundle_source.get().map(|s| view! {
-            <p class="notice-line" data-testid="bundle-source">{format!("Showing the bundle {s}: every number below was recomputed from its raw responses.")}</p>
-        })}
+        {move || {
+            let source = results.bundle_source.get()?;
+            // While a bundle is loading its runs are not on the table yet.
+            if source.ends_with("(loading…)") {
+                return Some(view! { <p class="notice-line" data-testid="bundle-source">{format!("Opening the bundle {source}")}</p> });
+            }
+            let line = results.bundle_runs.with(|b| runs.runs.with(|r| state::source_line(&source, b, r)))?;
+            Some(view! { <p class="notice-line" data-testid="bundle-source">{line}</p> })
+        }}
         {move || reading.get().map(|text| view! { <p class="notice-line" role="status" data-testid="results-reading">{text}</p> })}
         <Show
             when=move || !table.with(|(t, _)| t.methods.is_empty())

@@ -287,13 +287,16 @@ fn LaunchPanel() -> impl IntoView {
             {move || progress().map(|(p, cached)| {
                 let finished = p.done + p.failed;
                 let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
+                // A model with no price has spent an unknown amount, not $0.
+                let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
+                let cost = if priced { format!("${:.4}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">
                         {format!(
-                            "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · ${:.4} · concurrency {} · {} retries",
+                            "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · {cost} · concurrency {} · {} retries",
                             p.done, p.total, p.failed, p.in_flight, cached,
-                            p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.cost_usd, p.concurrency, p.retries
+                            p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.concurrency, p.retries
                         )}
                         {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
