@@ -5,4 +5,6 @@
 //! | module | study |
 //! |---|---|
 //! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
+//! | [`meta`] | seed 003's meta-evaluation: released evaluator and meta-evaluator files, live JDEval / MDEval / JDEval-i / BSMEval runs, Tables 1, 5, 6, Elo, Bradley–Terry |
+pub mod meta;
 pub mod workbench;
