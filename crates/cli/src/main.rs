@@ -20,8 +20,10 @@ USAGE:
     concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
                   [--format json|md|latex|csv]
                                            correlation table of judge runs against human ratings
-    concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S] [--format json]
+    concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S]
+                  [--format json|md|csv|latex]
                                            seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
+                                           (md|csv|latex: Tables 1, 5, 6 and Elo in the paper's layout)
     concord coeval PATH... [--format json] [--level LEVEL]
                                            CoEval (seed 004) action rates and α from released files
     concord help                           this text
