@@ -17,7 +17,7 @@ use concord_core::judge::ChatResponse;
 use concord_core::judge::meta_eval::IndividualTask;
 use concord_core::judge::protocol::{Protocol, ProtocolError};
 use concord_core::judge::template::RenderError;
-use concord_core::meta::EloResult;
+use concord_core::meta::{BradleyTerryIntervals, EloResult};
 use concord_core::run::{Finish, ProviderId, StopReason, cache_key};
 use concord_core::study::meta::compute::{self, PairwiseResult, SeedSpread};
 use concord_core::study::meta::files::{
@@ -108,26 +108,45 @@ pub(super) fn remove_all(state: State) {
     recompute(state);
 }
 
-/// [`compute::elo_summary`] of one file played a frame's worth of orders at a time (200
-/// shuffles of 300 matches take ~50 ms); `None` when `stale` turns true meanwhile.
+/// The Elo of one file (the core's [`compute::EloSteps`]), a frame's worth of shuffled orders
+/// at a time (200 shuffles of 300 matches take ~50 ms); `None` when `stale` turns true
+/// meanwhile.
 async fn elo_sliced(
     file: &JdEvalFile,
     options: &concord_core::meta::EloOptions,
     stale: impl Fn() -> bool,
 ) -> Option<EloResult> {
-    let orders = compute::elo_orders(&file.set, options);
-    let mut runs = Vec::with_capacity(orders.len());
+    let mut steps = compute::EloSteps::new(&file.set, options);
     let mut budget = FrameBudget::new();
-    for order in &orders {
+    while steps.step(1) {
         if budget.spent() {
             budget.yield_now().await;
             if stale() {
                 return None;
             }
         }
-        runs.push(compute::elo_run(&file.set, order.as_deref(), options));
     }
-    Some(compute::elo_summary(&file.meta_evaluator, &file.set, &runs))
+    Some(steps.finish(&file.meta_evaluator))
+}
+
+/// [`compute::bradley_terry`] of one file, a frame's worth of bootstrap resamples at a time;
+/// `None` when `stale` turns true meanwhile.
+async fn bradley_terry_sliced(
+    file: &JdEvalFile,
+    settings: &Settings,
+    stale: impl Fn() -> bool,
+) -> Option<BradleyTerryIntervals> {
+    let mut boot = compute::bradley_terry_steps(file, settings);
+    let mut budget = FrameBudget::new();
+    while boot.step(1) {
+        if budget.spent() {
+            budget.yield_now().await;
+            if stale() {
+                return None;
+            }
+        }
+    }
+    Some(boot.finish())
 }
 
 /// The JDEval files of the workspace (not tracked), with their entry ids.
@@ -192,8 +211,8 @@ pub(super) fn compute_seed_spread(state: State) {
     });
 }
 
-/// Recomputes Elo and Bradley–Terry for every JDEval file under the current controls, one file
-/// per task.
+/// Recomputes Elo and Bradley–Terry for every JDEval file under the current controls, a
+/// frame's worth of shuffles or bootstrap resamples at a time.
 pub(super) fn recompute(state: State) {
     state.stale.set(false);
     let settings = match state.read_controls() {
@@ -230,7 +249,9 @@ pub(super) fn recompute(state: State) {
             if stale() {
                 return;
             }
-            let bradley_terry = compute::bradley_terry(file, &settings);
+            let Some(bradley_terry) = bradley_terry_sliced(file, &settings, stale).await else {
+                return;
+            };
             out.push((*id, Arc::new(PairwiseResult { elo, bradley_terry })));
             yield_now().await;
             if stale() {

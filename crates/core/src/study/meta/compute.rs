@@ -6,6 +6,8 @@
 //! [`crate::meta::elo_ratings`] in steps: the orders to play ([`elo_orders`]), one rating
 //! vector per order ([`elo_run`]), then the mean and SD ([`elo_summary`]). Same functions, same
 //! seeds, same summation order: the result equals `meta::elo_ratings` (a test checks it).
+//! [`EloSteps`] draws and plays the orders a few at a time, and Bradley–Terry's bootstrap is
+//! fitted likewise ([`bradley_terry_steps`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -39,6 +41,54 @@ pub fn elo_orders(set: &MatchSet, options: &EloOptions) -> Vec<Option<Vec<usize>
     }
 }
 
+/// [`meta::elo_ratings`] (one seed) a few orders at a time, for callers that work between
+/// frames: each [`EloSteps::step`] draws and plays the next shuffled orders; [`EloSteps::finish`]
+/// gives what `elo_ratings` gives (the same draws, the same summation order).
+#[derive(Debug, Clone)]
+pub struct EloSteps<'a> {
+    set: &'a MatchSet,
+    options: EloOptions,
+    /// `None`: no shuffles, the matches are played once in file order.
+    orders: Option<stats::ShuffledOrders>,
+    runs: Vec<Vec<f64>>,
+}
+
+impl<'a> EloSteps<'a> {
+    pub fn new(set: &'a MatchSet, options: &EloOptions) -> EloSteps<'a> {
+        let orders = (options.shuffles > 0)
+            .then(|| stats::ShuffledOrders::new(set.matches.len(), options.shuffles, options.seed));
+        EloSteps {
+            set,
+            options: *options,
+            orders,
+            runs: Vec::with_capacity(options.shuffles.max(1)),
+        }
+    }
+
+    /// Plays the next `n` orders; `true` while some are left.
+    pub fn step(&mut self, n: usize) -> bool {
+        match &mut self.orders {
+            None => {
+                if self.runs.is_empty() {
+                    self.runs.push(elo_run(self.set, None, &self.options));
+                }
+                false
+            }
+            Some(orders) => {
+                for order in orders.by_ref().take(n) {
+                    self.runs.push(elo_run(self.set, Some(&order), &self.options));
+                }
+                orders.remaining() > 0
+            }
+        }
+    }
+
+    /// The mean and SD per evaluator over the orders played.
+    pub fn finish(self, meta_evaluator: &str) -> EloResult {
+        elo_summary(meta_evaluator, self.set, &self.runs)
+    }
+}
+
 /// The ratings after playing the matches in `order` (file order when `None`).
 pub fn elo_run(set: &MatchSet, order: Option<&[usize]>, options: &EloOptions) -> Vec<f64> {
     stats::elo(set.evaluators.len(), &set.matches, order, NullOutcome::Tie, &options.params)
@@ -48,6 +98,22 @@ pub fn elo_run(set: &MatchSet, order: Option<&[usize]>, options: &EloOptions) ->
 pub fn bradley_terry(file: &JdEvalFile, settings: &Settings) -> BradleyTerryIntervals {
     let options = settings.elo();
     meta::bradley_terry_intervals(
+        &file.set,
+        &options.params,
+        settings.resamples,
+        BT_LEVEL,
+        options.seed,
+    )
+}
+
+/// [`bradley_terry`] in steps: [`meta::BradleyTerryBootstrap::step`] fits a few resamples at
+/// a time (the browser yields between them), `finish` gives what `bradley_terry` gives.
+pub fn bradley_terry_steps<'a>(
+    file: &'a JdEvalFile,
+    settings: &Settings,
+) -> meta::BradleyTerryBootstrap<'a> {
+    let options = settings.elo();
+    meta::BradleyTerryBootstrap::new(
         &file.set,
         &options.params,
         settings.resamples,

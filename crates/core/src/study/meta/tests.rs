@@ -75,14 +75,15 @@ fn check(paths: &[String]) -> Vec<MetaFile> {
     for f in &files {
         let Some(j) = f.jdeval() else { continue };
         for options in [options, EloOptions { shuffles: 0, ..options }] {
+            let want = meta::elo_ratings(&j.meta_evaluator, &j.set, &options);
             let runs: Vec<Vec<f64>> = elo_orders(&j.set, &options)
                 .iter()
                 .map(|o| elo_run(&j.set, o.as_deref(), &options))
                 .collect();
-            assert_eq!(
-                elo_summary(&j.meta_evaluator, &j.set, &runs),
-                meta::elo_ratings(&j.meta_evaluator, &j.set, &options)
-            );
+            assert_eq!(elo_summary(&j.meta_evaluator, &j.set, &runs), want);
+            let mut steps = compute::EloSteps::new(&j.set, &options);
+            while steps.step(3) {}
+            assert_eq!(steps.finish(&j.meta_evaluator), want);
         }
     }
     let problems: Vec<&str> = files.iter().filter_map(|f| f.problem.as_deref()).collect();
@@ -277,6 +278,11 @@ fn bradley_terry_intervals_go_into_the_cell() {
         assert!(want.is_some());
         assert_eq!(c.interval.map(|x| (x.low, x.high)), want);
     }
+    // Fitted a few resamples at a time (the browser's way), the same intervals.
+    let settings = Settings { resamples: 50, ..Settings::default() };
+    let mut steps = compute::bradley_terry_steps(&j, &settings);
+    while steps.step(3) {}
+    assert_eq!(steps.finish(), bt);
     // The CSV carries the interval as companion columns, Markdown beside the value.
     let csv = report::export::csv(&t);
     assert!(csv.starts_with("Evaluator,Rating,Rating low,Rating high\r\nA,1127.23"), "{csv}");
