@@ -19,7 +19,7 @@ mod tasks;
 mod viewers;
 
 use concord_core::study::meta::figures::{bradley_terry_id, elo_id, matches_id, win_rate_id};
-use concord_core::study::meta::{Origin, TieConvention};
+use concord_core::study::meta::{Entry, Origin, TieConvention};
 use leptos::prelude::*;
 use web_sys::{DragEvent, File, HtmlInputElement};
 
@@ -79,53 +79,46 @@ struct FileRow {
     more: usize,
 }
 
+/// How the list shows an entry: an analysed file, or a released file a bundle waits for.
+fn file_row(e: &Entry) -> Option<FileRow> {
+    match (&e.file, &e.origin) {
+        (Some(f), _) => Some(FileRow {
+            id: e.id,
+            name: f.name.clone(),
+            kind: format!("{:?}", f.kind),
+            detected: if f.format.is_empty() {
+                f.kind.label().to_owned()
+            } else {
+                format!("{} ({})", f.kind.label(), f.format)
+            },
+            counts: f.counts.clone(),
+            notes: f
+                .problem
+                .clone()
+                .into_iter()
+                .chain(f.diagnostics.iter().take(5).cloned())
+                .collect(),
+            more: f.diagnostics.len().saturating_sub(5),
+        }),
+        (None, Origin::Released { name, sha256, kind }) => Some(FileRow {
+            id: e.id,
+            name: name.clone(),
+            kind: "Needed".to_owned(),
+            detected: format!("needed: load {name} (sha256 {sha256})"),
+            counts: String::new(),
+            notes: vec![format!(
+                "From a bundle: {}. Load the file with this SHA-256 to see its results.",
+                kind.label()
+            )],
+            more: 0,
+        }),
+        // A live run's file is made with its entry; there is nothing to show without it.
+        (None, Origin::Live { .. }) => None,
+    }
+}
+
 fn file_rows(state: State) -> Vec<FileRow> {
-    state.workspace.with(|w| {
-        w.entries()
-            .iter()
-            .map(|e| match (&e.file, &e.origin) {
-                (Some(f), _) => FileRow {
-                    id: e.id,
-                    name: f.name.clone(),
-                    kind: format!("{:?}", f.kind),
-                    detected: if f.format.is_empty() {
-                        f.kind.label().to_owned()
-                    } else {
-                        format!("{} ({})", f.kind.label(), f.format)
-                    },
-                    counts: f.counts.clone(),
-                    notes: f
-                        .problem
-                        .clone()
-                        .into_iter()
-                        .chain(f.diagnostics.iter().take(5).cloned())
-                        .collect(),
-                    more: f.diagnostics.len().saturating_sub(5),
-                },
-                (None, Origin::Released { name, sha256, kind }) => FileRow {
-                    id: e.id,
-                    name: name.clone(),
-                    kind: "Needed".to_owned(),
-                    detected: format!("needed: load {name} (sha256 {sha256})"),
-                    counts: String::new(),
-                    notes: vec![format!(
-                        "From a bundle: {}. Load the file with this SHA-256 to see its results.",
-                        kind.label()
-                    )],
-                    more: 0,
-                },
-                (None, Origin::Live { .. }) => FileRow {
-                    id: e.id,
-                    name: String::new(),
-                    kind: String::new(),
-                    detected: String::new(),
-                    counts: String::new(),
-                    notes: Vec::new(),
-                    more: 0,
-                },
-            })
-            .collect()
-    })
+    state.workspace.with(|w| w.entries().iter().filter_map(file_row).collect())
 }
 
 #[component]
