@@ -23,10 +23,9 @@ use concord_core::study::meta::compute::{self, PairwiseResult, SeedSpread};
 use concord_core::study::meta::files::{
     FileHasher, IndividualInput, JdEvalFile, MetaFile, analyze_loaded,
 };
-use concord_core::study::meta::live::{
-    LiveRun, MetaMethod, Protocols, RunSpec, TargetError, couple_jobs, evaluator_target, model_list,
-};
+use concord_core::study::meta::live::{LiveRun, MetaMethod, Protocols, RunSpec, couple_jobs};
 use concord_core::study::meta::settings::parse_seeds;
+use concord_core::study::meta::targets::{TargetError, evaluator_target, model_list};
 use concord_core::study::meta::{Computed, Settings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;

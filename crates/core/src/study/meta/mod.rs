@@ -18,7 +18,8 @@
 //! |---|---|
 //! | [`files`] | a released file analysed on its own; the pairs, texts and assessments runs take |
 //! | [`debate`] | the viewers' records: JDEval / MDEval debates, BSMEval branches |
-//! | [`live`] | live runs: protocols, specs, raw answers, replay into files; evaluator entries |
+//! | [`live`] | live runs: protocols, specs, raw answers, replay into files |
+//! | [`targets`] | where a run's models are served: `model @ provider URL` entries |
 //! | [`settings`] | the controls as a value ([`Settings`]) |
 //! | [`compute`] | Elo in steps, Bradley–Terry, the seed spread ([`Computed`]) |
 //! | [`tables`] | every [`report::Table`](crate::report::Table) |
@@ -37,6 +38,7 @@ pub mod live;
 pub mod settings;
 pub mod snapshot;
 pub mod tables;
+pub mod targets;
 pub mod workspace;
 
 pub use compute::{Computed, PairwiseResult, SeedSpread};
