@@ -196,7 +196,8 @@ impl Workspace {
 
     /// The workspace of `snapshot`, complete: `files` (name, bytes) are the released files,
     /// matched to the snapshot's by SHA-256 (and analysed under the snapshot's names). Every
-    /// released file the snapshot names must be among them.
+    /// released file the snapshot names must be among them, but those no table uses (a dataset
+    /// listed as "not used here"): without them the list still shows them as needed.
     pub fn from_snapshot(
         snapshot: &Snapshot,
         given: &[(&str, &[u8])],
@@ -205,17 +206,21 @@ impl Workspace {
         let hashed: Vec<(&str, &[u8], String)> =
             given.iter().map(|(n, b)| (*n, *b, files::sha256_hex(b))).collect();
         let mut problems = Vec::new();
-        let needed: Vec<(String, String)> = w
+        let needed: Vec<(String, String, bool)> = w
             .entries
             .iter()
-            .filter_map(|e| e.needed().map(|(n, h)| (n.to_owned(), h.to_owned())))
+            .filter_map(|e| {
+                let used = !matches!(e.origin, Origin::Released { kind: FileKind::Unused, .. });
+                e.needed().map(|(n, h)| (n.to_owned(), h.to_owned(), used))
+            })
             .collect();
-        for (name, sha256) in needed {
+        for (name, sha256, used) in needed {
             let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_owned();
             match hashed.iter().find(|(_, _, h)| *h == sha256) {
                 Some((_, bytes, _)) => {
                     w.add_released(sha256, files::analyze_file(&name, bytes));
                 }
+                None if !used => {}
                 None => {
                     problems.push(match hashed.iter().find(|(n, _, _)| base(n) == base(&name)) {
                         Some((_, _, actual)) => {

@@ -485,6 +485,17 @@ fn a_snapshot_says_which_released_file_is_missing_or_different() {
         problems.iter().any(|p| matches!(p, FileProblem::Mismatch { name, .. } if name == "merged_scores_judge-a_pointwise.jsonl")),
         "{problems:?}"
     );
+    // A file no table uses (here one the loader cannot read) is not needed to rebuild.
+    let mut with_stray = w.clone();
+    with_stray.add_bytes("notes.json", b"not json");
+    let stray = with_stray.snapshot(&Settings::default());
+    assert!(matches!(
+        stray.files.last(),
+        Some(SnapshotFile::Released { kind: FileKind::Unused, .. })
+    ));
+    let all: Vec<(&str, &[u8])> = given.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let rebuilt = Workspace::from_snapshot(&stray, &all).unwrap();
+    assert_eq!(rebuilt.entries().last().unwrap().needed().map(|(n, _)| n), Some("notes.json"));
     let future = Snapshot { version: 2, ..snapshot.clone() };
     assert!(matches!(Workspace::restore(&future), Err(SnapshotError::Version { found: 2 })));
     let damaged = Snapshot { pairwise_run: Some(99), ..snapshot };
