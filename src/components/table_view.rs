@@ -1,6 +1,8 @@
 //! Renders a core [`report::Table`](concord_core::report::Table): group headings, row labels,
 //! cells with their marks, intervals and notes, and the export buttons that save the table
-//! through the core's exporters (the same bytes as `concord report`).
+//! through the core's exporters (the same bytes as `concord report`). Each cell carries its key
+//! (`data-cell`), its value and interval at full precision (`data-value`, `data-low`,
+//! `data-high`) for tests and tools.
 
 use std::sync::Arc;
 
@@ -141,6 +143,8 @@ pub fn TableView(
                     view! {
                         <td class:num=!column.text class:text=column.text class:sig=cell.is_bold()
                             data-cell=cell.key.clone() data-value=cell.value.map(|v| v.to_string())
+                            data-low=cell.interval.map(|i| i.low.to_string())
+                            data-high=cell.interval.map(|i| i.high.to_string())
                             title=if on_cell.is_some() { None } else { title.clone() }>
                             {inner}{interval}
                         </td>

@@ -115,18 +115,22 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
       }
     }
 
-    // The heatmap: 6 × 6 cells with values, a legend; the Elo chart has a bar per evaluator.
+    // The heatmap: 6 × 6 cells with values, a legend; the Elo chart has a dot per evaluator.
     const cells = await meta.heatmap.locator('rect title').count();
     assert.equal(cells, 36);
     assert.match(await meta.heatmap.textContent(), /0\.\d\d/);
-    assert.equal(await meta.eloChart.locator('rect').count(), 6);
+    // Elo as dots with whiskers (a bar from an arbitrary baseline would exaggerate the gaps).
+    assert.equal(await meta.eloChart.locator('circle').count(), 6);
+    assert.equal(await meta.eloChart.locator('rect').count(), 0, 'no bars');
 
     // Exports: Table 1 as CSV, the heatmap as SVG.
     const csv = await meta.export('Export Table 1: evaluators against humans as CSV');
     assert.equal(csv.name, 'table1.csv');
-    const lines = csv.text.trim().split('\n');
-    assert.equal(lines[0], 'Evaluator,Accuracy,Accuracy (no ties),n pairs,Pearson,n items');
-    assert.match(lines[1], /^gpt-4-1106-preview,0\.733197556008\d*,/);
+    // Table 1 in the paper's layout (one column per evaluator), RFC 4180 records.
+    const lines = csv.text.trim().split('\r\n');
+    assert.equal(lines[0], 'Evaluator,gpt-4-1106-preview,gpt-3.5-turbo,Mixtral-8x7B-Instruct-v0.1,qwen1.5-7B-Chat,qwen1.5-14B-Chat,qwen1.5-72B-Chat');
+    assert.match(lines[1], /^Accuracy,0\.733197556008\d*,/);
+    assert.match(lines[2], /^Pearson corr\.,0\.6183/);
     const svg = await meta.export('Export heatmap SVG');
     assert.match(svg.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
 
@@ -435,12 +439,13 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
       const table = `bradley-terry-${j.meta}`;
       assert.match(await meta.caption(table).textContent(), /95 % bootstrap intervals, 200 of 200 resamples usable/);
       const cells = await meta.cells(table);
-      assert.equal(Object.keys(cells).length, 3 * j.bt.names.length, `${table}: cells`);
+      assert.equal(Object.keys(cells).length, j.bt.names.length, `${table}: cells`);
       j.bt.names.forEach((name, i) => {
-        const at = (col) => cells[`${j.meta}/${name}/${col}`];
-        const [rating, lower, upper] = ['rating', 'lower', 'upper'].map((col) => at(col)?.value ?? null);
+        // One cell per evaluator: the rating, its interval beside it.
+        const cell = cells[`${j.meta}/${name}/rating`];
+        const [rating, lower, upper] = [cell?.value ?? null, cell?.low ?? null, cell?.high ?? null];
         close(rating, j.bt.ratings[i], 1e-6, `BT ${j.meta}/${name}`);
-        assert.equal(at('rating').text, rating.toFixed(1), `BT ${j.meta}/${name} text`);
+        assert.equal(cell.text, rating.toFixed(1), `BT ${j.meta}/${name} text`);
         assert.ok(lower !== null && upper !== null && lower < rating && rating < upper,
           `BT ${j.meta}/${name}: interval [${lower}, ${upper}] does not bracket ${rating}`);
         const ratio = (upper - lower) / (2 * 1.96 * j.se[i]);

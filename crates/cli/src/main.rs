@@ -21,8 +21,10 @@ USAGE:
     concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
                   [--format json|md|latex|csv]
                                            correlation table of judge runs against human ratings
-    concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S] [--format json]
+    concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S]
+                  [--format json|md|csv|latex]
                                            seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
+                                           (md|csv|latex: Tables 1, 5, 6 and Elo in the paper's layout)
     concord coeval PATH... [--format json|md|csv|latex] [--level LEVEL]
                                            CoEval (seed 004) from released files: the report as
                                            JSON, or Table 6, Figure 3, α, Table 7 as tables

@@ -1,22 +1,32 @@
 //! `concord meta FILE|DIR… [--k 4 --init 1000 --scale 400 --base 10 --shuffles 200 --seed S
-//! --seeds 10] [--format json]`: seed 003's meta-evaluation figures from released evaluator and
-//! meta-evaluator files (evaluator accuracy / Pearson, JDEval-i and BSMEval averages, Elo).
+//! --seeds 10] [--format json|md|csv|latex]`: seed 003's meta-evaluation figures from released
+//! evaluator and meta-evaluator files (evaluator accuracy / Pearson, JDEval-i and BSMEval
+//! averages, Elo).
 //!
-//! Formats are detected by the core's loaders; the analysis is `concord_core::meta::analyze`,
-//! the function the web workspace calls. Files it cannot use are listed on stderr.
+//! Formats are detected by the core's loaders. `json` prints `concord_core::meta::analyze`'s
+//! report; `md`, `csv` and `latex` print seed 003's Table 1, Table 5, Table 6 and the Elo table
+//! in the paper's layout, built by `concord_core::study::meta` — the tables the app's
+//! meta-evaluation screen shows and exports, written by the same exporters. Files it cannot use
+//! are listed on stderr.
 
 use std::path::{Path, PathBuf};
 
 use concord_core::meta::{self, EloOptions, Input};
+use concord_core::report::Format;
+use concord_core::study::meta::{Settings, Workspace};
 
 const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--scale 400] \
-[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--format json]
-  --seeds N: also report each Elo rating's SD over the seeds S..S+N-1 (`seed_spread`; 0 or 1: not)";
+[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--format json|md|csv|latex]
+  --seeds N: with json, also report each Elo rating's SD over the seeds S..S+N-1
+             (`seed_spread`; 0 or 1: not)
+  --format md|csv|latex: seed 003's Table 1, Table 5, Table 6 and the Elo table in the paper's
+             layout, as the app's meta-evaluation screen exports them";
 
 /// Runs `concord meta` with the arguments after `meta`.
 pub fn run(args: &[String]) -> Result<(), String> {
     // The paper's Elo, and how much its 200-shuffle mean moves with the seed.
     let mut options = EloOptions { seeds: 10, ..EloOptions::default() };
+    let mut format = Format::Json;
     let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -43,9 +53,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             "--format" => {
                 let v = value("--format")?;
-                if v != "json" {
-                    return Err(format!("--format: `{v}` is not supported (json)"));
-                }
+                format = Format::from_name(v).filter(|f| f.for_tables()).ok_or_else(|| {
+                    format!("--format: `{v}` is not supported (json, md, csv, latex)")
+                })?;
             }
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -69,6 +79,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
         contents.push((f.display().to_string(), bytes));
     }
+    if format != Format::Json {
+        return paper_tables(&contents, &options, format);
+    }
     let inputs: Vec<Input<'_>> =
         contents.iter().map(|(name, bytes)| Input { name, bytes }).collect();
     let analysis = meta::analyze(&inputs, &options);
@@ -81,6 +94,39 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let json = serde_json::to_string_pretty(r).map_err(|e| e.to_string())?;
     println!("{json}");
+    Ok(())
+}
+
+/// Seed 003's tables in the paper's layout, through the workspace the app's screen uses.
+fn paper_tables(
+    contents: &[(String, Vec<u8>)],
+    options: &EloOptions,
+    format: Format,
+) -> Result<(), String> {
+    let mut workspace = Workspace::new();
+    for (name, bytes) in contents {
+        workspace.add_bytes(name, bytes);
+    }
+    for (_, f) in workspace.files() {
+        if let Some(problem) = &f.problem {
+            eprintln!("concord meta: skipped {}: {problem}", f.name);
+        }
+    }
+    let p = options.params;
+    let settings = Settings {
+        k: p.k,
+        init: p.init,
+        scale: p.scale,
+        base: p.base,
+        shuffles: options.shuffles,
+        seed: options.seed,
+        ..Settings::default()
+    };
+    let report = workspace.paper_report(&settings);
+    if report.tables.is_empty() {
+        return Err("none of the files is an evaluator or meta-evaluator results file".to_owned());
+    }
+    print!("{}", report.to_text(format));
     Ok(())
 }
 

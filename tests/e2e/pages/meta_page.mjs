@@ -1,4 +1,4 @@
-// Page object for the Pairwise & meta-evaluation screen (src/pages/meta/).
+// Page object for the Pairwise & meta-evaluation screen (src/screens/meta/).
 export class MetaPage {
   constructor(page) {
     this.page = page;
@@ -109,14 +109,21 @@ export class MetaPage {
     return v === null ? null : Number(v);
   }
 
-  /** Every cell of a table with a `data-cell` key: `{ key: { value, text } }` (value = the
-   * full-precision `data-value` as a number, or null). One round trip for the whole table. */
+  /** Every cell of a table with a `data-cell` key: `{ key: { value, text, low, high } }`
+   * (value = the full-precision `data-value` as a number, or null; text = the value as shown,
+   * without the SD or interval beside it; low, high = the interval's `data-low` / `data-high`,
+   * or null). One round trip for the whole table. */
   async cells(table) {
     return this.page.locator(`[data-table="${table}"]`).evaluate((t) => Object.fromEntries(
-      [...t.querySelectorAll('td[data-cell]')].map((c) => [c.dataset.cell, {
-        value: c.dataset.value === undefined ? null : Number(c.dataset.value),
-        text: c.textContent,
-      }]),
+      [...t.querySelectorAll('td[data-cell]')].map((c) => {
+        const number = (v) => (v === undefined ? null : Number(v));
+        return [c.dataset.cell, {
+          value: number(c.dataset.value),
+          text: (c.firstElementChild ?? c).textContent,
+          low: number(c.dataset.low),
+          high: number(c.dataset.high),
+        }];
+      }),
     ));
   }
 

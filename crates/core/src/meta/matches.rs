@@ -346,35 +346,88 @@ pub fn bradley_terry_intervals(
     level: f64,
     seed: u64,
 ) -> BradleyTerryIntervals {
-    let m = set.evaluators.len();
-    let full = stats::bradley_terry(m, &set.matches, NullOutcome::Tie, 0.0, params);
-    let mut columns = vec![Vec::with_capacity(resamples); m];
-    let mut valid = 0;
-    for draw in stats::draw_boot_indices(set.matches.len(), resamples, seed) {
-        let sample: Vec<Match> = draw.iter().filter_map(|&i| set.matches.get(i).copied()).collect();
-        if let Some(r) = stats::bradley_terry(m, &sample, NullOutcome::Tie, 0.0, params).ratings {
-            valid += 1;
-            for (col, x) in columns.iter_mut().zip(r) {
-                col.push(x);
-            }
+    let mut boot = BradleyTerryBootstrap::new(set, params, resamples, level, seed);
+    while boot.step(resamples) {}
+    boot.finish()
+}
+
+/// [`bradley_terry_intervals`] a few resamples at a time, so the browser can yield between
+/// them: [`BradleyTerryBootstrap::new`] fits the full data,
+/// [`BradleyTerryBootstrap::step`] fits the next ones, [`BradleyTerryBootstrap::finish`] gives
+/// the intervals. `bradley_terry_intervals` is this run in one go, so both give the same result.
+#[derive(Debug, Clone)]
+pub struct BradleyTerryBootstrap<'a> {
+    set: &'a MatchSet,
+    params: EloParams,
+    level: f64,
+    ratings: Option<Vec<f64>>,
+    undefined: Option<String>,
+    draws: stats::BootIndices,
+    resamples: usize,
+    columns: Vec<Vec<f64>>,
+    valid: usize,
+}
+
+impl<'a> BradleyTerryBootstrap<'a> {
+    pub fn new(
+        set: &'a MatchSet,
+        params: &EloParams,
+        resamples: usize,
+        level: f64,
+        seed: u64,
+    ) -> BradleyTerryBootstrap<'a> {
+        let m = set.evaluators.len();
+        let full = stats::bradley_terry(m, &set.matches, NullOutcome::Tie, 0.0, params);
+        BradleyTerryBootstrap {
+            set,
+            params: *params,
+            level,
+            ratings: full.ratings,
+            undefined: full.undefined.map(|u| u.to_string()),
+            draws: stats::BootIndices::new(set.matches.len(), resamples, seed),
+            resamples,
+            columns: vec![Vec::with_capacity(resamples); m],
+            valid: 0,
         }
     }
-    let alpha = (1.0 - level.clamp(0.0, 1.0)) / 2.0;
-    let intervals = columns
-        .iter_mut()
-        .map(|col| {
-            col.sort_by(f64::total_cmp);
-            Some([quantile(col, alpha)?, quantile(col, 1.0 - alpha)?])
-        })
-        .collect();
-    BradleyTerryIntervals {
-        evaluators: set.evaluators.clone(),
-        ratings: full.ratings,
-        intervals,
-        level,
-        resamples,
-        valid_resamples: valid,
-        undefined: full.undefined.map(|u| u.to_string()),
+
+    /// Fits the next `n` resamples (each drawn as it is fitted); `true` while some are left.
+    pub fn step(&mut self, n: usize) -> bool {
+        let m = self.set.evaluators.len();
+        for draw in self.draws.by_ref().take(n) {
+            let sample: Vec<Match> =
+                draw.iter().filter_map(|&i| self.set.matches.get(i).copied()).collect();
+            let fit = stats::bradley_terry(m, &sample, NullOutcome::Tie, 0.0, &self.params);
+            if let Some(r) = fit.ratings {
+                self.valid += 1;
+                for (col, x) in self.columns.iter_mut().zip(r) {
+                    col.push(x);
+                }
+            }
+        }
+        self.draws.remaining() > 0
+    }
+
+    /// The ratings and their percentile intervals over the resamples fitted.
+    pub fn finish(mut self) -> BradleyTerryIntervals {
+        let alpha = (1.0 - self.level.clamp(0.0, 1.0)) / 2.0;
+        let intervals = self
+            .columns
+            .iter_mut()
+            .map(|col| {
+                col.sort_by(f64::total_cmp);
+                Some([quantile(col, alpha)?, quantile(col, 1.0 - alpha)?])
+            })
+            .collect();
+        BradleyTerryIntervals {
+            evaluators: self.set.evaluators.clone(),
+            ratings: self.ratings,
+            intervals,
+            level: self.level,
+            resamples: self.resamples,
+            valid_resamples: self.valid,
+            undefined: self.undefined,
+        }
     }
 }
 

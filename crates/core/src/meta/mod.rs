@@ -62,10 +62,10 @@ pub use evaluators::{
     pointwise_pearson, position_consistency, position_consistency_runs, verdict_accuracy,
 };
 pub use matches::{
-    BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet, PostAccuracy,
-    RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings, elo_seed_spread,
-    elo_seed_summary, elo_summary, jdeval_records, jdeval_records_from, match_set, post_accuracy,
-    ranking_agreement, win_rates,
+    BradleyTerryBootstrap, BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet,
+    PostAccuracy, RankingAgreement, WinRates, bradley_terry_intervals, elo_ratings,
+    elo_seed_spread, elo_seed_summary, elo_summary, jdeval_records, jdeval_records_from, match_set,
+    post_accuracy, ranking_agreement, win_rates,
 };
 pub use report::{
     Analysis, EvaluatorRow, FileAnalysis, FileProblem, Input, Report, analyze, analyze_file,

@@ -87,11 +87,11 @@ pub use group::{
 };
 pub use preference::{
     BradleyTerry, EloParams, Label, LabelAccuracy, Match, MatchSummary, NullOutcome, Outcome,
-    bradley_terry, elo, label_accuracy, match_summary, shuffled_orders,
+    ShuffledOrders, bradley_terry, elo, label_accuracy, match_summary, shuffled_orders,
 };
 pub use resample::{
-    BootResult, Level, PermResult, ResampleError, ResampleInput, ResampleStat, bootstrap,
-    draw_boot_indices, draw_perm_masks, permutation_test,
+    BootIndices, BootResult, Level, PermResult, ResampleError, ResampleInput, ResampleStat,
+    bootstrap, draw_boot_indices, draw_perm_masks, permutation_test,
 };
 pub use williams::{Williams, williams, williams_vectors};
 

@@ -266,17 +266,41 @@ pub fn elo(
 
 /// `count` uniformly random permutations of 0..len (Fisher–Yates, ChaCha8 seeded by `seed`).
 pub fn shuffled_orders(len: usize, count: usize, seed: u64) -> Vec<Vec<usize>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..count)
-        .map(|_| {
-            let mut order: Vec<usize> = (0..len).collect();
-            for i in (1..len).rev() {
-                let j = super::resample::uniform_below(&mut rng, i + 1);
-                order.swap(i, j);
-            }
-            order
-        })
-        .collect()
+    ShuffledOrders::new(len, count, seed).collect()
+}
+
+/// [`shuffled_orders`] one permutation at a time (the same ones, in the same order), for
+/// callers that work between frames.
+#[derive(Debug, Clone)]
+pub struct ShuffledOrders {
+    rng: ChaCha8Rng,
+    len: usize,
+    left: usize,
+}
+
+impl ShuffledOrders {
+    /// How many are still to come.
+    pub fn remaining(&self) -> usize {
+        self.left
+    }
+
+    pub fn new(len: usize, count: usize, seed: u64) -> ShuffledOrders {
+        ShuffledOrders { rng: ChaCha8Rng::seed_from_u64(seed), len, left: count }
+    }
+}
+
+impl Iterator for ShuffledOrders {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        self.left = self.left.checked_sub(1)?;
+        let mut order: Vec<usize> = (0..self.len).collect();
+        for i in (1..self.len).rev() {
+            let j = super::resample::uniform_below(&mut self.rng, i + 1);
+            order.swap(i, j);
+        }
+        Some(order)
+    }
 }
 
 /// Bradley–Terry ratings on the Elo scale (`init + scale·θ/ln(base)`).

@@ -510,8 +510,36 @@ pub fn permutation_test<S: super::Score>(
 
 /// `resamples` draws of `len` indices with replacement from 0..len, ChaCha8 seeded by `seed`.
 pub fn draw_boot_indices(len: usize, resamples: usize, seed: u64) -> Vec<Vec<usize>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..resamples).map(|_| (0..len).map(|_| uniform_below(&mut rng, len)).collect()).collect()
+    BootIndices::new(len, resamples, seed).collect()
+}
+
+/// [`draw_boot_indices`] one draw at a time (the same draws, in the same order), for callers
+/// that work between frames.
+#[derive(Debug, Clone)]
+pub struct BootIndices {
+    rng: ChaCha8Rng,
+    len: usize,
+    left: usize,
+}
+
+impl BootIndices {
+    /// How many are still to come.
+    pub fn remaining(&self) -> usize {
+        self.left
+    }
+
+    pub fn new(len: usize, resamples: usize, seed: u64) -> BootIndices {
+        BootIndices { rng: ChaCha8Rng::seed_from_u64(seed), len, left: resamples }
+    }
+}
+
+impl Iterator for BootIndices {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        self.left = self.left.checked_sub(1)?;
+        Some((0..self.len).map(|_| uniform_below(&mut self.rng, self.len)).collect())
+    }
 }
 
 /// `count` masks of `len` fair coin flips, ChaCha8 seeded by `seed`.

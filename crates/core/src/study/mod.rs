@@ -5,6 +5,9 @@
 //! | module | study |
 //! |---|---|
 //! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
+//! | [`meta`] | seed 003's meta-evaluation: released evaluator and meta-evaluator files, live JDEval / MDEval / JDEval-i / BSMEval runs, Tables 1, 5, 6, Elo, Bradley–Terry |
 //! | [`coeval`] | CoEval (seed 004): LLM criteria and evaluations scrutinised by annotators; results and the released files |
+
 pub mod coeval;
+pub mod meta;
 pub mod workbench;
