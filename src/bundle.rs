@@ -43,6 +43,9 @@ pub enum BundleFailure {
     /// The CoEval study could not be read from or written to this browser's storage.
     #[error("the CoEval study: {0}")]
     CoEval(String),
+    /// The meta-evaluation workspace in the bundle could not be rebuilt.
+    #[error("the meta-evaluation workspace: {0}")]
+    Meta(String),
 }
 
 /// Every piece of state a bundle reads or writes.
@@ -89,6 +92,7 @@ pub async fn apply_bundle(
         notes,
         changed_on_import,
         coeval,
+        meta,
         ..
     } = bundle;
     // The dataset's own format is kept for what is written next (a re-exported bundle).
@@ -125,6 +129,10 @@ pub async fn apply_bundle(
     } else {
         format!("{source} (note: {})", said.join("; "))
     }));
+    if let Some(snapshot) = meta {
+        crate::screens::meta::state::apply_snapshot(&snapshot)
+            .map_err(|e| BundleFailure::Meta(e.to_string()))?;
+    }
     if let Some(snapshot) = coeval {
         let store = store_of(t).await;
         crate::screens::coeval::apply_snapshot(&store, &snapshot)
@@ -216,6 +224,8 @@ pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffe
         coeval: crate::screens::coeval::snapshot(&store_of(t).await)
             .await
             .map_err(|e| BundleFailure::CoEval(e.to_string()))?,
+        meta: Some(crate::screens::meta::state::snapshot())
+            .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

@@ -1,18 +1,22 @@
 //! `concord report`: every table (and with `--format svg`, every figure) a bundle shows in the
 //! app, written by the core's exporters — the same bytes as the app's export buttons.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use concord_core::report::{Format, Report};
 use concord_core::stats::KrippendorffLevel;
+use concord_core::study::meta::{SnapshotFile, Workspace};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
 const HELP: &str = "\
-concord report BUNDLE [--screen workbench|coeval] [--format md|csv|latex|json|svg] [--out DIR]
+concord report BUNDLE [--screen workbench|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
+               [--out DIR]
 
   BUNDLE          a bundle exported by the app (Results → Export bundle)
-  --screen S      which screen's report: workbench (the Results screen; default) or coeval
-                  (the CoEval screen's Results panel, from the bundle's CoEval study)
+  --screen S      which screen's report: workbench (the Results screen; default), meta (the
+                  meta-evaluation screen) or coeval (the CoEval screen's Results panel)
+  --data DIR      meta: where the released files the bundle names are (searched below DIR
+                  by file name and checked by SHA-256), e.g. ../shared/data/meta-evaluation
   --format F      md (default), csv, latex, json, or svg (the figures)
   --out DIR       write one file per table (or figure) into DIR, named as the app names its
                   exports (concord-results.csv, …), instead of printing them
@@ -24,6 +28,7 @@ baseline and layout, with bootstrap intervals when the bundle says they were sho
 struct Args {
     bundle: PathBuf,
     screen: String,
+    data: Option<PathBuf>,
     format: Format,
     out: Option<PathBuf>,
 }
@@ -33,6 +38,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let mut screen = "workbench".to_owned();
     let mut format = Format::Markdown;
     let mut out = None;
+    let mut data = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value\n\n{HELP}"));
@@ -46,6 +52,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 })?;
             }
             "--out" => out = Some(PathBuf::from(value()?)),
+            "--data" => data = Some(PathBuf::from(value()?)),
             other if other.starts_with("--") => {
                 return Err(format!("unexpected argument `{other}`\n\n{HELP}"));
             }
@@ -54,11 +61,57 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         }
     }
     let bundle = bundle.ok_or_else(|| format!("a bundle file is required\n\n{HELP}"))?;
-    Ok(Some(Args { bundle, screen, format, out }))
+    Ok(Some(Args { bundle, screen, data, format, out }))
 }
 
-fn screen_report(bundle: &Bundle, screen: &str) -> Result<Report, String> {
+/// Every file below `dir` whose name is one of `names`, with its bytes.
+fn find_files(dir: &Path, names: &[&str], out: &mut Vec<(String, Vec<u8>)>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            find_files(&path, names, out)?;
+        } else if let Some(name) = path.file_name().and_then(|n| n.to_str())
+            && names.contains(&name)
+        {
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            out.push((name.to_owned(), bytes));
+        }
+    }
+    Ok(())
+}
+
+fn meta_report(bundle: &Bundle, data: Option<&Path>) -> Result<Report, String> {
+    let snapshot = bundle
+        .meta
+        .as_ref()
+        .ok_or("this bundle has no meta-evaluation workspace (it was empty when exported)")?;
+    let names: Vec<&str> = snapshot
+        .files
+        .iter()
+        .filter_map(|f| match f {
+            SnapshotFile::Released { name, .. } => Some(name.as_str()),
+            SnapshotFile::Live { .. } => None,
+        })
+        .collect();
+    let mut given = Vec::new();
+    if !names.is_empty() {
+        let dir = data.ok_or_else(|| {
+            format!(
+                "the bundle's meta-evaluation workspace reads released files ({}): say where they are with --data DIR",
+                names.join(", ")
+            )
+        })?;
+        find_files(dir, &names, &mut given)?;
+    }
+    let given: Vec<(&str, &[u8])> = given.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let workspace = Workspace::from_snapshot(snapshot, &given).map_err(|e| e.to_string())?;
+    Ok(workspace.report(&snapshot.settings))
+}
+
+fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<Report, String> {
     match screen {
+        "meta" => meta_report(bundle, data),
         "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
         "coeval" => {
             let snapshot = bundle
@@ -71,7 +124,7 @@ fn screen_report(bundle: &Bundle, screen: &str) -> Result<Report, String> {
                 restored.results(KrippendorffLevel::Interval).map_err(|e| e.to_string())?;
             Ok(results.report())
         }
-        other => Err(format!("unknown screen `{other}` (known: workbench, coeval)")),
+        other => Err(format!("unknown screen `{other}` (known: workbench, meta, coeval)")),
     }
 }
 
@@ -87,7 +140,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for note in &bundle.changed_on_import {
         eprintln!("note: {note}");
     }
-    let report = screen_report(&bundle, &args.screen)?;
+    let report = screen_report(&bundle, &args.screen, args.data.as_deref())?;
     match &args.out {
         None => print!("{}", report.to_text(args.format)),
         Some(dir) => {

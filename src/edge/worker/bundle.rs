@@ -54,6 +54,9 @@ pub struct SaveSkeleton {
     /// The CoEval screen's study, when there is one.
     #[serde(default)]
     pub coeval: Option<concord_core::study::coeval::Snapshot>,
+    /// The meta-evaluation workspace, when it holds anything.
+    #[serde(default)]
+    pub meta: Option<concord_core::study::meta::Snapshot>,
 }
 
 fn wire_error(e: impl std::fmt::Display) -> WorkerError {
@@ -183,11 +186,13 @@ pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
         created,
         notes,
         coeval,
+        meta,
     } = skeleton;
     let mut bundle = Bundle::new(&dataset, &format, study, None, runs, raters, settings, created);
     bundle.endpoint = endpoint;
     bundle.notes = notes;
     bundle.coeval = coeval;
+    bundle.meta = meta;
     bundle.to_json().into_bytes()
 }
 
@@ -348,6 +353,7 @@ mod tests {
             created: "2026-11-24T00:00:00Z".into(),
             notes: Vec::new(),
             coeval: None,
+            meta: None,
         };
         let mut frames = vec![skeleton_frame(&skeleton).unwrap()];
         for chunk in dataset.items.chunks(4) {

@@ -30,6 +30,9 @@
 //!   "coeval": { CoEval snapshot } | absent   the CoEval study: setup, criteria, instances,
 //!                                             the LLM's raw answers, every annotator's events
 //!                                             and imported files (`study::coeval::snapshot`)
+//!   "meta": { meta snapshot } | absent       the meta-evaluation workspace: controls, the
+//!                                             released files by name and SHA-256, each live
+//!                                             run's spec and raw answers (`study::meta::snapshot`)
 //! }
 //! ```
 //!
@@ -45,6 +48,7 @@ use crate::data::{Dataset, RatingItem};
 use crate::run::Endpoint;
 
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
+use crate::study::meta::Snapshot as MetaSnapshot;
 use crate::study::workbench::results::{self, Granularity, JudgedRun, Statistic};
 use crate::study::workbench::study::Study;
 
@@ -74,6 +78,11 @@ pub struct Bundle {
     /// annotator's event log and imported files. Absent when CoEval was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coeval: Option<CoEvalSnapshot>,
+    /// The meta-evaluation workspace (version 2): its controls, the released files it had
+    /// loaded by name and SHA-256 (not their bytes: opening asks for the same files again),
+    /// and each live run's settings, inputs and raw answers. Absent when it was empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<MetaSnapshot>,
     /// What reading the file changed (settings brought within bounds): said to the user who
     /// opens it, not written back.
     #[serde(skip)]
@@ -312,6 +321,7 @@ impl Bundle {
             settings,
             notes: Vec::new(),
             coeval: None,
+            meta: None,
             changed_on_import: Vec::new(),
         }
     }

@@ -1,0 +1,156 @@
+//! `concord report`: a version-2 bundle carrying all three screens prints each screen's report
+//! through the core's exporters — the workbench's Results tables, the meta-evaluation
+//! workspace rebuilt from its released files (found with `--data`, checked by SHA-256) and
+//! replayed live runs, and the CoEval study rebuilt from its raw answers and event logs.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use concord_core::bundle::Bundle;
+use concord_core::report::Format;
+use concord_core::stats::KrippendorffLevel;
+use concord_core::study::coeval::Snapshot as CoEvalSnapshot;
+use concord_core::study::meta::{Settings, Workspace};
+use concord_core::study::workbench::report::bundle_report;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+const META_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/fixtures/meta");
+const META_FILES: [&str; 3] = [
+    "merged_eval_results_judge-a_pairwise.jsonl",
+    "merged_eval_results_judge-a-swapped_pairwise.jsonl",
+    "mx_fixture_elo.jsonl",
+];
+const COEVAL_SNAPSHOT: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/coeval-snapshot.json");
+
+fn concord(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_concord")).args(args).output().unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = concord(args);
+    assert!(out.status.success(), "concord {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A scratch directory under `target/` for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The meta workspace of the core's fixtures: an evaluator file, its swapped twin and a
+/// JDEval file, as the screen would hold them after loading them.
+fn meta_workspace() -> Workspace {
+    let mut w = Workspace::new();
+    for name in META_FILES {
+        let bytes = std::fs::read(Path::new(META_FIXTURES).join(name)).unwrap();
+        w.add_bytes(name, &bytes);
+    }
+    w
+}
+
+/// The demo bundle with a meta-evaluation workspace and a CoEval study added (version 2).
+fn full_bundle(dir: &Path) -> (PathBuf, Bundle) {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
+    let mut bundle = Bundle::from_json(&text).unwrap();
+    bundle.version = concord_core::bundle::VERSION;
+    let settings = Settings { shuffles: 20, resamples: 20, seeds: 0, ..Settings::default() };
+    bundle.meta = Some(meta_workspace().snapshot(&settings));
+    let coeval: CoEvalSnapshot =
+        serde_json::from_str(&std::fs::read_to_string(COEVAL_SNAPSHOT).unwrap()).unwrap();
+    bundle.coeval = Some(coeval);
+    let path = dir.join("full-bundle.json");
+    std::fs::write(&path, bundle.to_json()).unwrap();
+    (path, bundle)
+}
+
+#[test]
+fn each_screen_of_a_bundle_prints_its_report() {
+    let dir = scratch("report-screens");
+    let (path, bundle) = full_bundle(&dir);
+    let path = path.to_str().unwrap();
+    // The bundle reads back with both sections.
+    let back = Bundle::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(back.meta.is_some() && back.coeval.is_some());
+
+    // The workbench: the Results screen's report.
+    let md = ok(&["report", path]);
+    assert_eq!(md, bundle_report(&bundle).to_text(Format::Markdown));
+    assert!(md.starts_with("**Correlation with human ratings**"), "{md}");
+
+    // Meta-evaluation: the released files are found below --data and checked by hash.
+    let meta = ok(&["report", path, "--screen", "meta", "--data", META_FIXTURES]);
+    let snapshot = bundle.meta.as_ref().unwrap();
+    let files: Vec<(&str, Vec<u8>)> = META_FILES
+        .iter()
+        .map(|n| (*n, std::fs::read(Path::new(META_FIXTURES).join(n)).unwrap()))
+        .collect();
+    let given: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    let expected = Workspace::from_snapshot(snapshot, &given).unwrap();
+    assert_eq!(meta, expected.report(&snapshot.settings).to_text(Format::Markdown));
+    assert_eq!(
+        expected.report(&snapshot.settings),
+        meta_workspace().report(&snapshot.settings),
+        "the rebuilt workspace is the one saved"
+    );
+    assert!(meta.contains("Table 1"), "{meta}");
+    // Without --data it says which files it needs.
+    let out = concord(&["report", path, "--screen", "meta"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mx_fixture_elo.jsonl") && err.contains("--data"), "{err}");
+    // A changed file is refused by its SHA-256.
+    let other = scratch("report-screens-other");
+    for name in &META_FILES[..2] {
+        std::fs::copy(Path::new(META_FIXTURES).join(name), other.join(name)).unwrap();
+    }
+    std::fs::write(other.join("mx_fixture_elo.jsonl"), b"{}\n").unwrap();
+    let out = concord(&["report", path, "--screen", "meta", "--data", other.to_str().unwrap()]);
+    assert!(!out.status.success(), "a file with other bytes is not the bundle's");
+
+    // CoEval: the study rebuilt from its raw answers and logs, at the screen's α level.
+    let coeval = ok(&["report", path, "--screen", "coeval", "--format", "csv"]);
+    let restored = bundle.coeval.as_ref().unwrap().restore().unwrap();
+    let report = restored.results(KrippendorffLevel::Interval).unwrap().report();
+    assert_eq!(coeval, report.to_text(Format::Csv));
+
+    // --out writes one file per table under the app's names.
+    let out = dir.join("out");
+    ok(&[
+        "report",
+        path,
+        "--screen",
+        "coeval",
+        "--format",
+        "latex",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for file in report.files(Format::Latex) {
+        assert_eq!(
+            std::fs::read_to_string(out.join(&file.name)).unwrap(),
+            file.text,
+            "{}",
+            file.name
+        );
+    }
+}
+
+#[test]
+fn a_bundle_without_a_screen_says_so() {
+    let demo = Path::new(ROOT).join("demo/example-bundle.json");
+    let demo = demo.to_str().unwrap();
+    for screen in ["meta", "coeval"] {
+        let out = concord(&["report", demo, "--screen", screen]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("this bundle has no"), "{screen}: {err}");
+    }
+    let out = concord(&["report", demo, "--screen", "nope"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("known: workbench, meta, coeval"));
+}
