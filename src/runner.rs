@@ -672,6 +672,10 @@ pub struct LlmAccess {
 impl LlmAccess {
     /// The access from the app's context (`None` outside the app, e.g. in a component test).
     pub fn try_from_context() -> Option<LlmAccess> {
+        // A screen whose state lives under its own root owner provides the access again there.
+        if let Some(access) = leptos::prelude::use_context::<LlmAccess>() {
+            return Some(access);
+        }
         let run = leptos::prelude::use_context::<crate::screens::run::state::RunState>()?;
         let storage = leptos::prelude::use_context::<crate::state::Storage>()?;
         Some(LlmAccess { connection: run.connection, store: storage.store, memory: storage.memory })

@@ -158,7 +158,7 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
     assert.equal(await meta.heatmap.locator('rect title').count(), 4);
     assert.equal(await meta.heatmap.locator('rect title', { hasText: 'judge-y vs judge-x: 1.00' }).count(), 1);
     assert.equal(await meta.heatmap.locator('rect title', { hasText: 'judge-x vs judge-y: 0.00' }).count(), 1);
-    assert.equal(await meta.eloChart.locator('rect').count(), 2);
+    assert.equal(await meta.eloChart.locator('circle').count(), 2, 'a dot per evaluator');
     await page.getByLabel('Seeds', { exact: true }).fill('3');
     await page.getByRole('button', { name: 'Spread across seeds' }).click();
     await page.waitForFunction(() => /Spread over 3 seeds/.test(document.querySelector('[data-testid="seed-status"]')?.textContent ?? ''));

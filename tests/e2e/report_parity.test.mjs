@@ -107,3 +107,101 @@ test('every table and figure of the Results screen is exported as the CLI prints
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+const META_FIXTURES = join(ROOT, 'crates/core/tests/fixtures/meta');
+const META_FILES = ['merged_eval_results_judge-a_pairwise.jsonl', 'merged_eval_results_judge-a-swapped_pairwise.jsonl', 'mx_fixture_elo.jsonl'];
+
+/** Clicks every table export button of `scope` in every format; the downloads by file name. */
+async function exportTables(page, scope) {
+  const out = {};
+  const ids = await scope.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
+  for (const id of ids) {
+    for (const [label] of FORMATS) {
+      await page.waitForTimeout(600);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        scope.locator(`button[aria-label$=" as ${label}"][data-table="${id}"]`).first().click(),
+      ]);
+      out[download.suggestedFilename()] = readFileSync(await download.path(), 'utf8');
+    }
+  }
+  return out;
+}
+
+test('a bundle written by the app carries the meta-evaluation and CoEval screens, and the CLI prints their tables as the app exports them', { timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-parity-'));
+  const browser = await launch();
+  try {
+    // A bundle with a CoEval study (its raw answers and two annotators' work) to start from.
+    const start = JSON.parse(readFileSync(join(ROOT, 'demo/example-bundle.json'), 'utf8'));
+    start.version = 2;
+    start.coeval = JSON.parse(readFileSync(join(ROOT, 'crates/cli/tests/fixtures/coeval-snapshot.json'), 'utf8'));
+    const startPath = join(dir, 'start.json');
+    writeFileSync(startPath, JSON.stringify(start));
+
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await page.goto(CONCORD_URL);
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.importBundle(startPath);
+    await page.getByTestId('import-message').filter({ hasText: 'Opened bundle start.json' }).waitFor({ timeout: 60_000 });
+
+    // The meta-evaluation screen: three released-format files loaded, Elo computed.
+    await page.getByRole('tab', { name: 'Pairwise & meta-evaluation' }).click();
+    await page.getByLabel('Load meta-evaluation files').setInputFiles(META_FILES.map((f) => join(META_FIXTURES, f)));
+    await page.locator('[data-testid="meta-file-list"] tbody tr').nth(2).waitFor({ timeout: 60_000 });
+    await page.getByTestId('elo-status').filter({ hasText: /Computed in/ }).waitFor({ timeout: 120_000 });
+
+    // The app writes the bundle of every screen.
+    await results.open();
+    const written = await results.exportBundle();
+    const bundle = join(dir, 'app-bundle.json');
+    await written.saveAs(bundle);
+    const saved = JSON.parse(readFileSync(bundle, 'utf8'));
+    assert.equal(saved.version, 2);
+    assert.deepEqual(saved.meta.files.map((f) => f.name), META_FILES, 'the released files by name');
+    assert.ok(saved.meta.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256)), 'and by SHA-256');
+    assert.equal(saved.coeval.task, 'tiny', 'the CoEval study travels too');
+    assert.ok(!JSON.stringify(saved).includes('judge-a, 1 pair'), 'released files are named, not embedded');
+
+    // Meta-evaluation: every table the screen shows, as the CLI prints it from the bundle.
+    await page.getByRole('tab', { name: 'Pairwise & meta-evaluation' }).click();
+    const metaApp = await exportTables(page, page.locator('#screen-panel'));
+    assert.ok(Object.keys(metaApp).length >= 4 * 3, `the meta tables exported: ${Object.keys(metaApp)}`);
+    for (const format of ['csv', 'md', 'latex', 'json']) {
+      const out = join(dir, `meta-${format}`);
+      execFileSync(CLI, ['report', bundle, '--screen', 'meta', '--data', META_FIXTURES, '--format', format, '--out', out]);
+      for (const name of readdirSync(out)) {
+        if (metaApp[name] === undefined) continue;
+        assert.equal(metaApp[name], readFileSync(join(out, name), 'utf8'), `meta ${name}: the app's export is the CLI's`);
+      }
+    }
+    for (const name of Object.keys(metaApp)) {
+      const ext = name.split('.').pop();
+      const format = ext === 'tex' ? 'latex' : ext;
+      assert.ok(readdirSync(join(dir, `meta-${format}`)).includes(name), `the CLI prints ${name} too`);
+    }
+
+    // CoEval: the Results panel of the study the bundle carries.
+    await page.getByRole('tab', { name: 'CoEval', exact: true }).click();
+    await page.getByRole('tablist', { name: 'CoEval steps' }).getByRole('tab', { name: 'Results', exact: true }).click();
+    const panel = page.locator('#screen-panel');
+    await panel.locator('table[data-table]').first().waitFor();
+    const coevalApp = await exportTables(page, panel);
+    assert.ok(Object.keys(coevalApp).length >= 4 * 3, `the CoEval tables exported: ${Object.keys(coevalApp)}`);
+    for (const format of ['csv', 'md', 'latex', 'json']) {
+      const out = join(dir, `coeval-${format}`);
+      execFileSync(CLI, ['report', bundle, '--screen', 'coeval', '--format', format, '--out', out]);
+      const cli = readdirSync(out);
+      for (const name of Object.keys(coevalApp).filter((n) => n.endsWith(`.${format === 'latex' ? 'tex' : format}`))) {
+        assert.ok(cli.includes(name), `the CLI prints ${name}`);
+        assert.equal(coevalApp[name], readFileSync(join(out, name), 'utf8'), `CoEval ${name}: the app's export is the CLI's`);
+      }
+    }
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

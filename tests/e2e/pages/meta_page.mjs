@@ -100,7 +100,7 @@ export class MetaPage {
 
   /** A table cell by table id and cell key (`gpt-4-1106-preview/accuracy`). */
   cell(table, key) {
-    return this.page.locator(`[data-table="${table}"] td[data-cell="${key}"]`);
+    return this.page.locator(`table[data-table="${table}"] td[data-cell="${key}"]`);
   }
 
   /** The full-precision value of a cell. */
@@ -114,7 +114,7 @@ export class MetaPage {
    * without the SD or interval beside it; low, high = the interval's `data-low` / `data-high`,
    * or null). One round trip for the whole table. */
   async cells(table) {
-    return this.page.locator(`[data-table="${table}"]`).evaluate((t) => Object.fromEntries(
+    return this.page.locator(`table[data-table="${table}"]`).evaluate((t) => Object.fromEntries(
       [...t.querySelectorAll('td[data-cell]')].map((c) => {
         const number = (v) => (v === undefined ? null : Number(v));
         return [c.dataset.cell, {
@@ -129,7 +129,7 @@ export class MetaPage {
 
   /** The caption of a table (e.g. Bradley–Terry's "… 200 of 200 resamples usable"). */
   caption(table) {
-    return this.page.locator(`figure:has([data-table="${table}"]) > figcaption`);
+    return this.page.locator(`figure:has(table[data-table="${table}"]) > figcaption`);
   }
 
   /** The "Meta-evaluator" select of the heatmap / Bradley–Terry views (by id: its label wraps
@@ -158,7 +158,7 @@ export class MetaPage {
     await this.metaSelect.selectOption(value);
     await this.page.waitForFunction(
       (n) => (document.querySelector('[data-testid="win-rate-heatmap"] svg > title')?.textContent ?? '').includes(`(${n};`)
-        && document.querySelector(`[data-table="bradley-terry-${n}"]`),
+        && document.querySelector(`table[data-table="bradley-terry-${n}"]`),
       name,
     );
   }
