@@ -52,8 +52,8 @@ struct Args {
 }
 
 /// Runs `concord coeval` with the arguments after `coeval`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    run_typed(args).map_err(|e| e.to_string())
+pub fn run(args: &[String]) -> crate::error::Result<()> {
+    Ok(run_typed(args)?)
 }
 
 fn run_typed(args: &[String]) -> Result<(), CoevalError> {

@@ -8,47 +8,56 @@ use concord_core::data::{self, ColumnMapping};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::error::{CliError, Result};
+
 const USAGE: &str = "usage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...";
 
 /// Runs `concord inspect` with the arguments after `inspect`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<()> {
     let mut file = None;
     let mut mapping_file = None;
     let mut joins = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--mapping" => mapping_file = Some(it.next().ok_or("--mapping needs a file")?),
-            "--join" => joins.push(it.next().ok_or("--join needs a file")?),
+            "--mapping" => {
+                mapping_file =
+                    Some(it.next().ok_or_else(|| CliError::usage("--mapping needs a file"))?)
+            }
+            "--join" => {
+                joins.push(it.next().ok_or_else(|| CliError::usage("--join needs a file"))?)
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
             }
             flag if flag.starts_with("--") => {
-                return Err(format!("unknown option `{flag}`\n{USAGE}"));
+                return Err(CliError::Usage(format!("unknown option `{flag}`\n{USAGE}")));
             }
             path if file.is_none() => file = Some(path),
-            extra => return Err(format!("unexpected argument `{extra}`\n{USAGE}")),
+            extra => {
+                return Err(CliError::Usage(format!("unexpected argument `{extra}`\n{USAGE}")));
+            }
         }
     }
-    let file = file.ok_or(USAGE)?;
+    let file = file.ok_or_else(|| CliError::usage(USAGE))?;
     let mapping: Option<ColumnMapping> = match mapping_file {
         None => None,
         Some(path) => {
             let bytes = read(path)?;
             Some(
                 serde_json::from_slice(&bytes)
-                    .map_err(|e| format!("{path}: not a column mapping: {e}"))?,
+                    .map_err(|e| CliError::Input(format!("{path}: not a column mapping: {e}")))?,
             )
         }
     };
     let loaded =
-        data::load_with_mapping(file, &read(file)?, mapping.as_ref()).map_err(|e| e.to_string())?;
+        data::load_with_mapping(file, &read(file)?, mapping.as_ref()).map_err(CliError::input)?;
 
     let mut diagnostics: Vec<data::Diagnostic> = loaded.diagnostics.clone();
     let mut joined = Vec::new();
     for path in joins {
-        let run_file = data::load(path, &read(path)?).map_err(|e| e.to_string())?;
+        let run_file = data::load(path, &read(path)?).map_err(CliError::input)?;
         diagnostics.extend(run_file.diagnostics.iter().cloned());
         for run in &run_file.runs {
             let j = data::join(&loaded.dataset, run);
@@ -71,7 +80,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         mapping: loaded.mapping.as_ref(),
         joins: joined,
     };
-    let text = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&out).map_err(|e| CliError::Output(e.to_string()))?;
     println!("{text}");
     Ok(())
 }
@@ -89,8 +98,8 @@ struct Report<'a> {
     joins: Vec<serde_json::Value>,
 }
 
-fn read(path: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))
+fn read(path: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(CliError::file(path))
 }
 
 #[cfg(test)]
@@ -99,7 +108,11 @@ mod tests {
 
     fn check(args: &[&str], expect: Result<(), &str>) {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        assert_eq!(run(&args), expect.map_err(str::to_owned), "{args:?}");
+        assert_eq!(
+            run(&args).map_err(|e| e.to_string()),
+            expect.map_err(str::to_owned),
+            "{args:?}"
+        );
     }
 
     #[test]
@@ -117,7 +130,7 @@ mod tests {
         check(&["a.csv", "--join"], Err("--join needs a file"));
         check(
             &["/nonexistent/x.csv"],
-            Err("cannot read /nonexistent/x.csv: No such file or directory (os error 2)"),
+            Err("/nonexistent/x.csv: No such file or directory (os error 2)"),
         );
     }
 
@@ -132,7 +145,7 @@ mod tests {
         let _ = std::fs::remove_file(mapping);
         check(
             &[&file, "--mapping", "/nonexistent.json"],
-            Err("cannot read /nonexistent.json: No such file or directory (os error 2)"),
+            Err("/nonexistent.json: No such file or directory (os error 2)"),
         );
     }
 }

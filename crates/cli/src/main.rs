@@ -6,6 +6,7 @@
 use std::process::ExitCode;
 
 mod coeval;
+mod error;
 mod inspect;
 mod meta;
 mod report;
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
             println!("concord {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        other => Err(error::CliError::Usage(format!("unknown command `{other}`\n\n{USAGE}"))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

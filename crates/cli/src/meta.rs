@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{CliError, Result};
+
 use concord_core::meta::{self, EloOptions, Input};
 use concord_core::report::Format;
 use concord_core::study::meta::{Settings, Workspace};
@@ -23,15 +25,15 @@ const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--sc
              layout, as the app's meta-evaluation screen exports them";
 
 /// Runs `concord meta` with the arguments after `meta`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<()> {
     // The paper's Elo, and how much its 200-shuffle mean moves with the seed.
     let mut options = EloOptions { seeds: 10, ..EloOptions::default() };
     let mut format = Format::Json;
     let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| -> Result<&String, String> {
-            it.next().ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        let mut value = |name: &str| -> Result<&String> {
+            it.next().ok_or_else(|| CliError::Usage(format!("{name} needs a value\n{USAGE}")))
         };
         match arg.as_str() {
             "--k" => options.params.k = number(value("--k")?, "--k")?,
@@ -40,21 +42,28 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--base" => options.params.base = number(value("--base")?, "--base")?,
             "--shuffles" => {
                 let v = value("--shuffles")?;
-                options.shuffles =
-                    v.parse().map_err(|_| format!("--shuffles: `{v}` is not a count"))?;
+                options.shuffles = v
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("--shuffles: `{v}` is not a count")))?;
             }
             "--seed" => {
                 let v = value("--seed")?;
-                options.seed = v.parse().map_err(|_| format!("--seed: `{v}` is not a seed"))?;
+                options.seed = v
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("--seed: `{v}` is not a seed")))?;
             }
             "--seeds" => {
                 let v = value("--seeds")?;
-                options.seeds = v.parse().map_err(|_| format!("--seeds: `{v}` is not a count"))?;
+                options.seeds = v
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("--seeds: `{v}` is not a count")))?;
             }
             "--format" => {
                 let v = value("--format")?;
                 format = Format::from_name(v).filter(|f| f.for_tables()).ok_or_else(|| {
-                    format!("--format: `{v}` is not supported (json, md, csv, latex)")
+                    CliError::Usage(format!(
+                        "--format: `{v}` is not supported (json, md, csv, latex)"
+                    ))
                 })?;
             }
             "-h" | "--help" => {
@@ -62,13 +71,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 return Ok(());
             }
             flag if flag.starts_with("--") => {
-                return Err(format!("unknown option `{flag}`\n{USAGE}"));
+                return Err(CliError::Usage(format!("unknown option `{flag}`\n{USAGE}")));
             }
             path => paths.push(PathBuf::from(path)),
         }
     }
     if paths.is_empty() {
-        return Err(USAGE.to_owned());
+        return Err(CliError::usage(USAGE));
     }
     let mut files = Vec::new();
     for p in &paths {
@@ -76,7 +85,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let mut contents = Vec::with_capacity(files.len());
     for f in &files {
-        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let bytes = std::fs::read(f).map_err(CliError::file(f))?;
         contents.push((f.display().to_string(), bytes));
     }
     if format != Format::Json {
@@ -90,9 +99,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let r = &analysis.report;
     if r.evaluators.is_empty() && r.meta_scores.is_empty() && r.elo.is_empty() {
-        return Err("none of the files is an evaluator or meta-evaluator results file".to_owned());
+        return Err(CliError::input(NO_RESULTS));
     }
-    let json = serde_json::to_string_pretty(r).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(r).map_err(|e| CliError::Output(e.to_string()))?;
     println!("{json}");
     Ok(())
 }
@@ -102,7 +111,7 @@ fn paper_tables(
     contents: &[(String, Vec<u8>)],
     options: &EloOptions,
     format: Format,
-) -> Result<(), String> {
+) -> Result<()> {
     let mut workspace = Workspace::new();
     for (name, bytes) in contents {
         workspace.add_bytes(name, bytes);
@@ -124,27 +133,30 @@ fn paper_tables(
     };
     let report = workspace.paper_report(&settings);
     if report.tables.is_empty() {
-        return Err("none of the files is an evaluator or meta-evaluator results file".to_owned());
+        return Err(CliError::input(NO_RESULTS));
     }
     print!("{}", report.to_text(format));
     Ok(())
 }
 
-fn number(v: &str, name: &str) -> Result<f64, String> {
+/// What `concord meta` says when no file is one it reads.
+const NO_RESULTS: &str = "none of the files is an evaluator or meta-evaluator results file; give the released files of the meta-evaluation paper (or files of their shape)";
+
+fn number(v: &str, name: &str) -> Result<f64> {
     v.parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("{name}: `{v}` is not a number"))
+        .ok_or_else(|| CliError::Usage(format!("{name}: `{v}` is not a number")))
 }
 
 /// A file as is; a directory's `.json` / `.jsonl` files, recursively, in name order.
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     if !path.is_dir() {
         out.push(path.to_owned());
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
+        .map_err(CliError::file(path))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     entries.sort();

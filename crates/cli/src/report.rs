@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use concord_core::report::{Format, Report};
 use concord_core::stats::KrippendorffLevel;
 use concord_core::study::meta::{SnapshotFile, Workspace};
+
+use crate::error::{CliError, Result};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
 const HELP: &str = "\
@@ -33,7 +35,7 @@ struct Args {
     out: Option<PathBuf>,
 }
 
-fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+fn parse_args(args: &[String]) -> Result<Option<Args>> {
     let mut bundle = None;
     let mut screen = "workbench".to_owned();
     let mut format = Format::Markdown;
@@ -41,32 +43,40 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let mut data = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value\n\n{HELP}"));
+        let mut value =
+            || it.next().ok_or_else(|| CliError::Usage(format!("{arg} needs a value\n\n{HELP}")));
         match arg.as_str() {
             "--help" | "-h" => return Ok(None),
             "--screen" => screen = value()?.clone(),
             "--format" => {
                 let name = value()?;
                 format = Format::from_name(name).ok_or_else(|| {
-                    format!("unknown format `{name}` (known: md, csv, latex, json, svg)")
+                    CliError::Usage(format!(
+                        "unknown format `{name}` (known: md, csv, latex, json, svg)"
+                    ))
                 })?;
             }
             "--out" => out = Some(PathBuf::from(value()?)),
             "--data" => data = Some(PathBuf::from(value()?)),
             other if other.starts_with("--") => {
-                return Err(format!("unexpected argument `{other}`\n\n{HELP}"));
+                return Err(CliError::Usage(format!("unexpected argument `{other}`\n\n{HELP}")));
             }
             path if bundle.is_none() => bundle = Some(PathBuf::from(path)),
-            other => return Err(format!("unexpected argument `{other}` (one bundle at a time)")),
+            other => {
+                return Err(CliError::Usage(format!(
+                    "unexpected argument `{other}` (one bundle at a time)"
+                )));
+            }
         }
     }
-    let bundle = bundle.ok_or_else(|| format!("a bundle file is required\n\n{HELP}"))?;
+    let bundle =
+        bundle.ok_or_else(|| CliError::Usage(format!("a bundle file is required\n\n{HELP}")))?;
     Ok(Some(Args { bundle, screen, data, format, out }))
 }
 
 /// Every file below `dir` whose name is one of `names`, with its bytes.
-fn find_files(dir: &Path, names: &[&str], out: &mut Vec<(String, Vec<u8>)>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn find_files(dir: &Path, names: &[&str], out: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(CliError::file(dir))?;
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -74,18 +84,17 @@ fn find_files(dir: &Path, names: &[&str], out: &mut Vec<(String, Vec<u8>)>) -> R
         } else if let Some(name) = path.file_name().and_then(|n| n.to_str())
             && names.contains(&name)
         {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = std::fs::read(&path).map_err(CliError::file(&path))?;
             out.push((name.to_owned(), bytes));
         }
     }
     Ok(())
 }
 
-fn meta_report(bundle: &Bundle, data: Option<&Path>) -> Result<Report, String> {
-    let snapshot = bundle
-        .meta
-        .as_ref()
-        .ok_or("this bundle has no meta-evaluation workspace (it was empty when exported)")?;
+fn meta_report(bundle: &Bundle, data: Option<&Path>) -> Result<Report> {
+    let snapshot = bundle.meta.as_ref().ok_or_else(|| {
+        CliError::input("this bundle has no meta-evaluation workspace (it was empty when exported)")
+    })?;
     let names: Vec<&str> = snapshot
         .files
         .iter()
@@ -97,46 +106,48 @@ fn meta_report(bundle: &Bundle, data: Option<&Path>) -> Result<Report, String> {
     let mut given = Vec::new();
     if !names.is_empty() {
         let dir = data.ok_or_else(|| {
-            format!(
+            CliError::Usage(format!(
                 "the bundle's meta-evaluation workspace reads released files ({}): say where they are with --data DIR",
                 names.join(", ")
-            )
+            ))
         })?;
         find_files(dir, &names, &mut given)?;
     }
     let given: Vec<(&str, &[u8])> = given.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let workspace = Workspace::from_snapshot(snapshot, &given).map_err(|e| e.to_string())?;
+    let workspace = Workspace::from_snapshot(snapshot, &given).map_err(CliError::input)?;
     Ok(workspace.report(&snapshot.settings))
 }
 
-fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<Report, String> {
+fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<Report> {
     match screen {
         "meta" => meta_report(bundle, data),
         "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
         "coeval" => {
-            let snapshot = bundle
-                .coeval
-                .as_ref()
-                .ok_or("this bundle has no CoEval study (it was exported before one was made)")?;
-            let restored = snapshot.restore().map_err(|e| e.to_string())?;
+            let snapshot = bundle.coeval.as_ref().ok_or_else(|| {
+                CliError::input(
+                    "this bundle has no CoEval study (it was exported before one was made)",
+                )
+            })?;
+            let restored = snapshot.restore().map_err(CliError::input)?;
             // The screen's default α level.
-            let results =
-                restored.results(KrippendorffLevel::Interval).map_err(|e| e.to_string())?;
+            let results = restored.results(KrippendorffLevel::Interval).map_err(CliError::input)?;
             Ok(results.report())
         }
-        other => Err(format!("unknown screen `{other}` (known: workbench, meta, coeval)")),
+        other => Err(CliError::Usage(format!(
+            "unknown screen `{other}` (known: workbench, meta, coeval)"
+        ))),
     }
 }
 
 /// Runs `concord report` with the arguments after `report`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<()> {
     let Some(args) = parse_args(args)? else {
         print!("{HELP}");
         return Ok(());
     };
-    let text = std::fs::read_to_string(&args.bundle)
-        .map_err(|e| format!("{}: {e}", args.bundle.display()))?;
-    let bundle = Bundle::from_json(&text).map_err(|e| format!("{}: {e}", args.bundle.display()))?;
+    let text = std::fs::read_to_string(&args.bundle).map_err(CliError::file(&args.bundle))?;
+    let bundle = Bundle::from_json(&text)
+        .map_err(|e| CliError::Input(format!("{}: {e}", args.bundle.display())))?;
     for note in &bundle.changed_on_import {
         eprintln!("note: {note}");
     }
@@ -144,11 +155,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     match &args.out {
         None => print!("{}", report.to_text(args.format)),
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(CliError::file(dir))?;
             for file in report.files(args.format) {
                 let path = dir.join(&file.name);
-                std::fs::write(&path, &file.text)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                std::fs::write(&path, &file.text).map_err(CliError::file(&path))?;
                 println!("{}", path.display());
             }
         }

@@ -10,6 +10,8 @@ use concord_core::report::{self, Format};
 use concord_core::study::workbench::report::run_table;
 use concord_core::study::workbench::scores::{self, RunSpec};
 
+use crate::error::{CliError, Result};
+
 const HELP: &str = "\
 concord table --dataset FILE --run NAME=ATTRIBUTE:FILE [--run ...] [--parse POLICY]
               [--format json|md|latex|csv]
@@ -35,7 +37,7 @@ struct Args {
 }
 
 /// `Ok(None)` when help was asked for.
-fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+fn parse_args(args: &[String]) -> Result<Option<Args>> {
     let mut dataset = None;
     let mut runs = Vec::new();
     let mut policy = Policy::Concord;
@@ -45,21 +47,22 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         if flag == "--help" || flag == "-h" {
             return Ok(None);
         }
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value\n\n{HELP}"));
+        let mut value =
+            || it.next().ok_or_else(|| CliError::Usage(format!("{flag} needs a value\n\n{HELP}")));
         match flag.as_str() {
             "--dataset" => dataset = Some(value()?.clone()),
             "--run" => {
                 let spec = value()?;
-                let (name, rest) = spec
-                    .split_once('=')
-                    .ok_or_else(|| format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))?;
-                let (attribute, file) = rest
-                    .split_once(':')
-                    .ok_or_else(|| format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))?;
+                let (name, rest) = spec.split_once('=').ok_or_else(|| {
+                    CliError::Usage(format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))
+                })?;
+                let (attribute, file) = rest.split_once(':').ok_or_else(|| {
+                    CliError::Usage(format!("--run `{spec}`: expected NAME=ATTRIBUTE:FILE"))
+                })?;
                 if name.is_empty() || attribute.is_empty() || file.is_empty() {
-                    return Err(format!(
+                    return Err(CliError::Usage(format!(
                         "--run `{spec}`: NAME, ATTRIBUTE and FILE must not be empty"
-                    ));
+                    )));
                 }
                 runs.push((name.to_owned(), attribute.to_owned(), file.to_owned()));
             }
@@ -67,29 +70,37 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 let name = value()?;
                 policy = Policy::from_name(name).ok_or_else(|| {
                     let known: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
-                    format!("unknown parse policy `{name}` (known: {})", known.join(", "))
+                    CliError::Usage(format!(
+                        "unknown parse policy `{name}` (known: {})",
+                        known.join(", ")
+                    ))
                 })?;
             }
             "--format" => {
                 let name = value()?;
                 format = Format::from_name(name).filter(|f| f.for_tables()).ok_or_else(|| {
-                    format!("unknown format `{name}` (known: json, md, latex, csv)")
+                    CliError::Usage(format!(
+                        "unknown format `{name}` (known: json, md, latex, csv)"
+                    ))
                 })?;
             }
-            other => return Err(format!("unexpected argument `{other}`\n\n{HELP}")),
+            other => {
+                return Err(CliError::Usage(format!("unexpected argument `{other}`\n\n{HELP}")));
+            }
         }
     }
-    let dataset = dataset.ok_or_else(|| format!("--dataset is required\n\n{HELP}"))?;
+    let dataset =
+        dataset.ok_or_else(|| CliError::Usage(format!("--dataset is required\n\n{HELP}")))?;
     if runs.is_empty() {
-        return Err(format!("at least one --run is required\n\n{HELP}"));
+        return Err(CliError::Usage(format!("at least one --run is required\n\n{HELP}")));
     }
     Ok(Some(Args { dataset, runs, policy, format }))
 }
 
-fn load(path: &str) -> Result<data::Loaded, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+fn load(path: &str) -> Result<data::Loaded> {
+    let bytes = std::fs::read(path).map_err(CliError::file(path))?;
     let name = std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path);
-    let loaded = data::load(name, &bytes).map_err(|e| e.to_string())?;
+    let loaded = data::load(name, &bytes).map_err(CliError::input)?;
     for d in loaded.diagnostics.iter().filter(|d| d.severity == data::Severity::Warning) {
         eprintln!("warning: {d}");
     }
@@ -97,7 +108,7 @@ fn load(path: &str) -> Result<data::Loaded, String> {
 }
 
 /// Runs `concord table` with the arguments after `table`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<()> {
     let Some(args) = parse_args(args)? else {
         print!("{HELP}");
         return Ok(());
@@ -107,7 +118,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for (name, _, file) in &args.runs {
         let loaded = load(file)?;
         let run = loaded.runs.into_iter().next().ok_or_else(|| {
-            format!("run `{name}`: {file} holds no judge responses ({})", loaded.summary.format)
+            CliError::Input(format!(
+                "run `{name}`: {file} holds no judge responses ({}); give a judge's result file",
+                loaded.summary.format
+            ))
         })?;
         loaded_runs.push(run);
     }
@@ -117,7 +131,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .zip(&loaded_runs)
         .map(|((name, attribute, _), run)| RunSpec { name, attribute, run })
         .collect();
-    let rows = scores::compute(&dataset, &specs, args.policy).map_err(|e| e.to_string())?;
+    let rows = scores::compute(&dataset, &specs, args.policy).map_err(CliError::input)?;
     print!("{}", report::export_table(&run_table(&rows), args.format).unwrap_or_default());
     Ok(())
 }

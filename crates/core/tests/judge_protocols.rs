@@ -9,6 +9,7 @@ use concord_core::judge::coeval::{self, Ideation, InstanceEvaluation, TaskInfo};
 use concord_core::judge::meta_eval::{
     AssessedPair, BsmEval, IndividualTask, JdEval, JdEvalI, MDEVAL_MAX_ROUNDS, MdEval, list_items,
 };
+use concord_core::judge::parse::VerdictError;
 use concord_core::judge::parse::{ParseFailure, Policy, Verdict};
 use concord_core::judge::protocol::{
     AutoCot, Pairwise, Pointwise, PositionReport, Protocol, ProtocolError, Reader, Sampling,
@@ -249,7 +250,7 @@ fn mdeval_debates_then_decides() {
     let o = m.outcome().unwrap();
     assert_eq!(o.rounds.len(), MDEVAL_MAX_ROUNDS);
     assert_eq!(o.judge_responses.len(), MDEVAL_MAX_ROUNDS + 1);
-    assert!(o.better_assistant.unwrap_err().contains("no decision within 5 rounds"));
+    assert_eq!(o.better_assistant.unwrap_err(), VerdictError::NoDecision { rounds: 5 });
 }
 
 #[test]
@@ -269,7 +270,7 @@ fn mdeval_with_fewer_rounds_stops_at_its_limit_and_decides_within_it() {
     answer(&mut m, &["<Question>Still more?</Question>"]);
     let o = m.outcome().unwrap();
     assert_eq!((o.rounds.len(), o.judge_responses.len()), (3, 4));
-    assert!(o.better_assistant.unwrap_err().contains("no decision within 3 rounds"));
+    assert_eq!(o.better_assistant.unwrap_err().to_string(), "no decision within 3 rounds");
     // A decision after the third round is a decision.
     let mut m = MdEval::new("d", pair(), Sampling::single()).unwrap().with_max_rounds(3);
     for _ in 0..3 {
@@ -282,7 +283,10 @@ fn mdeval_with_fewer_rounds_stops_at_its_limit_and_decides_within_it() {
     let mut m = MdEval::new("d", pair(), Sampling::single()).unwrap().with_max_rounds(0);
     ask(&mut m);
     answer(&mut m, &["<Question>Again?</Question>"]);
-    assert!(m.outcome().unwrap().better_assistant.unwrap_err().contains("within 1 rounds"));
+    assert_eq!(
+        m.outcome().unwrap().better_assistant.unwrap_err(),
+        VerdictError::NoDecision { rounds: 1 }
+    );
 }
 
 #[test]
@@ -394,10 +398,11 @@ fn coeval_score_is_read_from_the_score_step() {
     // No numbered steps: the whole answer, as CoEval reads it.
     assert_eq!(read("Conclusion: fine. Score: 4"), Ok(4.0));
     // A step without a score, or off the scale, fails and says where.
-    let err = read("1. Good.\n2. Score: five\n3. Evidence").unwrap_err();
+    let err = read("1. Good.\n2. Score: five\n3. Evidence").unwrap_err().to_string();
     assert!(err.starts_with("the score step (2.)"), "{err}");
     let err = read("1. Good.\n2. Score: 9").unwrap_err();
-    assert!(err.contains("not on the 1–5 scale"), "{err}");
+    assert!(matches!(err, coeval::ScoreError::OffScale { value: 9.0, .. }), "{err}");
+    assert!(err.to_string().contains("not on the 1–5 scale"), "{err}");
     assert_eq!(coeval::score_step("1. a\n2. b 4\n3. c"), Some("2. b 4"));
     assert_eq!(coeval::score_step("no steps"), None);
 }

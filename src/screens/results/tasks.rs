@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use concord_core::data;
 use concord_core::study::workbench::report::{CellIntervals, cell_interval, interval_cells};
-use concord_core::study::workbench::scores::{JudgeScores, ScoreReader};
+use concord_core::study::workbench::scores::{JudgeScores, ScoreReader, TableError};
 use concord_core::study::workbench::{JudgedRun, ResultsTable, Scored, assemble};
 use leptos::prelude::*;
 
@@ -60,7 +60,7 @@ fn with_cache<T>(f: impl FnOnce(&mut ScoreCache) -> T) -> T {
 }
 
 /// A run read: its scores (or why it could not be read), and how long reading took (ms).
-type Read = (Option<Result<JudgeScores, String>>, f64);
+type Read = (Option<Result<JudgeScores, TableError>>, f64);
 
 /// Runs read before, for the open dataset.
 #[derive(Default)]
@@ -108,7 +108,6 @@ pub async fn read_scores(
                 runs.get(i).map(|r| {
                     (!r.run.records.is_empty()).then(|| {
                         ScoreReader::new(dataset, &r.method, &r.attribute, &r.run, r.policy)
-                            .map_err(|e| e.to_string())
                     })
                 })
             });

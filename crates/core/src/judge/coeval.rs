@@ -2,7 +2,7 @@
 //! evaluation with a conclusion, a 1–5 score and evidence quotes.
 
 use super::meta_eval::list_items;
-use super::parse::Policy;
+use super::parse::{ParseFailure, Policy};
 use super::protocol::{Protocol, ProtocolError, Sampling};
 use super::request::{ChatRequest, ChatResponse, Message};
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,7 @@ pub struct CriterionEvaluation {
     /// The conclusion (the text before the score, or the first line).
     pub conclusion: String,
     /// The 1–5 score read under the policy, or why not.
-    pub score: Result<f64, String>,
+    pub score: Result<f64, ScoreError>,
     /// Quoted evidence (text between double quotes after an "Evidence" heading, or anywhere).
     pub evidence: Vec<String>,
     /// The raw response.
@@ -129,17 +129,43 @@ pub fn read_evaluation(criterion: &str, response: &str, policy: Policy) -> Crite
 /// to read the rest. Answers without the numbered steps are read whole. CoEval's own rule
 /// strips `2.`, `/5` and `out of 5`, so "2. Score: 4/5" reads 4 under `Policy::Coeval` too.
 /// A reading off the 1–5 scale is a failure.
-pub fn read_score(response: &str, policy: Policy) -> Result<f64, String> {
-    let (text, what) = match score_step(response) {
-        Some(step) => (step, "the score step (2.)"),
-        None => (response, "the answer"),
+pub fn read_score(response: &str, policy: Policy) -> Result<f64, ScoreError> {
+    let (text, place) = match score_step(response) {
+        Some(step) => (step, ScorePlace::Step),
+        None => (response, ScorePlace::Answer),
     };
-    let v = policy.parse(text, Some((1.0, 5.0))).map_err(|e| format!("{what}: {e}"))?;
-    if (1.0..=5.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{what} reads {v}, which is not on the 1–5 scale"))
+    let v = policy
+        .parse(text, Some((1.0, 5.0)))
+        .map_err(|failure| ScoreError::Unreadable { place, failure })?;
+    if (1.0..=5.0).contains(&v) { Ok(v) } else { Err(ScoreError::OffScale { place, value: v }) }
+}
+
+/// Where a CoEval answer's score was looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScorePlace {
+    /// The numbered answer's step "2.".
+    Step,
+    /// The whole answer (it has no numbered steps).
+    Answer,
+}
+
+impl std::fmt::Display for ScorePlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ScorePlace::Step => "the score step (2.)",
+            ScorePlace::Answer => "the answer",
+        })
     }
+}
+
+/// Why a CoEval answer has no score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScoreError {
+    #[error("{place}: {failure}")]
+    Unreadable { place: ScorePlace, failure: ParseFailure },
+    #[error("{place} reads {value}, which is not on the 1–5 scale")]
+    OffScale { place: ScorePlace, value: f64 },
 }
 
 /// The second step of a numbered CoEval answer: from a line starting with `2.` to one starting

@@ -9,7 +9,7 @@
 //! The paper does not print the debaters' prompts nor BSMEval's branch/solve prompts; ours are
 //! marked as such.
 
-use super::parse::{self, Policy, Verdict};
+use super::parse::{self, Policy, TagRatingError, Verdict, VerdictError};
 use super::protocol::{Protocol, ProtocolError, Sampling};
 use super::request::{ChatRequest, ChatResponse, Message};
 use super::template::{Part, PartKind, PromptTemplate, RenderError};
@@ -134,7 +134,7 @@ pub struct AssessedPair {
 }
 
 /// A verdict read from a response, or what went wrong reading it.
-pub type ReadVerdict = Result<Verdict, String>;
+pub type ReadVerdict = Result<Verdict, VerdictError>;
 
 /// JDEval's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,8 +193,8 @@ impl Protocol for JdEval {
         }
         let text = first_text(tag, responses)?;
         self.outcome = Some(JdEvalOutcome {
-            better_answer: parse::better_answer(text).map_err(|e| e.to_string()),
-            better_assistant: parse::better_assistant(text).map_err(|e| e.to_string()),
+            better_answer: parse::better_answer(text),
+            better_assistant: parse::better_assistant(text),
             response: text.to_owned(),
         });
         Ok(())
@@ -385,9 +385,9 @@ impl Protocol for MdEval {
                         MdState::Debate { question: q.to_owned(), answer_1: None, answer_2: None }
                     }
                     (Err(_), Some(_)) => {
-                        MdState::Done(Err(format!("no decision within {max_rounds} rounds")))
+                        MdState::Done(Err(VerdictError::NoDecision { rounds: max_rounds }))
                     }
-                    (Err(e), None) => MdState::Done(Err(e.to_string())),
+                    (Err(e), None) => MdState::Done(Err(e)),
                 };
                 Ok(())
             }
@@ -523,9 +523,9 @@ impl IndividualTask {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JdEvalIOutcome {
     /// The judge's own score of the text (1–5).
-    pub text_score: Result<f64, String>,
+    pub text_score: Result<f64, TagRatingError>,
     /// The judge's score of the assessment (1–5): what ranks the assessors.
-    pub assessment_score: Result<f64, String>,
+    pub assessment_score: Result<f64, TagRatingError>,
     /// The raw response.
     pub response: String,
 }
@@ -575,10 +575,8 @@ impl Protocol for JdEvalI {
         let (t_text, t_assess) = self.task.tags();
         let scale = Some((1.0, 5.0));
         self.outcome = Some(JdEvalIOutcome {
-            text_score: parse::rating_tag(text, t_text, self.policy, scale)
-                .map_err(|e| e.to_string()),
-            assessment_score: parse::rating_tag(text, t_assess, self.policy, scale)
-                .map_err(|e| e.to_string()),
+            text_score: parse::rating_tag(text, t_text, self.policy, scale),
+            assessment_score: parse::rating_tag(text, t_assess, self.policy, scale),
             response: text.to_owned(),
         });
         Ok(())
@@ -620,7 +618,7 @@ pub struct BsmOutcome {
     /// The sub-tasks, as the judge listed them (at most five are kept).
     pub branches: Vec<String>,
     /// Each branch's score, or why it could not be read.
-    pub scores: Vec<Result<f64, String>>,
+    pub scores: Vec<Result<f64, TagRatingError>>,
     /// The merge: the mean of the readable branch scores; `None` if none could be read or
     /// the judge listed no sub-task.
     pub merged: Option<f64>,
@@ -634,7 +632,7 @@ enum BsmState {
     Branch,
     Solve {
         branches: Vec<String>,
-        scores: Vec<Option<Result<f64, String>>>,
+        scores: Vec<Option<Result<f64, TagRatingError>>>,
         responses: Vec<String>,
     },
 }
@@ -745,10 +743,7 @@ impl Protocol for BsmEval {
                 let i: usize =
                     tag.strip_prefix(&prefix).and_then(|s| s.parse().ok()).ok_or_else(unknown)?;
                 let slot = scores.get_mut(i).filter(|s| s.is_none()).ok_or_else(unknown)?;
-                *slot = Some(
-                    parse::rating_tag(text, "Score", self.policy, Some((1.0, 5.0)))
-                        .map_err(|e| e.to_string()),
-                );
+                *slot = Some(parse::rating_tag(text, "Score", self.policy, Some((1.0, 5.0))));
                 if let Some(r) = texts.get_mut(i) {
                     *r = text.to_owned();
                 }
@@ -759,7 +754,7 @@ impl Protocol for BsmEval {
 
     fn outcome(&self) -> Option<BsmOutcome> {
         let BsmState::Solve { branches, scores, responses } = &self.state else { return None };
-        let scores: Option<Vec<Result<f64, String>>> = scores.iter().cloned().collect();
+        let scores: Option<Vec<Result<f64, TagRatingError>>> = scores.iter().cloned().collect();
         let scores = scores?;
         let ok: Vec<f64> = scores.iter().filter_map(|s| s.as_ref().ok().copied()).collect();
         let merged = (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64);

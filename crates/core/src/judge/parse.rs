@@ -404,7 +404,7 @@ impl Verdict {
 }
 
 /// Why a verdict could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum VerdictError {
     /// The expected tag is missing or unclosed.
@@ -419,6 +419,11 @@ pub enum VerdictError {
         /// What it contained.
         content: String,
     },
+    /// A debate ended without the judge giving a decision (MDEval).
+    NoDecision {
+        /// The rounds it ran.
+        rounds: usize,
+    },
 }
 
 impl fmt::Display for VerdictError {
@@ -428,6 +433,7 @@ impl fmt::Display for VerdictError {
             VerdictError::Unrecognised { tag, content } => {
                 write!(f, "<{tag}> holds `{content}`, which is not a verdict")
             }
+            VerdictError::NoDecision { rounds } => write!(f, "no decision within {rounds} rounds"),
         }
     }
 }
@@ -519,7 +525,7 @@ pub fn rating_tag(
 }
 
 /// Why a numeric tag could not be read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum TagRatingError {
     /// The tag is missing or unclosed.

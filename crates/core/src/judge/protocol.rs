@@ -322,10 +322,10 @@ pub fn individual_template(openmeva: bool) -> PromptTemplate {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairwiseOutcome {
     /// The verdict with the answers in the given order.
-    pub original: Result<Verdict, String>,
+    pub original: Result<Verdict, VerdictError>,
     /// The verdict with the answers swapped, mapped back to the original orientation
     /// (`First` still means the first given answer); `None` without position swap.
-    pub swapped: Option<Result<Verdict, String>>,
+    pub swapped: Option<Result<Verdict, VerdictError>>,
     /// The final verdict: the original one without swap; with swap the agreed verdict, and a
     /// tie when the two orders disagree (the judge's preference depended on position).
     pub verdict: Option<Verdict>,
@@ -403,7 +403,7 @@ impl Protocol for Pairwise {
     fn outcome(&self) -> Option<PairwiseOutcome> {
         let answers: Option<Vec<&String>> = self.answers.iter().map(Option::as_ref).collect();
         let answers = answers?;
-        let read = |t: &str| parse::winner(t).map_err(|e: VerdictError| e.to_string());
+        let read = parse::winner;
         let original = read(answers.first()?);
         let swapped = answers.get(1).map(|t| read(t).map(Verdict::swapped));
         let (verdict, consistent) = match (&original, &swapped) {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::scores::{self as table, JudgeScores, Row};
+use super::scores::{self as table, JudgeScores, Row, TableError};
 use crate::data::{Dataset, JudgeRecord, JudgeRun, RecordKey};
 use crate::judge::parse::Policy;
 use crate::stats::{self, KrippendorffLevel, Level, ResampleInput, ResampleStat};
@@ -285,14 +285,11 @@ pub struct Scored {
 
 /// Reads one run into per-item scores (every sample parsed under the run's policy); `None`
 /// for a run without records (a run that has not started), `Err` when it cannot be read.
-pub fn score_run(dataset: &Dataset, r: &JudgedRun) -> Option<Result<JudgeScores, String>> {
+pub fn score_run(dataset: &Dataset, r: &JudgedRun) -> Option<Result<JudgeScores, TableError>> {
     if r.run.records.is_empty() {
         return None;
     }
-    Some(
-        table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy)
-            .map_err(|e| e.to_string()),
-    )
+    Some(table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy))
 }
 
 /// Arranges read runs into methods × attributes (in order of first appearance; a later run
@@ -300,7 +297,7 @@ pub fn score_run(dataset: &Dataset, r: &JudgedRun) -> Option<Result<JudgeScores,
 /// `runs[i]`, or a copy of it kept from before.
 pub fn assemble(
     runs: &[JudgedRun],
-    mut read: impl FnMut(usize) -> Option<Result<JudgeScores, String>>,
+    mut read: impl FnMut(usize) -> Option<Result<JudgeScores, TableError>>,
 ) -> Scored {
     let mut methods: Vec<String> = Vec::new();
     let mut attributes: Vec<String> = Vec::new();
@@ -325,7 +322,7 @@ pub fn assemble(
         match read(i) {
             None => {}
             Some(Ok(s)) => scores[m][a] = Some(s),
-            Some(Err(e)) => errors.push(e),
+            Some(Err(e)) => errors.push(e.to_string()),
         }
     }
     Scored { methods, attributes, scores, errors }

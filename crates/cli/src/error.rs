@@ -1,0 +1,46 @@
+//! The CLI's errors: what went wrong and what to do about it. `main` prints them after the
+//! command's name and exits with status 1.
+
+use std::path::PathBuf;
+
+/// Why a command could not do its work.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// The command line is not understood; the message says what to type (usually with the
+    /// command's usage).
+    #[error("{0}")]
+    Usage(String),
+    /// A file or folder could not be read or written.
+    #[error("{}: {source}", path.display())]
+    File { path: PathBuf, source: std::io::Error },
+    /// The input is not what the command needs; the core's message says why.
+    #[error("{0}")]
+    Input(String),
+    /// The output could not be written (a closed pipe, a full disk).
+    #[error("could not write the output: {0}")]
+    Output(String),
+    #[error(transparent)]
+    Coeval(#[from] crate::coeval::CoevalError),
+}
+
+impl CliError {
+    /// A usage error from anything printable.
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::Usage(message.into())
+    }
+
+    /// The core's (or a parser's) complaint about the input.
+    pub fn input(error: impl std::fmt::Display) -> CliError {
+        CliError::Input(error.to_string())
+    }
+
+    /// Reading or writing `path` failed.
+    pub fn file(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> CliError {
+        let path = path.into();
+        move |source| CliError::File { path, source }
+    }
+}
+
+/// A command's result.
+pub type Result<T> = std::result::Result<T, CliError>;
