@@ -21,18 +21,15 @@ mod viewers;
 use concord_core::study::meta::figures::{bradley_terry_id, elo_id, matches_id, win_rate_id};
 use concord_core::study::meta::{Entry, Origin, TieConvention};
 use leptos::prelude::*;
-use web_sys::{DragEvent, File, HtmlInputElement};
+use web_sys::File;
+
+use crate::components::drop_zone::DropZone;
 
 use crate::components::figure_view::FigureView;
 use controls::{chosen_jdeval, jdeval_options, labelled_number, report_figure, report_table};
 use run::RunPanel;
 use state::State;
 use viewers::{BranchPanel, DebatePanel};
-
-fn files_of(list: Option<web_sys::FileList>) -> Vec<File> {
-    let Some(list) = list else { return Vec::new() };
-    (0..list.length()).filter_map(|i| list.get(i)).collect()
-}
 
 #[component]
 pub fn MetaPage() -> impl IntoView {
@@ -124,21 +121,7 @@ fn file_rows(state: State) -> Vec<FileRow> {
 #[component]
 fn ImportPanel() -> impl IntoView {
     let state = expect_context::<State>();
-    let dragging = RwSignal::new(false);
-    let on_pick = move |ev: leptos::ev::Event| {
-        let input: HtmlInputElement = event_target(&ev);
-        tasks::load_files(state, files_of(input.files()));
-        input.set_value("");
-    };
-    let on_drop = move |ev: DragEvent| {
-        ev.prevent_default();
-        dragging.set(false);
-        tasks::load_files(state, files_of(ev.data_transfer().and_then(|dt| dt.files())));
-    };
-    let on_drag_over = move |ev: DragEvent| {
-        ev.prevent_default();
-        dragging.set(true);
-    };
+    let on_files = Callback::new(move |files: Vec<File>| tasks::load_files(state, files));
     view! {
         <section class="panel" aria-labelledby="meta-import-heading">
             <h2 id="meta-import-heading">"Meta-evaluation files"</h2>
@@ -147,14 +130,8 @@ fn ImportPanel() -> impl IntoView {
                 "(JDEval, JDEval-i, BSMEval) of the meta-evaluation paper, or files of the same shape. "
                 "Pick or drop several at once; they are read in your browser and nothing is uploaded."
             </p>
-            <div class="dropzone" class:active=move || dragging.get()
-                on:dragover=on_drag_over on:dragleave=move |_| dragging.set(false) on:drop=on_drop>
-                <label for="meta-files">"Load meta-evaluation files"</label>
-                " "
-                <input id="meta-files" type="file" multiple=true accept=".json,.jsonl,application/json"
-                    on:change=on_pick/>
-                <span class="muted">" or drop files here"</span>
-            </div>
+            <DropZone id="meta-files" label="Load meta-evaluation files" multiple=true
+                accept=".json,.jsonl,application/json" on_files=on_files/>
             <Show when=move || state.loading.get().is_some()>
                 <p role="status" data-testid="meta-loading">{move || state.loading.get().unwrap_or_default()}</p>
             </Show>
