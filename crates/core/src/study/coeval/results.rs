@@ -343,22 +343,10 @@ impl StudyResults {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 mod tests {
-    use super::super::study::tests::study;
+    use super::super::study::tests::{part, study};
     use super::*;
     use crate::coeval::{Action, Event, Part};
     use crate::report::{Format, export_table};
-
-    fn part(instance: &str, criterion: &str, part: Part, action: Action) -> Event {
-        let text = matches!(action, Action::Revise | Action::Add).then(|| "new".to_owned());
-        Event::Part {
-            instance: instance.to_owned(),
-            criterion: criterion.to_owned(),
-            part,
-            action,
-            text,
-            reason: String::new(),
-        }
-    }
 
     fn texts(t: &Table, row: usize) -> Vec<String> {
         t.rows[row].cells.iter().map(|c| c.text.clone()).collect()

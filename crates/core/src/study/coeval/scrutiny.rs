@@ -539,20 +539,8 @@ pub fn seconds_on(state: &Annotation, instance: &str, timer: &InstanceTimer, now
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 mod tests {
-    use super::super::study::tests::study;
+    use super::super::study::tests::{part, study};
     use super::*;
-
-    fn part(instance: &str, criterion: &str, part: Part, action: Action) -> Event {
-        let text = matches!(action, Action::Revise | Action::Add).then(|| "new".to_owned());
-        Event::Part {
-            instance: instance.to_owned(),
-            criterion: criterion.to_owned(),
-            part,
-            action,
-            text,
-            reason: String::new(),
-        }
-    }
 
     #[test]
     fn keyboard_map() {

@@ -374,6 +374,20 @@ impl Study {
 #[allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 pub(crate) mod tests {
     use super::*;
+    use crate::coeval::{Action, Event, Part};
+
+    /// An action on a part of an evaluation (a revision or addition carries new text).
+    pub fn part(instance: &str, criterion: &str, part: Part, action: Action) -> Event {
+        let text = matches!(action, Action::Revise | Action::Add).then(|| "new".to_owned());
+        Event::Part {
+            instance: instance.to_owned(),
+            criterion: criterion.to_owned(),
+            part,
+            action,
+            text,
+            reason: String::new(),
+        }
+    }
 
     /// A CoEval `combine_data.json` with one task, two instances and two criteria.
     pub const FIXTURE: &str = r#"{"tiny": {
