@@ -62,7 +62,9 @@ fn ResumePanel() -> impl IntoView {
             c.max_concurrency = m.max_concurrency;
             c.requests_per_minute = m.requests_per_minute;
         });
-        let format = concord_core::data::Format::Csv;
+        // The dataset's own format, so what is written next (a bundle) says what it was.
+        let format =
+            concord_core::data::Format::from_name(&m.format).unwrap_or(concord_core::data::Format::Csv);
         let loaded = concord_core::data::Loaded {
             summary: concord_core::data::summarize(format, &m.dataset, &[]),
             format,
@@ -77,7 +79,9 @@ fn ResumePanel() -> impl IntoView {
         let study = m.study.into_owned();
         ctx.judge.study.set(study.clone());
         pending.set(None);
-        let needs_key = provider.preset().needs_key
+        // A run that sent a key needs one again (a custom server may check keys although its
+        // preset does not ask for one): nothing is sent until it is given.
+        let needs_key = (provider.preset().needs_key || m.had_key)
             && ctx.run.connection.get_untracked().api_key.trim().is_empty();
         if needs_key {
             ctx.run.view.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });

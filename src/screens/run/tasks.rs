@@ -79,6 +79,10 @@ pub struct Manifest<'a> {
     /// How many pages of items are stored beside the manifest (its dataset has none itself).
     #[serde(default)]
     pub item_pages: usize,
+    /// The run sent an API key (never the key itself): resuming it asks for one before
+    /// anything is sent, whatever the provider.
+    #[serde(default)]
+    pub had_key: bool,
 }
 
 /// Saves the manifest of a starting run: the dataset's items a page at a time (serializing a
@@ -301,6 +305,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
             started_at: time::now_ms(),
             finished: false,
             item_pages: 0,
+            had_key: !form.api_key.trim().is_empty(),
         };
         let store = match ctx.storage.store.get_untracked() {
             Some(s) => s,

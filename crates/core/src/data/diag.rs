@@ -73,6 +73,8 @@ pub enum LoadError {
     NoRecords { file: String, format: String, first_problem: Option<Box<Diagnostic>> },
     /// A column mapping names a column the file does not have.
     BadMapping { file: String, column: String, role: &'static str },
+    /// The bytes are not text at all (an image, an archive, random data).
+    Binary { file: String, what: String },
 }
 
 impl fmt::Display for LoadError {
@@ -92,6 +94,10 @@ impl fmt::Display for LoadError {
                 }
                 Ok(())
             }
+            LoadError::Binary { file, what } => write!(
+                f,
+                "{file}: this is not a text file ({what}); load a CSV, TSV, JSON or JSON Lines file"
+            ),
             LoadError::BadMapping { file, column, role } => {
                 write!(
                     f,

@@ -221,6 +221,9 @@ pub fn load_with_mapping(
     bytes: &[u8],
     mapping: Option<&ColumnMapping>,
 ) -> Result<Loaded, LoadError> {
+    if let Some(what) = text::binary_kind(bytes) {
+        return Err(LoadError::Binary { file: name.to_owned(), what });
+    }
     let mut diags = Vec::new();
     let mut text = text::decode(name, bytes, &mut diags);
     if text.trim_start().starts_with(['[', '{'])

@@ -14,6 +14,59 @@ use serde_json::value::RawValue;
 use super::diag::Diagnostic;
 
 /// Decodes bytes as UTF-8, dropping a byte-order mark. Invalid sequences are replaced by
+/// What a file that is not text is, judged on its first 8 KiB: a known binary format by its
+/// signature, or "binary data" when it holds NUL bytes or too many control characters or
+/// invalid UTF-8 sequences for any text. `None` for text (UTF-8, UTF-16 with a byte-order mark,
+/// or a single-byte encoding with few stray bytes).
+pub(crate) fn binary_kind(bytes: &[u8]) -> Option<String> {
+    const SIGNATURES: [(&[u8], &str); 9] = [
+        (b"\x7fELF", "an executable program"),
+        (b"\x89PNG", "a PNG image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive (an .xlsx or .docx file is one; export it as CSV)"),
+        (b"\x1f\x8b", "a gzip archive (decompress it first)"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"\xd0\xcf\x11\xe0", "an old Office document (export it as CSV)"),
+        (b"SQLite format 3", "an SQLite database"),
+    ];
+    if let Some((_, what)) = SIGNATURES.iter().find(|(sig, _)| bytes.starts_with(sig)) {
+        return Some((*what).to_owned());
+    }
+    // UTF-16 text has NUL bytes; its byte-order mark says it is text.
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return None;
+    }
+    let sample = &bytes[..bytes.len().min(8192)];
+    if sample.is_empty() {
+        return None;
+    }
+    if sample.contains(&0) {
+        return Some("binary data: it contains NUL bytes".to_owned());
+    }
+    let controls = sample
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .count();
+    // Invalid UTF-8: the bytes a lossy decoding would replace (a sequence cut at the sample's
+    // end is not counted).
+    let mut invalid = 0;
+    let mut rest = sample;
+    while let Err(e) = std::str::from_utf8(rest) {
+        let Some(bad) = e.error_len() else { break };
+        invalid += bad;
+        rest = &rest[e.valid_up_to() + bad..];
+    }
+    let n = sample.len() as f64;
+    if controls as f64 > 0.01 * n || invalid as f64 > 0.3 * n {
+        return Some(format!(
+            "binary data: {:.0} % of its first bytes are control characters or not text",
+            100.0 * (controls + invalid) as f64 / n
+        ));
+    }
+    None
+}
+
 /// U+FFFD and reported once, at the line of the first one.
 pub(crate) fn decode<'a>(file: &str, bytes: &'a [u8], diags: &mut Vec<Diagnostic>) -> Cow<'a, str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
