@@ -217,7 +217,9 @@ fn files_with_nothing_to_evaluate_are_errors() {
         assert!(
             matches!(
                 err,
-                LoadError::UnknownFormat { .. } | LoadError::NoRecords { .. } | LoadError::Binary { .. }
+                LoadError::UnknownFormat { .. }
+                    | LoadError::NoRecords { .. }
+                    | LoadError::Binary { .. }
             ),
             "{name}: {err}"
         );
@@ -324,16 +326,27 @@ fn binary_files_are_refused_before_parsing() {
         .collect();
     let err = data::load("noise.csv", &random).unwrap_err();
     assert!(matches!(err, LoadError::Binary { .. }), "{err}");
-    assert!(err.to_string().starts_with("noise.csv: this is not a text file (binary data"), "{err}");
+    assert!(
+        err.to_string().starts_with("noise.csv: this is not a text file (binary data"),
+        "{err}"
+    );
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
-    check("chart.csv", png, "error: chart.csv: this is not a text file (a PNG image); load a CSV, TSV, JSON or JSON Lines file");
+    check(
+        "chart.csv",
+        png,
+        "error: chart.csv: this is not a text file (a PNG image); load a CSV, TSV, JSON or JSON Lines file",
+    );
     let xlsx = b"PK\x03\x04\x14\0\x06\0";
     assert!(data::load("sheet.csv", xlsx).unwrap_err().to_string().contains("an .xlsx"));
     // Text stays text: Latin-1 accents, UTF-16 with its byte-order mark, tabs and form feeds.
-    assert!(data::load("x.csv", b"doc_id,system_id,output,score\nd1,s1,caf\xe9 cr\xe8me,3\n").is_ok());
+    assert!(
+        data::load("x.csv", b"doc_id,system_id,output,score\nd1,s1,caf\xe9 cr\xe8me,3\n").is_ok()
+    );
     let utf16: Vec<u8> = [0xff, 0xfe]
         .into_iter()
-        .chain("doc_id,system_id,output,score\nd1,s1,ok,3\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .chain(
+            "doc_id,system_id,output,score\nd1,s1,ok,3\n".encode_utf16().flat_map(u16::to_le_bytes),
+        )
         .collect();
     assert!(!matches!(data::load("w.csv", &utf16), Err(LoadError::Binary { .. })));
     assert!(data::load("t.tsv", b"doc_id\tsystem_id\toutput\tscore\nd1\ts1\tok\x0c\t3\n").is_ok());

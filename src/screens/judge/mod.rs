@@ -6,8 +6,8 @@ pub mod state;
 
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
-use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
+use concord_core::study::workbench::study::parse_sampling_fields;
 use concord_core::study::workbench::{GridSpec, grid};
 use leptos::prelude::*;
 
@@ -135,14 +135,6 @@ fn toggle<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, value: T
     })
 }
 
-fn parse_list(text: &str) -> Vec<Option<f64>> {
-    text.split([',', ' '])
-        .filter(|s| !s.trim().is_empty())
-        .filter_map(|s| s.trim().parse().ok())
-        .map(Some)
-        .collect()
-}
-
 #[component]
 fn AddMethodsPanel() -> impl IntoView {
     let ws = use_workspace();
@@ -151,7 +143,7 @@ fn AddMethodsPanel() -> impl IntoView {
     let cot = RwSignal::new(vec![false]);
     let personas = RwSignal::new(vec![Persona::None]);
     let temperatures = RwSignal::new("1".to_owned());
-    let n = RwSignal::new(1u32);
+    let n = RwSignal::new("1".to_owned());
     let top_p = RwSignal::new(String::new());
     let max_tokens = RwSignal::new("128".to_owned());
     let policy = RwSignal::new(Policy::Concord);
@@ -159,10 +151,28 @@ fn AddMethodsPanel() -> impl IntoView {
     let set_mode = move |v, on| toggle(modes, v, on);
     let set_cot = move |v, on| toggle(cot, v, on);
     let set_persona = move |v, on| toggle(personas, v, on);
+    let run = crate::screens::run::state::use_run();
     let add = move |_| {
         let dataset = ws.dataset.get_untracked();
         let study = judge.study.get_untracked();
-        let temps = parse_list(&temperatures.get_untracked());
+        // Checked against the provider the Run screen names, never silently dropped.
+        let (provider, model) = run.connection.with_untracked(|f| (f.provider, f.model.clone()));
+        let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+        let fields = parse_sampling_fields(
+            &temperatures.get_untracked(),
+            &n.get_untracked(),
+            &top_p.get_untracked(),
+            &max_tokens.get_untracked(),
+            caps.temperature_range,
+            provider.preset().name,
+        );
+        let (temps, sampling) = match fields {
+            Ok(f) => f,
+            Err(e) => {
+                message.set(Some(e.to_string()));
+                return;
+            }
+        };
         // The papers' order, whatever order the boxes were ticked in.
         let mut m = modes.get_untracked();
         m.sort_by_key(|x| OutputMode::ALL.iter().position(|y| y == x));
@@ -176,14 +186,8 @@ fn AddMethodsPanel() -> impl IntoView {
             modes: m,
             auto_cot: c,
             personas: p,
-            temperatures: if temps.is_empty() { vec![None] } else { temps },
-            sampling: Sampling {
-                n: n.get_untracked().max(1),
-                temperature: None,
-                top_p: top_p.get_untracked().trim().parse().ok(),
-                max_tokens: max_tokens.get_untracked().trim().parse().ok(),
-                logprobs: None,
-            },
+            temperatures: temps,
+            sampling,
             policy: policy.get_untracked(),
         };
         let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
@@ -238,8 +242,8 @@ fn AddMethodsPanel() -> impl IntoView {
                     on:input=move |ev| temperatures.set(event_target_value(&ev))
                     aria-describedby="temps-help"/></label>
                 <span id="temps-help" class="muted">"comma-separated, e.g. 0, 0.7, 1"</span>
-                <label>"Samples N " <input type="number" min="1" max="100" prop:value=move || n.get().to_string()
-                    on:input=move |ev| n.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
+                <label>"Samples N " <input type="number" min="1" max="100" prop:value=move || n.get()
+                    on:input=move |ev| n.set(event_target_value(&ev))/></label>
                 <label>"top_p " <input type="text" size="5" placeholder="default" prop:value=move || top_p.get()
                     on:input=move |ev| top_p.set(event_target_value(&ev))/></label>
                 <label>"Max tokens " <input type="text" size="6" prop:value=move || max_tokens.get()
@@ -256,7 +260,7 @@ fn AddMethodsPanel() -> impl IntoView {
             </div>
             <div class="row">
                 <button class="primary" type="button" on:click=add>"Add methods"</button>
-                <span role="status" class="muted">{move || message.get().unwrap_or_default()}</span>
+                <span role="status" class="muted" data-testid="add-methods-message">{move || message.get().unwrap_or_default()}</span>
             </div>
         </section>
     }

@@ -70,6 +70,18 @@ pub(super) fn load_files(state: State, files: Vec<File>) {
             match read_file(&file).await {
                 Ok(bytes) => {
                     let sha256 = hash_sliced(&bytes).await;
+                    // The same bytes again (under any name) would count every record twice.
+                    let same = state
+                        .workspace
+                        .with_untracked(|w| w.loaded_name(&sha256).map(str::to_owned));
+                    if let Some(listed) = same {
+                        state.errors.update(|e| {
+                            e.push(format!(
+                                "{picked} is already loaded (the same content as {listed}): skipped"
+                            ))
+                        });
+                        continue;
+                    }
                     let name = state
                         .workspace
                         .with_untracked(|w| w.needed_name(&sha256).map(str::to_owned))

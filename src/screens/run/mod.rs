@@ -63,8 +63,8 @@ fn ResumePanel() -> impl IntoView {
             c.requests_per_minute = m.requests_per_minute;
         });
         // The dataset's own format, so what is written next (a bundle) says what it was.
-        let format =
-            concord_core::data::Format::from_name(&m.format).unwrap_or(concord_core::data::Format::Csv);
+        let format = concord_core::data::Format::from_name(&m.format)
+            .unwrap_or(concord_core::data::Format::Csv);
         let loaded = concord_core::data::Loaded {
             summary: concord_core::data::summarize(format, &m.dataset, &[]),
             format,

@@ -105,6 +105,15 @@ fn fixtures_give_the_same_report_as_concord_meta() {
     assert!(bsm[0].branches.iter().any(|b| b.score.is_some() && !b.response.is_empty()));
 }
 
+#[test]
+fn the_same_file_is_recognised_by_its_content() {
+    let path = format!("{FIXTURES}mx_fixture_elo.jsonl");
+    let w = workspace_of(std::slice::from_ref(&path));
+    let sha = files::sha256_hex(&read(&path));
+    assert_eq!(w.loaded_name(&sha), Some("mx_fixture_elo.jsonl"));
+    assert_eq!(w.loaded_name(&files::sha256_hex(b"other bytes")), None);
+}
+
 fn workspace_of(paths: &[String]) -> Workspace {
     let mut w = Workspace::new();
     for p in paths {

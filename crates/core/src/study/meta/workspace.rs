@@ -142,6 +142,17 @@ impl Workspace {
         id
     }
 
+    /// The name of a loaded released file with these bytes (same SHA-256), if one is listed:
+    /// loading the same file twice would count its records twice.
+    pub fn loaded_name(&self, sha256: &str) -> Option<&str> {
+        self.entries.iter().find_map(|e| match &e.origin {
+            Origin::Released { name, sha256: h, .. } if h == sha256 && e.file.is_some() => {
+                Some(name.as_str())
+            }
+            _ => None,
+        })
+    }
+
     /// Analyses `bytes` as the file `name` and adds it ([`Workspace::add_released`]).
     pub fn add_bytes(&mut self, name: &str, bytes: &[u8]) -> u64 {
         let sha256 = files::sha256_hex(bytes);

@@ -269,3 +269,120 @@ pub fn grid(dataset: &Dataset, attributes: &[String], spec: &GridSpec) -> Vec<Me
     }
     out
 }
+
+/// Why the sampling fields of the methods grid cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SamplingInputError {
+    #[error(
+        "Temperatures: `{0}` is not a number; write numbers separated by commas, e.g. 0, 0.7, 1"
+    )]
+    NotANumber(String),
+    #[error(
+        "Temperatures: {value} is outside what {provider} accepts ({min} to {max}); pick values in that range"
+    )]
+    TemperatureOutOfRange { value: f64, min: f64, max: f64, provider: String },
+    #[error("Samples N: `{0}` is not a whole number from 1 to 100")]
+    Samples(String),
+    #[error("top_p: `{0}` is not a number from 0 to 1 (leave it empty for the provider's default)")]
+    TopP(String),
+    #[error(
+        "Max tokens: `{0}` is not a whole number of at least 1 (leave it empty for the default)"
+    )]
+    MaxTokens(String),
+}
+
+/// The methods grid's sampling fields as typed: temperatures (comma- or space-separated; empty
+/// means the provider's default), samples N, top_p and max tokens (empty: the default),
+/// checked against `temperature_range` (the provider's, named `provider` in messages).
+pub fn parse_sampling_fields(
+    temperatures: &str,
+    samples: &str,
+    top_p: &str,
+    max_tokens: &str,
+    temperature_range: (f64, f64),
+    provider: &str,
+) -> Result<(Vec<Option<f64>>, Sampling), SamplingInputError> {
+    let mut temps = Vec::new();
+    for t in temperatures.split([',', ' ']).map(str::trim).filter(|t| !t.is_empty()) {
+        let value: f64 = t
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| SamplingInputError::NotANumber(t.to_owned()))?;
+        let (min, max) = temperature_range;
+        if value < min || value > max {
+            return Err(SamplingInputError::TemperatureOutOfRange {
+                value,
+                min,
+                max,
+                provider: provider.to_owned(),
+            });
+        }
+        if !temps.contains(&Some(value)) {
+            temps.push(Some(value));
+        }
+    }
+    if temps.is_empty() {
+        temps.push(None);
+    }
+    let n: u32 = samples
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=100).contains(n))
+        .ok_or_else(|| SamplingInputError::Samples(samples.trim().to_owned()))?;
+    let top_p = match top_p.trim() {
+        "" => None,
+        t => Some(
+            t.parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=1.0).contains(p))
+                .ok_or_else(|| SamplingInputError::TopP(t.to_owned()))?,
+        ),
+    };
+    let max_tokens = match max_tokens.trim() {
+        "" => None,
+        t => Some(
+            t.parse::<u32>()
+                .ok()
+                .filter(|m| *m >= 1)
+                .ok_or_else(|| SamplingInputError::MaxTokens(t.to_owned()))?,
+        ),
+    };
+    let sampling = Sampling { n, temperature: None, top_p, max_tokens, logprobs: None };
+    Ok((temps, sampling))
+}
+
+#[cfg(test)]
+mod sampling_fields_tests {
+    use super::*;
+
+    fn parse(t: &str, n: &str) -> Result<Vec<Option<f64>>, SamplingInputError> {
+        parse_sampling_fields(t, n, "", "128", (0.0, 2.0), "OpenAI").map(|(t, _)| t)
+    }
+
+    #[test]
+    fn fields_are_checked_not_dropped() {
+        assert_eq!(parse("0, 0.7 1", "1"), Ok(vec![Some(0.0), Some(0.7), Some(1.0)]));
+        assert_eq!(parse("", "1"), Ok(vec![None]));
+        assert_eq!(parse("abc", "1"), Err(SamplingInputError::NotANumber("abc".into())));
+        assert!(matches!(
+            parse("3", "1"),
+            Err(SamplingInputError::TemperatureOutOfRange { value: 3.0, max: 2.0, .. })
+        ));
+        assert_eq!(parse("1", "0"), Err(SamplingInputError::Samples("0".into())));
+        assert_eq!(parse("1", "x"), Err(SamplingInputError::Samples("x".into())));
+        let err = parse_sampling_fields("1", "1", "1.5", "", (0.0, 2.0), "OpenAI").unwrap_err();
+        assert_eq!(err, SamplingInputError::TopP("1.5".into()));
+        let (_, s) = parse_sampling_fields("1", "20", "0.9", "", (0.0, 2.0), "OpenAI").unwrap();
+        assert_eq!((s.n, s.top_p, s.max_tokens), (20, Some(0.9), None));
+        assert!(parse_sampling_fields("1", "1", "", "0", (0.0, 2.0), "x").is_err());
+        assert!(
+            parse_sampling_fields("3", "1", "", "", (0.0, 1.0), "Anthropic")
+                .unwrap_err()
+                .to_string()
+                .contains("outside what Anthropic accepts (0 to 1)")
+        );
+    }
+}
