@@ -297,11 +297,11 @@ test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume 
     // Cancel midway: what arrived is kept, and running again sends only the rest.
     await page.getByRole('button', { name: 'Cancel LLM run' }).click();
     await page.getByText(/Run cancelled\. Everything stored so far is kept/).waitFor();
-    const received = Number((await page.getByTestId('llm-status').textContent()).match(/^(\d+) evaluations received/)?.[1]);
+    const received = Number((await page.getByTestId('llm-status').textContent()).match(/^(\d+) evaluations? received/)?.[1]);
     assert.ok(received >= 1 && received < 6, `kept ${received} evaluations`);
     await scenario({ reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
     await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: `${6 - received} evaluations received.` }).waitFor();
+    await page.getByTestId('llm-status').filter({ hasText: `${6 - received} evaluation${6 - received === 1 ? '' : 's'} received.` }).waitFor();
     // The problem banner of the cancel is expected; nothing else.
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {

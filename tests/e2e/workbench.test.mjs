@@ -262,7 +262,7 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
     const results = new ResultsPage(page);
     await results.open();
     await results.importOutputs(runs.map(([, f]) => f));
-    await page.getByTestId('import-message').filter({ hasText: 'Imported 2 judge run(s).' }).waitFor({ timeout: 60_000 });
+    await page.getByTestId('import-message').filter({ hasText: 'Imported 2 judge runs.' }).waitFor({ timeout: 60_000 });
     // The default layout: r at dataset level and τ-b at document level side by side.
     const paper = await results.cells();
     expected.forEach((row, i) => {

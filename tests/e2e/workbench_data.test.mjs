@@ -221,7 +221,7 @@ test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 
     const results = new ResultsPage(page);
     await results.open();
     await results.importOutputs(files.map((f) => f.path));
-    await page.getByTestId('import-message').filter({ hasText: 'Imported 16 judge run(s).' }).waitFor({ timeout: 180_000 });
+    await page.getByTestId('import-message').filter({ hasText: 'Imported 16 judge runs.' }).waitFor({ timeout: 180_000 });
     const computed = page.getByTestId('computed');
     const figure = async (label) => {
       const text = await computed.innerText();

@@ -21,7 +21,7 @@ pub fn CriteriaPanel() -> impl IntoView {
                 <p class="muted">
                     "For each criterion the LLM proposed: approve, delete or revise it, with a reason. "
                     "Add criteria it missed. Each annotator decides on their own; for each criterion the "
-                    "most frequent action wins (seed 004's majority vote; a tie with delete keeps it), and an "
+                    "most frequent action wins (CoEval's majority vote; a tie with delete keeps it), and an "
                     "added criterion stays when more than half of the annotators added it."
                 </p>
                 <ol class="criteria-list" data-testid="criteria-list">

@@ -61,7 +61,7 @@ pub fn CoEvalPage() -> impl IntoView {
         <section class="panel coeval-head" aria-labelledby="coeval-heading">
             <h2 id="coeval-heading">"CoEval: LLM evaluation with human scrutiny"</h2>
             <p class="muted">
-                "Seed 004's pipeline: the LLM proposes criteria and evaluates each instance; "
+                "CoEval's pipeline (Li et al., Collaborative Evaluation): the LLM proposes criteria and evaluates each instance; "
                 "annotators approve, delete, revise or add. Every action is saved in this browser "
                 "the moment it is made."
             </p>

@@ -51,7 +51,7 @@ pub fn ReleasedPanel() -> impl IntoView {
     };
     view! {
         <section class="panel" aria-labelledby="coeval-released-heading">
-            <h2 id="coeval-released-heading">"Seed 004's released files"</h2>
+            <h2 id="coeval-released-heading">"CoEval's released files"</h2>
             <p class="muted">
                 "Pick CoEval's released files (or a folder of them): *_action.json, *annotator_scores.json, "
                 "the session logs A01.json … A15.json. The numbers are those of "

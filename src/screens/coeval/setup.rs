@@ -192,7 +192,7 @@ fn TypedPanel() -> impl IntoView {
             </div>
             <div class="row">
                 <button class="secondary" type="button" on:click=add>"Add instance"</button>
-                <span class="muted">{move || format!("{} instances", instances.get().len())}</span>
+                <span class="muted">{move || concord_core::report::count(instances.get().len(), "instance", "instances")}</span>
                 <button class="primary" type="button" on:click=start>"Start typed task"</button>
             </div>
         </section>

@@ -482,7 +482,10 @@ pub async fn evaluate(
             }
         }
         ctx.replace_study(next);
-        run.status.try_set(Some(format!("{n} evaluations received.")));
+        run.status.try_set(Some(format!(
+            "{} received.",
+            concord_core::report::count(n, "evaluation", "evaluations")
+        )));
     }
     run.busy.try_set(false);
     run.paused.try_set(false);

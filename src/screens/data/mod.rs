@@ -132,7 +132,10 @@ fn SummaryPanel() -> impl IntoView {
                 {stat("documents", "document-count", Signal::derive(move || view().documents))}
                 {stat("systems", "system-count", Signal::derive(move || view().systems))}
                 {stat("pairs", "pair-count", Signal::derive(move || view().pairs))}
-                {stat("raters", "rater-count", Signal::derive(move || view().raters))}
+                <li>
+                    <span class="value" data-testid="rater-count">{move || view().raters_shown().0}</span>
+                    <span class="label">{move || view().raters_shown().1}</span>
+                </li>
                 {stat("judge responses", "judge-record-count", Signal::derive(move || view().judge_records))}
             </ul>
             <p>

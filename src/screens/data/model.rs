@@ -16,6 +16,9 @@ pub struct DatasetView {
     pub systems: usize,
     pub pairs: usize,
     pub raters: usize,
+    /// Items with a human rating of any attribute: a file that ships only averaged ratings
+    /// has raters = 0 but human ratings all the same.
+    pub rated_items: usize,
     pub judge_records: usize,
     /// Attribute names with their scales, e.g. "coherence (1–5)".
     pub attributes: Vec<String>,
@@ -45,6 +48,18 @@ pub struct DiagnosticLine {
 }
 
 impl DatasetView {
+    /// The raters figure as shown: their number, or what the file has instead of per-rater
+    /// scores.
+    pub fn raters_shown(&self) -> (String, &'static str) {
+        if self.raters == 0 && self.rated_items > 0 {
+            ("averaged".to_owned(), "human ratings (the file has no per-rater scores)")
+        } else if self.raters == 1 {
+            ("1".to_owned(), "rater")
+        } else {
+            (self.raters.to_string(), "raters")
+        }
+    }
+
     pub fn from_loaded(loaded: &Loaded) -> DatasetView {
         let counts = &loaded.summary.counts;
         let attributes = loaded
@@ -61,6 +76,12 @@ impl DatasetView {
             systems: counts.systems,
             pairs: counts.pairs,
             raters: counts.raters,
+            rated_items: loaded
+                .dataset
+                .items
+                .iter()
+                .filter(|it| it.ratings.iter().any(Option::is_some))
+                .count(),
             judge_records: counts.judge_records,
             attributes,
             preview: preview(loaded),
@@ -341,5 +362,25 @@ mod tests {
         assert_eq!(clipped.chars().count(), 241);
         assert!(clipped.ends_with('…'));
         assert_eq!(clip("short"), "short");
+    }
+}
+
+#[cfg(test)]
+mod raters_tests {
+    use super::*;
+
+    #[test]
+    fn a_file_of_averages_does_not_say_zero_raters() {
+        let topical = concat!(
+            r#"[{"source": "s", "context": "c", "system_id": "sys", "system_output": "o", "#,
+            r#""scores": {"naturalness": 2.0}}]"#
+        );
+        let loaded = concord_core::data::load("topical_chat.json", topical.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let view = DatasetView::from_loaded(&loaded);
+        assert_eq!(view.raters, 0);
+        assert_eq!(view.raters_shown().0, "averaged");
+        let example = concord_core::data::example().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(DatasetView::from_loaded(&example).raters_shown(), ("2".to_owned(), "raters"));
     }
 }

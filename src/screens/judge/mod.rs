@@ -203,7 +203,7 @@ fn AddMethodsPanel() -> impl IntoView {
         message.set(Some(if added == 0 {
             "Nothing added: pick at least one output mode, and methods with these names exist already.".into()
         } else {
-            format!("Added {added} method(s).")
+            format!("Added {}.", concord_core::report::count(added, "method", "methods"))
         }));
     };
     let mode_box = move |mode: OutputMode| {

@@ -61,7 +61,7 @@ pub(super) fn RunPanel() -> impl IntoView {
             <Show when=move || !connected()>
                 <p class="muted" data-testid="meta-run-not-connected">"Set a base URL (and a model) on the Run screen first."</p>
             </Show>
-            <h3>"Pairwise judging (seed 003's Table 7 prompt)"</h3>
+            <h3>"Pairwise judging (the meta-evaluation paper's Table 7 prompt)"</h3>
             <div class="row controls">
                 {text_input("meta-evaluators", "Evaluator models", rs.evaluators, run_model)}
                 <label class="control" for="meta-pair-source"><span>"Pairs from"</span>
@@ -105,7 +105,7 @@ pub(super) fn RunPanel() -> impl IntoView {
                     </fieldset>
                 })
             }}
-            <h3>"Individual scoring (seed 003's Table 8 prompt)"</h3>
+            <h3>"Individual scoring (the meta-evaluation paper's Table 8 prompt)"</h3>
             <div class="row controls">
                 <label class="control" for="meta-score-source"><span>"Texts from"</span>
                     <select id="meta-score-source" on:change=move |ev| rs.score_source.set(event_target_value(&ev).parse().ok())>

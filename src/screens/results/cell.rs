@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use concord_core::data;
 use concord_core::judge::aggregate::ItemScore;
+use concord_core::report::count;
 use concord_core::study::workbench::ResultsTable;
 use concord_core::study::workbench::report::cell_figures;
 use concord_core::study::workbench::results;
@@ -160,7 +161,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                     view! {
                         <h4>"Prompt"</h4>
                         <pre class="prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
-                        <h4>{format!("{} responses, mean {}", rec.responses.len(), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
+                        <h4>{format!("{}, mean {}", count(rec.responses.len(), "response", "responses"), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
                         <ol class="responses">
                             {rec.responses.iter().map(|r| {
                                 match policy.read(r, scale) {

@@ -2,6 +2,7 @@
 //! joined to the open dataset by key), bundles in and out.
 
 use concord_core::judge::parse::Policy;
+use concord_core::report::count;
 use concord_core::study::workbench::import::{imported_runs, merge_runs};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
@@ -53,7 +54,7 @@ pub fn ImportPanel() -> impl IntoView {
                 time::yield_now().await;
             }
             let ok = problems.is_empty();
-            let mut text = format!("Imported {added} judge run(s).");
+            let mut text = format!("Imported {}.", count(added, "judge run", "judge runs"));
             for p in problems {
                 text.push(' ');
                 text.push_str(&p);

@@ -98,8 +98,8 @@ pub async fn read_scores(
         let mut budget = FrameBudget::new();
         for (done, &i) in missing.iter().enumerate() {
             reading.set(Some(format!(
-                "Reading the responses of {} judge run(s): {done} done…",
-                missing.len()
+                "Reading the responses of {}: {done} done…",
+                concord_core::report::count(missing.len(), "judge run", "judge runs")
             )));
             // Time spent reading, not waiting between slices.
             let mut started = monotonic_ms();

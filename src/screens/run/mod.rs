@@ -7,6 +7,7 @@ pub mod state;
 pub mod tasks;
 
 use concord_core::data::Dataset;
+use concord_core::report::count;
 use concord_core::run::{
     Capabilities, ConnectionStatus, PRESETS, PriceTable, ProviderId, build_list_models,
     classify_connection,
@@ -94,8 +95,8 @@ fn ResumePanel() -> impl IntoView {
             <section class="panel notice" role="region" aria-label="Interrupted run" data-testid="resume-panel">
                 <h2>"A run was interrupted"</h2>
                 <p>{move || pending.get().map(|m| format!(
-                    "{} method(s) × {} attribute(s) on {} with {} — answers already stored will not be requested again.",
-                    m.study.methods.len(), m.study.attributes.len(), m.dataset.name, m.model))}</p>
+                    "{} × {} on {} with {} — answers already stored will not be requested again.",
+                    count(m.study.methods.len(), "method", "methods"), count(m.study.attributes.len(), "attribute", "attributes"), m.dataset.name, m.model))}</p>
                 <div class="row">
                     <button class="primary" type="button" on:click=resume>"Resume run"</button>
                     <button class="secondary" type="button" on:click=move |_| {

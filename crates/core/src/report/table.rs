@@ -12,6 +12,11 @@ pub fn format_value(x: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// `n` with its noun in the right number: `1 response`, `3 responses`, `0 responses`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// What a blank or undefined cell shows.
 pub const DASH: &str = "–";
 
