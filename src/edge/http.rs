@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
-use concord_core::run::{ApiError, HttpRequest, Method};
+use concord_core::run::{ApiError, HttpRequest, Method, NetworkCause};
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -412,4 +412,65 @@ fn read_headers(headers: &Headers) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// Why a request to `url` got no response the page may read (a fetch's own error says only
+/// "failed to fetch"): a `no-cors` probe of the same address, watched for a
+/// `securitypolicyviolation` event. The page's policy refusing it is
+/// [`NetworkCause::BlockedByPage`]; the probe answered (opaquely) means the server is there
+/// and refused CORS; the probe failing too means nothing answered. Works in a window only
+/// (the event comes from the document); in a worker it cannot tell the policy's refusal apart.
+pub async fn network_cause(url: &str) -> NetworkCause {
+    let blocked = Rc::new(Cell::new(false));
+    let target = web_sys::window().and_then(|w| w.document());
+    let listener = {
+        let blocked = blocked.clone();
+        let origin = origin_of(url);
+        Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+            let uri = js::property(&event, "blockedURI").as_string().unwrap_or_default();
+            if origin_of(&uri) == origin || uri.is_empty() {
+                blocked.set(true);
+            }
+        })
+    };
+    if let Some(document) = &target {
+        let _ = document.add_event_listener_with_callback(
+            "securitypolicyviolation",
+            listener.as_ref().unchecked_ref(),
+        );
+    }
+    let init = RequestInit::new();
+    init.set_mode(web_sys::RequestMode::NoCors);
+    init.set_cache(RequestCache::NoStore);
+    let answered = match Request::new_with_str_and_init(url, &init) {
+        Ok(request) => JsFuture::from(js::fetch_with_request(&request)).await.is_ok(),
+        Err(_) => false,
+    };
+    // The violation event is queued as a task: let it run before reading the flag.
+    super::time::sleep(50).await;
+    if let Some(document) = &target {
+        let _ = document.remove_event_listener_with_callback(
+            "securitypolicyviolation",
+            listener.as_ref().unchecked_ref(),
+        );
+    }
+    drop(listener);
+    if blocked.get() {
+        NetworkCause::BlockedByPage
+    } else if answered {
+        NetworkCause::CorsRefused
+    } else {
+        NetworkCause::NothingAnswered
+    }
+}
+
+/// `scheme://host:port` of a URL (the whole text when it is not one).
+fn origin_of(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase())
+        }
+        None => url.to_owned(),
+    }
 }

@@ -29,6 +29,9 @@ pub enum DataLoadError {
         "Could not download {url}: {error}. If the address is right, the server may not allow web pages to read it (CORS), or its origin is not in this page's connect-src (README, “Custom base URL”); download the file and load it from disk instead."
     )]
     Download { url: String, error: FetchError },
+    /// The download got no readable response, and the probe says why.
+    #[error("Could not download {url}: {said} {advice} Or download the file and load it from disk instead.")]
+    Unreachable { url: String, said: String, advice: String },
     #[error("The file of this dataset is no longer at hand: load it again to change its mapping.")]
     NoSource,
 }
@@ -85,6 +88,17 @@ pub fn open_url(ws: Workspace, url: String) {
     ws.loading.set(Some(format!("Downloading {url}…")));
     spawn_local(async move {
         match crate::edge::http::get_bytes(&url, 120_000).await {
+            // "Failed to fetch" says nothing: probe whether the page's policy, CORS or an
+            // absent server is the cause.
+            Err(FetchError::Network(_)) => {
+                let cause = crate::edge::http::network_cause(&url).await;
+                let (said, advice) = cause.explain(
+                    &url,
+                    "The host must allow pages from other sites to read its files (raw.githubusercontent.com does; most file hosts' view pages do not).",
+                );
+                let error = DataLoadError::Unreachable { url: url.clone(), said, advice };
+                ws.load_error.set(Some(error.to_string()));
+            }
             Err(error) => ws
                 .load_error
                 .set(Some(DataLoadError::Download { url: url.clone(), error }.to_string())),

@@ -10,7 +10,7 @@ use concord_core::data::Dataset;
 use concord_core::report::count;
 use concord_core::run::{
     Capabilities, ConnectionStatus, PRESETS, PriceTable, ProviderId, build_list_models,
-    classify_connection,
+    classify_connection, classify_unreachable,
 };
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::plan::estimate_study;
@@ -137,6 +137,13 @@ fn ProviderPanel() -> impl IntoView {
             let outcome = match build_list_models(&endpoint, form.api_key.trim()) {
                 Err(e) => (false, e.to_string()),
                 Ok(req) => match http::send(&req, 15_000, None).await {
+                    // "Failed to fetch" says nothing: probe whether the page's policy, CORS or
+                    // an absent server is the cause.
+                    Err(http::FetchError::Network(_)) => {
+                        let cause = http::network_cause(&req.url).await;
+                        let report = classify_unreachable(&endpoint, cause);
+                        (false, format!("{} {}", report.summary, report.advice))
+                    }
                     Ok(reply) => {
                         let report = classify_connection(
                             &endpoint,

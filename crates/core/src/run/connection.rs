@@ -127,3 +127,66 @@ pub fn classify_connection(
         ),
     }
 }
+
+/// Why a request got no response the page may read, as the browser's probes tell it apart
+/// (the request's own error says only "failed to fetch" in every case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkCause {
+    /// This page's Content-Security-Policy refused the address before anything was sent.
+    BlockedByPage,
+    /// The server answered, but does not let web pages from other sites read its answers.
+    CorsRefused,
+    /// Nothing answered: no server on that port, a wrong host, or no network.
+    NothingAnswered,
+}
+
+impl NetworkCause {
+    /// What happened at `url`, and what to do about it.
+    pub fn explain(self, url: &str, cors_advice: &str) -> (String, String) {
+        match self {
+            NetworkCause::BlockedByPage => (
+                format!("This page does not allow calls to {url}: its Content-Security-Policy refused them before anything was sent."),
+                "The page allows any https:// address and http:// only on this computer (127.0.0.1, localhost), so that keys never travel unencrypted. Use the https:// address of the server, or run it locally.".to_owned(),
+            ),
+            NetworkCause::CorsRefused => (
+                format!("{url} answered, but does not let web pages from other sites read its answers (CORS)."),
+                cors_advice.to_owned(),
+            ),
+            NetworkCause::NothingAnswered => (
+                format!("Nothing answered at {url}: no server is listening there, the host or port is wrong, or this computer is offline."),
+                "Start the server (e.g. `ollama serve`, `llama-server`) and check the address and port.".to_owned(),
+            ),
+        }
+    }
+}
+
+/// The report of a connection test whose request got no readable response, once the cause is
+/// known ([`NetworkCause`]).
+pub fn classify_unreachable(endpoint: &Endpoint, cause: NetworkCause) -> ConnectionReport {
+    let preset = endpoint.provider.preset();
+    let (summary, advice) = cause.explain(&endpoint.normalized_base_url(), preset.cors_advice);
+    ConnectionReport { status: ConnectionStatus::Unreachable, models: Vec::new(), summary, advice }
+}
+
+#[cfg(test)]
+mod unreachable_tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_says_something_different() {
+        let endpoint = Endpoint {
+            provider: crate::run::ProviderId::Custom,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+        };
+        let said: Vec<String> =
+            [NetworkCause::BlockedByPage, NetworkCause::CorsRefused, NetworkCause::NothingAnswered]
+                .into_iter()
+                .map(|c| classify_unreachable(&endpoint, c).summary)
+                .collect();
+        assert!(said[0].contains("Content-Security-Policy"), "{}", said[0]);
+        assert!(said[1].contains("CORS") && !said[1].contains("Content-Security"), "{}", said[1]);
+        assert!(said[2].starts_with("Nothing answered at http://127.0.0.1:9/v1"), "{}", said[2]);
+        assert!(!said[2].contains("CORS"));
+    }
+}

@@ -31,7 +31,9 @@ pub mod scheduler;
 pub mod time;
 
 pub use cache::{cache_key, canonical_text, prompt_digest, sample_key};
-pub use connection::{ConnectionReport, ConnectionStatus, classify_connection};
+pub use connection::{
+    ConnectionReport, ConnectionStatus, NetworkCause, classify_connection, classify_unreachable,
+};
 pub use cost::{
     CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable, PriceTableError,
     estimate_run, estimate_tokens,
