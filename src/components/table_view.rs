@@ -62,8 +62,8 @@ fn cell_content(cell: &Cell) -> AnyView {
     }
 }
 
-/// A table of the core's report model. With `on_cell`, each non-blank cell is a button that
-/// calls it with (row, column); `testid` names the `<table>` for tests; `caption` shows the
+/// A table of the core's report model. With `on_cell`, each keyed cell is a button that calls
+/// it with (row, column); `testid` names the `<table>` for tests; `caption` shows the
 /// title above it; `exports` adds the export buttons below.
 #[component]
 pub fn TableView(
@@ -122,8 +122,10 @@ pub fn TableView(
                     let cell = row.cells.get(c).cloned().unwrap_or_default();
                     let title = cell_title(&cell);
                     let interval = cell.interval_text().map(|ci| view! { <span class="ci">{ci}</span> });
+                    // A keyed cell names something to open (a Results cell opens its items even
+                        // when its value is undefined); a cell without a key has nothing behind it.
                     let inner = match on_cell {
-                        Some(cb) if !cell.is_blank() => {
+                        Some(cb) if cell.key.is_some() => {
                             let aria = format!(
                                 "{}, {}{}: {}.{}",
                                 row.label,

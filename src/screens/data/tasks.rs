@@ -30,7 +30,9 @@ pub enum DataLoadError {
     )]
     Download { url: String, error: FetchError },
     /// The download got no readable response, and the probe says why.
-    #[error("Could not download {url}: {said} {advice} Or download the file and load it from disk instead.")]
+    #[error(
+        "Could not download {url}: {said} {advice} Or download the file and load it from disk instead."
+    )]
     Unreachable { url: String, said: String, advice: String },
     #[error("The file of this dataset is no longer at hand: load it again to change its mapping.")]
     NoSource,
