@@ -127,14 +127,17 @@ test('Test connection names the cause: the page\'s policy, CORS, nothing listeni
     const run = new RunPage(page);
     await run.open();
     const result = page.getByTestId('connection-result');
+    let previous = '';
     const test = async (baseUrl) => {
       await run.connect({ provider: 'custom', baseUrl, model: 'm' });
       await page.getByRole('button', { name: 'Test connection' }).click();
-      await result.waitFor();
-      await page.waitForFunction(() => !document.querySelector('button:disabled')?.textContent?.includes('Test connection'));
-      const text = await result.innerText();
-      await page.evaluate(() => document.querySelector('[data-testid="connection-result"]')?.remove());
-      return text;
+      // Each address gets its own answer: wait for the text to change.
+      await page.waitForFunction((before) => {
+        const text = document.querySelector('[data-testid="connection-result"]')?.textContent;
+        return text && text !== before;
+      }, previous, { timeout: 30_000 });
+      previous = await result.innerText();
+      return previous;
     };
     // Plain http:// to another computer: the page's own policy refuses it.
     const blocked = await test('http://192.0.2.1:8000/v1');
