@@ -64,6 +64,7 @@
 //! Measured figures next to scipy are in `benches/README.md` (`cargo xtask bench-stats`).
 
 mod agreement;
+mod audit;
 pub mod bench;
 pub mod cases;
 mod correlation;
@@ -76,6 +77,12 @@ mod williams;
 pub use agreement::{
     CohenWeights, FleissKappa, KrippendorffLevel, cohen_kappa, fleiss_kappa, krippendorff_alpha,
     mean_pairwise_cohen,
+};
+pub use audit::{
+    AuditError, GwetAc1, JudgePairAgreement, JuryRule, MeanInterval, OrderProbe, PairedDifference,
+    PairedShift, PpiMean, Proportion, flip_rate, gwet_ac1, judge_pair_agreement, jury,
+    jury_against_members, paired_difference, paired_shift, ppi_lambda, ppi_mean, ppi_mean_at,
+    residual_correlation, shift_differences, wilson, z_for,
 };
 pub use bench::{BenchCase, BenchInputs, bench_inputs, bench_suite};
 pub use correlation::{
