@@ -632,7 +632,8 @@ pub struct JudgePairAgreement {
 }
 
 /// α, κ and AC1 between two judges treated as two raters, and the correlation of their
-/// errors against `human` (§15.6).
+/// errors against `human` (§15.6). κ and AC1 need categories: they are `None`
+/// ([`Undefined::ContinuousValues`]) when none are declared and a score is not an integer.
 pub fn judge_pair_agreement(
     human: &[Option<f64>],
     judge_1: &[Option<f64>],
@@ -640,11 +641,25 @@ pub fn judge_pair_agreement(
     categories: Option<&[f64]>,
 ) -> JudgePairAgreement {
     let two = [judge_1.to_vec(), judge_2.to_vec()];
+    // κ and AC1 are for categories (§11.1): continuous scores with no declared scale have none.
+    let categorical = categories.is_some()
+        || two.iter().flatten().flatten().all(|v| !v.is_finite() || v.fract() == 0.0);
+    let (cohen, ac1) = if categorical {
+        (
+            cohen_kappa(judge_1, judge_2, categories, CohenWeights::Unweighted),
+            gwet_ac1(&two, categories),
+        )
+    } else {
+        let n = judge_1.iter().zip(judge_2).filter(|(a, b)| a.is_some() && b.is_some()).count();
+        let mut g = gwet_ac1(&[], None);
+        g.undefined = Some(Undefined::ContinuousValues);
+        (Estimate::undefined(Undefined::ContinuousValues, n), g)
+    };
     JudgePairAgreement {
         alpha_interval: krippendorff_alpha(&two, KrippendorffLevel::Interval),
         alpha_nominal: krippendorff_alpha(&two, KrippendorffLevel::Nominal),
-        cohen_kappa: cohen_kappa(judge_1, judge_2, categories, CohenWeights::Unweighted),
-        gwet_ac1: gwet_ac1(&two, categories),
+        cohen_kappa: cohen,
+        gwet_ac1: ac1,
         residuals: residual_correlation(human, judge_1, judge_2),
     }
 }

@@ -180,6 +180,8 @@ pub enum Undefined {
     NotConverged,
     /// The statistic needs numeric values but some are labels.
     NonNumericValues,
+    /// The statistic needs categories but the values are continuous and no scale is declared.
+    ContinuousValues,
 }
 
 impl fmt::Display for Undefined {
@@ -203,6 +205,9 @@ impl fmt::Display for Undefined {
             ),
             Undefined::NotConverged => f.write_str("the solver did not converge"),
             Undefined::NonNumericValues => f.write_str("the values are labels, not numbers"),
+            Undefined::ContinuousValues => f.write_str(
+                "the values are continuous scores, not categories (declare the scale's categories)",
+            ),
         }
     }
 }
