@@ -90,11 +90,15 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
         close(await meta.value('table1', `${row.name}/${col}`), row[col], 1e-12, `${row.name} ${col}`);
       }
     }
+    // The shown value, without the 95 % Wilson interval beside an accuracy.
+    const t1 = await meta.cells('table1');
     for (const [name, printed] of Object.entries(PRINTED_ACCURACY)) {
-      assert.equal(await meta.cell('table1', `${name}/accuracy`).textContent(), printed, `${name} accuracy`);
+      const cell = t1[`${name}/accuracy`];
+      assert.equal(cell.text, printed, `${name} accuracy`);
+      assert.ok(cell.low < cell.value && cell.value < cell.high, `${name} accuracy interval`);
     }
     for (const [name, printed] of Object.entries(PRINTED_PEARSON)) {
-      assert.equal(await meta.cell('table1', `${name}/pearson`).textContent(), printed, `${name} Pearson`);
+      assert.equal(t1[`${name}/pearson`].text, printed, `${name} Pearson`);
     }
     // Tables 5 and 6: every cell of the CLI.
     assert.equal(expected.meta_scores.length, 42);

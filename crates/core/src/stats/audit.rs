@@ -99,6 +99,32 @@ pub fn wilson(k: usize, n: usize, confidence: f64) -> Result<Proportion, AuditEr
     Ok(Proportion { k, n, p: Some(q), ci: Some([low, high]), confidence, undefined: None })
 }
 
+/// The Wilson interval (at `confidence`) of a rate shown as `rate` over `n` items, for tables
+/// that keep the rate and its n rather than the count: `k = rate·n` is recovered exactly (the
+/// rate was computed as k/n). `None` when the rate is undefined, `n = 0`, or `rate·n` is not a
+/// count. The meta-evaluation tables give pairwise accuracy (with and without ties) and swap
+/// consistency their intervals with it.
+pub fn rate_interval(rate: Option<f64>, n: usize, confidence: f64) -> Option<[f64; 2]> {
+    let scaled = rate? * n as f64;
+    let k = scaled.round();
+    if !(k >= 0.0 && k <= n as f64 && (scaled - k).abs() <= 1e-6) {
+        return None;
+    }
+    wilson(k as usize, n, confidence).ok()?.ci
+}
+
+/// The interval of a position bias `(prefers_first − prefers_second)/n` (the meta-evaluation's
+/// swap test: pairs where the judge chose whatever stood first both times, or second both
+/// times): [`paired_difference`], Tango's score interval. `None` when `n = 0`.
+pub fn position_bias_interval(
+    prefers_first: usize,
+    prefers_second: usize,
+    n: usize,
+    confidence: f64,
+) -> Option<[f64; 2]> {
+    paired_difference(prefers_first, prefers_second, n, confidence).ok()?.ci
+}
+
 /// A difference of two proportions of the same `n` items, `(b − c)/n`, with its interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedDifference {
@@ -722,6 +748,22 @@ mod tests {
         let [lo0, hi0] = zero.ci.unwrap();
         assert!(lo0 < 0.0 && hi0 > 0.0 && close(lo0, -hi0, 1e-12));
         assert!(paired_difference(0, 0, 0, 0.95).unwrap().ci.is_none());
+    }
+
+    #[test]
+    fn rate_intervals_recover_the_count() {
+        let direct = wilson(7, 20, 0.95).unwrap().ci;
+        assert_eq!(rate_interval(Some(7.0 / 20.0), 20, 0.95), direct);
+        assert_eq!(rate_interval(Some(2.0 / 3.0), 3, 0.95), wilson(2, 3, 0.95).unwrap().ci);
+        assert_eq!(rate_interval(None, 20, 0.95), None);
+        assert_eq!(rate_interval(Some(0.5), 0, 0.95), None);
+        // 0.3 of 5 items is no count.
+        assert_eq!(rate_interval(Some(0.3), 5, 0.95), None);
+        assert_eq!(
+            position_bias_interval(8, 2, 40, 0.95),
+            paired_difference(8, 2, 40, 0.95).unwrap().ci
+        );
+        assert_eq!(position_bias_interval(0, 0, 0, 0.95), None);
     }
 
     #[test]

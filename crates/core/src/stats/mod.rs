@@ -81,8 +81,8 @@ pub use agreement::{
 pub use audit::{
     AuditError, GwetAc1, JudgePairAgreement, JuryRule, MeanInterval, OrderProbe, PairedDifference,
     PairedShift, PpiMean, Proportion, flip_rate, gwet_ac1, judge_pair_agreement, jury,
-    jury_against_members, paired_difference, paired_shift, ppi_lambda, ppi_mean, ppi_mean_at,
-    residual_correlation, shift_differences, wilson, z_for,
+    jury_against_members, paired_difference, paired_shift, position_bias_interval, ppi_lambda,
+    ppi_mean, ppi_mean_at, rate_interval, residual_correlation, shift_differences, wilson, z_for,
 };
 pub use bench::{BenchCase, BenchInputs, bench_inputs, bench_suite};
 pub use correlation::{
