@@ -1,6 +1,10 @@
 //! The JSON case format of `stats_examples/cases.json` (§14) and its results in the format of
 //! `expected.json`: what `concord stats CASES.json` reads and prints.
 //!
+//! Kinds: `correlation`, `williams`, `resampling`, `agreement`, `pairwise_labels`, `matches`
+//! (§1–§12) and the judge audit's `wilson`, `flip_rate`, `gwet_ac1`, `ppi_mean`,
+//! `paired_shift` (§15.1–§15.5, in §15's field names) and `judge_agreement` (§15.6).
+//!
 //! Input is parsed leniently into typed cases (numbers or `null` where scores go); a malformed
 //! case becomes a result with an `error` field naming the field and the problem, and the other
 //! cases are still computed.
