@@ -394,12 +394,15 @@ fn var0(v: &[f64]) -> f64 {
     v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64
 }
 
+/// Clean inputs of the prediction-powered mean: Y, Ŷ (paired) and Ỹ.
+type PpiInputs = (Vec<f64>, Vec<f64>, Vec<f64>);
+
 /// The labelled pairs (Y, Ŷ) with both present and the present unlabelled judge values.
 fn ppi_inputs<S: Score>(
     y: &[S],
     yhat: &[S],
     yhat_unlabeled: &[S],
-) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>), AuditError> {
+) -> Result<PpiInputs, AuditError> {
     if y.len() != yhat.len() {
         return Err(AuditError::LengthMismatch {
             left: "y",
@@ -691,6 +694,7 @@ pub fn judge_pair_agreement(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
