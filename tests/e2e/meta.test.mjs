@@ -90,11 +90,15 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
         close(await meta.value('table1', `${row.name}/${col}`), row[col], 1e-12, `${row.name} ${col}`);
       }
     }
+    // The shown value, without the 95 % Wilson interval beside an accuracy.
+    const t1 = await meta.cells('table1');
     for (const [name, printed] of Object.entries(PRINTED_ACCURACY)) {
-      assert.equal(await meta.cell('table1', `${name}/accuracy`).textContent(), printed, `${name} accuracy`);
+      const cell = t1[`${name}/accuracy`];
+      assert.equal(cell.text, printed, `${name} accuracy`);
+      assert.ok(cell.low < cell.value && cell.value < cell.high, `${name} accuracy interval`);
     }
     for (const [name, printed] of Object.entries(PRINTED_PEARSON)) {
-      assert.equal(await meta.cell('table1', `${name}/pearson`).textContent(), printed, `${name} Pearson`);
+      assert.equal(t1[`${name}/pearson`].text, printed, `${name} Pearson`);
     }
     // Tables 5 and 6: every cell of the CLI.
     assert.equal(expected.meta_scores.length, 42);
@@ -126,10 +130,14 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     // Exports: Table 1 as CSV, the heatmap as SVG.
     const csv = await meta.export('Export Table 1: evaluators against humans as CSV');
     assert.equal(csv.name, 'table1.csv');
-    // Table 1 in the paper's layout (one column per evaluator), RFC 4180 records.
+    // Table 1 in the paper's layout (one column per evaluator, the accuracies' 95 % Wilson
+    // bounds in companion columns), RFC 4180 records.
     const lines = csv.text.trim().split('\r\n');
-    assert.equal(lines[0], 'Evaluator,gpt-4-1106-preview,gpt-3.5-turbo,Mixtral-8x7B-Instruct-v0.1,qwen1.5-7B-Chat,qwen1.5-14B-Chat,qwen1.5-72B-Chat');
-    assert.match(lines[1], /^Accuracy,0\.733197556008\d*,/);
+    const withBounds = (e) => `${e},${e} low,${e} high`;
+    assert.equal(lines[0], ['Evaluator', withBounds('gpt-4-1106-preview'), withBounds('gpt-3.5-turbo'),
+      'Mixtral-8x7B-Instruct-v0.1', withBounds('qwen1.5-7B-Chat'), withBounds('qwen1.5-14B-Chat'),
+      withBounds('qwen1.5-72B-Chat')].join(','));
+    assert.match(lines[1], /^Accuracy,0\.733197556008\d*,0\.69237610732\d*,0\.77039837512\d*,/);
     assert.match(lines[2], /^Pearson corr\.,0\.6183/);
     const svg = await meta.export('Export heatmap SVG');
     assert.match(svg.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

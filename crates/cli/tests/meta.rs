@@ -71,7 +71,17 @@ fn markdown_prints_the_four_tables_in_the_papers_layout() {
 #[test]
 fn csv_and_latex_are_the_core_exporters() {
     let csv = concord_meta(&[FIXTURES, "--format", "csv", "--shuffles", "5"]);
-    assert!(csv.starts_with("Evaluator,judge-a,judge-a-swapped\r\nAccuracy,"), "{csv}");
+    // Accuracy's 95 % Wilson interval goes to companion columns (4 of 7: statsmodels gives
+    // 0.2504583645276572, 0.8417801447485302).
+    let header = "Evaluator,judge-a,judge-a low,judge-a high,\
+                  judge-a-swapped,judge-a-swapped low,judge-a-swapped high\r\n";
+    assert!(csv.starts_with(header), "{csv}");
+    let accuracy: Vec<&str> =
+        csv[header.len()..].split("\r\n").next().unwrap().split(',').collect();
+    assert_eq!(accuracy[..2], ["Accuracy", "0.5714285714285714"]);
+    let bound = |i: usize| accuracy[i].parse::<f64>().unwrap();
+    assert!((bound(2) - 0.2504583645276572).abs() < 1e-12, "{accuracy:?}");
+    assert!((bound(3) - 0.8417801447485302).abs() < 1e-12, "{accuracy:?}");
     // Elo's SD goes to a companion column.
     assert!(csv.contains("\r\nMeta-evaluator \\ Evaluator,a,a sd,b,b sd,c,c sd\r\nmx,"), "{csv}");
     let tex = concord_meta(&[FIXTURES, "--format", "latex", "--shuffles", "5"]);
@@ -144,10 +154,23 @@ fn the_released_files_give_seed_003s_tables() {
         std::iter::once(corner).chain(EVALUATORS).map(str::to_owned).collect::<Vec<_>>()
     };
     // Table 1 as printed (0.501 is printed with 3 decimals), but Mixtral: its pairwise file is
-    // not released, and its released pointwise file gives 0.6362, not 0.6098.
+    // not released, and its released pointwise file gives 0.6362, not 0.6098. Each accuracy
+    // carries its 95 % Wilson interval (k of 491 pairs; the bounds are statsmodels'
+    // `proportion_confint(k, 491, method="wilson")` rounded to 4 decimals).
     let t1 = markdown_table(&md, "Table 1: evaluators against humans");
     assert_eq!(t1[0], header("Evaluator"));
-    assert_eq!(t1[1], ["Accuracy", "0.7332", "0.6741", "–", "0.5010", "0.6293", "0.6965"]);
+    assert_eq!(
+        t1[1],
+        [
+            "Accuracy",
+            "0.7332 \\[0.6924, 0.7704\\]",
+            "0.6741 \\[0.6315, 0.7141\\]",
+            "–",
+            "0.5010 \\[0.4570, 0.5451\\]",
+            "0.6293 \\[0.5858, 0.6709\\]",
+            "0.6965 \\[0.6545, 0.7355\\]"
+        ]
+    );
     assert_eq!(
         t1[2],
         ["Pearson corr.", "0.6183", "0.5501", "0.6362", "0.5902", "0.6416", "0.6223"]

@@ -29,6 +29,10 @@ pub struct EvaluatorRow {
     pub accuracy_no_ties: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pearson: Option<f64>,
+    /// Pairs whose gold label is not a tie: what `accuracy_no_ties` rests on (its interval
+    /// needs it). Not in `concord meta`'s JSON.
+    #[serde(skip)]
+    pub n_no_ties: usize,
 }
 
 /// The report of [`analyze`], in the shape `concord meta --format json` prints.
@@ -81,6 +85,7 @@ pub fn analyze_file(name: &str, loaded: &Loaded) -> Result<FileAnalysis, MetaErr
                     accuracy: a.accuracy,
                     accuracy_no_ties: a.accuracy_no_ties,
                     pearson: None,
+                    n_no_ties: a.n_no_ties,
                 })
             }),
         Format::EvaluatorPointwise => pointwise_pearson(&names::evaluator_from_file(name), loaded)
@@ -92,6 +97,7 @@ pub fn analyze_file(name: &str, loaded: &Loaded) -> Result<FileAnalysis, MetaErr
                     accuracy: None,
                     accuracy_no_ties: None,
                     pearson: c.pearson,
+                    n_no_ties: 0,
                 })
             }),
         Format::MetaEvaluatorPointwise => meta_score(name, loaded).map(FileAnalysis::MetaScore),

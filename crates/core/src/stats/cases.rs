@@ -1,10 +1,18 @@
 //! The JSON case format of `stats_examples/cases.json` (§14) and its results in the format of
 //! `expected.json`: what `concord stats CASES.json` reads and prints.
 //!
+//! Kinds: `correlation`, `williams`, `resampling`, `agreement`, `pairwise_labels`, `matches`
+//! (§1–§12) and the judge audit's `wilson`, `flip_rate`, `gwet_ac1`, `ppi_mean`,
+//! `paired_shift` (§15.1–§15.5, in §15's field names) and `judge_agreement` (§15.6).
+//!
 //! Input is parsed leniently into typed cases (numbers or `null` where scores go); a malformed
 //! case becomes a result with an `error` field naming the field and the problem, and the other
 //! cases are still computed.
 
+use super::audit::{
+    AuditError, JuryRule, MeanInterval, flip_rate, gwet_ac1, judge_pair_agreement, jury,
+    jury_against_members, paired_shift, ppi_mean, wilson,
+};
 use super::correlation::{AllCorrelations, correlate_all};
 use super::group::{GroupOptions, GroupStat, group_correlations};
 use super::preference::{EloParams, shuffled_orders};
@@ -114,6 +122,12 @@ enum Body {
     Agreement(Box<AgreementOut>),
     Labels(Box<LabelsOut>),
     Matches(Box<MatchesOut>),
+    Wilson(Box<WilsonOut>),
+    FlipRate(Box<FlipRateOut>),
+    GwetAc1(Box<GwetOut>),
+    PpiMean(Box<PpiOut>),
+    PairedShift(Box<ShiftOut>),
+    JudgeAgreement(Box<JudgeAgreementOut>),
     Error { error: String },
 }
 
@@ -155,6 +169,12 @@ pub fn run_case(case: &Value) -> CaseResult {
             "agreement" => agreement_case(c).map(|o| Body::Agreement(Box::new(o))),
             "pairwise_labels" => labels_case(c).map(|o| Body::Labels(Box::new(o))),
             "matches" => matches_case(c).map(|o| Body::Matches(Box::new(o))),
+            "wilson" => wilson_case(c).map(|o| Body::Wilson(Box::new(o))),
+            "flip_rate" => flip_rate_case(c).map(|o| Body::FlipRate(Box::new(o))),
+            "gwet_ac1" => gwet_case(c).map(|o| Body::GwetAc1(Box::new(o))),
+            "ppi_mean" => ppi_case(c).map(|o| Body::PpiMean(Box::new(o))),
+            "paired_shift" => shift_case(c).map(|o| Body::PairedShift(Box::new(o))),
+            "judge_agreement" => judge_agreement_case(c).map(|o| Body::JudgeAgreement(Box::new(o))),
             other => Err(bad("kind", format!("unknown kind {other:?}"))),
         },
     };
@@ -722,17 +742,25 @@ struct AgreementOut {
     fleiss: FleissOut,
 }
 
-fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
+/// A raters × units matrix with optional declared categories. Labels (strings) are allowed
+/// for nominal data and coded by first appearance; `numeric` says whether every value and
+/// category was a number.
+struct RatingMatrix {
+    ratings: Vec<Vec<Option<f64>>>,
+    categories: Option<Vec<f64>>,
+    numeric: bool,
+}
+
+fn rating_matrix(c: &Obj, field: &str) -> Result<RatingMatrix, CaseError> {
     let rows = c
-        .get("ratings")
+        .get(field)
         .and_then(Value::as_array)
-        .ok_or_else(|| bad("ratings", "is missing or not a list of rater rows"))?;
-    // Labels (strings) are allowed for nominal data: code them by first appearance.
+        .ok_or_else(|| bad(field, "is missing or not a list of rater rows"))?;
     let mut labels: HashMap<String, f64> = HashMap::new();
     let mut numeric = true;
     let mut ratings = Vec::with_capacity(rows.len());
     for (r, row) in rows.iter().enumerate() {
-        let row = row.as_array().ok_or_else(|| bad("ratings", format!("row {r} is not a list")))?;
+        let row = row.as_array().ok_or_else(|| bad(field, format!("row {r} is not a list")))?;
         let mut out = Vec::with_capacity(row.len());
         for (u, v) in row.iter().enumerate() {
             out.push(match v {
@@ -744,7 +772,7 @@ fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
                     Some(*labels.entry(s.clone()).or_insert(next))
                 }
                 other => {
-                    return Err(bad("ratings", format!("row {r}, unit {u} is {other}")));
+                    return Err(bad(field, format!("row {r}, unit {u} is {other}")));
                 }
             });
         }
@@ -768,6 +796,11 @@ fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
                 .collect::<Result<_, _>>()?,
         ),
     };
+    Ok(RatingMatrix { ratings, categories, numeric })
+}
+
+fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
+    let RatingMatrix { ratings, categories, numeric } = rating_matrix(c, "ratings")?;
     let alpha = |level| krippendorff_alpha(&ratings, level).value;
     let cohen = (ratings.len() == 2).then(|| {
         let k = |cats: Option<&[f64]>, w| cohen_kappa(&ratings[0], &ratings[1], cats, w).value;
@@ -993,4 +1026,266 @@ fn name_of(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// judge audit (§15)
+
+/// The case field an [`AuditError`] is about.
+fn audit_bad(e: AuditError) -> CaseError {
+    let field = match &e {
+        AuditError::Confidence(_) => "confidence",
+        AuditError::CountAboveTrials { .. } => "k",
+        AuditError::LengthMismatch { right, .. } => right,
+        AuditError::Resample(_) => "boot_indices",
+    };
+    bad(field, e.to_string())
+}
+
+fn confidence(c: &Obj) -> Result<f64, CaseError> {
+    opt_f64(c, "confidence", 0.95)
+}
+
+#[derive(Debug, Serialize)]
+struct WilsonOut {
+    p: Option<f64>,
+    ci: Option<[f64; 2]>,
+}
+
+fn wilson_case(c: &Obj) -> Result<WilsonOut, CaseError> {
+    let k = opt_usize(c, "k")?.ok_or_else(|| bad("k", "is missing"))?;
+    let n = opt_usize(c, "n")?.ok_or_else(|| bad("n", "is missing"))?;
+    let w = wilson(k, n, confidence(c)?).map_err(audit_bad)?;
+    Ok(WilsonOut { p: w.p, ci: w.ci })
+}
+
+#[derive(Debug, Serialize)]
+struct FlipRateOut {
+    n: usize,
+    flips: usize,
+    flip_rate: Option<f64>,
+    ci: Option<[f64; 2]>,
+    first_n: usize,
+    first_wins: Option<f64>,
+    first_wins_ci: Option<[f64; 2]>,
+}
+
+fn flip_rate_case(c: &Obj) -> Result<FlipRateOut, CaseError> {
+    let forward = label_list(c, "forward")?;
+    let backward = label_list(c, "backward")?;
+    let p = flip_rate(&forward, &backward, confidence(c)?).map_err(audit_bad)?;
+    Ok(FlipRateOut {
+        n: p.n,
+        flips: p.flips,
+        flip_rate: p.flip_rate.p,
+        ci: p.flip_rate.ci,
+        first_n: p.first_wins.n,
+        first_wins: p.first_wins.p,
+        first_wins_ci: p.first_wins.ci,
+    })
+}
+
+#[derive(Debug, Serialize)]
+struct GwetOut {
+    ac1: Option<f64>,
+    pa: Option<f64>,
+    pe: Option<f64>,
+    n_units: usize,
+}
+
+fn gwet_case(c: &Obj) -> Result<GwetOut, CaseError> {
+    let RatingMatrix { ratings, categories, .. } = rating_matrix(c, "ratings")?;
+    let g = gwet_ac1(&ratings, categories.as_deref());
+    Ok(GwetOut { ac1: g.ac1, pa: g.pa, pe: g.pe, n_units: g.n_units })
+}
+
+#[derive(Debug, Serialize)]
+struct MeanOut {
+    estimate: Option<f64>,
+    se: Option<f64>,
+    ci: Option<[f64; 2]>,
+}
+
+impl From<MeanInterval> for MeanOut {
+    fn from(m: MeanInterval) -> MeanOut {
+        MeanOut { estimate: m.estimate, se: m.se, ci: m.ci }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct PpiPlusOut {
+    #[serde(flatten)]
+    mean: MeanOut,
+    lambda: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct PpiOut {
+    ppi: MeanOut,
+    ppipp: PpiPlusOut,
+    classical: MeanOut,
+    judge_only: MeanOut,
+}
+
+fn ppi_case(c: &Obj) -> Result<PpiOut, CaseError> {
+    let y = scores(c, "y")?;
+    let yhat = scores(c, "yhat")?;
+    let unlabeled = scores(c, "yhat_unlabeled")?;
+    let p = ppi_mean(&y, &yhat, &unlabeled, confidence(c)?).map_err(audit_bad)?;
+    Ok(PpiOut {
+        ppi: p.ppi.into(),
+        ppipp: PpiPlusOut { mean: p.ppipp.into(), lambda: p.lambda },
+        classical: p.classical.into(),
+        judge_only: p.judge_only.into(),
+    })
+}
+
+#[derive(Debug, Serialize)]
+struct ShiftOut {
+    n: usize,
+    shift: Option<f64>,
+    ci: Option<[f64; 2]>,
+    /// Recorded only when the resamples were drawn here rather than given by the case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+}
+
+fn shift_case(c: &Obj) -> Result<ShiftOut, CaseError> {
+    let orig = scores(c, "orig")?;
+    let variant = scores(c, "variant")?;
+    let confidence = confidence(c)?;
+    let (indices, seed) = match index_lists(c, "boot_indices")? {
+        Some(b) => (b, None),
+        None => {
+            let seed = opt_usize(c, "seed")?.unwrap_or(0) as u64;
+            let used = super::audit::shift_differences(&orig, &variant).len();
+            let count = opt_usize(c, "n_boot")?.unwrap_or(DEFAULT_RESAMPLES);
+            (draw_boot_indices(used, count, seed), Some(seed))
+        }
+    };
+    let s = paired_shift(&orig, &variant, confidence, &indices).map_err(audit_bad)?;
+    Ok(ShiftOut { n: s.n, shift: s.shift, ci: s.ci, seed })
+}
+
+#[derive(Debug, Serialize)]
+struct ResidualsOut {
+    n: usize,
+    r: Option<f64>,
+    p: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct JudgePairOut {
+    judges: [usize; 2],
+    alpha_interval: Option<f64>,
+    alpha_nominal: Option<f64>,
+    cohen_kappa: Option<f64>,
+    gwet_ac1: Option<f64>,
+    residuals: ResidualsOut,
+}
+
+#[derive(Debug, Serialize)]
+struct JuryOut {
+    scores: Vec<Option<f64>>,
+    pearson: PearsonOut,
+    /// Williams' test of the jury (metric A) against each member (metric B), in member order.
+    williams: Vec<WilliamsOut>,
+}
+
+#[derive(Debug, Serialize)]
+struct JudgeAgreementOut {
+    n_judges: usize,
+    n_items: usize,
+    pairs: Vec<JudgePairOut>,
+    jury_members: Vec<usize>,
+    jury_mean: JuryOut,
+    jury_median: JuryOut,
+}
+
+fn williams_out(w: super::Williams) -> WilliamsOut {
+    WilliamsOut {
+        r12: w.r12,
+        r13: w.r13,
+        r23: w.r23,
+        n: w.n,
+        df: w.df,
+        t: w.t,
+        p_greater: w.p_greater,
+        p_abs_one_sided: w.p_abs_one_sided,
+        p_two_sided: w.p_two_sided,
+    }
+}
+
+/// §15.6: two or more judges' scores on the same items (`judges`, judges × items) against
+/// the human scores (`human`): α, κ and AC1 between every two judges, the correlation of
+/// their errors, and the mean and median juries of `jury` (default: every judge) with Pearson
+/// against the humans and Williams' test against each member.
+fn judge_agreement_case(c: &Obj) -> Result<JudgeAgreementOut, CaseError> {
+    let human = scores(c, "human")?;
+    let RatingMatrix { ratings: judges, categories, numeric } = rating_matrix(c, "judges")?;
+    if !numeric {
+        return Err(bad("judges", "judge scores must be numbers"));
+    }
+    if judges.len() < 2 {
+        return Err(bad("judges", format!("has {} judges, needs at least 2", judges.len())));
+    }
+    for (j, row) in judges.iter().enumerate() {
+        if row.len() != human.len() {
+            return Err(bad(
+                "judges",
+                format!("judge {j} has {} scores, human has {}", row.len(), human.len()),
+            ));
+        }
+    }
+    let mut pairs = Vec::new();
+    for a in 0..judges.len() {
+        for b in a + 1..judges.len() {
+            let g = judge_pair_agreement(&human, &judges[a], &judges[b], categories.as_deref());
+            pairs.push(JudgePairOut {
+                judges: [a, b],
+                alpha_interval: g.alpha_interval.value,
+                alpha_nominal: g.alpha_nominal.value,
+                cohen_kappa: g.cohen_kappa.value,
+                gwet_ac1: g.gwet_ac1.ac1,
+                residuals: ResidualsOut {
+                    n: g.residuals.n,
+                    r: g.residuals.value,
+                    p: g.residuals.p_value,
+                },
+            });
+        }
+    }
+    let jury_members: Vec<usize> = match c.get("jury").filter(|v| !v.is_null()) {
+        None => (0..judges.len()).collect(),
+        Some(v) => v
+            .as_array()
+            .ok_or_else(|| bad("jury", "is not a list of judge indices"))?
+            .iter()
+            .map(|x| {
+                x.as_u64()
+                    .map(|i| i as usize)
+                    .filter(|&i| i < judges.len())
+                    .ok_or_else(|| bad("jury", format!("{x} is not the index of a judge")))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if jury_members.is_empty() {
+        return Err(bad("jury", "has no members"));
+    }
+    let members: Vec<&[Option<f64>]> = jury_members.iter().map(|&j| judges[j].as_slice()).collect();
+    let jury_out = |rule| {
+        let scores = jury(&members, rule);
+        let r = super::pearson(&human, &scores);
+        let williams =
+            jury_against_members(&human, &scores, &members).into_iter().map(williams_out).collect();
+        JuryOut { scores, pearson: PearsonOut { r: r.value, p: r.p_value }, williams }
+    };
+    Ok(JudgeAgreementOut {
+        n_judges: judges.len(),
+        n_items: human.len(),
+        pairs,
+        jury_mean: jury_out(JuryRule::Mean),
+        jury_median: jury_out(JuryRule::Median),
+        jury_members,
+    })
 }

@@ -37,6 +37,15 @@
 //!   [`draw_boot_indices`] / [`draw_perm_masks`] make them from a ChaCha seed.
 //! * [`krippendorff_alpha`], [`cohen_kappa`], [`fleiss_kappa`] — agreement (§10, §11).
 //! * [`label_accuracy`], [`match_summary`], [`elo`], [`bradley_terry`] — pairwise preferences (§12).
+//! * Judge audit (§15): [`wilson`] (statsmodels' Wilson interval; [`rate_interval`] for a rate
+//!   kept as value and n), [`paired_difference`] / [`position_bias_interval`] (Tango's score
+//!   interval for `(b − c)/n`, the paired analogue of Wilson's, for position bias),
+//!   [`flip_rate`] (flip rate and first-position wins of an order probe), [`gwet_ac1`]
+//!   (irrCAC's unweighted AC1), [`ppi_mean`] / [`ppi_mean_at`] / [`ppi_lambda`]
+//!   (ppi-python's PPI and power-tuned PPI++ mean, with the human-only and judge-only means),
+//!   [`paired_shift`] (mean shift with a percentile bootstrap on given indices),
+//!   [`residual_correlation`], [`jury`], [`jury_against_members`], [`judge_pair_agreement`]
+//!   (§15.6: α, κ, AC1 and correlated errors between judges; juries with Williams' test).
 //! * [`cases`] — the JSON case format of `stats_examples/` (used by `concord stats`).
 //! * [`bench_suite`] / [`BenchCase::run`] — the benchmark workload, callable from native and
 //!   wasm (the core has no clock; callers time each case).
@@ -50,7 +59,21 @@
 //! * Weighted Cohen's κ merges the declared categories with the observed labels, so a label
 //!   outside the declared scale still counts.
 //! * When a case gives no resamples / masks / Elo orders, they are drawn from ChaCha8 with the
-//!   case's `seed` (default 0) and the seed is written to the output.
+//!   case's `seed` (default 0) and the seed is written to the output (`paired_shift` too).
+//! * §15.4's "n < 2 or N < 1 → NaN" applies to PPI and PPI++; the human-only mean needs only
+//!   n ≥ 2 and the judge-only mean two judge values in all, so they stay defined without
+//!   unlabelled items. PPI++ is undefined when every judge value is equal (λ̂ = 0/0; ppi-python
+//!   gives NaN); PPI is still defined there.
+//! * Gwet's AC1 merges declared categories with the observed values (as weighted κ does), and
+//!   its `n_units` counts units with at least one rating (§15.3's n, irrCAC's subjects).
+//! * Wilson bounds at k = 0 and k = n are exactly 0 and 1 (the formula leaves a rounding
+//!   residue there; statsmodels clips it only when it falls outside [0, 1]).
+//! * §15.6 names no case kind; `judge_agreement` (human, judges × items, optional categories and
+//!   jury members) reports, per pair of judges, `alpha_interval`, `alpha_nominal`,
+//!   `cohen_kappa`, `gwet_ac1` and `residuals` {n, r, p}, and for the mean and median juries
+//!   their `scores`, `pearson` {r, p} and `williams` (§7's fields) against each member. κ and
+//!   AC1 are null for continuous scores with no declared scale (§11.1's rule); a jury item is
+//!   the mean or median of the members that scored it.
 //!
 //! # Complexity
 //!
@@ -64,6 +87,7 @@
 //! Measured figures next to scipy are in `benches/README.md` (`cargo xtask bench-stats`).
 
 mod agreement;
+mod audit;
 pub mod bench;
 pub mod cases;
 mod correlation;
@@ -76,6 +100,12 @@ mod williams;
 pub use agreement::{
     CohenWeights, FleissKappa, KrippendorffLevel, cohen_kappa, fleiss_kappa, krippendorff_alpha,
     mean_pairwise_cohen,
+};
+pub use audit::{
+    AuditError, GwetAc1, JudgePairAgreement, JuryRule, MeanInterval, OrderProbe, PairedDifference,
+    PairedShift, PpiMean, Proportion, flip_rate, gwet_ac1, judge_pair_agreement, jury,
+    jury_against_members, paired_difference, paired_shift, position_bias_interval, ppi_lambda,
+    ppi_mean, ppi_mean_at, rate_interval, residual_correlation, shift_differences, wilson, z_for,
 };
 pub use bench::{BenchCase, BenchInputs, bench_inputs, bench_suite};
 pub use correlation::{
@@ -173,6 +203,8 @@ pub enum Undefined {
     NotConverged,
     /// The statistic needs numeric values but some are labels.
     NonNumericValues,
+    /// The statistic needs categories but the values are continuous and no scale is declared.
+    ContinuousValues,
 }
 
 impl fmt::Display for Undefined {
@@ -196,6 +228,9 @@ impl fmt::Display for Undefined {
             ),
             Undefined::NotConverged => f.write_str("the solver did not converge"),
             Undefined::NonNumericValues => f.write_str("the values are labels, not numbers"),
+            Undefined::ContinuousValues => f.write_str(
+                "the values are continuous scores, not categories (declare the scale's categories)",
+            ),
         }
     }
 }

@@ -18,6 +18,19 @@ use crate::meta::{
     RankingAgreement, names,
 };
 use crate::report::{Cell, Column, Row, Table};
+use crate::stats::{position_bias_interval, rate_interval};
+
+/// Confidence of the intervals beside the rates (accuracy, swap consistency, position bias).
+pub const RATE_CONFIDENCE: f64 = 0.95;
+
+/// A rate's cell with its Wilson interval ([`rate_interval`]) when it has one.
+fn rate_cell(rate: Option<f64>, n: usize) -> Cell {
+    let cell = Cell::number(rate, 4);
+    match rate_interval(rate, n, RATE_CONFIDENCE) {
+        Some([low, high]) => cell.with_interval(low, high, RATE_CONFIDENCE),
+        None => cell,
+    }
+}
 
 /// The ids of the tables `concord meta --format md|csv|latex` prints: seed 003's Table 1,
 /// Table 5, Table 6 and the Elo table (its Table 2), in that order.
@@ -82,6 +95,7 @@ impl Labels {
 /// [`names::canonical`], in the paper's order), the rows the paper prints — accuracy against
 /// the human labels (pairwise) and Pearson with the human scores (pointwise) — then accuracy
 /// without the pairs humans called a tie and how many pairs and items each value rests on.
+/// Both accuracies carry their 95 % Wilson interval.
 pub fn table1(rows: &[EvaluatorRow]) -> Table {
     let mut by_family: BTreeMap<(usize, String), Vec<&EvaluatorRow>> = BTreeMap::new();
     for r in rows {
@@ -106,6 +120,16 @@ pub fn table1(rows: &[EvaluatorRow]) -> Table {
             Some(r) => Cell::number(pick(r), 4).keyed(format!("{}/{col}", r.name)),
             None => Cell::number(None, 4),
         };
+    // Accuracies with their Wilson intervals over the pairs they rest on.
+    let rate = |r: Option<&EvaluatorRow>,
+                col: &str,
+                pick: fn(&EvaluatorRow) -> (Option<f64>, usize)| match r {
+        Some(r) => {
+            let (value, n) = pick(r);
+            rate_cell(value, n).keyed(format!("{}/{col}", r.name))
+        }
+        None => Cell::number(None, 4),
+    };
     let count = |r: Option<&EvaluatorRow>, col: &str| match r {
         Some(r) => Cell::count(r.n).keyed(format!("{}/{col}", r.name)),
         None => Cell::empty(),
@@ -114,9 +138,11 @@ pub fn table1(rows: &[EvaluatorRow]) -> Table {
         Row::new(label, families.iter().map(|&(pw, pt)| cell(pw, pt)).collect())
     };
     t.rows = vec![
-        row("Accuracy", &|pw, _| value(pw, "accuracy", |r| r.accuracy)),
+        row("Accuracy", &|pw, _| rate(pw, "accuracy", |r| (r.accuracy, r.n))),
         row("Pearson corr.", &|_, pt| value(pt, "pearson", |r| r.pearson)),
-        row("Accuracy (no ties)", &|pw, _| value(pw, "accuracy_no_ties", |r| r.accuracy_no_ties)),
+        row("Accuracy (no ties)", &|pw, _| {
+            rate(pw, "accuracy_no_ties", |r| (r.accuracy_no_ties, r.n_no_ties))
+        }),
         row("n pairs", &|pw, _| count(pw, "n_pairwise")),
         row("n items", &|_, pt| count(pt, "n_pointwise")),
     ];
@@ -406,7 +432,8 @@ pub fn agreement_table(agreements: &[Agreement]) -> Table {
 }
 
 /// The last pairwise run (`data-table="pairwise-run"`): per evaluator the verdicts' accuracy,
-/// and with the position swap their consistency and position bias.
+/// and with the position swap their consistency and position bias, each with its 95 %
+/// interval (Wilson's for the rates, Tango's for the bias).
 pub fn pairwise_run_table(run: &PairwiseRun) -> Table {
     let mut t = Table::new(
         "pairwise-run",
@@ -435,18 +462,32 @@ pub fn pairwise_run_table(run: &PairwiseRun) -> Table {
                 e.clone(),
                 vec![
                     Cell::count(a.n).keyed(format!("{e}/n")),
-                    Cell::number(a.accuracy, 4).keyed(format!("{e}/accuracy")),
-                    Cell::number(a.accuracy_no_ties, 4).keyed(format!("{e}/accuracy_no_ties")),
-                    Cell::number(p.and_then(|p| p.consistency), 4)
-                        .keyed(format!("{e}/consistency")),
-                    Cell::number(p.and_then(|p| p.position_bias), 4)
-                        .keyed(format!("{e}/position_bias")),
+                    rate_cell(a.accuracy, a.n).keyed(format!("{e}/accuracy")),
+                    rate_cell(a.accuracy_no_ties, a.n_no_ties)
+                        .keyed(format!("{e}/accuracy_no_ties")),
+                    match p {
+                        Some(p) => rate_cell(p.consistency, p.n),
+                        None => Cell::number(None, 4),
+                    }
+                    .keyed(format!("{e}/consistency")),
+                    position_bias_cell(p).keyed(format!("{e}/position_bias")),
                     Cell::count(a.unparsed).keyed(format!("{e}/unreadable")),
                 ],
             )
         })
         .collect();
     t
+}
+
+/// Position bias, `(prefers first − prefers second)/n`, with Tango's score interval (the
+/// paired-difference analogue of Wilson's; [`position_bias_interval`]).
+fn position_bias_cell(p: Option<&meta::PositionConsistency>) -> Cell {
+    let Some(p) = p else { return Cell::number(None, 4) };
+    let cell = Cell::number(p.position_bias, 4);
+    match position_bias_interval(p.prefers_first, p.prefers_second, p.n, RATE_CONFIDENCE) {
+        Some([low, high]) => cell.with_interval(low, high, RATE_CONFIDENCE),
+        None => cell,
+    }
 }
 
 /// The last individual-scoring run (`data-table="scoring-run"`): per evaluator how many texts

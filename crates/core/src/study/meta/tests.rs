@@ -17,6 +17,7 @@ use crate::judge::meta_eval::IndividualTask;
 use crate::judge::protocol::Protocol;
 use crate::meta::{self, EloOptions, EloResult};
 use crate::report::{self, Format, Report};
+use crate::stats;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/meta/");
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/meta-evaluation");
@@ -531,4 +532,49 @@ fn a_later_run_replaces_the_files_of_the_same_name_and_forgets_the_old_run() {
     let labels: Vec<Option<PairLabel>> =
         w.last_pairwise().unwrap().pairs.iter().map(|p| p.label).collect();
     assert_eq!(labels.len(), 2);
+}
+
+/// Accuracy, swap consistency and position bias carry 95 % intervals (Wilson's for the rates,
+/// Tango's for the bias) beside unchanged values and keys.
+#[test]
+fn rates_carry_their_intervals() {
+    let (w, _) = workspace_with_runs();
+    let report =
+        w.report(&Settings { shuffles: 10, resamples: 20, seeds: 0, ..Settings::default() });
+    // Table 1: judge-a's accuracy is 4 of 7 pairs; statsmodels' `proportion_confint(4, 7,
+    // method="wilson")` is (0.2504583645276572, 0.8417801447485302).
+    let t1 = report.table("table1").unwrap();
+    let a = t1.keyed("judge-a/accuracy").unwrap();
+    assert_eq!((a.value, a.text.as_str()), (Some(4.0 / 7.0), "0.5714"));
+    let i = a.interval.unwrap();
+    assert!((i.low - 0.2504583645276572).abs() < 1e-12, "{i:?}");
+    assert!((i.high - 0.8417801447485302).abs() < 1e-12, "{i:?}");
+    assert_eq!(i.confidence, 0.95);
+    // Without ties: 3 of 5, statsmodels (0.2307242812760129, 0.8823792257673522).
+    let nt = t1.keyed("judge-a/accuracy_no_ties").unwrap().interval.unwrap();
+    assert!((nt.low - 0.2307242812760129).abs() < 1e-12, "{nt:?}");
+    assert!((nt.high - 0.8823792257673522).abs() < 1e-12, "{nt:?}");
+    assert!(t1.keyed("judge-a/pearson").unwrap().interval.is_none());
+    // The live pairwise run: every rate of every evaluator, recomputed from its counts.
+    let run = report.table("pairwise-run").unwrap();
+    let figures = w.last_pairwise().unwrap().figures();
+    assert_eq!(figures.len(), 2);
+    for f in &figures {
+        let e = &f.evaluator;
+        let cell = |col: &str| run.keyed(&format!("{e}/{col}")).unwrap();
+        let wilson = |k: usize, n: usize| stats::wilson(k, n, 0.95).unwrap().ci.unwrap();
+        let pair = |c: &report::Cell| c.interval.map(|i| [i.low, i.high]);
+        let a = &f.accuracy;
+        let k = (a.accuracy.unwrap() * a.n as f64).round() as usize;
+        assert_eq!(pair(cell("accuracy")), Some(wilson(k, a.n)));
+        let p = f.position.as_ref().unwrap();
+        assert_eq!(cell("consistency").value, p.consistency);
+        assert_eq!(pair(cell("consistency")), Some(wilson(p.consistent, p.n)));
+        let bias = cell("position_bias");
+        assert_eq!(bias.value, p.position_bias);
+        let tango = stats::paired_difference(p.prefers_first, p.prefers_second, p.n, 0.95);
+        assert_eq!(pair(bias), tango.unwrap().ci);
+        let [lo, hi] = pair(bias).unwrap();
+        assert!(lo <= p.position_bias.unwrap() && p.position_bias.unwrap() <= hi);
+    }
 }

@@ -134,6 +134,7 @@ impl ScoringRun {
                     accuracy: None,
                     accuracy_no_ties: None,
                     pearson: f.pearson,
+                    n_no_ties: 0,
                 };
                 let mut file = run_file(
                     format!("scoring run · {}", f.evaluator),
@@ -266,6 +267,7 @@ impl PairwiseRun {
                     accuracy: f.accuracy.accuracy,
                     accuracy_no_ties: f.accuracy.accuracy_no_ties,
                     pearson: None,
+                    n_no_ties: f.accuracy.n_no_ties,
                 };
                 run_file(
                     format!("pairwise run · {}", f.evaluator),
