@@ -355,6 +355,7 @@ pub fn parse_sampling_fields(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod sampling_fields_tests {
     use super::*;
 
