@@ -205,3 +205,62 @@ test('a bundle written by the app carries the meta-evaluation and CoEval screens
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the judge audit of the Results screen is computed on request and exported as `concord audit` prints it', { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-audit-'));
+  const browser = await launch();
+  try {
+    const bundle = JSON.parse(readFileSync(join(ROOT, 'demo/example-bundle.json'), 'utf8'));
+    bundle.settings = { ...bundle.settings, resamples: 300, audit_labelled: 6 };
+    const path = join(dir, 'audit-bundle.json');
+    writeFileSync(path, JSON.stringify(bundle));
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await page.goto(CONCORD_URL);
+    const results = new ResultsPage(page);
+    await results.open();
+    await results.importBundle(path);
+    await page.getByTestId('bundle-source').filter({ hasText: 'audit-bundle.json' }).waitFor();
+    const panel = page.getByTestId('audit-panel');
+    // The bundle's setting is on the control; nothing is computed before it is asked for.
+    assert.equal(await panel.getByTestId('audit-labelled').inputValue(), '6');
+    assert.equal(await panel.locator('table[data-table]').count(), 0);
+    await panel.getByTestId('audit-compute').click();
+    await panel.locator('table[data-table="audit-corrected"]').waitFor({ timeout: 60_000 });
+    const ids = await panel.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
+    assert.deepEqual(ids, ['audit-judges', 'audit-juries', 'audit-corrected']);
+    assert.match(await panel.locator('table[data-table="audit-judges"]').innerText(), /score-only vs rate-explain/);
+    const app = await exportTables(page, panel);
+    assert.equal(Object.keys(app).length, 3 * FORMATS.length);
+    for (const [, ext] of FORMATS) {
+      const format = ext === 'tex' ? 'latex' : ext;
+      const out = join(dir, `audit-${format}`);
+      execFileSync(CLI, ['audit', path, '--format', format, '--out', out]);
+      for (const name of readdirSync(out)) {
+        assert.equal(app[name], readFileSync(join(out, name), 'utf8'), `${name}: the app's export is the CLI's`);
+      }
+    }
+    assert.match(app['audit-corrected.csv'], /All human labels/);
+
+    // Every label kept: the audit is stale, computed again, and the CLI agrees with `--labelled all`.
+    await panel.getByTestId('audit-labelled').fill('');
+    await panel.getByTestId('audit-labelled').dispatchEvent('change');
+    await panel.locator('table[data-table]').first().waitFor({ state: 'detached' });
+    await panel.getByTestId('audit-compute').click();
+    const corrected = panel.locator('table[data-table="audit-corrected"]');
+    await corrected.waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(600);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      panel.locator('button[aria-label$=" as Markdown"][data-table="audit-corrected"]').click(),
+    ]);
+    const cliAll = execFileSync(CLI, ['audit', path, '--labelled', 'all'], { encoding: 'utf8' });
+    const shown = readFileSync(await download.path(), 'utf8');
+    assert.ok(cliAll.includes(shown.trim()), 'the corrected means with every label, as `concord audit --labelled all` prints them');
+    assert.match(shown, /nothing to correct/);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

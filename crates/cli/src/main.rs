@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+mod audit;
 mod coeval;
 mod error;
 mod inspect;
@@ -31,6 +32,9 @@ USAGE:
                                            JSON, or Table 6, Figure 3, α, Table 7 as tables
     concord report BUNDLE [--screen workbench] [--format md|csv|latex|json|svg] [--out DIR]
                                            every table (or figure) a bundle shows in the app
+    concord audit BUNDLE [--labelled N|all] [--format md|csv|latex|json] [--out DIR]
+                                           judge audit of a bundle's runs: judge against judge,
+                                           juries, prediction-powered corrected means
     concord help                           this text
 ";
 
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         "table" => table::run(rest),
         "meta" => meta::run(rest),
         "report" => report::run(rest),
+        "audit" => audit::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

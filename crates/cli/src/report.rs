@@ -11,12 +11,13 @@ use crate::error::{CliError, Result};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
 const HELP: &str = "\
-concord report BUNDLE [--screen workbench|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
+concord report BUNDLE [--screen workbench|audit|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
                [--out DIR]
 
   BUNDLE          a bundle exported by the app (Results → Export bundle)
-  --screen S      which screen's report: workbench (the Results screen; default), meta (the
-                  meta-evaluation screen) or coeval (the CoEval screen's Results panel)
+  --screen S      which screen's report: workbench (the Results screen; default), audit (its
+                  \"Judge audit\" panel, as `concord audit`), meta (the meta-evaluation screen)
+                  or coeval (the CoEval screen's Results panel)
   --data DIR      meta: where the released files the bundle names are (searched below DIR
                   by file name and checked by SHA-256), e.g. ../shared/data/meta-evaluation
   --format F      md (default), csv, latex, json, or svg (the figures)
@@ -122,6 +123,7 @@ fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<R
     match screen {
         "meta" => meta_report(bundle, data),
         "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
+        "audit" => Ok(workbench_report::bundle_audit(bundle)),
         "coeval" => {
             let snapshot = bundle.coeval.as_ref().ok_or_else(|| {
                 CliError::input(
@@ -134,7 +136,7 @@ fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<R
             Ok(results.report())
         }
         other => Err(CliError::Usage(format!(
-            "unknown screen `{other}` (known: workbench, meta, coeval)"
+            "unknown screen `{other}` (known: workbench, audit, meta, coeval)"
         ))),
     }
 }
@@ -145,18 +147,30 @@ pub fn run(args: &[String]) -> Result<()> {
         print!("{HELP}");
         return Ok(());
     };
-    let text = std::fs::read_to_string(&args.bundle).map_err(CliError::file(&args.bundle))?;
+    let bundle = read_bundle(&args.bundle)?;
+    let report = screen_report(&bundle, &args.screen, args.data.as_deref())?;
+    write(&report, args.format, args.out.as_deref())
+}
+
+/// Reads a bundle file, printing the notes of what was changed to open it.
+pub fn read_bundle(path: &Path) -> Result<Bundle> {
+    let text = std::fs::read_to_string(path).map_err(CliError::file(path))?;
     let bundle = Bundle::from_json(&text)
-        .map_err(|e| CliError::Input(format!("{}: {e}", args.bundle.display())))?;
+        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     for note in &bundle.changed_on_import {
         eprintln!("note: {note}");
     }
-    let report = screen_report(&bundle, &args.screen, args.data.as_deref())?;
-    match &args.out {
-        None => print!("{}", report.to_text(args.format)),
+    Ok(bundle)
+}
+
+/// Prints `report` in `format`, or writes one file per table (or figure) into `out`, named
+/// as the app names its exports.
+pub fn write(report: &Report, format: Format, out: Option<&Path>) -> Result<()> {
+    match out {
+        None => print!("{}", report.to_text(format)),
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(CliError::file(dir))?;
-            for file in report.files(args.format) {
+            for file in report.files(format) {
                 let path = dir.join(&file.name);
                 std::fs::write(&path, &file.text).map_err(CliError::file(&path))?;
                 println!("{}", path.display());

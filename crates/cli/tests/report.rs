@@ -152,5 +152,38 @@ fn a_bundle_without_a_screen_says_so() {
         assert!(err.contains("this bundle has no"), "{screen}: {err}");
     }
     let out = concord(&["report", demo, "--screen", "nope"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("known: workbench, meta, coeval"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("known: workbench, audit, meta, coeval"));
+}
+
+#[test]
+fn the_audit_of_a_bundle_is_the_audit_panel() {
+    let demo = Path::new(ROOT).join("demo/example-bundle.json");
+    let bundle = Bundle::from_json(&std::fs::read_to_string(&demo).unwrap()).unwrap();
+    let demo = demo.to_str().unwrap();
+    let md = ok(&["audit", demo]);
+    assert_eq!(
+        md,
+        concord_core::study::workbench::report::bundle_audit(&bundle).to_text(Format::Markdown)
+    );
+    assert!(md.contains("score-only vs rate-explain"), "{md}");
+    // `concord report --screen audit` is the same report.
+    assert_eq!(ok(&["report", demo, "--screen", "audit"]), md);
+    // Keeping fewer labels adds the column of every label and changes the corrected means.
+    let mut fewer = bundle.clone();
+    fewer.settings.audit_labelled = Some(6);
+    let csv = ok(&["audit", demo, "--labelled", "6", "--format", "csv"]);
+    assert_eq!(
+        csv,
+        concord_core::study::workbench::report::bundle_audit(&fewer).to_text(Format::Csv)
+    );
+    assert!(csv.contains("All human labels"), "{csv}");
+    assert_ne!(csv, ok(&["audit", demo, "--format", "csv"]));
+    // One file per table, named as the app's exports.
+    let dir = scratch("audit-files");
+    ok(&["audit", demo, "--format", "latex", "--out", dir.to_str().unwrap()]);
+    for id in ["audit-judges", "audit-juries", "audit-corrected"] {
+        assert!(dir.join(format!("{id}.tex")).exists(), "{id}.tex");
+    }
+    let out = concord(&["audit", demo, "--labelled", "some"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a number of items or `all`"));
 }

@@ -1,14 +1,15 @@
 //! The Results screen: Chiang & Lee's table (methods × attributes; statistic, level and
 //! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
-//! drill-down, agreement with raters from "Rate it yourself", importing released judge
-//! outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
+//! drill-down, agreement with raters from "Rate it yourself", the judge audit ([`audit`]),
+//! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
 //! Every table and figure comes from the core's
 //! [`study::workbench::report`](concord_core::study::workbench::report), the same builders
 //! `concord report` uses; this folder renders them ([`table`], [`cell`]), runs the background
 //! work ([`tasks`]) and keeps the view's state ([`state`]).
 
+pub mod audit;
 pub mod cell;
 pub mod import;
 pub mod state;
@@ -28,6 +29,7 @@ use crate::screens::rate::state::use_rate;
 use crate::screens::run::state::{RunState, use_run};
 use crate::state::{JudgeRuns, use_runs, use_workspace};
 
+use audit::AuditPanel;
 use cell::CellPanel;
 use import::ImportPanel;
 use state::use_results;
@@ -108,6 +110,7 @@ pub fn ResultsScreen() -> impl IntoView {
             <TablePanel table=table read_ms=read_ms/>
             <CellPanel table=table/>
             <CostPanel table=table/>
+            <AuditPanel table=table/>
         </Show>
         <AgreementPanel table=table/>
     }

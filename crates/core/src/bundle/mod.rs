@@ -167,6 +167,11 @@ pub struct Settings {
     /// written before it existed (`false`).
     #[serde(default)]
     pub intervals: bool,
+    /// The judge audit keeps the human labels of only this many items per attribute (a
+    /// seeded choice) and treats the rest as unlabelled; `None`: every label. Absent in
+    /// bundles written before the audit existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_labelled: Option<usize>,
 }
 
 impl Settings {
@@ -220,6 +225,7 @@ impl Default for Settings {
             seed: 0,
             confidence: 0.95,
             intervals: false,
+            audit_labelled: None,
         }
     }
 }

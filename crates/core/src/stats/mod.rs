@@ -119,6 +119,7 @@ pub use preference::{
     BradleyTerry, EloParams, Label, LabelAccuracy, Match, MatchSummary, NullOutcome, Outcome,
     ShuffledOrders, bradley_terry, elo, label_accuracy, match_summary, shuffled_orders,
 };
+pub(crate) use resample::quantile_sorted;
 pub use resample::{
     BootIndices, BootResult, Level, PermResult, ResampleError, ResampleInput, ResampleStat,
     bootstrap, draw_boot_indices, draw_perm_masks, permutation_test,

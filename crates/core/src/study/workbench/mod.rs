@@ -14,9 +14,11 @@
 //! | [`plan`] | rendered prompts, calls split by `n` support, one cache key per sample, cost |
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
+//! | [`audit`] | judge against judge, juries, prediction-powered corrected means |
 //! | [`report`] | the Results screen's tables and figures as one [`crate::report::Report`] |
 //! | [`crate::bundle`] | the versioned, key-free export that recomputes every table on import |
 
+pub mod audit;
 pub mod import;
 pub mod plan;
 pub mod report;

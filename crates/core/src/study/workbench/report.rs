@@ -571,3 +571,11 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         pricing: &pricing,
     })
 }
+
+/// The judge audit of a bundle as the Results screen's "Judge audit" panel shows it: its runs
+/// read and tabulated as [`bundle_report`] does, audited under its settings.
+pub fn bundle_audit(bundle: &super::Bundle) -> Report {
+    let dataset = &bundle.dataset.embedded;
+    let table = results::compute(dataset, &bundle.runs, bundle.settings.baseline.as_deref());
+    super::audit::Audit::new(dataset, &table, &bundle.settings).finish().report()
+}

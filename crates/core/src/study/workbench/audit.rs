@@ -1,0 +1,560 @@
+//! The judge audit of a workbench study (STATS_SPEC §15.4, §15.6), from the runs already on
+//! the Results table: how far the judges of one attribute agree with each other (α with a
+//! bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and
+//! the median of every judge of an attribute) tested against each member with Williams'
+//! test; and, per system, the prediction-powered corrected mean (PPI and power-tuned PPI++)
+//! from the items with human labels, next to the judge-only and the human-only means.
+//!
+//! [`Audit`] works a step at a time (the browser computes it between frames);
+//! [`Audit::report`] is what the Results screen's "Judge audit" panel shows and what
+//! `concord audit` prints, from the same bundle, byte for byte.
+
+use crate::data::Dataset;
+use crate::report::{Cell, Column, Report, Row, Table, count, format_value};
+use crate::stats::{
+    self, BootIndices, Estimate, JuryRule, KrippendorffLevel, MeanInterval, ShuffledOrders,
+    Undefined, Williams, quantile_sorted,
+};
+
+use super::results::ResultsTable;
+use crate::bundle::Settings;
+
+/// The judge-vs-judge table's id.
+pub const JUDGES_TABLE: &str = "audit-judges";
+/// The juries table's id.
+pub const JURIES_TABLE: &str = "audit-juries";
+/// The corrected-estimates table's id.
+pub const CORRECTED_TABLE: &str = "audit-corrected";
+
+/// Bootstrap resamples of α computed in one step.
+const RESAMPLES_PER_STEP: usize = 100;
+
+/// One attribute's inputs: the human aggregate and every judge that rated it.
+#[derive(Debug, Clone)]
+struct AttributeInputs {
+    name: String,
+    /// Parallel to the dataset's items.
+    human: Vec<Option<f64>>,
+    /// The items whose human label the audit may use (all labelled items, or a seeded
+    /// subset of them when the settings keep fewer).
+    labelled: Vec<bool>,
+    /// (judge name, per-item scores), in the table's method order.
+    judges: Vec<(String, Vec<Option<f64>>)>,
+}
+
+/// Two judges of one attribute, compared.
+#[derive(Debug, Clone)]
+struct PairWork {
+    attribute: usize,
+    judges: (usize, usize),
+    agreement: Option<stats::JudgePairAgreement>,
+    /// Items both judges scored (the α bootstrap resamples these).
+    both: Vec<(f64, f64)>,
+    draws: BootIndices,
+    alphas: Vec<f64>,
+}
+
+/// A jury of an attribute against its members.
+#[derive(Debug, Clone)]
+struct JuryResult {
+    attribute: usize,
+    rule: JuryRule,
+    r: stats::Correlation,
+    members: Vec<(String, stats::Correlation, Williams)>,
+}
+
+/// A corrected mean of one judge on one system (or all systems).
+#[derive(Debug, Clone)]
+struct Corrected {
+    attribute: usize,
+    judge: usize,
+    system: String,
+    estimate: Result<stats::PpiMean, String>,
+    /// The mean of every human label of the system, when the settings hid some of them.
+    all_humans: Option<(f64, usize)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    PairPoint(usize),
+    PairBoot(usize),
+    Jury(usize, JuryRule),
+    Corrected(usize, usize),
+}
+
+/// The audit of a Results table, computed a step at a time.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    attributes: Vec<AttributeInputs>,
+    /// The dataset's system of each item, and the systems in order of first appearance.
+    item_systems: Vec<usize>,
+    systems: Vec<String>,
+    settings: Settings,
+    subsampled: bool,
+    jobs: Vec<Job>,
+    next: usize,
+    pairs: Vec<PairWork>,
+    juries: Vec<JuryResult>,
+    corrected: Vec<Corrected>,
+}
+
+impl Audit {
+    /// Gathers what the audit needs from `table` (the runs read against `dataset`) under
+    /// `settings` (resamples, seed, confidence, labelled items kept).
+    pub fn new(dataset: &Dataset, table: &ResultsTable, settings: &Settings) -> Audit {
+        let mut systems: Vec<String> = Vec::new();
+        let item_systems = dataset
+            .items
+            .iter()
+            .map(|item| match systems.iter().position(|s| *s == item.system_id) {
+                Some(i) => i,
+                None => {
+                    systems.push(item.system_id.clone());
+                    systems.len() - 1
+                }
+            })
+            .collect();
+        // One seeded order of the items: with `labelled: Some(k)`, each attribute keeps the
+        // first k items of it that carry a human label (a human labels an item for every
+        // attribute at once, so the attributes share the order).
+        let order = ShuffledOrders::new(dataset.items.len(), 1, settings.seed).next();
+        let mut subsampled = false;
+        let mut attributes = Vec::new();
+        for (a, name) in table.attributes.iter().enumerate() {
+            let Some(index) = dataset.attribute_index(name) else { continue };
+            let human = dataset.human_scores(index);
+            let mut labelled: Vec<bool> = human.iter().map(Option::is_some).collect();
+            if let (Some(k), Some(order)) = (settings.audit_labelled, &order) {
+                let mut kept = 0;
+                for &i in order {
+                    if labelled[i] {
+                        if kept < k {
+                            kept += 1;
+                        } else {
+                            labelled[i] = false;
+                            subsampled = true;
+                        }
+                    }
+                }
+            }
+            let judges = table
+                .methods
+                .iter()
+                .enumerate()
+                .filter_map(|(m, method)| {
+                    Some((method.clone(), table.cell(m, a)?.scores.scores.clone()))
+                })
+                .collect();
+            attributes.push(AttributeInputs { name: name.clone(), human, labelled, judges });
+        }
+        let mut audit = Audit {
+            attributes,
+            item_systems,
+            systems,
+            settings: settings.clone(),
+            subsampled,
+            jobs: Vec::new(),
+            next: 0,
+            pairs: Vec::new(),
+            juries: Vec::new(),
+            corrected: Vec::new(),
+        };
+        audit.plan();
+        audit
+    }
+
+    fn plan(&mut self) {
+        let resamples = self.settings.resamples;
+        for (a, attribute) in self.attributes.iter().enumerate() {
+            let k = attribute.judges.len();
+            for i in 0..k {
+                for j in i + 1..k {
+                    let both: Vec<(f64, f64)> = attribute.judges[i]
+                        .1
+                        .iter()
+                        .zip(&attribute.judges[j].1)
+                        .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+                        .collect();
+                    let p = self.pairs.len();
+                    self.pairs.push(PairWork {
+                        attribute: a,
+                        judges: (i, j),
+                        agreement: None,
+                        draws: BootIndices::new(both.len(), resamples, self.settings.seed),
+                        both,
+                        alphas: Vec::with_capacity(resamples),
+                    });
+                    self.jobs.push(Job::PairPoint(p));
+                    for _ in 0..resamples.div_ceil(RESAMPLES_PER_STEP) {
+                        self.jobs.push(Job::PairBoot(p));
+                    }
+                }
+            }
+            if k >= 2 {
+                self.jobs.push(Job::Jury(a, JuryRule::Mean));
+                self.jobs.push(Job::Jury(a, JuryRule::Median));
+            }
+            for m in 0..k {
+                self.jobs.push(Job::Corrected(a, m));
+            }
+        }
+    }
+
+    /// (steps done, steps in all).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.jobs.len())
+    }
+
+    /// Does one step; `true` when the audit is complete.
+    pub fn step(&mut self) -> bool {
+        let Some(&job) = self.jobs.get(self.next) else { return true };
+        self.next += 1;
+        match job {
+            Job::PairPoint(p) => self.pair_point(p),
+            Job::PairBoot(p) => self.pair_boot(p),
+            Job::Jury(a, rule) => self.jury(a, rule),
+            Job::Corrected(a, m) => self.correct(a, m),
+        }
+        self.next >= self.jobs.len()
+    }
+
+    /// Every step at once (the CLI).
+    pub fn finish(mut self) -> Audit {
+        while !self.step() {}
+        self
+    }
+
+    fn pair_point(&mut self, p: usize) {
+        let pair = &mut self.pairs[p];
+        let attribute = &self.attributes[pair.attribute];
+        let (i, j) = pair.judges;
+        pair.agreement = Some(stats::judge_pair_agreement(
+            &attribute.human,
+            &attribute.judges[i].1,
+            &attribute.judges[j].1,
+            None,
+        ));
+    }
+
+    fn pair_boot(&mut self, p: usize) {
+        let pair = &mut self.pairs[p];
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for draw in pair.draws.by_ref().take(RESAMPLES_PER_STEP) {
+            x.clear();
+            y.clear();
+            x.extend(draw.iter().map(|&i| Some(pair.both[i].0)));
+            y.extend(draw.iter().map(|&i| Some(pair.both[i].1)));
+            let two = [std::mem::take(&mut x), std::mem::take(&mut y)];
+            if let Some(alpha) = stats::krippendorff_alpha(&two, KrippendorffLevel::Interval).value
+            {
+                pair.alphas.push(alpha);
+            }
+            let [a, b] = two;
+            (x, y) = (a, b);
+        }
+    }
+
+    fn jury(&mut self, a: usize, rule: JuryRule) {
+        let attribute = &self.attributes[a];
+        let members: Vec<&[Option<f64>]> =
+            attribute.judges.iter().map(|(_, s)| s.as_slice()).collect();
+        let scores = stats::jury(&members, rule);
+        let r = stats::pearson(&attribute.human, &scores);
+        let tests = stats::jury_against_members(&attribute.human, &scores, &members);
+        let members = attribute
+            .judges
+            .iter()
+            .zip(tests)
+            .map(|((name, s), w)| (name.clone(), stats::pearson(&attribute.human, s), w))
+            .collect();
+        self.juries.push(JuryResult { attribute: a, rule, r, members });
+    }
+
+    fn correct(&mut self, a: usize, m: usize) {
+        let attribute = &self.attributes[a];
+        let judge = &attribute.judges[m].1;
+        let mut groups: Vec<(String, Vec<usize>)> =
+            vec![("all systems".to_owned(), (0..judge.len()).collect())];
+        if self.systems.len() > 1 {
+            for (s, name) in self.systems.iter().enumerate() {
+                let items = (0..judge.len()).filter(|&i| self.item_systems[i] == s).collect();
+                groups.push((name.clone(), items));
+            }
+        }
+        for (system, items) in groups {
+            let (mut y, mut yhat, mut unlabeled) = (Vec::new(), Vec::new(), Vec::new());
+            let mut all_humans = Vec::new();
+            for &i in &items {
+                if let Some(h) = attribute.human[i] {
+                    all_humans.push(h);
+                }
+                if attribute.labelled[i] {
+                    y.push(attribute.human[i]);
+                    yhat.push(judge[i]);
+                } else {
+                    unlabeled.push(judge[i]);
+                }
+            }
+            let estimate = stats::ppi_mean(&y, &yhat, &unlabeled, self.settings.confidence)
+                .map_err(|e| e.to_string());
+            let all_humans = (self.subsampled && !all_humans.is_empty()).then(|| {
+                (all_humans.iter().sum::<f64>() / all_humans.len() as f64, all_humans.len())
+            });
+            self.corrected.push(Corrected { attribute: a, judge: m, system, estimate, all_humans });
+        }
+    }
+
+    /// The audit's three tables (judges against each other, juries, corrected means), each
+    /// with a note saying what it needs when it has no rows.
+    pub fn report(&self) -> Report {
+        let mut report = Report::default();
+        report.tables.push(self.judges_table());
+        report.tables.push(self.juries_table());
+        report.tables.push(self.corrected_table());
+        report
+    }
+
+    fn judges_table(&self) -> Table {
+        let confidence = self.settings.confidence;
+        let mut out = Table::new(JUDGES_TABLE, "Judge against judge", "Judges");
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::number("n"),
+            Column::number("α (interval)").described(format!(
+                "Krippendorff's α between the two judges at interval level, with a {}% percentile bootstrap interval over items",
+                percent(confidence)
+            )),
+            Column::number("α (nominal)"),
+            Column::number("Cohen's κ"),
+            Column::number("Gwet's AC1"),
+            Column::number("r of errors").described(
+                "Pearson r of the two judges' residuals against the human scores: correlated errors",
+            ),
+        ];
+        for pair in &self.pairs {
+            let attribute = &self.attributes[pair.attribute];
+            let (i, j) = pair.judges;
+            let (a, b) = (&attribute.judges[i].0, &attribute.judges[j].0);
+            let key = format!("{}/{a}/{b}", attribute.name);
+            let Some(agreement) = &pair.agreement else { continue };
+            let mut alpha = estimate_cell(&agreement.alpha_interval, &key, "alpha_interval");
+            let mut alphas = pair.alphas.clone();
+            alphas.sort_unstable_by(f64::total_cmp);
+            if alpha.value.is_some() && !alphas.is_empty() {
+                let tail = (1.0 - confidence) / 2.0;
+                alpha = alpha.with_interval(
+                    quantile_sorted(&alphas, tail),
+                    quantile_sorted(&alphas, 1.0 - tail),
+                    confidence,
+                );
+            }
+            let ac1 = match agreement.gwet_ac1.undefined {
+                Some(why) => Cell::blank(why.to_string()),
+                None => Cell::number(agreement.gwet_ac1.ac1, 3),
+            }
+            .keyed(format!("{key}/gwet_ac1"));
+            let residuals = &agreement.residuals;
+            let mut errors = Cell::number(residuals.value, 3)
+                .with_n(residuals.n)
+                .with_p(residuals.p_value)
+                .keyed(format!("{key}/residual_r"));
+            if residuals.value.is_none() {
+                errors = errors.with_note(
+                    residuals
+                        .undefined
+                        .map_or_else(|| "undefined".to_owned(), |why| why.to_string()),
+                );
+            }
+            out.rows.push(Row::new(
+                format!("{a} vs {b}"),
+                vec![
+                    Cell::text(attribute.name.clone()),
+                    Cell::count(pair.both.len()),
+                    alpha,
+                    estimate_cell(&agreement.alpha_nominal, &key, "alpha_nominal"),
+                    estimate_cell(&agreement.cohen_kappa, &key, "cohen_kappa"),
+                    ac1,
+                    errors,
+                ],
+            ));
+        }
+        if out.rows.is_empty() {
+            out.notes.push("Judge against judge needs two judge runs on the same attribute: run two methods (or import two runs) on one attribute.".to_owned());
+        } else {
+            out.notes.push(format!(
+                "α and κ treat the two judges as two raters of the items both scored. κ and AC1 need categories: a judge's mean over several samples is not one, so they are blank for such runs. Intervals: {} bootstrap resamples of the items, seed {}.",
+                self.settings.resamples, self.settings.seed
+            ));
+        }
+        out
+    }
+
+    fn juries_table(&self) -> Table {
+        let mut out = Table::new(JURIES_TABLE, "Juries against their members", "Jury");
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::text("Member"),
+            Column::number("n"),
+            Column::number("r jury").described("Pearson r of the jury's scores with the human scores, at dataset level"),
+            Column::number("r member"),
+            Column::number("Williams p").described(
+                "one-sided p of Williams' test that the jury correlates better with the humans than the member",
+            ),
+        ];
+        for jury in &self.juries {
+            let attribute = &self.attributes[jury.attribute];
+            let rule = match jury.rule {
+                JuryRule::Mean => "mean",
+                JuryRule::Median => "median",
+            };
+            let label = format!("{rule} of {}", count(attribute.judges.len(), "judge", "judges"));
+            for (member, r, w) in &jury.members {
+                let key = format!("{}/{rule}/{member}", attribute.name);
+                out.rows.push(Row::new(
+                    label.clone(),
+                    vec![
+                        Cell::text(attribute.name.clone()),
+                        Cell::text(member.clone()),
+                        Cell::count(w.n),
+                        correlation_cell(&jury.r, &format!("{key}/r_jury")),
+                        correlation_cell(r, &format!("{key}/r_member")),
+                        p_cell(w.p_greater, &format!("{key}/williams_p")),
+                    ],
+                ));
+            }
+        }
+        if out.rows.is_empty() {
+            out.notes.push("A jury needs two judge runs on the same attribute.".to_owned());
+        } else {
+            out.notes.push("A jury's score of an item is the mean (or median) of the judges that scored it. Williams' test uses the items the humans, the jury and the member all scored.".to_owned());
+        }
+        out
+    }
+
+    fn corrected_table(&self) -> Table {
+        let confidence = self.settings.confidence;
+        let mut out = Table::new(
+            CORRECTED_TABLE,
+            "Corrected means: the judge's scores corrected by the human labels (prediction-powered inference)",
+            "System",
+        );
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::text("Judge"),
+            Column::number("Labelled"),
+            Column::number("Unlabelled"),
+            Column::number("Judge only"),
+            Column::number("Humans only"),
+            Column::number("PPI"),
+            Column::number("PPI++"),
+            Column::number("λ").described("PPI++'s power-tuning weight, clipped to [0, 1]"),
+        ];
+        if self.subsampled {
+            out.columns.push(Column::number("All human labels").described(
+                "the mean of every human label of the system, the labels the audit was told to hide included: what the corrected means estimate",
+            ));
+        }
+        for c in &self.corrected {
+            let attribute = &self.attributes[c.attribute];
+            let judge = &attribute.judges[c.judge].0;
+            let key = format!("{}/{judge}/{}", attribute.name, c.system);
+            let mut cells = vec![Cell::text(attribute.name.clone()), Cell::text(judge.clone())];
+            match &c.estimate {
+                Ok(e) => {
+                    cells.push(Cell::count(e.n));
+                    cells.push(Cell::count(e.n_unlabeled));
+                    for (what, m) in [
+                        ("judge_only", &e.judge_only),
+                        ("humans_only", &e.classical),
+                        ("ppi", &e.ppi),
+                        ("ppipp", &e.ppipp),
+                    ] {
+                        cells.push(mean_cell(m, confidence, &format!("{key}/{what}")));
+                    }
+                    let mut lambda = Cell::number(e.lambda, 3).keyed(format!("{key}/lambda"));
+                    if e.lambda.is_none() {
+                        lambda = lambda.with_note(
+                            e.ppipp
+                                .undefined
+                                .map_or_else(|| "undefined".to_owned(), |why| why.to_string()),
+                        );
+                    }
+                    cells.push(lambda);
+                }
+                Err(why) => {
+                    cells.extend((0..7).map(|_| Cell::blank(why.clone())));
+                }
+            }
+            if self.subsampled {
+                cells.push(match c.all_humans {
+                    Some((mean, n)) => {
+                        Cell::number(Some(mean), 3).with_n(n).keyed(format!("{key}/all_humans"))
+                    }
+                    None => Cell::blank("no human label"),
+                });
+            }
+            out.rows.push(Row::new(c.system.clone(), cells));
+        }
+        if out.rows.is_empty() {
+            out.notes
+                .push("No judge run on an attribute the dataset has human labels for.".to_owned());
+            return out;
+        }
+        out.notes.push(format!(
+            "Labelled items have a human label and a judge score; unlabelled items only a judge score. PPI = mean of the judge on the unlabelled items + mean of (human − judge) on the labelled; PPI++ weighs the judge by λ. Intervals: {}% normal.",
+            percent(confidence)
+        ));
+        match self.settings.audit_labelled {
+            Some(k) if self.subsampled => out.notes.push(format!(
+                "The audit kept the human labels of {} per attribute (seed {}) and treated the rest as unlabelled: compare the corrected means with the last column, the mean of every label.",
+                count(k, "item", "items"),
+                self.settings.seed
+            )),
+            _ if self.corrected.iter().all(|c| {
+                c.estimate.as_ref().is_ok_and(|e| e.n_unlabeled == 0)
+            }) => out.notes.push("Every judged item has a human label, so there is nothing to correct: keep the labels of fewer items to see what a correction from that many labels gives.".to_owned()),
+            _ => {}
+        }
+        out
+    }
+}
+
+fn percent(confidence: f64) -> String {
+    format_value(Some(confidence * 100.0), 0)
+}
+
+fn undefined_note(why: Option<Undefined>) -> String {
+    why.map_or_else(|| "undefined".to_owned(), |why| why.to_string())
+}
+
+fn estimate_cell(e: &Estimate, key: &str, what: &str) -> Cell {
+    let cell = Cell::number(e.value, 3).with_n(e.n).keyed(format!("{key}/{what}"));
+    if e.value.is_none() { cell.with_note(undefined_note(e.undefined)) } else { cell }
+}
+
+fn correlation_cell(r: &stats::Correlation, key: &str) -> Cell {
+    let cell = Cell::number(r.value, 3).with_n(r.n).keyed(key);
+    if r.value.is_none() { cell.with_note(undefined_note(r.undefined)) } else { cell }
+}
+
+fn p_cell(p: Option<f64>, key: &str) -> Cell {
+    match p {
+        Some(p) if p < 0.001 => {
+            Cell { value: Some(p), text: "<0.001".to_owned(), decimals: 3, ..Cell::default() }
+                .keyed(key)
+        }
+        None => Cell::blank("Williams' test needs at least four items with all three scores and correlations below 1").keyed(key),
+        p => Cell::number(p, 3).keyed(key),
+    }
+}
+
+fn mean_cell(m: &MeanInterval, confidence: f64, key: &str) -> Cell {
+    let mut cell = Cell::number(m.estimate, 3).keyed(key);
+    if let Some([low, high]) = m.ci {
+        cell = cell.with_interval(low, high, confidence);
+    }
+    if m.estimate.is_none() {
+        cell = cell.with_note(undefined_note(m.undefined));
+    }
+    cell
+}
