@@ -228,10 +228,10 @@ test('the judge audit of the Results screen is computed on request and exported 
     await panel.getByTestId('audit-compute').click();
     await panel.locator('table[data-table="audit-corrected"]').waitFor({ timeout: 60_000 });
     const ids = await panel.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
-    assert.deepEqual(ids, ['audit-judges', 'audit-juries', 'audit-corrected']);
+    assert.deepEqual(ids, ['audit-judges', 'audit-juries', 'audit-corrected', 'audit-length', 'audit-self-preference']);
     assert.match(await panel.locator('table[data-table="audit-judges"]').innerText(), /score-only vs rate-explain/);
     const app = await exportTables(page, panel);
-    assert.equal(Object.keys(app).length, 3 * FORMATS.length);
+    assert.equal(Object.keys(app).length, 5 * FORMATS.length);
     for (const [, ext] of FORMATS) {
       const format = ext === 'tex' ? 'latex' : ext;
       const out = join(dir, `audit-${format}`);
@@ -241,6 +241,23 @@ test('the judge audit of the Results screen is computed on request and exported 
       }
     }
     assert.match(app['audit-corrected.csv'], /All human labels/);
+
+    // Self-preference: ticking a system of the judges' own family adds its rows, as `--own` does.
+    await panel.getByTestId('audit-own').getByLabel('abstractive').check();
+    await panel.locator('table[data-table]').first().waitFor({ state: 'detached' });
+    await panel.getByTestId('audit-compute').click();
+    const selfTable = panel.locator('table[data-table="audit-self-preference"]');
+    await selfTable.waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(600);
+    const [selfDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      panel.locator('button[aria-label$=" as Markdown"][data-table="audit-self-preference"]').click(),
+    ]);
+    const selfCli = execFileSync(CLI, ['audit', path, '--own', 'abstractive'], { encoding: 'utf8' });
+    const selfShown = readFileSync(await selfDownload.path(), 'utf8');
+    assert.match(selfShown, /Own family: abstractive\./);
+    assert.ok(selfCli.includes(selfShown.trim()), 'the self-preference table, as `concord audit --own abstractive` prints it');
+    await panel.getByTestId('audit-own').getByLabel('abstractive').uncheck();
 
     // Every label kept: the audit is stale, computed again, and the CLI agrees with `--labelled all`.
     await panel.getByTestId('audit-labelled').fill('');
@@ -258,6 +275,23 @@ test('the judge audit of the Results screen is computed on request and exported 
     const shown = readFileSync(await download.path(), 'utf8');
     assert.ok(cliAll.includes(shown.trim()), 'the corrected means with every label, as `concord audit --labelled all` prints them');
     assert.match(shown, /nothing to correct/);
+
+    // Juries as rows of the Results table: the export is `concord report` of the bundle with
+    // `juries` set.
+    await page.getByTestId('juries').check();
+    await page.getByTestId('results-table').getByRole('rowheader', { name: 'jury (median)' }).waitFor();
+    await page.waitForTimeout(600);
+    const [juryDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('button[aria-label$=" as CSV"][data-table="concord-results"]').click(),
+    ]);
+    const withJuries = join(dir, 'juries-bundle.json');
+    writeFileSync(withJuries, JSON.stringify({ ...bundle, settings: { ...bundle.settings, audit_labelled: null, juries: true } }));
+    const out = join(dir, 'juries-csv');
+    execFileSync(CLI, ['report', withJuries, '--format', 'csv', '--out', out]);
+    const juryCsv = readFileSync(await juryDownload.path(), 'utf8');
+    assert.match(juryCsv, /jury \(mean\)/);
+    assert.equal(juryCsv, readFileSync(join(out, 'concord-results.csv'), 'utf8'), 'the table with juries, as the CLI prints it');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

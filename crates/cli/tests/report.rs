@@ -181,9 +181,16 @@ fn the_audit_of_a_bundle_is_the_audit_panel() {
     // One file per table, named as the app's exports.
     let dir = scratch("audit-files");
     ok(&["audit", demo, "--format", "latex", "--out", dir.to_str().unwrap()]);
-    for id in ["audit-judges", "audit-juries", "audit-corrected"] {
+    for id in
+        ["audit-judges", "audit-juries", "audit-corrected", "audit-length", "audit-self-preference"]
+    {
         assert!(dir.join(format!("{id}.tex")).exists(), "{id}.tex");
     }
     let out = concord(&["audit", demo, "--labelled", "some"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("a number of items or `all`"));
+    // The self-preference probe for the systems named.
+    let own = ok(&["audit", demo, "--own", "abstractive"]);
+    assert!(own.contains("Own family: abstractive."), "{own}");
+    let out = concord(&["audit", demo, "--own", "nobody"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no system `nobody`"));
 }

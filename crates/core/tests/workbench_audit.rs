@@ -8,7 +8,9 @@ use concord_core::data::{self, Dataset};
 use concord_core::judge::parse::Policy;
 use concord_core::report::Table;
 use concord_core::stats;
-use concord_core::study::workbench::audit::{Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE};
+use concord_core::study::workbench::audit::{
+    Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, SELF_TABLE,
+};
 use concord_core::study::workbench::{self as wb, JudgedRun, ResultsTable};
 
 const ITEMS: usize = 60;
@@ -17,9 +19,24 @@ fn human(i: usize) -> f64 {
     1.0 + ((i * 7 / 3) % 2) as f64
 }
 
+/// The output's length in words is 2 + this.
+fn words(i: usize) -> usize {
+    i % 7
+}
+
+/// A judge that adds a point to the outputs longer than 5 words.
+fn judge_long(i: usize) -> f64 {
+    human(i) + if words(i) > 3 { 1.0 } else { 0.0 }
+}
+
+/// A judge that adds a point to the outputs of system 0.
+fn judge_own(i: usize) -> f64 {
+    human(i) + if i.is_multiple_of(3) { 1.0 } else { 0.0 }
+}
+
 fn judge_b(i: usize) -> f64 {
     let a = human(i) + 1.0;
-    if i % 5 == 0 { if a == 3.0 { 2.0 } else { 3.0 } } else { a }
+    if i.is_multiple_of(5) { if a == 3.0 { 2.0 } else { 3.0 } } else { a }
 }
 
 /// Topical-Chat-shaped records: 20 dialogues × 3 systems, naturalness rated by humans and,
@@ -31,9 +48,10 @@ fn records(judge: Option<fn(usize) -> f64>) -> String {
                 .map(|j| format!(r#", "all_responses": ["Rating: {}"]"#, j(i)))
                 .unwrap_or_default();
             format!(
-                r#"{{"source": "dialogue {} \n", "system_id": "system {}", "system_output": "reply {i} .", "context": "fact .\n", "scores": {{"naturalness": {}, "coherence": 2.0, "engagingness": 2.0, "groundedness": 1.0, "understandability": 1.0, "overall": 3.0}}{responses}}}"#,
+                r#"{{"source": "dialogue {} \n", "system_id": "system {}", "system_output": "reply{} .", "context": "fact .\n", "scores": {{"naturalness": {}, "coherence": 2.0, "engagingness": 2.0, "groundedness": 1.0, "understandability": 1.0, "overall": 3.0}}{responses}}}"#,
                 i / 3,
                 i % 3,
+                " word".repeat(words(i)),
                 human(i)
             )
         })
@@ -42,6 +60,13 @@ fn records(judge: Option<fn(usize) -> f64>) -> String {
 }
 
 fn fixture() -> (Dataset, Vec<JudgedRun>) {
+    fixture_with(&[("A", |i| human(i) + 1.0), ("B", judge_b)])
+}
+
+/// A judge: its name and its rating of item i.
+type Judge<'a> = (&'a str, fn(usize) -> f64);
+
+fn fixture_with(judges: &[Judge<'_>]) -> (Dataset, Vec<JudgedRun>) {
     let dataset = data::load("dataset.json", records(None).as_bytes()).unwrap().dataset;
     let run = |name: &str, judge: fn(usize) -> f64| JudgedRun {
         method: name.into(),
@@ -53,7 +78,7 @@ fn fixture() -> (Dataset, Vec<JudgedRun>) {
             .remove(0),
         origin: format!("{name}.json"),
     };
-    let runs = vec![run("A", |i| human(i) + 1.0), run("B", judge_b)];
+    let runs = judges.iter().map(|(name, judge)| run(name, *judge)).collect();
     (dataset, runs)
 }
 
@@ -153,7 +178,7 @@ fn a_biased_judge_is_corrected_by_a_few_human_labels() {
     let humans_only = value(corrected, &key("humans_only"));
     let unlabelled_truth = (ITEMS as f64 * truth - 20.0 * humans_only) / (ITEMS - 20) as f64;
     assert!((value(corrected, &key("ppi")) - unlabelled_truth).abs() < 1e-9);
-    let ppi = corrected.keyed(&key("ppi")).unwrap().interval.clone().unwrap();
+    let ppi = corrected.keyed(&key("ppi")).unwrap().interval.unwrap();
     assert!(ppi.low <= truth && truth <= ppi.high, "{ppi:?} misses {truth}");
     let counts: Vec<&str> = corrected.rows[0].cells[2..4].iter().map(|c| c.text.as_str()).collect();
     assert_eq!(counts, ["20", "40"]);
@@ -192,4 +217,93 @@ fn one_judge_has_no_one_to_agree_with() {
             table.notes
         );
     }
+}
+
+#[test]
+fn the_length_probe_finds_a_judge_that_rewards_long_outputs() {
+    let (d, runs) = fixture_with(&[("A", |i| human(i) + 1.0), ("long", judge_long)]);
+    let t = wb::compute(&d, &runs, None);
+    let report = audit(&d, &t, &settings(None));
+    let length = report.table(LENGTH_TABLE).unwrap();
+    assert_eq!(length.rows.len(), 2);
+    // Judge A's errors are constant: no correlation, and the verdict says why.
+    assert_eq!(length.keyed("naturalness/A/r").unwrap().value, None);
+    let long = &length.rows[1];
+    assert_eq!(long.label, "long");
+    let errors: Vec<Option<f64>> = (0..ITEMS).map(|i| Some(judge_long(i) - human(i))).collect();
+    let lengths: Vec<Option<f64>> = (0..ITEMS).map(|i| Some(words(i) as f64 + 2.0)).collect();
+    let r = stats::pearson(&errors, &lengths).value.unwrap();
+    assert!((value(length, "naturalness/long/r") - r).abs() < 1e-12);
+    assert!((value(length, "naturalness/long/longer") - 1.0).abs() < 1e-12);
+    assert!(value(length, "naturalness/long/shorter").abs() < 1e-12);
+    assert!(
+        long.cells[6].text.starts_with("longer outputs get higher scores"),
+        "{}",
+        long.cells[6].text
+    );
+}
+
+#[test]
+fn the_self_preference_probe_needs_the_own_systems_and_then_finds_the_gain() {
+    let (d, runs) = fixture_with(&[("own", judge_own), ("B", judge_b)]);
+    let t = wb::compute(&d, &runs, None);
+    let unsaid = audit(&d, &t, &settings(None));
+    let table = unsaid.table(SELF_TABLE).unwrap();
+    assert!(table.rows.is_empty());
+    assert!(table.notes[0].contains("Say which systems"));
+    let s = Settings { audit_own_systems: vec!["system 0".into()], ..settings(None) };
+    let report = audit(&d, &t, &s);
+    let table = report.table(SELF_TABLE).unwrap();
+    assert_eq!(table.rows.len(), 2);
+    let diff = table.keyed("naturalness/own/difference").unwrap();
+    assert!((diff.value.unwrap() - 1.0).abs() < 1e-12);
+    assert_eq!(table.rows[0].cells[1].text, "20");
+    assert_eq!(table.rows[0].cells[2].text, "40");
+    assert!(
+        table.rows[0].cells[6].text.contains("gain 1.00 points"),
+        "{}",
+        table.rows[0].cells[6].text
+    );
+    // Judge B has no such bias: its interval holds 0.
+    let b = table.keyed("naturalness/B/difference").unwrap().interval.unwrap();
+    assert!(b.low <= 0.0 && 0.0 <= b.high, "{b:?}");
+}
+
+#[test]
+fn juries_are_rows_of_the_results_table_when_asked_for() {
+    let (d, runs) = fixture();
+    let scored = wb::score(&d, &runs);
+    let plain = wb::tabulate(&d, &scored, Some("B"));
+    assert_eq!(plain.methods, ["A", "B"]);
+    let t = wb::tabulate(&d, &wb::with_juries(&scored), Some("B"));
+    assert_eq!(t.methods, ["A", "B", wb::JURY_MEAN, wb::JURY_MEDIAN]);
+    let h = d.human_scores(d.attribute_index("naturalness").unwrap());
+    let mean: Vec<Option<f64>> =
+        (0..ITEMS).map(|i| Some((human(i) + 1.0 + judge_b(i)) / 2.0)).collect();
+    let jury = t.cell(2, 0).unwrap();
+    assert!(
+        (jury.row.pearson.dataset.unwrap() - stats::pearson(&h, &mean).value.unwrap()).abs()
+            < 1e-12
+    );
+    // Williams' test against the baseline, as for any method.
+    let w = stats::williams_vectors(&h, &mean, &t.cell(1, 0).unwrap().scores.scores);
+    assert_eq!(jury.row.williams.p, w.p_greater);
+    // A jury's calls are its members': its tokens are theirs together.
+    let cost = wb::results::cost_quality(
+        &t,
+        &runs,
+        wb::Statistic::Pearson,
+        wb::Granularity::Dataset,
+        1,
+        None,
+    );
+    assert_eq!(cost[2].output_tokens, cost[0].output_tokens + cost[1].output_tokens);
+    assert!(cost[2].output_tokens > 0);
+    // The audit does not count the juries among the judges.
+    let report = audit(&d, &t, &settings(None));
+    assert_eq!(report.table(JUDGES_TABLE).unwrap().rows.len(), 1);
+    // One method alone makes no jury.
+    let (d1, mut one) = fixture();
+    one.truncate(1);
+    assert_eq!(wb::with_juries(&wb::score(&d1, &one)).methods, ["A"]);
 }

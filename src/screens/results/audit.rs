@@ -27,7 +27,15 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     let generation = StoredValue::new(0u64);
     // What the audit depends on besides the table: a change makes a shown audit stale.
     let inputs = Memo::new(move |_| {
-        results.settings.with(|s| (s.resamples, s.seed, s.confidence.to_bits(), s.audit_labelled))
+        results.settings.with(|s| {
+            (
+                s.resamples,
+                s.seed,
+                s.confidence.to_bits(),
+                s.audit_labelled,
+                s.audit_own_systems.clone(),
+            )
+        })
     });
     Effect::new(move |_| {
         table.track();
@@ -72,11 +80,44 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
         let value = text.trim().parse::<usize>().ok().filter(|&n| n > 0);
         results.settings.update(|s| s.audit_labelled = value);
     };
+    // The dataset's systems, in order of first appearance, for the self-preference probe.
+    let systems = Memo::new(move |_| {
+        ws.dataset.with(|open| {
+            let mut out: Vec<String> = Vec::new();
+            for item in &open.loaded.dataset.items {
+                if !out.contains(&item.system_id) {
+                    out.push(item.system_id.clone());
+                }
+            }
+            out
+        })
+    });
+    let own_systems = move || {
+        systems.get().into_iter().map(|system| {
+            let name = system.clone();
+            let checked = move || results.settings.with(|s| s.audit_own_systems.contains(&name));
+            let toggle = {
+                let system = system.clone();
+                move |ev| {
+                    let on = event_target_checked(&ev);
+                    results.settings.update(|s| {
+                        s.audit_own_systems.retain(|x| *x != system);
+                        if on {
+                            s.audit_own_systems.push(system.clone());
+                        }
+                    });
+                }
+            };
+            view! {
+                <label class="check"><input type="checkbox" prop:checked=checked on:change=toggle/>{system}</label>
+            }
+        }).collect_view()
+    };
     view! {
         <section class="panel" aria-labelledby="audit-heading" data-testid="audit-panel">
             <h2 id="audit-heading">"Judge audit"</h2>
             <p class="muted">
-                "How far the judges of one attribute agree with each other (α with a bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and median of every judge of an attribute) against each member with Williams' test; and per system the judge's mean corrected by the human labels (prediction-powered inference, PPI and PPI++), next to the judge-only and human-only means. Resamples, seed and confidence are the intervals' settings above."
+                "How far the judges of one attribute agree with each other (α with a bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and median of every judge of an attribute) against each member with Williams' test; and per system the judge's mean corrected by the human labels (prediction-powered inference, PPI and PPI++), next to the judge-only and human-only means; two bias probes on the same runs: whether the judge's errors follow the output's length, and whether they are larger on the outputs of its own model family. Resamples, seed and confidence are the intervals' settings above."
             </p>
             <div class="row">
                 <label class="control" for="audit-labelled">
@@ -93,6 +134,10 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                     <span class="muted" role="status" data-testid="audit-progress">{format!("Computing… step {done} of {all}")}</span>
                 })}
             </div>
+            <fieldset class="row" data-testid="audit-own">
+                <legend>"Systems written by the judges' own model family (self-preference)"</legend>
+                {own_systems}
+            </fieldset>
             <p class="muted">
                 "Empty keeps every label. A number keeps the labels of that many items (a choice seeded by the seed above) and treats the rest as unlabelled, to see what a correction from so few labels gives; the last column then shows the mean of every label. "
                 <code>"concord audit BUNDLE"</code>" prints the same tables from an exported bundle."

@@ -19,7 +19,7 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
-use concord_core::study::workbench::{ResultsTable, Scored, tabulate};
+use concord_core::study::workbench::{ResultsTable, Scored, tabulate, with_juries};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -59,12 +59,16 @@ pub fn ResultsScreen() -> impl IntoView {
     });
     let table = Memo::new(move |_| {
         let dataset = ws.dataset.get();
-        let baseline = results.settings.with(|s| s.baseline.clone());
+        let (baseline, juries) = results.settings.with(|s| (s.baseline.clone(), s.juries));
         let Some((scored, _)) = scored.get() else {
             return (tabulate(&dataset.loaded.dataset, &Scored::default(), None), 0.0);
         };
         let started = time::monotonic_ms();
-        let t = tabulate(&dataset.loaded.dataset, &scored, baseline.as_deref());
+        let t = if juries {
+            tabulate(&dataset.loaded.dataset, &with_juries(&scored), baseline.as_deref())
+        } else {
+            tabulate(&dataset.loaded.dataset, &scored, baseline.as_deref())
+        };
         (t, time::monotonic_ms() - started)
     });
     // Intervals belong to one table and one view: computed again (when shown) whenever either

@@ -70,6 +70,14 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
                         }).collect_view()}
                     </select>
                 </label>
+                <label class="check" title="The mean and the median of the methods of each attribute, as two more rows">
+                    <input type="checkbox" data-testid="juries" prop:checked=move || settings().juries
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            results.settings.update(|s| s.juries = on);
+                        }/>
+                    "Juries"
+                </label>
                 <button type="button" class="secondary" disabled=move || results.computing.get()
                     on:click=move |_| results.settings.update(|s| s.intervals = !s.intervals)>
                     {move || if results.computing.get() { "Computing intervals…" } else if settings().intervals { "Hide CIs" } else { "Bootstrap CIs" }}

@@ -172,6 +172,14 @@ pub struct Settings {
     /// bundles written before the audit existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_labelled: Option<usize>,
+    /// The Results table has the mean and median juries of each attribute's methods as rows
+    /// ([`results::with_juries`]). Absent in bundles written before juries existed (`false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub juries: bool,
+    /// The systems the judges' own model family wrote: the audit's self-preference rows
+    /// compare the judges' errors on them with those on the other systems. Empty: not said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit_own_systems: Vec<String>,
 }
 
 impl Settings {
@@ -226,6 +234,8 @@ impl Default for Settings {
             confidence: 0.95,
             intervals: false,
             audit_labelled: None,
+            juries: false,
+            audit_own_systems: Vec::new(),
         }
     }
 }

@@ -3,7 +3,10 @@
 //! bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and
 //! the median of every judge of an attribute) tested against each member with Williams'
 //! test; and, per system, the prediction-powered corrected mean (PPI and power-tuned PPI++)
-//! from the items with human labels, next to the judge-only and the human-only means.
+//! from the items with human labels, next to the judge-only and the human-only means. Two
+//! bias probes read the same runs: *length* (do the judge's errors grow with the output's
+//! length?) and *self-preference* (are the judge's errors larger on the systems its own
+//! model family wrote, when the settings say which those are?).
 //!
 //! [`Audit`] works a step at a time (the browser computes it between frames);
 //! [`Audit::report`] is what the Results screen's "Judge audit" panel shows and what
@@ -25,6 +28,10 @@ pub const JUDGES_TABLE: &str = "audit-judges";
 pub const JURIES_TABLE: &str = "audit-juries";
 /// The corrected-estimates table's id.
 pub const CORRECTED_TABLE: &str = "audit-corrected";
+/// The length probe's table id.
+pub const LENGTH_TABLE: &str = "audit-length";
+/// The self-preference probe's table id.
+pub const SELF_TABLE: &str = "audit-self-preference";
 
 /// Bootstrap resamples of α computed in one step.
 const RESAMPLES_PER_STEP: usize = 100;
@@ -74,12 +81,34 @@ struct Corrected {
     all_humans: Option<(f64, usize)>,
 }
 
+/// One judge's errors (judge − human) against the output's length in words.
+#[derive(Debug, Clone)]
+struct LengthProbe {
+    attribute: usize,
+    judge: usize,
+    r: stats::Correlation,
+    /// Mean error on the longer and the shorter half of the items (split at the median
+    /// length; items at the median go to neither half).
+    longer: Option<f64>,
+    shorter: Option<f64>,
+}
+
+/// One judge's errors on its own family's systems against the others.
+#[derive(Debug, Clone)]
+struct SelfProbe {
+    attribute: usize,
+    judge: usize,
+    own: Vec<f64>,
+    other: Vec<f64>,
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Job {
     PairPoint(usize),
     PairBoot(usize),
     Jury(usize, JuryRule),
     Corrected(usize, usize),
+    Probes(usize, usize),
 }
 
 /// The audit of a Results table, computed a step at a time.
@@ -96,6 +125,12 @@ pub struct Audit {
     pairs: Vec<PairWork>,
     juries: Vec<JuryResult>,
     corrected: Vec<Corrected>,
+    /// Each item's output length in words.
+    words: Vec<f64>,
+    /// Each item was written by a system of the judges' own family.
+    own: Vec<bool>,
+    length: Vec<LengthProbe>,
+    self_preference: Vec<SelfProbe>,
 }
 
 impl Audit {
@@ -141,13 +176,25 @@ impl Audit {
                 .methods
                 .iter()
                 .enumerate()
+                .filter(|(_, method)| !super::results::is_jury(method))
                 .filter_map(|(m, method)| {
                     Some((method.clone(), table.cell(m, a)?.scores.scores.clone()))
                 })
                 .collect();
             attributes.push(AttributeInputs { name: name.clone(), human, labelled, judges });
         }
+        let words =
+            dataset.items.iter().map(|i| i.output.split_whitespace().count() as f64).collect();
+        let own = dataset
+            .items
+            .iter()
+            .map(|i| settings.audit_own_systems.contains(&i.system_id))
+            .collect();
         let mut audit = Audit {
+            words,
+            own,
+            length: Vec::new(),
+            self_preference: Vec::new(),
             attributes,
             item_systems,
             systems,
@@ -196,6 +243,7 @@ impl Audit {
             }
             for m in 0..k {
                 self.jobs.push(Job::Corrected(a, m));
+                self.jobs.push(Job::Probes(a, m));
             }
         }
     }
@@ -214,6 +262,7 @@ impl Audit {
             Job::PairBoot(p) => self.pair_boot(p),
             Job::Jury(a, rule) => self.jury(a, rule),
             Job::Corrected(a, m) => self.correct(a, m),
+            Job::Probes(a, m) => self.probes(a, m),
         }
         self.next >= self.jobs.len()
     }
@@ -304,14 +353,190 @@ impl Audit {
         }
     }
 
-    /// The audit's three tables (judges against each other, juries, corrected means), each
-    /// with a note saying what it needs when it has no rows.
+    fn probes(&mut self, a: usize, m: usize) {
+        let attribute = &self.attributes[a];
+        let judge = &attribute.judges[m].1;
+        let errors: Vec<Option<f64>> =
+            judge.iter().zip(&attribute.human).map(|(j, h)| Some((*j)? - (*h)?)).collect();
+        let r = stats::pearson(&errors, &self.words);
+        let mut lengths: Vec<f64> =
+            errors.iter().zip(&self.words).filter_map(|(e, w)| e.map(|_| *w)).collect();
+        lengths.sort_unstable_by(f64::total_cmp);
+        let (mut longer, mut shorter) = (Vec::new(), Vec::new());
+        if !lengths.is_empty() {
+            let median = quantile_sorted(&lengths, 0.5);
+            for (e, w) in errors.iter().zip(&self.words) {
+                match e {
+                    Some(e) if *w > median => longer.push(*e),
+                    Some(e) if *w < median => shorter.push(*e),
+                    _ => {}
+                }
+            }
+        }
+        self.length.push(LengthProbe {
+            attribute: a,
+            judge: m,
+            r,
+            longer: mean_of(&longer),
+            shorter: mean_of(&shorter),
+        });
+        if !self.settings.audit_own_systems.is_empty() {
+            let (mut own, mut other) = (Vec::new(), Vec::new());
+            for (e, is_own) in errors.iter().zip(&self.own) {
+                if let Some(e) = e {
+                    if *is_own { own.push(*e) } else { other.push(*e) }
+                }
+            }
+            self.self_preference.push(SelfProbe { attribute: a, judge: m, own, other });
+        }
+    }
+
+    /// The audit's tables (judges against each other, juries, corrected means, the length
+    /// and self-preference probes), each with a note saying what it needs when it has no rows.
     pub fn report(&self) -> Report {
         let mut report = Report::default();
         report.tables.push(self.judges_table());
         report.tables.push(self.juries_table());
         report.tables.push(self.corrected_table());
+        report.tables.push(self.length_table());
+        report.tables.push(self.self_table());
         report
+    }
+
+    fn length_table(&self) -> Table {
+        let mut out = Table::new(
+            LENGTH_TABLE,
+            "Length: do the judge's errors grow with the output's length?",
+            "Judge",
+        );
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::number("n"),
+            Column::number("r(error, words)").described(
+                "Pearson r of the judge's error (judge − human) with the output's length in words, with its two-sided p",
+            ),
+            Column::number("p"),
+            Column::number("Error, longer half"),
+            Column::number("Error, shorter half"),
+            Column::text("Verdict"),
+        ];
+        for probe in &self.length {
+            let attribute = &self.attributes[probe.attribute];
+            let judge = &attribute.judges[probe.judge].0;
+            let key = format!("{}/{judge}", attribute.name);
+            let verdict = match (probe.r.value, probe.r.p_value) {
+                (Some(r), Some(p)) if p < 0.05 => format!(
+                    "{} outputs get higher scores than the humans gave (r = {}, p = {})",
+                    if r > 0.0 { "longer" } else { "shorter" },
+                    format_value(Some(r), 2),
+                    p_text(p)
+                ),
+                (Some(_), _) => format!(
+                    "no detectable length bias at this n ({})",
+                    count(probe.r.n, "item", "items")
+                ),
+                (None, _) => format!("undefined: {}", undefined_note(probe.r.undefined)),
+            };
+            out.rows.push(Row::new(
+                judge.clone(),
+                vec![
+                    Cell::text(attribute.name.clone()),
+                    Cell::count(probe.r.n),
+                    correlation_cell(&probe.r, &format!("{key}/r")),
+                    match probe.r.p_value {
+                        Some(p) => p_cell(Some(p), &format!("{key}/p")),
+                        None => Cell::blank("no r, no p").keyed(format!("{key}/p")),
+                    },
+                    Cell::number(probe.longer, 3).keyed(format!("{key}/longer")),
+                    Cell::number(probe.shorter, 3).keyed(format!("{key}/shorter")),
+                    Cell::text(verdict),
+                ],
+            ));
+        }
+        if out.rows.is_empty() {
+            out.notes
+                .push("No judge run on an attribute the dataset has human labels for.".to_owned());
+        } else {
+            out.notes.push("Observational: the judge's error is its score minus the human score, on the items both rated; the halves split the items at the median length. It says whether errors follow length in this data, not that length causes them.".to_owned());
+        }
+        out
+    }
+
+    fn self_table(&self) -> Table {
+        let confidence = self.settings.confidence;
+        let mut out = Table::new(
+            SELF_TABLE,
+            "Self-preference: are the judge's errors larger on its own family's outputs?",
+            "Judge",
+        );
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::number("n own"),
+            Column::number("n other"),
+            Column::number("Error, own"),
+            Column::number("Error, other"),
+            Column::number("Own − other").described(format!(
+                "difference of the mean errors (judge − human), with a {}% normal (Welch) interval",
+                percent(confidence)
+            )),
+            Column::text("Verdict"),
+        ];
+        let z = stats::z_for(confidence).unwrap_or(1.959963984540054);
+        for probe in &self.self_preference {
+            let attribute = &self.attributes[probe.attribute];
+            let judge = &attribute.judges[probe.judge].0;
+            let key = format!("{}/{judge}", attribute.name);
+            let (own, other) = (mean_of(&probe.own), mean_of(&probe.other));
+            let mut diff = Cell::number(own.zip(other).map(|(a, b)| a - b), 3)
+                .keyed(format!("{key}/difference"));
+            let verdict = match (own, other, welch_se(&probe.own, &probe.other)) {
+                (Some(a), Some(b), Some(se)) => {
+                    let (low, high) = (a - b - z * se, a - b + z * se);
+                    diff = diff.with_interval(low, high, confidence);
+                    if low > 0.0 {
+                        format!(
+                            "its own family's outputs gain {} points",
+                            format_value(Some(a - b), 2)
+                        )
+                    } else if high < 0.0 {
+                        format!(
+                            "its own family's outputs lose {} points",
+                            format_value(Some(b - a), 2)
+                        )
+                    } else {
+                        "no detectable self-preference at this n".to_owned()
+                    }
+                }
+                _ => {
+                    diff = diff.with_note("needs two items with errors on each side");
+                    "too few items on one side".to_owned()
+                }
+            };
+            out.rows.push(Row::new(
+                judge.clone(),
+                vec![
+                    Cell::text(attribute.name.clone()),
+                    Cell::count(probe.own.len()),
+                    Cell::count(probe.other.len()),
+                    Cell::number(own, 3).keyed(format!("{key}/own")),
+                    Cell::number(other, 3).keyed(format!("{key}/other")),
+                    diff,
+                    Cell::text(verdict),
+                ],
+            ));
+        }
+        if self.settings.audit_own_systems.is_empty() {
+            out.notes.push(
+                "Say which systems the judges' own model family wrote to measure self-preference."
+                    .to_owned(),
+            );
+        } else {
+            out.notes.push(format!(
+                "Own family: {}. The error is the judge's score minus the human score; a judge that prefers its own outputs has a larger error on them.",
+                self.settings.audit_own_systems.join(", ")
+            ));
+        }
+        out
     }
 
     fn judges_table(&self) -> Table {
@@ -517,6 +742,25 @@ impl Audit {
         }
         out
     }
+}
+
+fn mean_of(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The standard error of a difference of two means with unequal variances; `None` below two
+/// values on a side.
+fn welch_se(a: &[f64], b: &[f64]) -> Option<f64> {
+    let var1 = |v: &[f64]| {
+        let m = mean_of(v)?;
+        (v.len() >= 2)
+            .then(|| v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64)
+    };
+    Some((var1(a)? / a.len() as f64 + var1(b)? / b.len() as f64).sqrt())
+}
+
+fn p_text(p: f64) -> String {
+    if p < 0.001 { "<0.001".to_owned() } else { format_value(Some(p), 3) }
 }
 
 fn percent(confidence: f64) -> String {

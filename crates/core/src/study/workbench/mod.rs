@@ -29,8 +29,8 @@ pub mod study;
 pub use crate::bundle::{Bundle, BundleError, ExtraRater, Settings};
 pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
-    Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JudgedRun, RaterKind,
-    ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval, collect, compute,
-    score, score_run, tabulate,
+    Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN, JURY_MEDIAN,
+    JudgedRun, RaterKind, ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval,
+    collect, compute, is_jury, score, score_run, tabulate, with_juries,
 };
 pub use study::{GridSpec, Method, Study, default_template, grid, method};

@@ -219,6 +219,14 @@ pub fn results_table(
             settings.seed
         ));
     }
+    if table.methods.iter().any(|m| results::is_jury(m)) {
+        let members: Vec<&str> =
+            table.methods.iter().filter(|m| !results::is_jury(m)).map(String::as_str).collect();
+        out.notes.push(format!(
+            "Juries: on each attribute, an item's score is the mean (median) of the methods that scored it ({}); the judge audit tests each jury against each member.",
+            members.join(", ")
+        ));
+    }
     for e in &table.errors {
         out.notes.push(format!("Not shown: {e}"));
     }
@@ -556,7 +564,7 @@ pub fn pricing(endpoint: Option<&crate::run::Endpoint>, made_with: bool) -> Pric
 /// runs read, tabulated against its baseline, intervals when its settings say they are shown.
 pub fn bundle_report(bundle: &super::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
-    let table = results::compute(dataset, &bundle.runs, bundle.settings.baseline.as_deref());
+    let table = bundle_table(bundle);
     let intervals =
         bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
     let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
@@ -576,6 +584,15 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
 /// read and tabulated as [`bundle_report`] does, audited under its settings.
 pub fn bundle_audit(bundle: &super::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
-    let table = results::compute(dataset, &bundle.runs, bundle.settings.baseline.as_deref());
+    let table = bundle_table(bundle);
     super::audit::Audit::new(dataset, &table, &bundle.settings).finish().report()
+}
+
+/// A bundle's runs read and tabulated against its baseline, with the juries when its settings
+/// show them: the table the Results screen shows after opening it.
+pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
+    let dataset = &bundle.dataset.embedded;
+    let scored = results::score(dataset, &bundle.runs);
+    let scored = if bundle.settings.juries { results::with_juries(&scored) } else { scored };
+    results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
 }

@@ -363,6 +363,51 @@ pub fn tabulate(dataset: &Dataset, scored: &Scored, baseline: Option<&str>) -> R
     }
 }
 
+/// The row name of the mean jury ([`with_juries`]).
+pub const JURY_MEAN: &str = "jury (mean)";
+/// The row name of the median jury.
+pub const JURY_MEDIAN: &str = "jury (median)";
+
+/// Whether `method` is a jury row of [`with_juries`].
+pub fn is_jury(method: &str) -> bool {
+    method == JURY_MEAN || method == JURY_MEDIAN
+}
+
+/// `scored` with two more methods, the mean and the median jury (STATS_SPEC §15.6): on each
+/// attribute two or more methods scored, an item's jury score is the mean (median) of the
+/// methods that scored it. They are then rows like any other: correlations, Williams' test
+/// against the baseline, intervals, plots. Runs named like a jury are left as they are.
+pub fn with_juries(scored: &Scored) -> Scored {
+    let mut out = scored.clone();
+    let members: Vec<usize> =
+        (0..scored.methods.len()).filter(|&m| !is_jury(&scored.methods[m])).collect();
+    for (name, rule) in
+        [(JURY_MEAN, crate::stats::JuryRule::Mean), (JURY_MEDIAN, crate::stats::JuryRule::Median)]
+    {
+        if scored.methods.iter().any(|m| m == name) {
+            continue;
+        }
+        let row: Vec<Option<JudgeScores>> = (0..scored.attributes.len())
+            .map(|a| {
+                let judges: Vec<&[Option<f64>]> = members
+                    .iter()
+                    .filter_map(|&m| scored.scores[m][a].as_ref().map(|s| s.scores.as_slice()))
+                    .collect();
+                (judges.len() >= 2).then(|| JudgeScores {
+                    scores: crate::stats::jury(&judges, rule),
+                    parse_failures: 0,
+                    samples: 0,
+                })
+            })
+            .collect();
+        if row.iter().any(Option::is_some) {
+            out.methods.push(name.to_owned());
+            out.scores.push(row);
+        }
+    }
+    out
+}
+
 /// Computes the table for `runs`: [`score`] then [`tabulate`]. Williams' test compares each
 /// method with `baseline` (a method name) on the same attribute; no marks when `None`.
 pub fn compute(dataset: &Dataset, runs: &[JudgedRun], baseline: Option<&str>) -> ResultsTable {
@@ -600,9 +645,17 @@ pub fn cost_quality(
                 .collect();
             let quality =
                 (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
+            // A jury's calls are its members': every run of the attributes it covers.
+            let jury = is_jury(method);
             let (input_tokens, output_tokens) = runs
                 .iter()
-                .filter(|r| r.method == *method)
+                .filter(|r| {
+                    if jury {
+                        !is_jury(&r.method) && table.attributes.contains(&r.attribute)
+                    } else {
+                        r.method == *method
+                    }
+                })
                 .map(|r| estimated_tokens(r, samples_per_call))
                 .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
             let cost_usd = price.map(|p| {
