@@ -37,7 +37,8 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
-//! `supports_n`, `reject_params`, `require_key`, `script` (`[{"status": 503, "body": {…},
+//! `supports_n`, `reject_params`, `require_key`, `bonus` (`{"contains": "…", "points": 1}`:
+//! a known bias added to the rating of prompts containing the text), `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
 //! and `{"mode": "hash_rating", "length_cap": 4000}` (the default), and
 //! `{"mode": "rules", "rules": [{"contains": "Round 2", "model": "judge", "reply": "…"}],
@@ -232,6 +233,16 @@ pub struct Scenario {
     /// silently resends a request once when a reused connection is dropped, so a page only
     /// sees a dropped connection when it was a fresh one.
     pub close_connections: bool,
+    /// A known bias: prompts containing this text get these points added to their rating
+    /// (clamped to the scale), e.g. +1 when the length probe's filler is in the prompt.
+    pub bonus: Option<Bonus>,
+}
+
+/// [`Scenario::bonus`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bonus {
+    pub contains: String,
+    pub points: i64,
 }
 
 impl Default for Scenario {
@@ -255,6 +266,7 @@ impl Default for Scenario {
             script: Vec::new(),
             storm: None,
             close_connections: false,
+            bonus: None,
         }
     }
 }
@@ -1019,6 +1031,16 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
 
 /// The rating for one sample (see [`ReplyMode`]); `None` when echo mode finds no marker.
 fn rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u64) -> Option<i64> {
+    let (lo, hi) = (scenario.scale_min, scenario.scale_max.max(scenario.scale_min));
+    let plain = plain_rating(scenario, prompt, messages_hash, sample)?;
+    Some(match &scenario.bonus {
+        Some(b) if prompt.contains(b.contains.as_str()) => (plain + b.points).clamp(lo, hi),
+        _ => plain,
+    })
+}
+
+/// [`rating`] before the scenario's bonus.
+fn plain_rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u64) -> Option<i64> {
     let (lo, hi) = (scenario.scale_min, scenario.scale_max.max(scenario.scale_min));
     let span = (hi - lo) as f64;
     match &scenario.reply {

@@ -9,7 +9,7 @@ use concord_core::judge::parse::Policy;
 use concord_core::report::Table;
 use concord_core::stats;
 use concord_core::study::workbench::audit::{
-    Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, SELF_TABLE,
+    Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, SELF_TABLE, VARIANTS_TABLE,
 };
 use concord_core::study::workbench::{self as wb, JudgedRun, ResultsTable};
 
@@ -306,4 +306,29 @@ fn juries_are_rows_of_the_results_table_when_asked_for() {
     let (d1, mut one) = fixture();
     one.truncate(1);
     assert_eq!(wb::with_juries(&wb::score(&d1, &one)).methods, ["A"]);
+}
+
+#[test]
+fn the_counterfactual_length_probe_measures_the_shift_of_each_variant() {
+    let (d, runs) =
+        fixture_with(&[("A", human), ("A [padded]", |i| human(i) + 1.0), ("A [truncated]", human)]);
+    let t = wb::compute(&d, &runs, None);
+    let report = audit(&d, &t, &settings(None));
+    let table = report.table(VARIANTS_TABLE).unwrap();
+    assert_eq!(table.rows.len(), 2);
+    let padded = table.keyed("naturalness/A/padded/shift").unwrap();
+    assert_eq!(padded.value, Some(1.0));
+    assert_eq!(padded.n, Some(ITEMS));
+    assert_eq!(table.rows[0].cells[5].text, "padded variants gain +1.00 [1.00, 1.00] points");
+    assert_eq!(table.rows[0].cells[3].text, ITEMS.to_string(), "one sample per item");
+    assert_eq!(table.keyed("naturalness/A/truncated/shift").unwrap().value, Some(0.0));
+    assert!(table.rows[1].cells[5].text.starts_with("no detectable length bias"));
+    // Probe runs are not judges of the dataset: no pair, no jury, no corrected mean of theirs.
+    assert!(report.table(JUDGES_TABLE).unwrap().rows.is_empty());
+    assert_eq!(wb::with_juries(&wb::score(&d, &runs)).methods.len(), 3);
+    // Without a probe run the table says how to make one.
+    let (d, runs) = fixture();
+    let t = wb::compute(&d, &runs, None);
+    let none = audit(&d, &t, &settings(None));
+    assert!(none.table(VARIANTS_TABLE).unwrap().notes[0].starts_with("Run the length probe"));
 }

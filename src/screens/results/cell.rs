@@ -131,7 +131,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                 records.iter().find(|rec| matches!(&rec.key, data::RecordKey::Item(k) if *k == key))
             })
             .cloned()
-            .map(|rec| (rec, r.policy, r.origin == "study"))
+            .map(|rec| (rec, r.policy, results::made_here(r)))
     });
     // A run made here keeps no prompt texts: render the one its study sent.
     let prompt = match &record {

@@ -14,6 +14,7 @@ use concord_core::run::{
 };
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::plan::estimate_study;
+use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -79,6 +80,7 @@ fn ResumePanel() -> impl IntoView {
         ctx.ws.dataset.set(open.clone());
         let study = m.study.into_owned();
         ctx.judge.study.set(study.clone());
+        ctx.run.probe.set(m.probe);
         pending.set(None);
         // A run that sent a key needs one again (a custom server may check keys although its
         // preset does not ask for one): nothing is sent until it is given.
@@ -87,7 +89,7 @@ fn ResumePanel() -> impl IntoView {
         if needs_key {
             ctx.run.view.set(RunView { error: Some("Enter the API key below, then press Run to resume: stored answers are not requested again.".into()), ..RunView::default() });
         } else {
-            start_run(ctx, open, study);
+            start_run(ctx, open, study, m.probe);
         }
     };
     view! {
@@ -273,10 +275,24 @@ fn LaunchPanel() -> impl IntoView {
         let dataset = ctx.ws.dataset.get();
         let study = ctx.judge.study.get();
         let form = ctx.run.connection.get();
-        estimate_text(&dataset.loaded.dataset, &study, &form)
+        // A probe is priced on what it sends: the changed outputs.
+        match ctx.run.probe.get() {
+            Some(v) => estimate_text(
+                &variant_dataset(&dataset.loaded.dataset, v),
+                &variant_study(&study, v),
+                &form,
+            ),
+            None => estimate_text(&dataset.loaded.dataset, &study, &form),
+        }
     });
-    let run =
-        move |_| start_run(ctx, ctx.ws.dataset.get_untracked(), ctx.judge.study.get_untracked());
+    let run = move |_| {
+        start_run(
+            ctx,
+            ctx.ws.dataset.get_untracked(),
+            ctx.judge.study.get_untracked(),
+            ctx.run.probe.get_untracked(),
+        )
+    };
     // Reads of the run's state borrow it: the log can hold thousands of lines.
     let running = move || ctx.run.view.with(|v| v.running);
     let paused = move || ctx.run.view.with(|v| v.paused);
@@ -284,6 +300,7 @@ fn LaunchPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="launch-heading">
             <h2 id="launch-heading">"Run"</h2>
+            <ProbeChoice/>
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>"Run"</button>
@@ -394,5 +411,44 @@ fn CachePanel() -> impl IntoView {
                 }
             }>"Clear cache"</button>
         </section>
+    }
+}
+
+/// What the Run button runs: the study, or the length probe (the same methods on the outputs
+/// padded or truncated, for the judge audit), with the first item's variants shown.
+#[component]
+fn ProbeChoice() -> impl IntoView {
+    let ctx = RunContext::from_context();
+    let first =
+        move || ctx.ws.dataset.with(|d| d.loaded.dataset.items.first().map(|i| i.output.clone()));
+    view! {
+        <div class="row">
+            <label>"What to run "
+                <select aria-label="What to run" data-testid="probe-choice" on:change=move |ev| {
+                    ctx.run.probe.set(Variant::from_name(&event_target_value(&ev)));
+                }>
+                    <option value="" selected=move || ctx.run.probe.get().is_none()>"the study"</option>
+                    {Variant::ALL.into_iter().map(|v| view! {
+                        <option value=v.name() selected=move || ctx.run.probe.get() == Some(v)>
+                            {format!("length probe: {}", v.label())}
+                        </option>
+                    }).collect_view()}
+                </select>
+            </label>
+        </div>
+        <Show when=move || ctx.run.probe.get().is_some()>
+            <details data-testid="probe-variants">
+                <summary>"The first item's output and its variants"</summary>
+                {move || first().map(|output| view! {
+                    <dl class="variants">
+                        <dt>"original"</dt><dd>{output.clone()}</dd>
+                        {Variant::ALL.into_iter().map(|v| view! {
+                            <dt>{v.name()}</dt><dd>{v.apply(&output)}</dd>
+                        }).collect_view()}
+                    </dl>
+                })}
+                <p class="muted">"The probe's runs join the Results table as 'method [padded]' or 'method [truncated]'; the judge audit there measures how far each method's ratings move."</p>
+            </details>
+        </Show>
     }
 }

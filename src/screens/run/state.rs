@@ -2,6 +2,7 @@
 //! current or last run as the screen shows it, and the control that pauses or cancels it.
 
 use concord_core::run::{Endpoint, ProviderId};
+use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
 
 use crate::runner::{Report, RunControl};
@@ -15,6 +16,8 @@ pub struct RunState {
     /// The current or last run.
     pub view: RwSignal<RunView>,
     pub control: StoredValue<RunControl, LocalStorage>,
+    /// What the Run button runs: the study, or the length probe on these variants.
+    pub probe: RwSignal<Option<Variant>>,
 }
 
 impl RunState {
@@ -23,6 +26,7 @@ impl RunState {
             connection: RwSignal::new(ConnectionForm::default()),
             view: RwSignal::new(RunView::default()),
             control: StoredValue::new_local(RunControl::new()),
+            probe: RwSignal::new(None),
         }
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use concord_core::data::{Dataset, Loaded, RatingItem};
 use concord_core::judge::ChatRequest;
 use concord_core::run::{Endpoint, Finish, SampleBatch};
+use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,6 +23,9 @@ use crate::screens::judge::state::JudgeState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
 use super::state::{RunState, RunView};
+
+/// The origin of the study's own runs (a probe's runs carry [`Variant::origin`]).
+pub const STUDY_ORIGIN: &str = "study";
 
 /// Everything a run reads and writes: the Run screen's state, the judge runs it fills, the
 /// storage its answers go to, the workspace (which screen shows), and the study.
@@ -83,6 +87,10 @@ pub struct Manifest<'a> {
     /// anything is sent, whatever the provider.
     #[serde(default)]
     pub had_key: bool,
+    /// The run is the length probe on these variants of the outputs (the manifest keeps the
+    /// original dataset and study; the run changes them when it starts).
+    #[serde(default)]
+    pub probe: Option<Variant>,
 }
 
 /// Saves the manifest of a starting run: the dataset's items a page at a time (serializing a
@@ -193,9 +201,13 @@ pub async fn refresh_results(
     study: Rc<Study>,
     endpoint: Endpoint,
     plan: Rc<Plan>,
+    origin: Rc<str>,
 ) {
     let memory = ctx.storage.memory.get_value();
     let mut runs = workbench::results::empty_runs(&study);
+    for run in &mut runs {
+        run.origin = origin.to_string();
+    }
     let mut budget = FrameBudget::new();
     for at in (0..plan.prompts.len()).step_by(250) {
         let end = (at + 250).min(plan.prompts.len());
@@ -213,23 +225,26 @@ pub async fn refresh_results(
         budget.tick().await;
     }
     // Notes (parameters a provider rejected) describe how the runs were made: runs of another
-    // study or endpoint replace the study's runs, and their notes go with them.
-    let same = ctx.runs.ran_with.with_value(|w| {
-        w.as_ref().is_some_and(|(s, e)| **s == *study && e.as_ref() == Some(&endpoint))
-    });
-    if !same {
-        ctx.runs.notes.set(Vec::new());
+    // study or endpoint replace the study's runs, and their notes go with them. A probe run
+    // only adds its own runs.
+    if &*origin == STUDY_ORIGIN {
+        let same = ctx.runs.ran_with.with_value(|w| {
+            w.as_ref().is_some_and(|(s, e)| **s == *study && e.as_ref() == Some(&endpoint))
+        });
+        if !same {
+            ctx.runs.notes.set(Vec::new());
+        }
+        ctx.runs.ran_with.set_value(Some((study.clone(), Some(endpoint))));
     }
-    ctx.runs.ran_with.set_value(Some((study.clone(), Some(endpoint))));
     ctx.runs.runs.update(|all| {
-        all.retain(|r| r.origin != "study");
+        all.retain(|r| r.origin != *origin);
         all.extend(runs.into_iter().filter(|r| !r.run.records.is_empty()));
     });
 }
 
 /// Starts a run of the open study (or of a manifest's when resuming): plans it a slice at a
 /// time (saying so), saves the manifest, then carries it out with [`runner::execute`].
-pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
+pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
     let connection = form.connection();
     let control = RunControl::new();
@@ -240,13 +255,22 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
         ..RunView::default()
     });
     let loaded = dataset.loaded.clone();
+    // A probe judges the same items with changed outputs, under the methods' probe names.
+    let (run_loaded, run_study, origin): (Arc<Loaded>, Rc<Study>, Rc<str>) = match probe {
+        Some(v) => (
+            Arc::new(Loaded { dataset: variant_dataset(&loaded.dataset, v), ..(*loaded).clone() }),
+            Rc::new(variant_study(&study, v)),
+            v.origin().into(),
+        ),
+        None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
+    };
     let study = Rc::new(study);
     spawn_local(async move {
         let items = items_of(&loaded.dataset, form.item_limit);
         let plan = {
             let mut planner = Planner::new(
-                &loaded.dataset,
-                &study,
+                &run_loaded.dataset,
+                &run_study,
                 &connection.endpoint,
                 &connection.caps,
                 Some(&items),
@@ -306,6 +330,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
             finished: false,
             item_pages: 0,
             had_key: !form.api_key.trim().is_empty(),
+            probe,
         };
         let store = match ctx.storage.store.get_untracked() {
             Some(s) => s,
@@ -314,7 +339,8 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
         save_manifest(&store, &manifest).await;
         ctx.run.view.update(|v| v.planning = Some("Looking up stored answers…".into()));
         let provider = form.provider;
-        let calls = PlanCalls { loaded: loaded.clone(), study: study.clone(), plan: plan.clone() };
+        let calls =
+            PlanCalls { loaded: run_loaded.clone(), study: run_study.clone(), plan: plan.clone() };
         let endpoint = connection.endpoint.clone();
         // The page shows the run's progress at most ten times a second (a fast provider
         // answers hundreds of calls a second), and every log line.
@@ -353,10 +379,10 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
                     last_refresh = now;
                     refreshing.set(true);
                     let (loaded, study, plan, refreshing) =
-                        (loaded.clone(), study.clone(), plan.clone(), refreshing.clone());
-                    let endpoint = endpoint.clone();
+                        (run_loaded.clone(), run_study.clone(), plan.clone(), refreshing.clone());
+                    let (endpoint, origin) = (endpoint.clone(), origin.clone());
                     spawn_local(async move {
-                        refresh_results(ctx, loaded, study, endpoint, plan).await;
+                        refresh_results(ctx, loaded, study, endpoint, plan, origin).await;
                         refreshing.set(false);
                     });
                 }
@@ -367,7 +393,15 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study) {
             v.planning = Some("Collecting the answers for the results…".into());
             v.log.extend(std::mem::take(&mut log));
         });
-        refresh_results(ctx, loaded.clone(), study.clone(), endpoint.clone(), plan.clone()).await;
+        refresh_results(
+            ctx,
+            run_loaded.clone(),
+            run_study.clone(),
+            endpoint.clone(),
+            plan.clone(),
+            origin.clone(),
+        )
+        .await;
         let said = outcome.finish.describe(provider);
         let (mut message, advice) = (said.message, said.advice);
         if !outcome.dropped.is_empty() {

@@ -6,7 +6,9 @@
 //! from the items with human labels, next to the judge-only and the human-only means. Two
 //! bias probes read the same runs: *length* (do the judge's errors grow with the output's
 //! length?) and *self-preference* (are the judge's errors larger on the systems its own
-//! model family wrote, when the settings say which those are?).
+//! model family wrote, when the settings say which those are?). When the length probe was
+//! run ([`super::probe`]), the counterfactual table gives the paired shift of each method's
+//! rating from the original outputs to their padded or truncated variants.
 //!
 //! [`Audit`] works a step at a time (the browser computes it between frames);
 //! [`Audit::report`] is what the Results screen's "Judge audit" panel shows and what
@@ -19,6 +21,7 @@ use crate::stats::{
     Undefined, Williams, quantile_sorted,
 };
 
+use super::probe::{Variant, variant_of};
 use super::results::ResultsTable;
 use crate::bundle::Settings;
 
@@ -32,6 +35,8 @@ pub const CORRECTED_TABLE: &str = "audit-corrected";
 pub const LENGTH_TABLE: &str = "audit-length";
 /// The self-preference probe's table id.
 pub const SELF_TABLE: &str = "audit-self-preference";
+/// The counterfactual length probe's table id.
+pub const VARIANTS_TABLE: &str = "audit-length-variants";
 
 /// Bootstrap resamples of α computed in one step.
 const RESAMPLES_PER_STEP: usize = 100;
@@ -102,6 +107,19 @@ struct SelfProbe {
     other: Vec<f64>,
 }
 
+/// A method's probe run on the variants of the outputs, against the method's own run.
+#[derive(Debug, Clone)]
+struct VariantWork {
+    attribute: usize,
+    /// The original method (an index into the attribute's judges).
+    judge: usize,
+    variant: Variant,
+    scores: Vec<Option<f64>>,
+    /// Samples the probe run read.
+    samples: usize,
+    shift: Option<stats::PairedShift>,
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Job {
     PairPoint(usize),
@@ -109,6 +127,7 @@ enum Job {
     Jury(usize, JuryRule),
     Corrected(usize, usize),
     Probes(usize, usize),
+    Shift(usize),
 }
 
 /// The audit of a Results table, computed a step at a time.
@@ -131,6 +150,7 @@ pub struct Audit {
     own: Vec<bool>,
     length: Vec<LengthProbe>,
     self_preference: Vec<SelfProbe>,
+    variants: Vec<VariantWork>,
 }
 
 impl Audit {
@@ -155,6 +175,7 @@ impl Audit {
         let order = ShuffledOrders::new(dataset.items.len(), 1, settings.seed).next();
         let mut subsampled = false;
         let mut attributes = Vec::new();
+        let mut variants = Vec::new();
         for (a, name) in table.attributes.iter().enumerate() {
             let Some(index) = dataset.attribute_index(name) else { continue };
             let human = dataset.human_scores(index);
@@ -172,15 +193,34 @@ impl Audit {
                     }
                 }
             }
-            let judges = table
+            // Juries and probe runs are not judges of the dataset's outputs.
+            let judges: Vec<(String, Vec<Option<f64>>)> = table
                 .methods
                 .iter()
                 .enumerate()
-                .filter(|(_, method)| !super::results::is_jury(method))
+                .filter(|(_, method)| {
+                    !super::results::is_jury(method) && variant_of(method).is_none()
+                })
                 .filter_map(|(m, method)| {
                     Some((method.clone(), table.cell(m, a)?.scores.scores.clone()))
                 })
                 .collect();
+            for (m, method) in table.methods.iter().enumerate() {
+                let (Some((base, variant)), Some(cell)) = (variant_of(method), table.cell(m, a))
+                else {
+                    continue;
+                };
+                if let Some(judge) = judges.iter().position(|(name, _)| name == base) {
+                    variants.push(VariantWork {
+                        attribute: attributes.len(),
+                        judge,
+                        variant,
+                        scores: cell.scores.scores.clone(),
+                        samples: cell.scores.samples,
+                        shift: None,
+                    });
+                }
+            }
             attributes.push(AttributeInputs { name: name.clone(), human, labelled, judges });
         }
         let words =
@@ -195,6 +235,7 @@ impl Audit {
             own,
             length: Vec::new(),
             self_preference: Vec::new(),
+            variants,
             attributes,
             item_systems,
             systems,
@@ -246,6 +287,9 @@ impl Audit {
                 self.jobs.push(Job::Probes(a, m));
             }
         }
+        for v in 0..self.variants.len() {
+            self.jobs.push(Job::Shift(v));
+        }
     }
 
     /// (steps done, steps in all).
@@ -263,6 +307,7 @@ impl Audit {
             Job::Jury(a, rule) => self.jury(a, rule),
             Job::Corrected(a, m) => self.correct(a, m),
             Job::Probes(a, m) => self.probes(a, m),
+            Job::Shift(v) => self.shift(v),
         }
         self.next >= self.jobs.len()
     }
@@ -391,6 +436,98 @@ impl Audit {
         }
     }
 
+    fn shift(&mut self, v: usize) {
+        let work = &self.variants[v];
+        let original = &self.attributes[work.attribute].judges[work.judge].1;
+        let pairs = stats::shift_differences(original, &work.scores).len();
+        let draws: Vec<Vec<usize>> =
+            BootIndices::new(pairs, self.settings.resamples, self.settings.seed).collect();
+        let shift =
+            stats::paired_shift(original, &work.scores, self.settings.confidence, &draws).ok();
+        self.variants[v].shift = shift;
+    }
+
+    fn variants_table(&self) -> Table {
+        let confidence = self.settings.confidence;
+        let mut out = Table::new(
+            VARIANTS_TABLE,
+            "Length, counterfactual: the same outputs padded or truncated, judged again",
+            "Method",
+        );
+        out.columns = vec![
+            Column::text("Attribute"),
+            Column::text("Variant"),
+            Column::number("n"),
+            Column::number("Samples judged"),
+            Column::number("Shift").described(format!(
+                "mean of (rating of the variant − rating of the original), with a {}% percentile bootstrap interval over items",
+                percent(confidence)
+            )),
+            Column::text("Verdict"),
+        ];
+        for work in &self.variants {
+            let attribute = &self.attributes[work.attribute];
+            let judge = &attribute.judges[work.judge].0;
+            let key = format!("{}/{judge}/{}", attribute.name, work.variant.name());
+            let n = work.shift.as_ref().map_or(0, |s| s.n);
+            let mut cell = Cell::number(work.shift.as_ref().and_then(|s| s.shift), 3)
+                .with_n(n)
+                .keyed(format!("{key}/shift"));
+            let verdict = match work.shift.as_ref() {
+                Some(stats::PairedShift { shift: Some(d), ci: Some([low, high]), .. }) => {
+                    cell = cell.with_interval(*low, *high, confidence);
+                    let what = format!("{} variants", work.variant.name());
+                    let interval = format!(
+                        "[{}, {}]",
+                        format_value(Some(*low), 2),
+                        format_value(Some(*high), 2)
+                    );
+                    if *low > 0.0 {
+                        format!("{what} gain {:+.2} {interval} points", d)
+                    } else if *high < 0.0 {
+                        format!("{what} lose {:.2} {interval} points", -d)
+                    } else {
+                        format!(
+                            "no detectable length bias at this n ({})",
+                            count(n, "item", "items")
+                        )
+                    }
+                }
+                Some(s) => {
+                    let why = undefined_note(s.undefined);
+                    cell = cell.with_note(why.clone());
+                    format!("undefined: {why}")
+                }
+                None => {
+                    cell = cell.with_note("not computed");
+                    "not computed".to_owned()
+                }
+            };
+            out.rows.push(Row::new(
+                judge.clone(),
+                vec![
+                    Cell::text(attribute.name.clone()),
+                    Cell::text(work.variant.label()),
+                    Cell::count(n),
+                    Cell::count(work.samples),
+                    cell,
+                    Cell::text(verdict),
+                ],
+            ));
+        }
+        if out.rows.is_empty() {
+            out.notes.push("Run the length probe on the Run screen (What to run → length probe) to judge padded or truncated outputs again; its runs are compared here with the methods' own.".to_owned());
+        } else {
+            out.notes.push(format!(
+                "Padding appends neutral sentences ({}…) adding half the output's length; truncation keeps the first sentences, about half of it. n: items both runs rated. Intervals: {} bootstrap resamples, seed {}.",
+                super::probe::FILLER[0],
+                self.settings.resamples,
+                self.settings.seed
+            ));
+        }
+        out
+    }
+
     /// The audit's tables (judges against each other, juries, corrected means, the length
     /// and self-preference probes), each with a note saying what it needs when it has no rows.
     pub fn report(&self) -> Report {
@@ -400,6 +537,7 @@ impl Audit {
         report.tables.push(self.corrected_table());
         report.tables.push(self.length_table());
         report.tables.push(self.self_table());
+        report.tables.push(self.variants_table());
         report
     }
 

@@ -11,6 +11,7 @@
 //! |---|---|
 //! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
 //! | [`import`] | released judge outputs joined as runs (method names, attributes) |
+//! | [`probe`] | the length probe's variants: outputs padded or truncated, methods renamed |
 //! | [`plan`] | rendered prompts, calls split by `n` support, one cache key per sample, cost |
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
@@ -21,6 +22,7 @@
 pub mod audit;
 pub mod import;
 pub mod plan;
+pub mod probe;
 pub mod report;
 pub mod results;
 pub mod scores;

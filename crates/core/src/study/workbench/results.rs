@@ -27,6 +27,8 @@ pub struct JudgedRun {
 
 /// The prompt a study's method sent for `attribute` on dataset item `item`: the method's
 /// template rendered on the item, as planned (records collected from a run do not keep it).
+/// A length-probe method (`score-only [padded]`) sent its method's template on the item's
+/// changed output.
 pub fn study_prompt(
     dataset: &Dataset,
     study: &Study,
@@ -34,14 +36,27 @@ pub fn study_prompt(
     attribute: &str,
     item: usize,
 ) -> Option<String> {
-    let method = study.methods.iter().find(|m| m.name == method)?;
-    method.template(attribute)?.render(dataset.items.get(item)?).ok()
+    let item = dataset.items.get(item)?;
+    if let Some(m) = study.methods.iter().find(|m| m.name == method) {
+        return m.template(attribute)?.render(item).ok();
+    }
+    let (base, variant) = super::probe::variant_of(method)?;
+    let m = study.methods.iter().find(|m| m.name == base)?;
+    let mut changed = item.clone();
+    changed.output = variant.apply(&item.output);
+    m.template(attribute)?.render(&changed).ok()
 }
 
-/// Gives every record of a study run (`origin` "study") that has no prompt the prompt its
+/// Whether a run was made here (by the study or its length probe), so its records' prompts
+/// can be rendered again from the study.
+pub fn made_here(run: &JudgedRun) -> bool {
+    run.origin == "study" || run.origin.starts_with("probe:")
+}
+
+/// Gives every record of a run made here ([`made_here`]) that has no prompt the prompt its
 /// method sent ([`study_prompt`]), e.g. before the run is exported.
 pub fn fill_study_prompts(dataset: &Dataset, study: &Study, run: &mut JudgedRun) {
-    if run.origin != "study" || run.run.records.iter().all(|r| r.prompt.is_some()) {
+    if !made_here(run) || run.run.records.iter().all(|r| r.prompt.is_some()) {
         return;
     }
     let joined = crate::data::join(dataset, &run.run);
@@ -379,8 +394,12 @@ pub fn is_jury(method: &str) -> bool {
 /// against the baseline, intervals, plots. Runs named like a jury are left as they are.
 pub fn with_juries(scored: &Scored) -> Scored {
     let mut out = scored.clone();
-    let members: Vec<usize> =
-        (0..scored.methods.len()).filter(|&m| !is_jury(&scored.methods[m])).collect();
+    // Probe runs judged other texts: they are not members.
+    let members: Vec<usize> = (0..scored.methods.len())
+        .filter(|&m| {
+            !is_jury(&scored.methods[m]) && super::probe::variant_of(&scored.methods[m]).is_none()
+        })
+        .collect();
     for (name, rule) in
         [(JURY_MEAN, crate::stats::JuryRule::Mean), (JURY_MEDIAN, crate::stats::JuryRule::Median)]
     {

@@ -1,0 +1,123 @@
+// The length probe end to end against a mock with a known bias: every output judged again
+// padded with neutral filler and truncated to its first sentences, through the Run screen
+// (priced, cached, like any run), then the judge audit on the Results screen measures the
+// shift. The mock reads the rating planted at the start of each output and adds a point when
+// the prompt carries the filler, so the padded shift is exactly +1 and the truncated one 0.
+// The exported bundle carries the probe's runs: `concord audit` prints the same table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+// The first of the probe's filler sentences (crates/core/src/study/workbench/probe.rs).
+const FILLER = 'This point is stated here once more for completeness.';
+const ITEMS = 24;
+
+/** Outputs that start with their planted rating (1–4, so +1 stays on the 1–5 scale). */
+function probeCsv() {
+  const rows = ['doc,sys,source,output,coherence'];
+  for (let i = 0; i < ITEMS; i++) {
+    const q = 1 + ((i * 7) % 4);
+    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","RATING=${q}. The summary states the main fact of the article. It adds a second detail about the place. It ends with a third remark about the date.",${q}`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+async function scenario(body) {
+  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200);
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+async function mockTotal() {
+  return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+}
+
+test('the length probe runs against a biased mock and the audit recovers the bias with its interval', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-probe-'));
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await data.loadFile('probe.csv', probeCsv());
+    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: FILLER, points: 1 }, supports_n: true, latency_ms: 2 });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-probe' });
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
+    const afterStudy = await mockTotal();
+    assert.equal(afterStudy, ITEMS, 'one call per item');
+
+    // The padded probe: its variants are shown before anything is sent, and it is priced.
+    const choice = page.getByTestId('probe-choice');
+    await choice.selectOption('padded');
+    const variants = page.getByTestId('probe-variants');
+    await variants.locator('summary').click();
+    assert.match(await variants.innerText(), new RegExp(`padded[\\s\\S]*${FILLER.replace('.', '\\.')}`));
+    assert.match(await variants.innerText(), /truncated\s+RATING=\d\. The summary states the main fact of the article\./);
+    assert.match(await run.estimate.innerText(), new RegExp(`^${ITEMS} calls`));
+    await run.run();
+    await page.getByTestId('run-finished').filter({ hasText: 'Run complete' }).waitFor({ timeout: 120_000 });
+    await page.waitForFunction((n) => document.querySelector('[data-testid="progress"]')?.innerText.startsWith(`${n} of ${n} calls done`), ITEMS);
+    assert.equal(await mockTotal(), afterStudy + ITEMS, 'the probe sent one call per item, the study\'s answers were not asked again');
+    await choice.selectOption('truncated');
+    await run.run();
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete')
+      && document.querySelector('[data-testid="progress"]')?.innerText.includes('0 in flight'));
+    await page.waitForFunction((n) => (document.querySelector('[data-testid="progress"]')?.innerText ?? '').startsWith(`${n} of ${n}`), ITEMS);
+
+    // The probe's runs join the Results table beside the study's.
+    const results = new ResultsPage(page);
+    await results.open();
+    const table = page.getByTestId('results-table');
+    await table.getByRole('rowheader', { name: 'score-only [truncated]' }).waitFor({ timeout: 30_000 });
+    const rows = await table.getByRole('rowheader').allInnerTexts();
+    assert.deepEqual(rows, ['score-only', 'score-only [padded]', 'score-only [truncated]']);
+
+    const panel = page.getByTestId('audit-panel');
+    await panel.getByTestId('audit-compute').click();
+    const shifts = panel.locator('table[data-table="audit-length-variants"]');
+    await shifts.waitFor({ timeout: 60_000 });
+    const text = await shifts.innerText();
+    assert.match(text, /padded variants gain \+1\.00 \[1\.00, 1\.00\] points/, text);
+    assert.match(text, /no detectable length bias at this n \(24 items\)/, text);
+    // The probe's runs are not judges of the dataset: no judge-against-judge row.
+    assert.equal(await panel.locator('table[data-table="audit-judges"] tbody tr').count(), 0);
+
+    // The bundle carries the probe's runs and raw answers: the CLI prints the same table.
+    await page.waitForTimeout(600);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      panel.locator('button[aria-label$=" as Markdown"][data-table="audit-length-variants"]').click(),
+    ]);
+    const shown = readFileSync(await download.path(), 'utf8');
+    const written = await results.exportBundle();
+    const bundle = join(dir, 'probe-bundle.json');
+    await written.saveAs(bundle);
+    const saved = JSON.parse(readFileSync(bundle, 'utf8'));
+    assert.deepEqual(saved.runs.map((r) => r.origin).sort(), ['probe:padded', 'probe:truncated', 'study']);
+    const padded = saved.runs.find((r) => r.origin === 'probe:padded');
+    assert.ok(padded.run.records[0].prompt.includes(FILLER), 'the padded prompt is in the bundle');
+    const cli = execFileSync(CLI, ['audit', bundle], { encoding: 'utf8' });
+    assert.ok(cli.includes(shown.trim()), `concord audit prints the shown table:\n${shown}\n---\n${cli}`);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
