@@ -26,7 +26,9 @@ function probeCsv() {
   const rows = ['doc,sys,source,output,coherence'];
   for (let i = 0; i < ITEMS; i++) {
     const q = 1 + ((i * 7) % 4);
-    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","RATING=${q}. The summary states the main fact of the article. It adds a second detail about the place. It ends with a third remark about the date.",${q}`);
+    // System s0 signs its outputs: the self-preference part of the test plants a bias on it.
+    const sign = i % 3 === 0 ? ' Written by OWNFAMILY.' : ' Written by another.';
+    rows.push(`d${Math.floor(i / 3)},s${i % 3},"Article ${Math.floor(i / 3)} text.","RATING=${q}. The summary states the main fact of the article. It adds a second detail about the place. It ends with a third remark about the date.${sign}",${q}`);
   }
   return rows.join('\n') + '\n';
 }
@@ -115,6 +117,26 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     assert.ok(padded.run.records[0].prompt.includes(FILLER), 'the padded prompt is in the bundle');
     const cli = execFileSync(CLI, ['audit', bundle], { encoding: 'utf8' });
     assert.ok(cli.includes(shown.trim()), `concord audit prints the shown table:\n${shown}\n---\n${cli}`);
+
+    // Self-preference: a judge that adds a point to the outputs of system s0, named as its own
+    // family's, is found with its interval; the other systems are not.
+    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: 'OWNFAMILY', points: 1 }, supports_n: true, latency_ms: 2 });
+    await run.open();
+    await run.setModel('mock-model-2');
+    await choice.selectOption('');
+    await run.run();
+    await page.waitForFunction((n) => document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete')
+      && (document.querySelector('[data-testid="progress"]')?.innerText ?? '').startsWith(`${n} of ${n}`), ITEMS);
+    await results.open();
+    await panel.getByTestId('audit-own').getByLabel('s0').check();
+    await panel.getByTestId('audit-compute').click();
+    const self = panel.locator('table[data-table="audit-self-preference"]');
+    await self.waitFor({ timeout: 60_000 });
+    const selfText = await self.innerText();
+    const selfRow = await self.locator('tbody tr').first().locator('td').allInnerTexts();
+    assert.deepEqual(selfRow.slice(0, 4), ['coherence', '8', '16', '1.000'], selfText);
+    assert.match(selfRow[5], /^1\.000\s*\[1\.000, 1\.000\]$/, selfText);
+    assert.equal(selfRow[6], "its own family's outputs gain 1.00 points");
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -121,6 +121,9 @@ fn judges_are_compared_with_each_other_with_a_bootstrap_interval() {
     assert!(errors.note.is_some());
     // Ratings are whole numbers here, so κ is defined.
     assert_eq!(value(judges, "naturalness/A/B/cohen_kappa"), expected.cohen_kappa.value.unwrap());
+    let kappa = judges.keyed("naturalness/A/B/cohen_kappa").unwrap();
+    let k = kappa.interval.expect("κ has a bootstrap interval too");
+    assert!(k.low <= kappa.value.unwrap() && kappa.value.unwrap() <= k.high, "{k:?}");
     // Seeded: the same settings give the same bytes, another seed another interval.
     let again = audit(&d, &t, &settings(None));
     assert_eq!(

@@ -64,6 +64,8 @@ struct PairWork {
     both: Vec<(f64, f64)>,
     draws: BootIndices,
     alphas: Vec<f64>,
+    /// κ of each resample, when κ is defined on the items (whole-number ratings).
+    kappas: Vec<f64>,
 }
 
 /// A jury of an attribute against its members.
@@ -271,6 +273,7 @@ impl Audit {
                         draws: BootIndices::new(both.len(), resamples, self.settings.seed),
                         both,
                         alphas: Vec::with_capacity(resamples),
+                        kappas: Vec::new(),
                     });
                     self.jobs.push(Job::PairPoint(p));
                     for _ in 0..resamples.div_ceil(RESAMPLES_PER_STEP) {
@@ -342,6 +345,13 @@ impl Audit {
             if let Some(alpha) = stats::krippendorff_alpha(&two, KrippendorffLevel::Interval).value
             {
                 pair.alphas.push(alpha);
+            }
+            if pair.agreement.is_some_and(|a| a.cohen_kappa.value.is_some())
+                && let Some(kappa) =
+                    stats::cohen_kappa(&two[0], &two[1], None, stats::CohenWeights::Unweighted)
+                        .value
+            {
+                pair.kappas.push(kappa);
             }
             let [a, b] = two;
             (x, y) = (a, b);
@@ -688,7 +698,10 @@ impl Audit {
                 percent(confidence)
             )),
             Column::number("α (nominal)"),
-            Column::number("Cohen's κ"),
+            Column::number("Cohen's κ").described(format!(
+                "unweighted, with a {}% percentile bootstrap interval over items",
+                percent(confidence)
+            )),
             Column::number("Gwet's AC1"),
             Column::number("r of errors").described(
                 "Pearson r of the two judges' residuals against the human scores: correlated errors",
@@ -700,17 +713,16 @@ impl Audit {
             let (a, b) = (&attribute.judges[i].0, &attribute.judges[j].0);
             let key = format!("{}/{a}/{b}", attribute.name);
             let Some(agreement) = &pair.agreement else { continue };
-            let mut alpha = estimate_cell(&agreement.alpha_interval, &key, "alpha_interval");
-            let mut alphas = pair.alphas.clone();
-            alphas.sort_unstable_by(f64::total_cmp);
-            if alpha.value.is_some() && !alphas.is_empty() {
-                let tail = (1.0 - confidence) / 2.0;
-                alpha = alpha.with_interval(
-                    quantile_sorted(&alphas, tail),
-                    quantile_sorted(&alphas, 1.0 - tail),
-                    confidence,
-                );
-            }
+            let alpha = with_percentile_interval(
+                estimate_cell(&agreement.alpha_interval, &key, "alpha_interval"),
+                &pair.alphas,
+                confidence,
+            );
+            let kappa = with_percentile_interval(
+                estimate_cell(&agreement.cohen_kappa, &key, "cohen_kappa"),
+                &pair.kappas,
+                confidence,
+            );
             let ac1 = match agreement.gwet_ac1.undefined {
                 Some(why) => Cell::blank(why.to_string()),
                 None => Cell::number(agreement.gwet_ac1.ac1, 3),
@@ -735,7 +747,7 @@ impl Audit {
                     Cell::count(pair.both.len()),
                     alpha,
                     estimate_cell(&agreement.alpha_nominal, &key, "alpha_nominal"),
-                    estimate_cell(&agreement.cohen_kappa, &key, "cohen_kappa"),
+                    kappa,
                     ac1,
                     errors,
                 ],
@@ -880,6 +892,21 @@ impl Audit {
         }
         out
     }
+}
+
+/// `cell` with the percentile interval of its bootstrap `values`, when it has a value.
+fn with_percentile_interval(cell: Cell, values: &[f64], confidence: f64) -> Cell {
+    if cell.value.is_none() || values.is_empty() {
+        return cell;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    cell.with_interval(
+        quantile_sorted(&sorted, tail),
+        quantile_sorted(&sorted, 1.0 - tail),
+        confidence,
+    )
 }
 
 fn mean_of(v: &[f64]) -> Option<f64> {
