@@ -43,6 +43,19 @@ async function mockTotal() {
   return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
 }
 
+/** Presses Run and waits until the mock has answered `calls` more calls and the run is over. */
+async function runAndWait(page, run, calls) {
+  const before = await mockTotal();
+  await run.run();
+  const deadline = Date.now() + 120_000;
+  while (await mockTotal() < before + calls) {
+    assert.ok(Date.now() < deadline, `the mock got ${await mockTotal() - before} of ${calls} calls`);
+    await page.waitForTimeout(200);
+  }
+  await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Run' && !b.disabled)
+    && document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete'), null, { timeout: 60_000 });
+}
+
 test('the length probe runs against a biased mock and the audit recovers the bias with its interval', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'concord-probe-'));
   const browser = await launch();
@@ -60,8 +73,7 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     const run = new RunPage(page);
     await run.open();
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-probe' });
-    await run.run();
-    assert.match(await run.waitFinished(), /Run complete/);
+    await runAndWait(page, run, ITEMS);
     const afterStudy = await mockTotal();
     assert.equal(afterStudy, ITEMS, 'one call per item');
 
@@ -73,15 +85,11 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     assert.match(await variants.innerText(), new RegExp(`padded[\\s\\S]*${FILLER.replace('.', '\\.')}`));
     assert.match(await variants.innerText(), /truncated\s+RATING=\d\. The summary states the main fact of the article\./);
     assert.match(await run.estimate.innerText(), new RegExp(`^${ITEMS} calls`));
-    await run.run();
-    await page.getByTestId('run-finished').filter({ hasText: 'Run complete' }).waitFor({ timeout: 120_000 });
-    await page.waitForFunction((n) => document.querySelector('[data-testid="progress"]')?.innerText.startsWith(`${n} of ${n} calls done`), ITEMS);
+    await runAndWait(page, run, ITEMS);
+    assert.match(await run.progress.innerText(), new RegExp(`^${ITEMS} of ${ITEMS} calls done, 0 failed`));
     assert.equal(await mockTotal(), afterStudy + ITEMS, 'the probe sent one call per item, the study\'s answers were not asked again');
     await choice.selectOption('truncated');
-    await run.run();
-    await page.waitForFunction(() => document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete')
-      && document.querySelector('[data-testid="progress"]')?.innerText.includes('0 in flight'));
-    await page.waitForFunction((n) => (document.querySelector('[data-testid="progress"]')?.innerText ?? '').startsWith(`${n} of ${n}`), ITEMS);
+    await runAndWait(page, run, ITEMS);
 
     // The probe's runs join the Results table beside the study's.
     const results = new ResultsPage(page);
@@ -124,9 +132,7 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     await run.open();
     await run.setModel('mock-model-2');
     await choice.selectOption('');
-    await run.run();
-    await page.waitForFunction((n) => document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete')
-      && (document.querySelector('[data-testid="progress"]')?.innerText ?? '').startsWith(`${n} of ${n}`), ITEMS);
+    await runAndWait(page, run, ITEMS);
     await results.open();
     await panel.getByTestId('audit-own').getByLabel('s0').check();
     await panel.getByTestId('audit-compute').click();

@@ -257,7 +257,7 @@ mod tests {
     fn csv_and_latex_come_from_the_core_exporters() {
         let csv = printed(&[FIXTURES, "--format", "csv"]);
         assert!(
-            csv.starts_with("Task,approve %,revise %,delete %,add %\r\nELI5,64.28571428571429,"),
+            csv.starts_with("Task,approve %,revise %,delete %,add %\r\nELI5,64.28571428571,"),
             "{csv}"
         );
         let tex = printed(&[FIXTURES, "--format", "latex"]);

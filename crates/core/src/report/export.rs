@@ -28,8 +28,34 @@ pub fn csv_field(s: &str) -> String {
 /// RFC 4180 records end with CRLF.
 const CRLF: &str = "\r\n";
 
+/// A value as exported: rounded to 13 significant digits. That is more than any statistic
+/// here is accurate to, and it makes the export the same natively and in WebAssembly, whose
+/// math libraries may differ in the last bit of a logarithm or an exponential (a p-value of
+/// 0.29135605597314773 in one is 0.2913560559731475 in the other).
+pub fn portable(v: f64) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    format!("{v:.12e}").parse().unwrap_or(v)
+}
+
 fn full(v: f64) -> String {
-    v.to_string()
+    portable(v).to_string()
+}
+
+/// `table` with every number [`portable`]: what the JSON export writes.
+pub fn portable_table(table: &Table) -> Table {
+    let mut out = table.clone();
+    for cell in out.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+        cell.value = cell.value.map(portable);
+        cell.spread = cell.spread.map(portable);
+        cell.p = cell.p.map(portable);
+        if let Some(i) = cell.interval.as_mut() {
+            i.low = portable(i.low);
+            i.high = portable(i.high);
+        }
+    }
+    out
 }
 
 /// The table as CSV: a header row, then one record per row; values at full precision, the
@@ -271,7 +297,7 @@ fn latex_label(id: &str) -> String {
 
 /// The table as pretty-printed JSON (every field of every cell).
 pub fn json(table: &Table) -> String {
-    let mut out = serde_json::to_string_pretty(table).unwrap_or_else(|e| {
+    let mut out = serde_json::to_string_pretty(&portable_table(table)).unwrap_or_else(|e| {
         // A table is plain data; this cannot fail, but a message beats a panic.
         format!("{{\"error\": {:?}}}", e.to_string())
     });
@@ -287,6 +313,17 @@ pub fn svg(figure: &Figure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exported_numbers_do_not_depend_on_the_last_bits() {
+        // The same p-value natively and in WebAssembly (seen in the audit's length table).
+        assert_eq!(full(0.29135605597314773), full(0.2913560559731475));
+        assert_eq!(full(0.29135605597314773), "0.2913560559731");
+        assert_eq!(full(3.0), "3");
+        assert_eq!(full(-0.5), "-0.5");
+        assert_eq!(full(1.5e-5), "0.000015");
+        assert_eq!(full(0.0), "0");
+    }
     use crate::report::table::{Column, Row};
 
     fn sample() -> Table {

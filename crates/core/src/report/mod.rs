@@ -150,7 +150,11 @@ impl Report {
     /// the other, separated by a blank line (JSON: one document with `tables` and `figures`).
     pub fn to_text(&self, format: Format) -> String {
         if format == Format::Json {
-            let mut out = serde_json::to_string_pretty(self)
+            let portable = Report {
+                tables: self.tables.iter().map(export::portable_table).collect(),
+                figures: self.figures.clone(),
+            };
+            let mut out = serde_json::to_string_pretty(&portable)
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
             out.push('\n');
             return out;
