@@ -18,7 +18,8 @@ use crate::state::{JudgeRuns, Workspace};
 use super::state::ResultsState;
 
 /// What a run is, for the cache of read scores: where it came from, what it rates, how it is
-/// read, and the size of its responses (a run in progress grows, so it is read again).
+/// read, and what its records and responses say (a run in progress grows, and the same study
+/// run again with another model has other answers of the same size: both are read again).
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct RunKey {
     origin: String,
@@ -27,15 +28,30 @@ struct RunKey {
     policy: &'static str,
     records: usize,
     responses: usize,
-    bytes: usize,
+    /// FNV-1a of every record's key and responses, in order.
+    content: u64,
+}
+
+/// FNV-1a, 64 bits, continued from `h`.
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 impl RunKey {
     fn of(r: &JudgedRun) -> RunKey {
-        let (mut responses, mut bytes) = (0, 0);
+        let mut responses = 0;
+        let mut content = 0xcbf2_9ce4_8422_2325;
         for rec in &r.run.records {
             responses += rec.responses.len();
-            bytes += rec.responses.iter().map(String::len).sum::<usize>();
+            content = fnv(content, format!("{:?}", rec.key).as_bytes());
+            for text in &rec.responses {
+                content = fnv(content, text.as_bytes());
+                content = fnv(content, &[0xff]);
+            }
         }
         RunKey {
             origin: r.origin.clone(),
@@ -44,7 +60,7 @@ impl RunKey {
             policy: r.policy.name(),
             records: r.run.records.len(),
             responses,
-            bytes,
+            content,
         }
     }
 }
@@ -89,7 +105,19 @@ pub async fn read_scores(
             *c = ScoreCache { dataset: Some(open.loaded.clone()), ..ScoreCache::default() };
         }
     });
-    let keys: Vec<RunKey> = runs.runs.with_untracked(|runs| runs.iter().map(RunKey::of).collect());
+    // A run at a time, yielding between (a 50 MB study's responses are all hashed).
+    let mut keys: Vec<RunKey> = Vec::new();
+    let mut budget = FrameBudget::new();
+    for i in 0..runs.runs.with_untracked(Vec::len) {
+        let Some(key) = runs.runs.with_untracked(|runs| runs.get(i).map(RunKey::of)) else {
+            return;
+        };
+        keys.push(key);
+        budget.tick().await;
+        if !current() {
+            return;
+        }
+    }
     let missing: Vec<usize> =
         with_cache(|c| (0..keys.len()).filter(|&i| !c.runs.contains_key(&keys[i])).collect());
     if !missing.is_empty() {
