@@ -47,7 +47,12 @@ impl RunKey {
         let mut content = 0xcbf2_9ce4_8422_2325;
         for rec in &r.run.records {
             responses += rec.responses.len();
-            content = fnv(content, format!("{:?}", rec.key).as_bytes());
+            content = match &rec.key {
+                data::RecordKey::Id(id) => fnv(content, id.as_bytes()),
+                data::RecordKey::Item(k) => {
+                    fnv(fnv(fnv(content, k.document.as_bytes()), &[0xfe]), k.system.as_bytes())
+                }
+            };
             for text in &rec.responses {
                 content = fnv(content, text.as_bytes());
                 content = fnv(content, &[0xff]);
