@@ -228,10 +228,10 @@ test('the judge audit of the Results screen is computed on request and exported 
     await panel.getByTestId('audit-compute').click();
     await panel.locator('table[data-table="audit-corrected"]').waitFor({ timeout: 60_000 });
     const ids = await panel.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
-    assert.deepEqual(ids, ['audit-judges', 'audit-juries', 'audit-corrected', 'audit-length', 'audit-self-preference', 'audit-length-variants']);
+    assert.deepEqual(ids, ['audit-judges', 'audit-panel', 'audit-juries', 'audit-corrected', 'audit-length', 'audit-self-preference', 'audit-length-variants']);
     assert.match(await panel.locator('table[data-table="audit-judges"]').innerText(), /score-only vs rate-explain/);
     const app = await exportTables(page, panel);
-    assert.equal(Object.keys(app).length, 6 * FORMATS.length);
+    assert.equal(Object.keys(app).length, 7 * FORMATS.length);
     for (const [, ext] of FORMATS) {
       const format = ext === 'tex' ? 'latex' : ext;
       const out = join(dir, `audit-${format}`);

@@ -181,9 +181,15 @@ fn the_audit_of_a_bundle_is_the_audit_panel() {
     // One file per table, named as the app's exports.
     let dir = scratch("audit-files");
     ok(&["audit", demo, "--format", "latex", "--out", dir.to_str().unwrap()]);
-    for id in
-        ["audit-judges", "audit-juries", "audit-corrected", "audit-length", "audit-self-preference"]
-    {
+    for id in [
+        "audit-judges",
+        "audit-panel",
+        "audit-juries",
+        "audit-corrected",
+        "audit-length",
+        "audit-self-preference",
+        "audit-length-variants",
+    ] {
         assert!(dir.join(format!("{id}.tex")).exists(), "{id}.tex");
     }
     let out = concord(&["audit", demo, "--labelled", "some"]);

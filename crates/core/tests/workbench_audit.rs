@@ -9,7 +9,8 @@ use concord_core::judge::parse::Policy;
 use concord_core::report::Table;
 use concord_core::stats;
 use concord_core::study::workbench::audit::{
-    Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, SELF_TABLE, VARIANTS_TABLE,
+    Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, PANEL_TABLE, SELF_TABLE,
+    VARIANTS_TABLE,
 };
 use concord_core::study::workbench::{self as wb, JudgedRun, ResultsTable};
 
@@ -334,4 +335,24 @@ fn the_counterfactual_length_probe_measures_the_shift_of_each_variant() {
     let t = wb::compute(&d, &runs, None);
     let none = audit(&d, &t, &settings(None));
     assert!(none.table(VARIANTS_TABLE).unwrap().notes[0].starts_with("Run the length probe"));
+}
+
+#[test]
+fn three_judges_are_a_panel_with_alpha_and_fleiss_kappa() {
+    let (d, runs) = fixture_with(&[("A", |i| human(i) + 1.0), ("B", judge_b), ("C", human)]);
+    let t = wb::compute(&d, &runs, None);
+    let report = audit(&d, &t, &settings(None));
+    let panel = report.table(PANEL_TABLE).unwrap();
+    assert_eq!(panel.rows.len(), 1);
+    let ratings: Vec<Vec<Option<f64>>> =
+        (0..3).map(|m| t.cell(m, 0).unwrap().scores.scores.clone()).collect();
+    let alpha = stats::krippendorff_alpha(&ratings, stats::KrippendorffLevel::Interval);
+    assert_eq!(panel.keyed("naturalness/alpha_interval").unwrap().value, alpha.value);
+    let fleiss = stats::fleiss_kappa(&ratings);
+    assert_eq!(panel.keyed("naturalness/fleiss_kappa").unwrap().value, fleiss.kappa);
+    assert!(fleiss.kappa.is_some());
+    // Two judges are a pair, not a panel.
+    let (d, runs) = fixture();
+    let t = wb::compute(&d, &runs, None);
+    assert!(audit(&d, &t, &settings(None)).table(PANEL_TABLE).unwrap().rows.is_empty());
 }

@@ -27,6 +27,8 @@ use crate::bundle::Settings;
 
 /// The judge-vs-judge table's id.
 pub const JUDGES_TABLE: &str = "audit-judges";
+/// The table of agreement among all the judges of an attribute (three or more).
+pub const PANEL_TABLE: &str = "audit-panel";
 /// The juries table's id.
 pub const JURIES_TABLE: &str = "audit-juries";
 /// The corrected-estimates table's id.
@@ -543,6 +545,7 @@ impl Audit {
     pub fn report(&self) -> Report {
         let mut report = Report::default();
         report.tables.push(self.judges_table());
+        report.tables.push(self.panel_table());
         report.tables.push(self.juries_table());
         report.tables.push(self.corrected_table());
         report.tables.push(self.length_table());
@@ -760,6 +763,57 @@ impl Audit {
                 "α and κ treat the two judges as two raters of the items both scored. κ and AC1 need categories: a judge's mean over several samples is not one, so they are blank for such runs. Intervals: {} bootstrap resamples of the items, seed {}.",
                 self.settings.resamples, self.settings.seed
             ));
+        }
+        out
+    }
+
+    /// Krippendorff's α and Fleiss' κ among every judge of an attribute, when it has three or
+    /// more (two are the pairs above).
+    fn panel_table(&self) -> Table {
+        let mut out =
+            Table::new(PANEL_TABLE, "Agreement among all the judges of an attribute", "Attribute");
+        out.columns = vec![
+            Column::number("Judges"),
+            Column::number("α (interval)"),
+            Column::number("α (nominal)"),
+            Column::number("Fleiss' κ").described(
+                "over the items every judge scored; needs categories (whole-number ratings)",
+            ),
+        ];
+        for attribute in self.attributes.iter().filter(|a| a.judges.len() >= 3) {
+            let ratings: Vec<Vec<Option<f64>>> =
+                attribute.judges.iter().map(|(_, s)| s.clone()).collect();
+            let key = attribute.name.clone();
+            let categorical = ratings.iter().flatten().flatten().all(|v| v.fract() == 0.0);
+            let fleiss = if categorical {
+                let f = stats::fleiss_kappa(&ratings);
+                let cell = Cell::number(f.kappa, 3).with_n(f.n_units_used);
+                if f.kappa.is_none() { cell.with_note(undefined_note(f.undefined)) } else { cell }
+            } else {
+                Cell::blank(Undefined::ContinuousValues.to_string())
+            };
+            out.rows.push(Row::new(
+                attribute.name.clone(),
+                vec![
+                    Cell::count(attribute.judges.len()),
+                    estimate_cell(
+                        &stats::krippendorff_alpha(&ratings, KrippendorffLevel::Interval),
+                        &key,
+                        "alpha_interval",
+                    ),
+                    estimate_cell(
+                        &stats::krippendorff_alpha(&ratings, KrippendorffLevel::Nominal),
+                        &key,
+                        "alpha_nominal",
+                    ),
+                    fleiss.keyed(format!("{key}/fleiss_kappa")),
+                ],
+            ));
+        }
+        if out.rows.is_empty() {
+            out.notes.push("Needs three or more judge runs on one attribute (two are compared in the table above).".to_owned());
+        } else {
+            out.notes.push("α uses every item two or more judges scored; Fleiss' κ only the items every judge scored.".to_owned());
         }
         out
     }
