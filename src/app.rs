@@ -45,6 +45,7 @@ pub fn App() -> impl IntoView {
     let storage = Storage::new();
     provide_context(storage);
     crate::screens::run::tasks::restore_remembered_key(run);
+    crate::screens::run::tasks::restore_prices(run);
     // Storage opens in the background; until then (or if the browser refuses it) runs keep
     // their results in memory only, and the Run screen says so.
     leptos::task::spawn_local(async move {

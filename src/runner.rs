@@ -21,9 +21,9 @@ use std::sync::Arc;
 
 use concord_core::judge::ChatRequest;
 use concord_core::run::{
-    Action, ApiError, CallOptions, Capabilities, Endpoint, FailureOutcome, Finish, Job, JobId,
-    Price, Progress, SampleBatch, Scheduler, SchedulerConfig, build_chat, classify_error,
-    parse_chat_response,
+    Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish, Job,
+    JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason, build_chat,
+    classify_error, parse_chat_response,
 };
 use futures::StreamExt;
 use futures::channel::mpsc;
@@ -100,6 +100,18 @@ pub trait Calls {
     fn keys(&self, call: usize) -> Vec<String>;
     /// The request to send; `None` when it cannot be built (the call fails with a reason).
     fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>>;
+    /// What the call's cost depends on, cheaply (without building its request when that is
+    /// costly): what is reserved against the spend cap while it is in flight.
+    fn size(&self, call: usize) -> CallSize;
+}
+
+/// The size of a built request for `samples` samples.
+pub fn request_size(request: &ChatRequest, samples: u32) -> CallSize {
+    CallSize {
+        prompt_chars: request.messages.iter().map(|m| m.content.chars().count()).sum(),
+        samples,
+        max_tokens: request.max_tokens,
+    }
 }
 
 impl Calls for Vec<CallSpec> {
@@ -111,6 +123,9 @@ impl Calls for Vec<CallSpec> {
     }
     fn keys(&self, call: usize) -> Vec<String> {
         self.get(call).map_or_else(Vec::new, |c| c.keys().to_vec())
+    }
+    fn size(&self, call: usize) -> CallSize {
+        self.get(call).map_or_else(CallSize::default, |c| request_size(&c.request, c.samples.count))
     }
     fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
         self.get(call).map(|c| Cow::Borrowed(&*c.request))
@@ -140,6 +155,10 @@ impl Calls for Singles<'_> {
     }
     fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
         self.list.get(call).and_then(|&(c, _)| self.calls.request(c))
+    }
+    fn size(&self, call: usize) -> CallSize {
+        let Some(&(c, _)) = self.list.get(call) else { return CallSize::default() };
+        CallSize { samples: 1, ..self.calls.size(c) }
     }
 }
 
@@ -326,6 +345,18 @@ pub async fn execute(
     control: RunControl,
     mut on_report: impl FnMut(Report),
 ) -> Outcome {
+    // A cap with no price could not hold anything back: nothing is sent.
+    if connection.spend_cap_usd.is_some() && connection.price.is_none() {
+        return Outcome {
+            finish: Finish::Stopped(StopReason::NoPrice {
+                model: connection.endpoint.model.clone(),
+            }),
+            progress: Progress::default(),
+            cached: 0,
+            dropped: Vec::new(),
+            storage_errors: 0,
+        };
+    }
     // Samples not in memory may be in the store (an earlier session, a reload).
     let samples: usize = (0..calls.count()).map(|c| calls.batch(c).count as usize).sum();
     let mut wanted: HashSet<u64> = HashSet::with_capacity(samples);
@@ -446,7 +477,12 @@ async fn pass(
     // Jobs are told apart by their payload (the call number); the key is not needed.
     let jobs: Vec<Job<usize>> = todo
         .iter()
-        .map(|&call| Job { key: String::new(), payload: call, estimated_cost_usd: 0.0 })
+        .map(|&call| Job {
+            key: String::new(),
+            payload: call,
+            // Held against the spend cap while the call is in flight.
+            estimated_cost_usd: connection.price.map_or(0.0, |p| p.reserve_usd(calls.size(call))),
+        })
         .collect();
     let config = SchedulerConfig {
         max_concurrency: connection.max_concurrency.max(1),

@@ -290,6 +290,42 @@ fn the_spend_cap_stops_the_run_cleanly_before_it_is_exceeded() {
 }
 
 #[test]
+fn calls_in_flight_hold_their_reservation_until_they_land() {
+    // Reserved at $0.02 a call, each costs $0.011 when it lands (the provider's usage).
+    let price = Price { input_per_million: 10.0, output_per_million: 100.0 };
+    let config = SchedulerConfig {
+        max_concurrency: 4,
+        spend_cap_usd: Some(0.05),
+        price: Some(price),
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(jobs(100, 0.02), config);
+    // Two calls reserve $0.04; a third would commit $0.06: it waits for them, not the run.
+    assert!(matches!(s.next_action(0), Action::Send(_)));
+    assert!(matches!(s.next_action(0), Action::Send(_)));
+    assert_eq!(
+        s.next_action(0),
+        Action::AwaitResponses,
+        "$0.04 reserved, $0.02 more would pass $0.05"
+    );
+    let usage = Usage { prompt_tokens: 1000, completion_tokens: 10 };
+    s.on_success(0, 10, Some(usage)).expect("in flight");
+    s.on_success(1, 10, Some(usage)).expect("in flight");
+    // $0.022 spent: a call more is $0.042 at most.
+    assert!(matches!(s.next_action(20), Action::Send(_)));
+    assert_eq!(s.next_action(20), Action::AwaitResponses);
+    s.on_success(2, 30, Some(usage)).expect("in flight");
+    // $0.033 spent: the next would be $0.053 at most; nothing in flight, so the run stops,
+    // within one call's reservation of the cap.
+    let Action::Done(Finish::Stopped(StopReason::SpendCap { spent_usd, .. })) = s.next_action(40)
+    else {
+        panic!("the cap stops the run");
+    };
+    assert!((spent_usd - 0.033).abs() < 1e-12, "{spent_usd}");
+    assert!(0.05 - spent_usd < 0.02);
+}
+
+#[test]
 fn auth_errors_stop_the_run_and_nothing_more_is_sent() {
     let config = SchedulerConfig { max_concurrency: 2, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(jobs(50, 0.0), config);

@@ -9,7 +9,7 @@ pub mod tasks;
 use concord_core::data::Dataset;
 use concord_core::report::count;
 use concord_core::run::{
-    Capabilities, ConnectionStatus, PRESETS, PriceTable, ProviderId, build_list_models,
+    Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
     classify_connection, classify_unreachable,
 };
 use concord_core::study::workbench::Study;
@@ -23,9 +23,10 @@ use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
 
-use state::{ConnectionForm, RunView};
+use state::{ConnectionForm, RunView, price_key};
 use tasks::{
-    Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, start_run,
+    Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, save_prices,
+    start_run,
 };
 
 #[component]
@@ -121,6 +122,29 @@ fn ProviderPanel() -> impl IntoView {
     let testing = RwSignal::new(false);
     let form = move || ctx.run.connection.get();
     let set = move |f: &dyn Fn(&mut ConnectionForm)| ctx.run.connection.update(|c| f(c));
+    // A price entered for the model (the other half from the price list, or 0); an emptied
+    // field forgets the entered price.
+    let set_price = move |text: &str, input: bool| {
+        ctx.run.connection.update(|c| {
+            let key = price_key(c.provider, &c.model);
+            match text.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0) {
+                None => {
+                    c.prices.remove(&key);
+                }
+                Some(v) => {
+                    let mut p =
+                        c.entered_price().or_else(|| c.table_price()).unwrap_or(Price::ZERO);
+                    if input {
+                        p.input_per_million = v;
+                    } else {
+                        p.output_per_million = v;
+                    }
+                    c.prices.insert(key, p);
+                }
+            }
+            save_prices(&c.prices);
+        });
+    };
     let on_provider = move |ev: leptos::ev::Event| {
         let slug = event_target_value(&ev);
         if let Some(id) = ProviderId::from_slug(&slug) {
@@ -225,7 +249,7 @@ fn ProviderPanel() -> impl IntoView {
                 })}
             </div>
             <details>
-                <summary>"Limits"</summary>
+                <summary>"Limits and price"</summary>
                 <div class="form-grid">
                     <label for="concurrency">"Parallel requests"</label>
                     <input id="concurrency" type="number" min="1" max="64" prop:value=move || form().max_concurrency.to_string()
@@ -236,6 +260,16 @@ fn ProviderPanel() -> impl IntoView {
                     <label for="spend-cap">"Spend cap (USD)"</label>
                     <input id="spend-cap" type="number" min="0" step="0.01" placeholder="none" prop:value=move || form().spend_cap_usd.map(|v| v.to_string()).unwrap_or_default()
                         on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.spend_cap_usd = v) }/>
+                    <label for="price-in">"Price, input (USD per million tokens)"</label>
+                    <input id="price-in" type="number" min="0" step="any" data-testid="price-input"
+                        prop:placeholder=move || price_placeholder(form().table_price().map(|p| p.input_per_million))
+                        prop:value=move || form().entered_price().map(|p| p.input_per_million.to_string()).unwrap_or_default()
+                        on:change=move |ev| set_price(&event_target_value(&ev), true)/>
+                    <label for="price-out">"Price, output (USD per million tokens)"</label>
+                    <input id="price-out" type="number" min="0" step="any" data-testid="price-output"
+                        prop:placeholder=move || price_placeholder(form().table_price().map(|p| p.output_per_million))
+                        prop:value=move || form().entered_price().map(|p| p.output_per_million.to_string()).unwrap_or_default()
+                        on:change=move |ev| set_price(&event_target_value(&ev), false)/>
                     <label for="timeout">"Timeout per request (s)"</label>
                     <input id="timeout" type="number" min="5" prop:value=move || form().timeout_s.to_string()
                         on:change=move |ev| { let v = event_target_value(&ev).parse().unwrap_or(120); set(&|c| c.timeout_s = v) }/>
@@ -253,14 +287,13 @@ fn ProviderPanel() -> impl IntoView {
 fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> String {
     let items = items_of(dataset, form.item_limit);
     let caps = Capabilities::for_model(form.provider, form.model.trim());
-    let table = PriceTable::shipped().map(|(t, _)| t).ok();
-    let price = table.and_then(|t| t.lookup(form.provider, form.model.trim()));
+    let price = form.price();
     let Some(e) = estimate_study(dataset, study, &items, &caps, price) else {
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
         Some(c) => format!("about ${c:.2}"),
-        None => "unknown cost (this model is not in the price table)".into(),
+        None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
     format!(
         "{} calls, ~{} input and ~{} output tokens: {money}.",
@@ -450,5 +483,13 @@ fn ProbeChoice() -> impl IntoView {
                 <p class="muted">"The probe's runs join the Results table as 'method [padded]' or 'method [truncated]'; the judge audit there measures how far each method's ratings move."</p>
             </details>
         </Show>
+    }
+}
+
+/// The placeholder of a price field: the shipped table's figure, or what an empty field means.
+fn price_placeholder(table: Option<f64>) -> String {
+    match table {
+        Some(v) => format!("{v} (price list)"),
+        None => "not in the price list".to_owned(),
     }
 }

@@ -1,7 +1,9 @@
 //! The Run screen's state: the connection form (provider, address, model, key, limits), the
 //! current or last run as the screen shows it, and the control that pauses or cancels it.
 
-use concord_core::run::{Endpoint, ProviderId};
+use std::collections::BTreeMap;
+
+use concord_core::run::{Endpoint, Price, ProviderId};
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
 
@@ -57,6 +59,14 @@ pub struct ConnectionForm {
     pub timeout_s: u32,
     /// Rate only the first N items (a trial run); `None` = all.
     pub item_limit: Option<usize>,
+    /// Prices the user entered, by `provider/model`: used before the shipped table (and for
+    /// models it does not list). Kept in this browser's local storage.
+    pub prices: BTreeMap<String, Price>,
+}
+
+/// The key of a model's entered price: `openai/gpt-4o-mini`.
+pub fn price_key(provider: ProviderId, model: &str) -> String {
+    format!("{}/{}", provider.slug(), model.trim())
 }
 
 impl std::fmt::Debug for ConnectionForm {
@@ -83,18 +93,34 @@ impl Default for ConnectionForm {
             spend_cap_usd: None,
             timeout_s: 120,
             item_limit: None,
+            prices: BTreeMap::new(),
         }
     }
 }
 
 impl ConnectionForm {
-    /// The run engine's connection for this form (price from the shipped table).
+    /// The model's price: the one entered here, else the shipped table's.
+    pub fn price(&self) -> Option<Price> {
+        self.entered_price().or_else(|| self.table_price())
+    }
+
+    /// The price entered here for the model.
+    pub fn entered_price(&self) -> Option<Price> {
+        self.prices.get(&price_key(self.provider, &self.model)).copied()
+    }
+
+    /// The shipped table's price for the model.
+    pub fn table_price(&self) -> Option<Price> {
+        let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok()?;
+        table.lookup(self.provider, self.model.trim())
+    }
+
+    /// The run engine's connection for this form.
     pub fn connection(&self) -> crate::runner::Connection {
         let endpoint = self.endpoint();
-        let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok();
         crate::runner::Connection {
             caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
-            price: table.and_then(|t| t.lookup(endpoint.provider, &endpoint.model)),
+            price: self.price(),
             endpoint,
             api_key: self.api_key.trim().to_owned(),
             max_concurrency: self.max_concurrency,

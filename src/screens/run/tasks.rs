@@ -4,12 +4,13 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::data::{Dataset, Loaded, RatingItem};
 use concord_core::judge::ChatRequest;
-use concord_core::run::{Endpoint, Finish, SampleBatch};
+use concord_core::run::{CallSize, Endpoint, Finish, Price, SampleBatch};
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
@@ -141,6 +142,34 @@ fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
+/// Where the prices a user entered are kept: `{"provider/model": [input, output]}` in USD a
+/// million tokens.
+const PRICES_STORAGE: &str = "concord.prices";
+
+/// Loads the prices entered in an earlier session into the form (once, at start).
+pub fn restore_prices(run: RunState) {
+    let Some(text) = local_storage().and_then(|s| s.get_item(PRICES_STORAGE).ok().flatten()) else {
+        return;
+    };
+    let Ok(saved) = serde_json::from_str::<BTreeMap<String, [f64; 2]>>(&text) else { return };
+    run.connection.update(|c| {
+        c.prices = saved
+            .into_iter()
+            .filter(|(_, [i, o])| i.is_finite() && o.is_finite() && *i >= 0.0 && *o >= 0.0)
+            .map(|(k, [i, o])| (k, Price { input_per_million: i, output_per_million: o }))
+            .collect();
+    });
+}
+
+/// Keeps the entered prices in this browser's local storage.
+pub fn save_prices(prices: &BTreeMap<String, Price>) {
+    let plain: BTreeMap<&String, [f64; 2]> =
+        prices.iter().map(|(k, p)| (k, [p.input_per_million, p.output_per_million])).collect();
+    if let (Some(storage), Ok(json)) = (local_storage(), serde_json::to_string(&plain)) {
+        let _ = storage.set_item(PRICES_STORAGE, &json);
+    }
+}
+
 /// Loads an opted-in key into the form (once, at start).
 pub fn restore_remembered_key(run: RunState) {
     if let Some(key) = local_storage().and_then(|s| s.get_item(KEY_STORAGE).ok().flatten())
@@ -190,6 +219,12 @@ impl runner::Calls for PlanCalls {
     fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
         let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
         workbench::prompt_request(&self.loaded.dataset, &self.study, prompt).map(Cow::Owned)
+    }
+    fn size(&self, call: usize) -> CallSize {
+        let Some(c) = self.plan.calls.get(call) else { return CallSize::default() };
+        let Some(prompt) = self.plan.prompts.get(c.prompt) else { return CallSize::default() };
+        let max_tokens = self.study.methods.get(prompt.method).and_then(|m| m.sampling.max_tokens);
+        CallSize { prompt_chars: prompt.chars, samples: c.samples.count, max_tokens }
     }
 }
 

@@ -47,7 +47,7 @@ export class RunPage {
       await this.page.getByLabel('API key').fill(key);
       await this.page.getByLabel('API key').dispatchEvent('change');
     }
-    if (rpm || concurrency || itemLimit) await this.page.getByText('Limits').click();
+    if (rpm || concurrency || itemLimit) await this.page.locator('summary', { hasText: 'Limits' }).click();
     if (rpm) { await this.page.getByLabel('Requests per minute').fill(String(rpm)); await this.page.getByLabel('Requests per minute').dispatchEvent('change'); }
     if (concurrency) { await this.page.getByLabel('Parallel requests').fill(String(concurrency)); await this.page.getByLabel('Parallel requests').dispatchEvent('change'); }
     if (itemLimit) { await this.page.getByLabel('Rate only the first N items').fill(String(itemLimit)); await this.page.getByLabel('Rate only the first N items').dispatchEvent('change'); }

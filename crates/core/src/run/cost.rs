@@ -42,6 +42,33 @@ impl Price {
             + usage.completion_tokens as f64 * self.output_per_million)
             / 1_000_000.0
     }
+
+    /// What one call may cost at most, reserved against the spend cap while it is in flight:
+    /// its prompt at [`RESERVE_CHARS_PER_TOKEN`] characters a token (denser than the estimate's
+    /// 4, so the reservation errs high) and every sample's whole token limit
+    /// ([`RESERVED_OUTPUT_TOKENS`] a sample when the request sets none).
+    pub fn reserve_usd(&self, size: CallSize) -> f64 {
+        let prompt = size.prompt_chars.div_ceil(RESERVE_CHARS_PER_TOKEN) as u64;
+        let output = u64::from(size.samples.max(1))
+            * u64::from(size.max_tokens.unwrap_or(RESERVED_OUTPUT_TOKENS));
+        self.cost_usd(Usage { prompt_tokens: prompt, completion_tokens: output })
+    }
+}
+
+/// Characters a token when a call's cost is reserved ([`Price::reserve_usd`]).
+pub const RESERVE_CHARS_PER_TOKEN: usize = 3;
+/// Output tokens reserved a sample when a request sets no `max_tokens`.
+pub const RESERVED_OUTPUT_TOKENS: u32 = 1024;
+
+/// What a call's cost depends on, known before it is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CallSize {
+    /// Characters of every message sent.
+    pub prompt_chars: usize,
+    /// Samples the call asks for (the prompt is paid once).
+    pub samples: u32,
+    /// The request's generation limit a sample.
+    pub max_tokens: Option<u32>,
 }
 
 /// One row of the table.

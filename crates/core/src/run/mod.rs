@@ -35,8 +35,8 @@ pub use connection::{
     ConnectionReport, ConnectionStatus, NetworkCause, classify_connection, classify_unreachable,
 };
 pub use cost::{
-    CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable, PriceTableError,
-    estimate_run, estimate_tokens,
+    CallSize, CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable,
+    PriceTableError, estimate_run, estimate_tokens,
 };
 pub use error::{ApiError, ErrorKind, classify_error};
 pub use provider::{

@@ -129,6 +129,13 @@ impl Finish {
             Finish::Stopped(StopReason::Fatal(e)) => {
                 (format!("Run stopped: {e}"), Some(e.advice(provider)))
             }
+            Finish::Stopped(reason @ StopReason::NoPrice { .. }) => (
+                format!("Run {reason}."),
+                Some(
+                    "Enter the model's price per million tokens under Limits, or clear the spend cap."
+                        .to_owned(),
+                ),
+            ),
             Finish::Stopped(reason @ StopReason::SpendCap { .. }) => (
                 format!("Run {reason}."),
                 Some(
@@ -149,6 +156,9 @@ pub enum StopReason {
     Fatal(ApiError),
     /// The next call would exceed the spend cap.
     SpendCap { spent_usd: f64, cap_usd: f64 },
+    /// A spend cap is set but the model has no price: nothing can be held against the cap,
+    /// so nothing was sent.
+    NoPrice { model: String },
 }
 
 impl fmt::Display for StopReason {
@@ -158,6 +168,11 @@ impl fmt::Display for StopReason {
             StopReason::SpendCap { spent_usd, cap_usd } => write!(
                 f,
                 "stopped at the spend cap: ${spent_usd:.4} spent or committed of ${cap_usd:.4}"
+            ),
+            StopReason::NoPrice { model } => write!(
+                f,
+                "not started: a spend cap needs a price, and {} has none",
+                if model.is_empty() { "this model" } else { model.as_str() }
             ),
         }
     }
@@ -209,7 +224,7 @@ pub struct LogEntry {
 }
 
 /// The progress bar's figures.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Progress {
     pub total: usize,
     pub done: usize,
@@ -432,6 +447,12 @@ impl<T> Scheduler<T> {
             let estimate = self.slots[id].job.estimated_cost_usd.max(0.0);
             let committed = self.meter.total_usd() + self.committed_usd;
             if committed + estimate > cap {
+                // Calls in flight hold their reservation until they land with their real cost
+                // (usually less): wait for them before deciding the cap is reached, so the run
+                // stops within one call's cost of the cap.
+                if self.in_flight > 0 {
+                    return Action::AwaitResponses;
+                }
                 let reason = StopReason::SpendCap { spent_usd: committed, cap_usd: cap };
                 self.note(now_ms, None, reason.to_string());
                 self.state = RunState::Stopped(reason);
