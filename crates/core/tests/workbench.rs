@@ -624,7 +624,7 @@ fn the_paper_layout_shows_r_and_tau_side_by_side() {
     assert_eq!(records.len(), 2, "{csv}");
     let tau_at = header.iter().position(|h| *h == "naturalness τ (document)").unwrap();
     assert_eq!(&records[1][0], "B");
-    assert_eq!(&records[1][tau_at], tau.to_string(), "{csv}");
+    assert_eq!(&records[1][tau_at], export::portable(tau).to_string(), "{csv}");
     // The τ column carries no Williams p: the test compared dataset-level r.
     assert!(!header.contains(&"naturalness τ (document) p"), "{csv}");
     assert!(header.contains(&"naturalness r (dataset) p"), "{csv}");
