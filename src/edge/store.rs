@@ -7,7 +7,7 @@
 //! | [`StoreName::Runs`] | run id | the run manifest |
 //! | [`StoreName::Annotations`] | [`log_key`]`(session, seq)` | one CoEval action record |
 //! | [`StoreName::Settings`] | setting name | its value |
-//! | [`StoreName::Workspaces`] | workspace id | its bundle's JSON, as bytes ([`Store::put_bytes`]) |
+//! | [`StoreName::Workspaces`] | workspace id | its bundle's JSON, as bytes in a Blob ([`Store::put_bytes`]) |
 //!
 //! **Durability.** Every write is its own readwrite transaction and its future resolves only
 //! on the transaction's `complete` event: the data is then committed and survives a reload or
@@ -443,10 +443,15 @@ impl Store {
             }
             Backend::Idb(db) => db,
         };
+        // Stored as a Blob: writing an ArrayBuffer copies it into the database on the page's
+        // thread (a 50 MB workspace: a task of over 100 ms); a Blob is handed over as is.
+        let parts = js_sys::Array::of1(bytes);
+        let blob = web_sys::Blob::new_with_u8_array_sequence(&parts)
+            .map_err(|e| StoreError::Failed { op: "write", detail: js::error_message(&e) })?;
         let tx = transaction(db, store, TransactionMode::ReadWrite)?;
         let os = object_store(&tx, store)?;
         let _request = os
-            .put(bytes.as_ref(), Some(&JsValue::from_str(key)))
+            .put(blob.as_ref(), Some(&JsValue::from_str(key)))
             .map_err(|e| StoreError::from_idb("write", &e))?;
         commit(tx, "write").await
     }
@@ -475,6 +480,14 @@ impl Store {
             .map_err(|e| StoreError::from_idb("read", &e))?;
         match value {
             None => Ok(None),
+            Some(v) if v.is_instance_of::<web_sys::Blob>() => {
+                // Read off the page's thread.
+                let blob: web_sys::Blob = v.unchecked_into();
+                let buffer = JsFuture::from(blob.array_buffer()).await.map_err(|e| {
+                    StoreError::Failed { op: "read", detail: js::error_message(&e) }
+                })?;
+                Ok(Some(js_sys::Uint8Array::new(&buffer)))
+            }
             Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => Ok(Some(v.unchecked_into())),
             Some(v) if v.is_instance_of::<js_sys::ArrayBuffer>() => {
                 Ok(Some(js_sys::Uint8Array::new(&v)))

@@ -34,14 +34,14 @@ async function savedAfter(page, since) {
   await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, since, { timeout: 30_000 });
 }
 
-/** Every IndexedDB record of the `concord` database and localStorage, text decoded, as one string. */
+/** Every IndexedDB record of the `concord` database (bytes and Blobs decoded) and localStorage, as one string. */
 async function storageText(page) {
   return page.evaluate(async () => {
     const out = [JSON.stringify({ ...localStorage })];
     const db = await new Promise((ok, err) => { const r = indexedDB.open('concord'); r.onsuccess = () => ok(r.result); r.onerror = err; });
     for (const name of db.objectStoreNames) {
       const all = await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; });
-      for (const v of all) out.push(typeof v === 'string' ? v : new TextDecoder().decode(v));
+      for (const v of all) out.push(typeof v === 'string' ? v : v instanceof Blob ? await v.text() : new TextDecoder().decode(v));
     }
     db.close();
     return out.join('\n');
