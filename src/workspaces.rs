@@ -391,7 +391,16 @@ async fn switch(t: BundleTargets, w: Workspaces, id: String) {
     time::yield_now().await;
     w.opening.set_value(false);
     match outcome {
-        Ok(()) => w.message.set(Some((true, format!("Opened “{}”.", entry.name)))),
+        Ok(()) => {
+            // The list says which workspace a reload opens: this one now.
+            let mut index = index;
+            index.current = entry.id.clone();
+            if let Err(e) = store.put(StoreName::Settings, INDEX_KEY, &index.to_json()).await {
+                w.message.set(Some((false, WorkspaceFailure::Store(e).to_string())));
+                return;
+            }
+            w.message.set(Some((true, format!("Opened “{}”.", entry.name))));
+        }
         Err(e) => {
             reset_workbench(t);
             w.message.set(Some((false, e.to_string())));

@@ -154,6 +154,11 @@ test('a workspace is renamed, duplicated, switched, cleared, exported and opened
     await saved.selectOption({ label: 'First' });
     await message.filter({ hasText: 'Opened “First”.' }).waitFor();
     await data.datasetName.filter({ hasText: 'first.csv' }).waitFor();
+    // A reload opens the workspace switched to.
+    await page.reload();
+    await ready(page);
+    await data.datasetName.filter({ hasText: 'first.csv' }).waitFor();
+    assert.equal(await name.inputValue(), 'First');
     await saved.selectOption({ label: 'First (copy)' });
     await data.datasetName.filter({ hasText: 'second.csv' }).waitFor();
 
