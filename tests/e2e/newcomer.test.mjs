@@ -339,8 +339,9 @@ for (const width of [1280, 375]) {
       await meta.fileInput.setInputFiles(join(META_FIXTURES, 'mx_fixture_elo.jsonl'));
       await meta.fileRows.first().waitFor();
       const evaluators = await box(page, '#meta-evaluators');
-      assert.ok(evaluators.width >= Math.min(300, width - 80), `Evaluator models is ${evaluators.width} px wide`);
-      assert.ok(evaluators.right <= width, `and fits the screen (${evaluators.right})`);
+      const panel = await box(page, 'section[aria-labelledby="meta-run-heading"]');
+      assert.ok(evaluators.width >= Math.min(300, panel.width - 60), `Evaluator models is ${evaluators.width} px wide`);
+      assert.ok(evaluators.right <= panel.right, `and stays inside its panel (${evaluators.right} > ${panel.right})`);
       const shots = join(import.meta.dirname, '../../target/e2e-shots');
       const { mkdirSync } = await import('node:fs');
       mkdirSync(shots, { recursive: true });
