@@ -1,4 +1,5 @@
-//! The application shell: header, screen tabs, and the workspace context.
+//! The application shell: header, screen tabs, the state contexts, and start-up (storage,
+//! the saved workspace, `?bundle=` links).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,6 +18,7 @@ use crate::screens::results::state::ResultsState;
 use crate::screens::run::RunScreen;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, Screen, Storage, Workspace};
+use crate::workspaces::Workspaces;
 
 /// The `bundle` query parameter of the page address, if any.
 fn bundle_param() -> Option<String> {
@@ -44,23 +46,29 @@ pub fn App() -> impl IntoView {
     provide_context(JudgeRuns::new());
     let storage = Storage::new();
     provide_context(storage);
+    let saved = Workspaces::new();
+    provide_context(saved);
     crate::screens::run::tasks::restore_remembered_key(run);
     crate::screens::run::tasks::restore_prices(run);
-    // Storage opens in the background; until then (or if the browser refuses it) runs keep
-    // their results in memory only, and the Run screen says so.
+    let targets = BundleTargets::from_context();
+    crate::workspaces::autosave(targets, saved);
+    // Storage opens in the background (if the browser refuses it, runs keep their results in
+    // memory only, and the Run screen says so); then the saved workspace is restored, and
+    // only then are the screens shown.
     leptos::task::spawn_local(async move {
         let (store, problem) = Store::open_or_memory().await;
         storage.store.set(Some(store));
         storage.problem.set(problem.map(|e| e.to_string()));
-    });
-    let targets = BundleTargets::from_context();
-    // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link). A bundle is data
-    // only: it cannot change the provider settings, so it cannot send the key anywhere.
-    if let Some(url) = bundle_param() {
-        leptos::task::spawn_local(async move {
+        crate::workspaces::start(targets, saved).await;
+        // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link) as a new
+        // workspace. A bundle is data only: it cannot change the provider settings, so it
+        // cannot send the key anywhere.
+        if let Some(url) = bundle_param() {
             crate::bundle::open_bundle_url(targets, &url).await;
-        });
-    }
+            crate::workspaces::forget_bundle_param();
+        }
+    });
+    leptos::task::spawn_local(crate::workspaces::start_deadline(storage, saved));
     view! {
         <header class="app-header">
             <h1>"Concord"</h1>
@@ -104,7 +112,9 @@ pub fn App() -> impl IntoView {
         // The tab panel sits inside <main>, which stays the page's main landmark.
         <main>
             <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
-            {move || match ws.screen.get() {
+            {move || if !saved.ready.get() {
+                view! { <p class="muted" role="status" data-testid="workspace-restoring">"Opening your saved workspace…"</p> }.into_any()
+            } else { match ws.screen.get() {
                 Screen::Data => view! { <DataScreen/> }.into_any(),
                 Screen::Judge => view! { <JudgeScreen/> }.into_any(),
                 Screen::Run => view! { <RunScreen/> }.into_any(),
@@ -112,7 +122,7 @@ pub fn App() -> impl IntoView {
                 Screen::Rate => view! { <RateScreen/> }.into_any(),
                 Screen::Meta => view! { <MetaPage/> }.into_any(),
                 Screen::CoEval => view! { <CoEvalPage/> }.into_any(),
-            }}
+            }}}
             </div>
         </main>
     }

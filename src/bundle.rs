@@ -58,6 +58,8 @@ pub struct BundleTargets {
     pub results: ResultsState,
     pub run: RunState,
     pub storage: Storage,
+    /// The saved workspaces (a bundle opened from an address becomes a new one).
+    pub saved: crate::workspaces::Workspaces,
 }
 
 impl BundleTargets {
@@ -71,6 +73,7 @@ impl BundleTargets {
             results: expect_context(),
             run: expect_context(),
             storage: expect_context(),
+            saved: expect_context(),
         }
     }
 }
@@ -165,18 +168,29 @@ pub async fn open_bundle(
 
 /// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
 /// Results screen or saying what went wrong.
+/// It opens as a new workspace: the one that was open is saved and kept.
 pub async fn open_bundle_url(t: BundleTargets, url: &str) {
     t.ws.screen.set(Screen::Results);
+    let before = t.results.bundle_source.get_untracked();
     t.results.bundle_source.set(Some(format!("{url} (loading…)")));
     let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
         Err(error) => Err(BundleFailure::Fetch { url: url.to_owned(), error }),
         Ok(bytes) => {
             let bytes = Uint8Array::from(bytes.as_slice());
-            open_bundle(t, bytes, url).await
+            let (id, name) = (t.saved.id.get_untracked(), t.saved.name.get_untracked());
+            t.results.bundle_source.set(before.clone());
+            crate::workspaces::fork(t, t.saved, url).await;
+            t.results.bundle_source.set(Some(format!("{url} (loading…)")));
+            let opened = open_bundle(t, bytes, url).await;
+            if opened.is_err() {
+                t.saved.id.set(id);
+                t.saved.name.set(name);
+            }
+            opened
         }
     };
     if let Err(e) = outcome {
-        t.results.bundle_source.set(None);
+        t.results.bundle_source.set(before);
         t.results.bundle_error.set(Some(e.to_string()));
     } else {
         t.results.bundle_error.set(None);
@@ -187,6 +201,15 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
 /// at a time between yields, the loader's Web Worker builds and writes the JSON
 /// ([`bundle_wire::save`]). Returns the file name and the JSON.
 pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {
+    save_bundle_with(t, true).await
+}
+
+/// [`save_bundle`], with the CoEval study or without it (a saved workspace: CoEval saves
+/// itself action by action).
+pub async fn save_bundle_with(
+    t: BundleTargets,
+    with_coeval: bool,
+) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {
     let open = t.ws.dataset.get_untracked();
     let dataset = &open.loaded.dataset;
     let form = t.run.connection.get_untracked();
@@ -221,9 +244,13 @@ pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffe
         settings: t.results.settings.get_untracked(),
         created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
         notes: t.runs.notes.get_untracked(),
-        coeval: crate::screens::coeval::snapshot(&store_of(t).await)
-            .await
-            .map_err(|e| BundleFailure::CoEval(e.to_string()))?,
+        coeval: if with_coeval {
+            crate::screens::coeval::snapshot(&store_of(t).await)
+                .await
+                .map_err(|e| BundleFailure::CoEval(e.to_string()))?
+        } else {
+            None
+        },
         meta: Some(crate::screens::meta::state::snapshot())
             .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
     };

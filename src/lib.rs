@@ -12,6 +12,7 @@ pub mod edge;
 pub mod runner;
 pub mod screens;
 pub mod state;
+pub mod workspaces;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

@@ -74,6 +74,23 @@ async fn check_store(store: &Store) {
     store.delete(Runs, "never-there").await.unwrap();
     assert_eq!(store.keys_with_prefix(Runs, "").await.unwrap(), vec!["other", "run-b"]);
 
+    // Bytes (a saved workspace's bundle): stored, replaced, read back whole, removed; a text
+    // value is not bytes, and bytes are not text.
+    let bytes = |v: &[u8]| js_sys::Uint8Array::from(v);
+    assert!(store.get_bytes(Workspaces, "ws-1").await.unwrap().is_none());
+    store.put_bytes(Workspaces, "ws-1", &bytes(b"{\"a\":1}")).await.unwrap();
+    store.put_bytes(Workspaces, "ws-1", &bytes(&[0, 255, 7])).await.unwrap();
+    assert_eq!(store.get_bytes(Workspaces, "ws-1").await.unwrap().unwrap().to_vec(), [0, 255, 7]);
+    if store.is_persistent() {
+        assert!(matches!(
+            store.get_bytes(Runs, "other").await,
+            Err(concord_web::edge::store::StoreError::NotBytes { .. })
+        ));
+        assert!(store.get(Workspaces, "ws-1").await.is_err());
+    }
+    store.delete_bytes(Workspaces, "ws-1").await.unwrap();
+    assert!(store.get_bytes(Workspaces, "ws-1").await.unwrap().is_none());
+
     store.clear(Responses).await.unwrap();
     assert_eq!(store.count(Responses).await.unwrap(), 0);
     assert_eq!(store.get(Responses, "k1").await.unwrap(), None);

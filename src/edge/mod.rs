@@ -10,7 +10,7 @@
 //! | Concern | Where |
 //! |---|---|
 //! | send a core [`HttpRequest`](concord_core::run::HttpRequest) with timeout and abort; fetch a dataset URL | [`http`] |
-//! | IndexedDB `concord`: run cache, run manifests, annotation logs, settings | [`store`] |
+//! | IndexedDB `concord`: run cache, run manifests, annotation logs, settings, saved workspaces (bytes) | [`store`] |
 //! | epoch and monotonic clocks, `sleep`, `yield_now` | [`time`] |
 //! | `data::load` in a module Web Worker (`worker.js`), with a main-thread fallback | [`worker`] |
 //! | exported hooks for the Playwright tests | [`probe`] |

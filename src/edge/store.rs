@@ -1,5 +1,5 @@
-//! Persistence in IndexedDB: one database, `concord`, with four object stores of string keys
-//! and string (usually JSON) values.
+//! Persistence in IndexedDB: one database, `concord`, with five object stores of string keys
+//! and string (usually JSON) values — bytes in [`StoreName::Workspaces`].
 //!
 //! | Store | Key | Value |
 //! |---|---|---|
@@ -7,6 +7,7 @@
 //! | [`StoreName::Runs`] | run id | the run manifest |
 //! | [`StoreName::Annotations`] | [`log_key`]`(session, seq)` | one CoEval action record |
 //! | [`StoreName::Settings`] | setting name | its value |
+//! | [`StoreName::Workspaces`] | workspace id | its bundle's JSON, as bytes in a Blob ([`Store::put_bytes`]) |
 //!
 //! **Durability.** Every write is its own readwrite transaction and its future resolves only
 //! on the transaction's `complete` event: the data is then committed and survives a reload or
@@ -40,7 +41,7 @@ use super::js;
 /// The database every store lives in.
 pub const DATABASE: &str = "concord";
 /// Schema version; bump it (and extend `upgrade`) to add stores.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The object stores of the `concord` database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,11 +54,18 @@ pub enum StoreName {
     Annotations,
     /// User settings.
     Settings,
+    /// Saved workspaces: each one's bundle as bytes (the list of them is a setting).
+    Workspaces,
 }
 
 impl StoreName {
-    pub const ALL: [StoreName; 4] =
-        [StoreName::Responses, StoreName::Runs, StoreName::Annotations, StoreName::Settings];
+    pub const ALL: [StoreName; 5] = [
+        StoreName::Responses,
+        StoreName::Runs,
+        StoreName::Annotations,
+        StoreName::Settings,
+        StoreName::Workspaces,
+    ];
 
     /// The object store's name in IndexedDB.
     pub fn as_str(self) -> &'static str {
@@ -66,6 +74,7 @@ impl StoreName {
             StoreName::Runs => "runs",
             StoreName::Annotations => "annotations",
             StoreName::Settings => "settings",
+            StoreName::Workspaces => "workspaces",
         }
     }
 }
@@ -84,6 +93,8 @@ pub enum StoreError {
     Aborted(String),
     /// A stored value is not a string (the database was written by something else).
     NotText { store: &'static str, key: String },
+    /// A stored value is not bytes (the database was written by something else).
+    NotBytes { store: &'static str, key: String },
     /// Any other failure of operation `op`.
     Failed { op: &'static str, detail: String },
 }
@@ -105,6 +116,9 @@ impl fmt::Display for StoreError {
             }
             StoreError::NotText { store, key } => {
                 write!(f, "the stored value `{key}` in `{store}` is not text")
+            }
+            StoreError::NotBytes { store, key } => {
+                write!(f, "the stored value `{key}` in `{store}` is not bytes")
             }
             StoreError::Failed { op, detail } => write!(f, "storage {op} failed: {detail}"),
         }
@@ -152,8 +166,11 @@ pub struct Store {
 #[derive(Clone)]
 enum Backend {
     Idb(Rc<idb::Database>),
-    Memory(Rc<RefCell<BTreeMap<StoreName, BTreeMap<String, String>>>>),
+    Memory(Rc<RefCell<BTreeMap<StoreName, BTreeMap<String, String>>>>, Rc<RefCell<MemoryBytes>>),
 }
+
+/// The in-memory stand-in's byte values, by store and key.
+type MemoryBytes = BTreeMap<(StoreName, String), Vec<u8>>;
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -178,7 +195,7 @@ impl Store {
 
     /// A store that lives in memory only, with the same behaviour (tests, fallback).
     pub fn memory() -> Store {
-        Store { backend: Backend::Memory(Rc::default()) }
+        Store { backend: Backend::Memory(Rc::default(), Rc::default()) }
     }
 
     /// Opens a database with this name and Concord's schema (tests use their own names).
@@ -219,7 +236,7 @@ impl Store {
     /// The value stored under `key`, if any.
     pub async fn get(&self, store: StoreName, key: &str) -> Result<Option<String>, StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 return Ok(m.borrow().get(&store).and_then(|s| s.get(key)).cloned());
             }
             Backend::Idb(db) => db,
@@ -252,7 +269,7 @@ impl Store {
         entries: &[(K, V)],
     ) -> Result<(), StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 let mut m = m.borrow_mut();
                 let s = m.entry(store).or_default();
                 for (k, v) in entries {
@@ -276,7 +293,7 @@ impl Store {
     /// Removes `key` (no error when absent), resolving once committed.
     pub async fn delete(&self, store: StoreName, key: &str) -> Result<(), StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 if let Some(s) = m.borrow_mut().get_mut(&store) {
                     s.remove(key);
                 }
@@ -298,7 +315,7 @@ impl Store {
         prefix: &str,
     ) -> Result<Vec<String>, StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 return Ok(m
                     .borrow()
                     .get(&store)
@@ -325,7 +342,7 @@ impl Store {
         prefix: &str,
     ) -> Result<Vec<(String, String)>, StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 return Ok(m
                     .borrow()
                     .get(&store)
@@ -352,7 +369,7 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<(String, String)>, StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 use std::ops::Bound;
                 let lower = after.map_or(Bound::Unbounded, |a| Bound::Excluded(a.to_owned()));
                 return Ok(m
@@ -381,7 +398,7 @@ impl Store {
     /// How many records `store` holds.
     pub async fn count(&self, store: StoreName) -> Result<u32, StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, _) => {
                 let n = m.borrow().get(&store).map_or(0, BTreeMap::len);
                 return Ok(u32::try_from(n).unwrap_or(u32::MAX));
             }
@@ -398,8 +415,9 @@ impl Store {
     /// Removes every record of `store`, resolving once committed.
     pub async fn clear(&self, store: StoreName) -> Result<(), StoreError> {
         let db = match &self.backend {
-            Backend::Memory(m) => {
+            Backend::Memory(m, b) => {
                 m.borrow_mut().remove(&store);
+                b.borrow_mut().retain(|(s, _), _| *s != store);
                 return Ok(());
             }
             Backend::Idb(db) => db,
@@ -408,6 +426,83 @@ impl Store {
         let os = object_store(&tx, store)?;
         let _request = os.clear().map_err(|e| StoreError::from_idb("clear", &e))?;
         commit(tx, "clear").await
+    }
+
+    /// Stores `bytes` under `key` (replacing any), resolving once the transaction committed.
+    /// The browser keeps a copy: `bytes` can be reused at once.
+    pub async fn put_bytes(
+        &self,
+        store: StoreName,
+        key: &str,
+        bytes: &js_sys::Uint8Array,
+    ) -> Result<(), StoreError> {
+        let db = match &self.backend {
+            Backend::Memory(_, b) => {
+                b.borrow_mut().insert((store, key.to_owned()), bytes.to_vec());
+                return Ok(());
+            }
+            Backend::Idb(db) => db,
+        };
+        // Stored as a Blob: writing an ArrayBuffer copies it into the database on the page's
+        // thread (a 50 MB workspace: a task of over 100 ms); a Blob is handed over as is.
+        let parts = js_sys::Array::of1(bytes);
+        let blob = web_sys::Blob::new_with_u8_array_sequence(&parts)
+            .map_err(|e| StoreError::Failed { op: "write", detail: js::error_message(&e) })?;
+        let tx = transaction(db, store, TransactionMode::ReadWrite)?;
+        let os = object_store(&tx, store)?;
+        let _request = os
+            .put(blob.as_ref(), Some(&JsValue::from_str(key)))
+            .map_err(|e| StoreError::from_idb("write", &e))?;
+        commit(tx, "write").await
+    }
+
+    /// The bytes stored under `key`, if any.
+    pub async fn get_bytes(
+        &self,
+        store: StoreName,
+        key: &str,
+    ) -> Result<Option<js_sys::Uint8Array>, StoreError> {
+        let db = match &self.backend {
+            Backend::Memory(_, b) => {
+                return Ok(b
+                    .borrow()
+                    .get(&(store, key.to_owned()))
+                    .map(|v| js_sys::Uint8Array::from(v.as_slice())));
+            }
+            Backend::Idb(db) => db,
+        };
+        let tx = transaction(db, store, TransactionMode::ReadOnly)?;
+        let os = object_store(&tx, store)?;
+        let value = os
+            .get(JsValue::from_str(key))
+            .map_err(|e| StoreError::from_idb("read", &e))?
+            .await
+            .map_err(|e| StoreError::from_idb("read", &e))?;
+        match value {
+            None => Ok(None),
+            Some(v) if v.is_instance_of::<web_sys::Blob>() => {
+                // Read off the page's thread.
+                let blob: web_sys::Blob = v.unchecked_into();
+                let buffer = JsFuture::from(blob.array_buffer()).await.map_err(|e| {
+                    StoreError::Failed { op: "read", detail: js::error_message(&e) }
+                })?;
+                Ok(Some(js_sys::Uint8Array::new(&buffer)))
+            }
+            Some(v) if v.is_instance_of::<js_sys::Uint8Array>() => Ok(Some(v.unchecked_into())),
+            Some(v) if v.is_instance_of::<js_sys::ArrayBuffer>() => {
+                Ok(Some(js_sys::Uint8Array::new(&v)))
+            }
+            Some(_) => Err(StoreError::NotBytes { store: store.as_str(), key: key.to_owned() }),
+        }
+    }
+
+    /// Removes the bytes under `key` (no error when absent), resolving once committed.
+    pub async fn delete_bytes(&self, store: StoreName, key: &str) -> Result<(), StoreError> {
+        if let Backend::Memory(_, b) = &self.backend {
+            b.borrow_mut().remove(&(store, key.to_owned()));
+            return Ok(());
+        }
+        self.delete(store, key).await
     }
 
     /// Appends record `seq` of annotation session `session` (see [`log_key`]), resolving once

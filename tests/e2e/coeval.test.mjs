@@ -59,6 +59,10 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
       '2. Stays on topic. (revised from “2. On topic.”) — kept by 1 of 1',
     ]);
     assert.deepEqual((await coeval.table('table5'))[0], ['criteria', '50.00', '50.00', '0.00', '0.00', '2']);
+    // Criteria that carry their own numbers ("1. Fluent.") are not numbered a second time.
+    for (const list of ['criteria-list', 'final-criteria']) {
+      assert.equal(await page.getByTestId(list).evaluate((ol) => getComputedStyle(ol).listStyleType), 'none', list);
+    }
 
     // Stage 2, instance 1, "1. Fluent.": parts are conclusion, score, one quote.
     await coeval.startScrutiny();
@@ -93,8 +97,10 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     assert.equal(await coeval.ownScore.textContent(), '4');
     await coeval.keys('u');
     assert.equal(await coeval.ownScore.textContent(), 'not set', 'undo after a reload undoes the score');
-    // Undo goes back one action at a time: "approve the rest" was three approvals.
+    // Undo goes back one action at a time, and "approve the rest" (Shift+A) was one action.
     await coeval.keys('Control+z');
+    assert.deepEqual(await coeval.decisions(), ['undecided', 'undecided', 'undecided']);
+    await coeval.keys('a', 'j', 'a');
     assert.deepEqual(await coeval.decisions(), ['approve', 'approve', 'undecided']);
     await coeval.keys('5');
     // Instance 2: approve the conclusion, delete the score with a reason, own score 2.

@@ -245,3 +245,113 @@ test('the meta-evaluation screen\'s plots read right: no overlapping text, round
     await browser.close();
   }
 });
+
+test('the cache panel counts answers as the run stores them, without switching tabs', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await new DataPage(page).open(CONCORD_URL);
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    await scenario({ reply: { mode: 'canned', text: 'Rating: 3' }, latency_ms: 150 });
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'custom', baseUrl: `${MOCK_URL}/v1`, model: 'cache-count-model', concurrency: 1 });
+    const info = page.getByTestId('cache-info');
+    await info.filter({ hasText: /^0 stored answers/ }).waitFor();
+    await run.run();
+    await run.waitCounts((c) => c.done >= 4);
+    await run.pause();
+    // Counted while the run is paused, on the screen as it is: the panel and the progress line
+    // agree once nothing is in flight.
+    const agree = (least) => page.waitForFunction((least) => {
+      const done = /^(\d+) of \d+ calls done, \d+ failed, 0 in flight/.exec(document.querySelector('[data-testid="progress"]')?.innerText ?? '');
+      const stored = /^(\d+) stored answers? in this browser/.exec(document.querySelector('[data-testid="cache-info"]')?.textContent ?? '');
+      return done && stored && done[1] === stored[1] && Number(done[1]) >= least && Number(done[1]);
+    }, least, { timeout: 10_000 })
+      .then((n) => n.jsonValue())
+      .catch(async (e) => { throw new Error(`${e.message}: the panel says “${await info.innerText()}”; progress: ${await run.progress.innerText()}`); });
+    assert.ok(await agree(4) < 30, 'counted while paused');
+    await run.resume();
+    const { total } = await run.waitCounts((c) => c.done === c.total);
+    await run.finished.waitFor();
+    assert.equal(await agree(total), total);
+  } finally {
+    await browser.close();
+  }
+});
+
+/** The box of the first element matching `selector`, in CSS pixels. */
+const box = (page, selector) => page.locator(selector).first().evaluate((el) => {
+  const r = el.getBoundingClientRect();
+  return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, middle: (r.top + r.bottom) / 2, width: r.width };
+});
+
+for (const width of [1280, 375]) {
+  test(`layout at ${width} px: the key box beside its label, the methods table's header on top with numbers aligned, room for evaluator models`, { timeout: 60_000 }, async () => {
+    const browser = await launch();
+    try {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      await new DataPage(page).open(CONCORD_URL);
+      const run = new RunPage(page);
+      await run.open();
+      const label = await box(page, 'label[for="api-key"]');
+      const key = await box(page, '#api-key');
+      const model = await box(page, '#model');
+      assert.ok(key.top >= model.bottom, `the key box is below the Model row (${JSON.stringify({ key, model })})`);
+      assert.ok(Math.abs(key.middle - label.middle) < 12, `the key box is on its label's row (${JSON.stringify({ key, label })})`);
+      assert.ok(key.left > label.right, 'right of its label');
+
+      const judge = new JudgePage(page);
+      await judge.open();
+      await judge.addMethods({ modes: ['score-only', 'rate-explain'], n: 1, temperatures: '0.5, 1' });
+      await judge.methods.first().waitFor();
+      // The header stays above the first row, also with the page scrolled past the table's top.
+      for (const past of [null, 20]) {
+        if (past !== null) {
+          await page.evaluate((past) => {
+            const table = document.querySelector('[data-testid="methods"]');
+            window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY + past);
+          }, past);
+        }
+        const head = await box(page, '[data-testid="methods"] thead');
+        const first = await box(page, '[data-testid="methods"] tbody tr');
+        assert.ok(head.bottom <= first.top + 1, `the header is above the first row, scrolled ${past} (${JSON.stringify({ head, first })})`);
+      }
+      const wide = await page.evaluate(() => [...document.querySelectorAll('#screen-panel *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`).slice(0, 5));
+      assert.deepEqual(wide, [], 'nothing on the Judge screen sticks out sideways');
+      const aligned = await page.locator('[data-testid="methods"]').evaluate((table) => {
+        const heads = [...table.querySelectorAll('thead th')];
+        const cells = [...table.querySelector('tbody tr').children];
+        return heads.map((th, i) => [th.textContent, getComputedStyle(th).textAlign, getComputedStyle(cells[i]).textAlign]);
+      });
+      for (const [name, th, td] of aligned.filter(([, , td]) => td === 'right')) {
+        assert.equal(th, 'right', `the ${name} header is aligned with its numbers`);
+      }
+      assert.ok(aligned.filter(([, , td]) => td === 'right').length >= 3, JSON.stringify(aligned));
+
+      const meta = new MetaPage(page);
+      await meta.openTab();
+      await meta.fileInput.setInputFiles(join(META_FIXTURES, 'mx_fixture_elo.jsonl'));
+      await meta.fileRows.first().waitFor();
+      const evaluators = await box(page, '#meta-evaluators');
+      const panel = await box(page, 'section[aria-labelledby="meta-run-heading"]');
+      assert.ok(evaluators.width >= Math.min(300, panel.width - 60), `Evaluator models is ${evaluators.width} px wide`);
+      assert.ok(evaluators.right <= panel.right, `and stays inside its panel (${evaluators.right} > ${panel.right})`);
+      const shots = join(import.meta.dirname, '../../target/e2e-shots');
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(shots, { recursive: true });
+      for (const [tab, name] of [['Run', 'run'], ['Judge', 'judge'], ['Pairwise & meta-evaluation', 'meta'], ['Data', 'data']]) {
+        await page.getByRole('tab', { name: tab, exact: true }).click();
+        await page.waitForTimeout(200);
+        await page.screenshot({ path: join(shots, `layout-${name}-${width}.png`), fullPage: true });
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+}

@@ -236,12 +236,14 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
     assert.equal(bundle.settings.paper_layout, true);
     const otherPath = join(dir, 'other-seed.json');
     writeFileSync(otherPath, JSON.stringify({ ...bundle, settings: { ...bundle.settings, seed: bundle.settings.seed + 12345 } }));
-    // Each bundle is opened in a reloaded page, so the table shown is the bundle's own.
+    // Each bundle is opened in a reloaded page (the saved workspace comes back first), and
+    // the table shown is the bundle's own once it says it opened.
     const reopen = async (path) => {
       await page.reload();
+      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached' });
       await results.open();
-      await page.getByTestId('results-empty').waitFor();
       await results.importBundle(path);
+      await page.getByTestId('import-message').filter({ hasText: `Opened bundle ${path.split('/').pop()}.` }).waitFor();
       await results.table.waitFor();
     };
     await reopen(otherPath);

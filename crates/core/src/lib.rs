@@ -15,3 +15,4 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod study;
+pub mod workspace;

@@ -90,6 +90,45 @@ fn replay_and_undo() {
 }
 
 #[test]
+fn a_batch_is_applied_and_undone_as_one_and_holds_decisions_only() {
+    let mut log = log(vec![part("q1", "Fluency", Part::Conclusion, Action::Delete, None)]);
+    let batch = Event::Batch {
+        events: vec![
+            part("q1", "Fluency", Part::Conclusion, Action::Approve, None),
+            part("q1", "Fluency", Part::Score, Action::Approve, None),
+            score("q1", "Fluency", 4.0),
+        ],
+    };
+    log.push(batch).unwrap();
+    let review = &log.replay().reviews[&("q1".to_owned(), "Fluency".to_owned())];
+    assert_eq!(review.parts.len(), 2);
+    assert_eq!(review.score, Some(4.0));
+    // One undo takes the whole batch back, to the decision before it.
+    log.undo().unwrap();
+    let review = &log.replay().reviews[&("q1".to_owned(), "Fluency".to_owned())];
+    assert_eq!(review.parts[&Part::Conclusion].action, Action::Delete);
+    assert_eq!(review.parts.len(), 1);
+    assert_eq!(review.score, None);
+    // Written as `{"kind": "batch", "events": [...]}` and read back the same.
+    let json = serde_json::to_string(&log).unwrap();
+    assert!(json.contains(r#""kind":"batch""#), "{json}");
+    let back = Log::from_events(serde_json::from_str(&json).unwrap()).unwrap();
+    assert_eq!(back.replay(), log.replay());
+    // Empty, or holding an undo, a timer or another batch: refused, nothing appended.
+    let len = log.events().len();
+    for events in [
+        vec![],
+        vec![Event::Undo],
+        vec![timer("q1", 5)],
+        vec![Event::Batch { events: vec![score("q1", "Fluency", 2.0)] }],
+        vec![score("q1", "Fluency", 9.0)],
+    ] {
+        assert!(log.push(Event::Batch { events }).is_err());
+    }
+    assert_eq!(log.events().len(), len);
+}
+
+#[test]
 fn later_decisions_override_earlier_ones_and_undo_restores_them() {
     let mut log = log(vec![
         criterion("Fluency", Action::Approve, None),

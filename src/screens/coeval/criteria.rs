@@ -3,7 +3,7 @@
 //! the action rates are seed 004's Table 5.
 
 use concord_core::coeval::{Action, Event};
-use concord_core::study::coeval::Stage1;
+use concord_core::study::coeval::{Stage1, numbered_by_themselves};
 use leptos::prelude::*;
 
 use super::{CoEvalTable, use_ctx};
@@ -24,7 +24,8 @@ pub fn CriteriaPanel() -> impl IntoView {
                     "most frequent action wins (CoEval's majority vote; a tie with delete keeps it), and an "
                     "added criterion stays when more than half of the annotators added it."
                 </p>
-                <ol class="criteria-list" data-testid="criteria-list">
+                <ol data-testid="criteria-list"
+                    class=move || if numbered_by_themselves(&criteria()) { "criteria-list own-numbers" } else { "criteria-list" }>
                     {move || criteria().into_iter().enumerate().map(|(i, c)| view! { <CriterionRow index=i criterion=c/> }).collect_view()}
                 </ol>
                 <AddCriterion/>
@@ -134,7 +135,8 @@ fn FinalCriteria() -> impl IntoView {
                 <section class="panel" aria-labelledby="coeval-final-heading">
                     <h2 id="coeval-final-heading">"Final criteria (majority vote)"</h2>
                     <p class="muted">{format!("{} annotators decided on criteria (this device and imported files).", stage1.voters)}</p>
-                    <ol data-testid="final-criteria">
+                    <ol data-testid="final-criteria"
+                        class:own-numbers=numbered_by_themselves(&stage1.finals.iter().map(|f| f.criterion.clone()).collect::<Vec<_>>())>
                         {stage1.lines().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
                     </ol>
                     <CoEvalTable table=stage1.table5() testid="table5"/>

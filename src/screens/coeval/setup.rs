@@ -175,7 +175,7 @@ fn TypedPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="coeval-typed-heading">
             <h2 id="coeval-typed-heading">"Or type a task"</h2>
-            <div class="form-grid">
+            <div class="form-grid coeval-form">
                 {field("coeval-typed-task", "Task name", task)}
                 {field("coeval-typed-description", "Task description (\"The task is …\")", description)}
                 {field("coeval-typed-input", "Input field", input_name)}
@@ -185,7 +185,7 @@ fn TypedPanel() -> impl IntoView {
                     on:input=move |ev| criteria.set(event_target_value(&ev))></textarea>
             </div>
             <h3>"Instances"</h3>
-            <div class="form-grid">
+            <div class="form-grid coeval-form">
                 {field("coeval-typed-inst-input", "Instance input", inp)}
                 {field("coeval-typed-inst-output", "Instance output", out)}
                 {field("coeval-typed-inst-system", "Generating model", sys)}

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
 use crate::state::{OpenDataset, example_source, use_workspace};
+use crate::workspaces::WorkspacePanel;
 
 use model::{DraftRow, draft_mapping, draft_rows, preview_row};
 use tasks::{open_file, open_url, reread};
@@ -25,6 +26,7 @@ pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
 pub fn DataScreen() -> impl IntoView {
     view! {
         <LoadPanel/>
+        <WorkspacePanel/>
         <SummaryPanel/>
         <MappingPanel/>
         <DiagnosticsPanel/>

@@ -280,10 +280,13 @@ fn MethodsPanel() -> impl IntoView {
                 }
                 let count = study.methods.len() * study.attributes.len();
                 view! {
+                    // In its own scroll box: a narrow screen scrolls the table, not the page, and
+                    // the sticky header stays on top of its rows when the page scrolls.
+                    <div class="table-wrap">
                     <table class="data" data-testid="methods">
                         <thead><tr>
-                            <th scope="col">"Method"</th><th scope="col">"N"</th><th scope="col">"T"</th>
-                            <th scope="col">"top_p"</th><th scope="col">"Parser"</th><th scope="col"><span class="sr-only">"Actions"</span></th>
+                            <th scope="col">"Method"</th><th scope="col" class="num">"N"</th><th scope="col" class="num">"T"</th>
+                            <th scope="col" class="num">"top_p"</th><th scope="col">"Parser"</th><th scope="col"><span class="sr-only">"Actions"</span></th>
                         </tr></thead>
                         <tbody>
                         {study.methods.iter().map(|m| {
@@ -303,6 +306,7 @@ fn MethodsPanel() -> impl IntoView {
                         }).collect_view()}
                         </tbody>
                     </table>
+                    </div>
                     <p class="muted">{format!("{count} (method, attribute) runs per item.")}</p>
                     <button class="primary" type="button" on:click=move |_| ws.screen.set(Screen::Run)>"Go to Run"</button>
                 }.into_any()

@@ -33,7 +33,7 @@ pub(super) fn text_input(
     view! {
         <label class="control" for=id>
             <span>{label}</span>
-            <input id=id type="text" size="24" prop:value=move || value.get()
+            <input id=id type="text" class="model-entry" size="24" prop:value=move || value.get()
                 placeholder=move || placeholder.get()
                 on:input=move |ev| value.set(event_target_value(&ev))/>
         </label>

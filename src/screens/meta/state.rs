@@ -211,6 +211,15 @@ pub fn snapshot() -> Snapshot {
     state.workspace.with_untracked(|w| w.snapshot(&settings))
 }
 
+/// Subscribes the running effect to what [`snapshot`] saves (the workspace and its settings):
+/// the saved workspace is written again when they change.
+pub fn track_changes() {
+    let state = State::shared();
+    state.workspace.track();
+    state.settings.track();
+    state.convention.track();
+}
+
 /// Restores this screen from a bundle's snapshot: the live runs at once (their tables,
 /// viewers and Elo from their raw answers), the released files listed as needed until the user
 /// loads files with their SHA-256, the controls as saved. Elo and Bradley–Terry are recomputed

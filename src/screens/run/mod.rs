@@ -215,8 +215,8 @@ fn ProviderPanel() -> impl IntoView {
                 <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model
                     on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.model = v.clone()) }/>
                 <datalist id="model-list">{move || models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}</datalist>
-                <label for="api-key">"API key"</label>
-                <div class="row">
+                <label for="api-key" class="key-label">"API key"</label>
+                <div class="row key-row">
                     <input id="api-key" type="password" autocomplete="off" spellcheck="false"
                         placeholder=move || if form().provider.preset().needs_key { "needed for this provider" } else { "not needed for local servers" }
                         prop:value=move || form().api_key
@@ -399,34 +399,75 @@ fn LaunchPanel() -> impl IntoView {
 fn CachePanel() -> impl IntoView {
     let ctx = RunContext::from_context();
     let info = RwSignal::new(None::<String>);
+    // Each refresh is numbered and only the latest one is shown: the browser's size estimate
+    // can answer after a later refresh did, and an early "0 stored answers" must not win.
+    let asked = StoredValue::new(0_u64);
     let refresh = move || {
         if let Some(store) = ctx.storage.store.get_untracked() {
+            asked.update_value(|n| *n += 1);
+            let this = asked.get_value();
             spawn_local(async move {
-                let count = store.count(StoreName::Responses).await.unwrap_or(0);
-                // The browser's own estimate: reading the store to measure it would copy every
+                let n = store.count(StoreName::Responses).await.unwrap_or(0);
+                let latest = move || asked.try_get_value() == Some(this);
+                if !latest() {
+                    return;
+                }
+                let answers = count(n as usize, "stored answer", "stored answers");
+                if !store.is_persistent() {
+                    info.try_set(Some(format!("{answers}, in memory only.")));
+                    return;
+                }
+                // The count at once; the browser's size estimate (which can take a while while
+                // a run writes) when it comes. Reading the store to measure it would copy every
                 // answer (800,000 of them after a 10,000-item run) into the page.
-                let text = if !store.is_persistent() {
-                    format!("{count} stored answers, in memory only.")
-                } else if let Some((usage, quota)) = crate::edge::store::origin_usage().await {
-                    format!(
-                        "{count} stored answers in this browser (IndexedDB); this site uses about {:.1} MB of {:.0} MB available.",
+                info.try_set(Some(format!("{answers} in this browser (IndexedDB).")));
+                if let Some((usage, quota)) = crate::edge::store::origin_usage().await
+                    && latest()
+                {
+                    info.try_set(Some(format!(
+                        "{answers} in this browser (IndexedDB); this site uses about {:.1} MB of {:.0} MB available.",
                         usage as f64 / 1e6,
                         quota as f64 / 1e6
-                    )
-                } else {
-                    format!("{count} stored answers in this browser (IndexedDB).")
-                };
-                info.try_set(Some(text));
+                    )));
+                }
             });
         }
     };
-    // Refresh when storage opens and when a run starts or ends, not on every answer:
-    // measuring the store's size scans it.
+    // Refresh when storage opens, when a run starts or ends, and as its answers are stored —
+    // at most once a second while it runs (every finished call is stored before it counts).
     let running = Memo::new(move |_| ctx.run.view.with(|r| r.running));
+    let stored = Memo::new(move |_| {
+        ctx.run.view.with(|r| r.report.as_ref().map_or(0, |r| r.progress.done + r.progress.failed))
+    });
+    let last = StoredValue::new(f64::NEG_INFINITY);
+    let waiting = StoredValue::new(false);
+    // Memos are read with `get`: `track` alone does not compute a memo, and a memo never
+    // computed does not follow its sources (which is why this panel used to stay at its count
+    // of the run's start).
     Effect::new(move |_| {
         ctx.storage.store.track();
-        running.track();
+        running.get();
+        last.set_value(time::monotonic_ms());
         refresh();
+    });
+    Effect::new(move |_| {
+        stored.get();
+        let wait = 1000.0 - (time::monotonic_ms() - last.get_value());
+        if wait <= 0.0 {
+            last.set_value(time::monotonic_ms());
+            refresh();
+        } else if !waiting.get_value() {
+            // Answers stored within the second are counted when it is over (a paused run's
+            // last ones too).
+            waiting.set_value(true);
+            spawn_local(async move {
+                time::sleep(wait.ceil() as u32).await;
+                if waiting.try_set_value(false).is_none() {
+                    last.set_value(time::monotonic_ms());
+                    refresh();
+                }
+            });
+        }
     });
     view! {
         <section class="panel" aria-labelledby="cache-heading">

@@ -118,6 +118,9 @@ pub enum Event {
     Timer { instance: String, ms: u64 },
     /// Undoes the latest event not yet undone (timer events are never undone: time was spent).
     Undo,
+    /// Several decisions made by one command (approve every remaining part, Shift+A): applied
+    /// in order and undone as one. Holds decisions only (criteria, parts, scores).
+    Batch { events: Vec<Event> },
 }
 
 /// Why an event was refused. Nothing is appended when an event is refused.
@@ -136,6 +139,9 @@ pub enum EventError {
     /// Undo with nothing left to undo.
     #[error("nothing to undo")]
     NothingToUndo,
+    /// A batch is empty or holds something other than decisions (an undo, a timer, a batch).
+    #[error("a batch holds one or more decisions on criteria, parts or scores, nothing else")]
+    BadBatch,
 }
 
 /// A decision on a criterion or a part, as the latest event left it.
@@ -239,6 +245,15 @@ pub fn validate(event: &Event) -> Result<(), EventError> {
         }
         Event::Timer { instance, .. } => named(instance, "instance"),
         Event::Undo => Ok(()),
+        Event::Batch { events } => {
+            let decision = |e: &Event| {
+                matches!(e, Event::Criterion { .. } | Event::Part { .. } | Event::Score { .. })
+            };
+            if events.is_empty() || !events.iter().all(decision) {
+                return Err(EventError::BadBatch);
+            }
+            events.iter().try_for_each(validate)
+        }
     }
 }
 
@@ -337,6 +352,11 @@ fn apply(state: &mut Annotation, event: &Event) {
             *t = t.saturating_add(*ms);
         }
         Event::Undo => {}
+        Event::Batch { events } => {
+            for e in events {
+                apply(state, e);
+            }
+        }
     }
 }
 

@@ -42,5 +42,5 @@ pub use snapshot::{
 };
 pub use study::{
     Evaluation, EvaluationTarget, IdeationError, Instance, LLM, Stage2Criterion, Study, StudyError,
-    check_task_name, parse_criteria, typed_instance,
+    check_task_name, numbered_by_themselves, parse_criteria, typed_instance,
 };

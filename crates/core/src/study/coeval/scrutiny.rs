@@ -141,7 +141,12 @@ impl Cursor {
 /// decision still in effect (undone ones do not count), or the start.
 pub fn resume_cursor(log: &Log, instances: &[Instance], criteria: &[Stage2Criterion]) -> Cursor {
     let state = log.replay();
-    for e in log.events().iter().rev() {
+    // A batch's decisions count as if made one after another.
+    let latest_first = log.events().iter().rev().flat_map(|e| match e {
+        Event::Batch { events } => events.iter().rev().collect::<Vec<_>>(),
+        e => vec![e],
+    });
+    for e in latest_first {
         let (instance, criterion) = match e {
             Event::Part { instance, criterion, .. } | Event::Score { instance, criterion, .. } => {
                 (instance, criterion)
@@ -373,7 +378,12 @@ impl Focus {
             Command::ApproveRest => {
                 let events =
                     approve_rest(&self.instance.id, &self.criterion.evaluated_as, &self.rows);
-                if events.is_empty() { Step::Nothing } else { Step::Record(events) }
+                // One command, one step to undo.
+                match events.len() {
+                    0 => Step::Nothing,
+                    1 => Step::Record(events),
+                    _ => Step::Record(vec![Event::Batch { events }]),
+                }
             }
             Command::Delete => match focused {
                 Some(row) => Step::Edit { mode: Editing::Delete(row.part), text: String::new() },
@@ -432,6 +442,17 @@ pub fn describe(event: &Event) -> String {
         }
         Event::Timer { instance, ms } => format!("{:.1} s on {instance}", *ms as f64 / 1000.0),
         Event::Undo => "undo".to_owned(),
+        Event::Batch { events } => match events.as_slice() {
+            [one] => describe(one),
+            [Event::Part { instance, action, .. }, ..]
+                if events.iter().all(|e| {
+                    matches!(e, Event::Part { instance: i, action: a, .. } if i == instance && a == action)
+                }) =>
+            {
+                format!("{} {} parts of {instance}", action.name(), events.len())
+            }
+            _ => format!("{} decisions", events.len()),
+        },
     }
 }
 
@@ -679,14 +700,39 @@ mod tests {
         let f = focus(cursor, &log);
         assert_eq!(f.criterion.name, "2. Stays on topic.");
         assert_eq!(f.rows[0].llm_text, "On topic.");
+        // Approve-all is one step: described as one, undone as one.
+        let before = log.events().len();
         run(Command::ApproveRest, &mut log, &mut cursor);
+        assert_eq!(log.events().len(), before + 1);
+        let instance = &s.instances[0].id;
+        assert_eq!(last_action(&log), Some(format!("approve 3 parts of {instance}")));
+        let f = focus(cursor, &log);
+        let decisions: Vec<String> = f.rows.iter().map(PartRow::decision_text).collect();
+        assert_eq!(decisions, ["approve", "approve", "approve"]);
+        assert_eq!(f.progress(), "2 of 4 evaluations touched");
         assert_eq!(focus(cursor, &log).command(Command::ApproveRest), Step::Nothing);
         run(Command::Undo, &mut log, &mut cursor);
         let f = focus(cursor, &log);
         let decisions: Vec<String> = f.rows.iter().map(PartRow::decision_text).collect();
-        assert_eq!(decisions, ["approve", "approve", "undecided"]);
-        assert_eq!(f.progress(), "2 of 4 evaluations touched");
+        assert_eq!(decisions, ["undecided", "undecided", "undecided"]);
+        assert_eq!(f.progress(), "1 of 4 evaluations touched");
         assert_eq!(last_action(&log).as_deref(), Some("undo"));
+        // The log with its batch reads back from its JSON, as after a reload.
+        let json = serde_json::to_string(&log).unwrap();
+        let back = Log::from_events(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(back.replay(), log.replay());
+        // Approving one remaining part is a plain decision.
+        run(Command::Approve, &mut log, &mut cursor);
+        run(Command::NextPart, &mut log, &mut cursor);
+        run(Command::Approve, &mut log, &mut cursor);
+        let step = focus(cursor, &log).command(Command::ApproveRest);
+        assert!(
+            matches!(&step, Step::Record(e) if matches!(e.as_slice(), [Event::Part { .. }])),
+            "{step:?}"
+        );
+        log.undo().unwrap();
+        log.undo().unwrap();
+        cursor.part = 0;
         // Delete asks for a reason only.
         let step = run(Command::Delete, &mut log, &mut cursor);
         assert_eq!(

@@ -125,6 +125,17 @@ pub fn parse_criteria(text: &str) -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect()
 }
 
+/// Whether every criterion starts with its own number (`1. Fluent.`, `2) On topic`, as the
+/// released files and most LLM answers write them): a numbered list then shows them without
+/// numbering them again.
+pub fn numbered_by_themselves(criteria: &[String]) -> bool {
+    let numbered = |c: &String| {
+        let digits = c.trim_start().chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && matches!(c.trim_start()[digits..].chars().next(), Some('.' | ')'))
+    };
+    !criteria.is_empty() && criteria.iter().all(numbered)
+}
+
 /// Checks a typed task name (it becomes part of storage keys and file names).
 pub fn check_task_name(name: &str) -> Result<(), StudyError> {
     if name.trim().is_empty() || name.contains('/') {
@@ -375,6 +386,17 @@ impl Study {
 pub(crate) mod tests {
     use super::*;
     use crate::coeval::{Action, Event, Part};
+
+    #[test]
+    fn criteria_that_number_themselves_are_not_numbered_again() {
+        let own = |list: &[&str]| {
+            numbered_by_themselves(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert!(own(&["1. Fluent.", "2) On topic", " 10. Brief"]));
+        assert!(!own(&["1. Fluent.", "Coherence"]));
+        assert!(!own(&["Fluency", "2024 style"]));
+        assert!(!own(&[]));
+    }
 
     /// An action on a part of an evaluation (a revision or addition carries new text).
     pub fn part(instance: &str, criterion: &str, part: Part, action: Action) -> Event {

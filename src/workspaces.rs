@@ -1,0 +1,541 @@
+//! Workspaces that persist: the workbench (dataset, study, runs, raters, Results view), the
+//! meta-evaluation workspace and the provider settings (never the key) are saved in this
+//! browser as they change and come back on reload.
+//!
+//! Each workspace is stored as its bundle ([`crate::bundle::save_bundle_with`], key-free by
+//! design) in IndexedDB's `workspaces` store, as bytes; the list of workspaces, which one is
+//! open and what each carries beside its bundle ([`concord_core::workspace`]: provider
+//! settings, the Judge screen's study, where the runs came from) is the `workspaces` setting.
+//! The CoEval study is not in it: it is saved action by action on its own.
+//!
+//! - **Restore** ([`start`]): before any screen is shown, the open workspace is read back and
+//!   applied; then `<html data-workspace="ready">` is set (and `data-workspace-saves` counts
+//!   the saves since, for the tests). A damaged one is said once, the app
+//!   starts on the built-in example and nothing else stored is touched.
+//! - **Autosave** ([`autosave`]): 1.5 s after the last change, never while a run is in
+//!   progress (its end saves it).
+//! - **The panel** (Data screen): name, switch, Duplicate, Clear, Export, Open.
+
+use concord_core::run::ProviderId;
+use concord_core::study::workbench::import::file_stem;
+use concord_core::workspace::{self, Entry, Extras, Index, SavedConnection, WorkspaceError};
+use js_sys::Uint8Array;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+use web_sys::HtmlInputElement;
+
+use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with};
+use crate::components::download::save_buffer;
+use crate::edge::store::{Store, StoreError, StoreName};
+use crate::edge::time;
+use crate::edge::worker::bundle as bundle_wire;
+use crate::screens::run::state::ConnectionForm;
+use crate::state::{OpenDataset, example_source};
+
+/// The setting that holds the list of workspaces ([`Index`] as JSON).
+pub const INDEX_KEY: &str = "workspaces";
+/// How long after the last change a workspace is saved.
+const AUTOSAVE_MS: u32 = 1500;
+/// How long start-up waits for storage before it shows the example instead.
+const RESTORE_TIMEOUT_MS: u32 = 8000;
+
+/// Why a workspace could not be saved or opened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkspaceFailure {
+    #[error("The workspace could not be saved in this browser: {0}. Export it to keep a copy.")]
+    Store(StoreError),
+    #[error("The workspace could not be saved: {0}")]
+    Bundle(BundleFailure),
+    #[error("{0}")]
+    Read(WorkspaceError),
+    #[error(
+        "This browser's storage did not open in time (another Concord tab may be updating it): close other Concord tabs and reload. Until then changes are not saved."
+    )]
+    Slow,
+}
+
+/// The workspaces' state, provided as context.
+#[derive(Clone, Copy)]
+pub struct Workspaces {
+    /// The open workspace's id (empty until it is first saved).
+    pub id: RwSignal<String>,
+    pub name: RwSignal<String>,
+    /// Every saved workspace as (id, name), by name.
+    pub list: RwSignal<Vec<(String, String)>>,
+    /// Set once the saved workspace was restored (or there was none).
+    pub ready: RwSignal<bool>,
+    /// What the last operation said (ok, text).
+    pub message: RwSignal<Option<(bool, String)>>,
+    /// Set while a workspace is being opened: its changes are not saved back.
+    opening: StoredValue<bool>,
+    /// The latest change's number: a pending save runs only if nothing changed since.
+    generation: StoredValue<u64>,
+    /// A save is running / another was asked for meanwhile.
+    saving: StoredValue<bool>,
+    again: StoredValue<bool>,
+    saves: StoredValue<u64>,
+}
+
+impl Workspaces {
+    pub fn new() -> Workspaces {
+        Workspaces {
+            id: RwSignal::new(String::new()),
+            name: RwSignal::new(workspace::DEFAULT_NAME.to_owned()),
+            list: RwSignal::new(Vec::new()),
+            ready: RwSignal::new(false),
+            message: RwSignal::new(None),
+            opening: StoredValue::new(false),
+            generation: StoredValue::new(0),
+            saving: StoredValue::new(false),
+            again: StoredValue::new(false),
+            saves: StoredValue::new(0),
+        }
+    }
+}
+
+impl Default for Workspaces {
+    fn default() -> Self {
+        Workspaces::new()
+    }
+}
+
+/// The provider settings a workspace keeps: the form without the key (and its address without
+/// anything a key could hide in).
+pub fn saved_connection(form: &ConnectionForm) -> SavedConnection {
+    SavedConnection {
+        provider: form.provider.slug().to_owned(),
+        base_url: form.base_url.clone(),
+        model: form.model.clone(),
+        max_concurrency: form.max_concurrency,
+        requests_per_minute: form.requests_per_minute,
+        spend_cap_usd: form.spend_cap_usd,
+        timeout_s: form.timeout_s,
+        item_limit: form.item_limit,
+    }
+    .with_public_url()
+}
+
+fn iso_now() -> String {
+    js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default()
+}
+
+/// The list of workspaces; a damaged one reads as empty (and is said).
+async fn read_index(store: &Store) -> Result<Index, WorkspaceError> {
+    match store.get(StoreName::Settings, INDEX_KEY).await {
+        Ok(None) => Ok(Index::default()),
+        Ok(Some(text)) => Index::from_json(&text),
+        Err(e) => Err(WorkspaceError::Index(e.to_string())),
+    }
+}
+
+fn show_list(w: Workspaces, index: &Index) {
+    w.list.try_set(index.by_name().into_iter().map(|e| (e.id.clone(), e.name.clone())).collect());
+}
+
+/// Marks the page: the saved workspace is restored (tests wait for it).
+fn mark_ready(w: Workspaces) {
+    if w.ready.get_untracked() {
+        return;
+    }
+    w.ready.set(true);
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-workspace", "ready");
+    }
+}
+
+/// Restores the open workspace, then marks the page ready. Called once storage opened.
+pub async fn start(t: BundleTargets, w: Workspaces) {
+    if w.ready.get_untracked() {
+        // Storage took too long and the example is shown: do not replace it under the user.
+        return;
+    }
+    let Some(store) = t.storage.store.get_untracked() else {
+        mark_ready(w);
+        return;
+    };
+    w.opening.set_value(true);
+    match read_index(&store).await {
+        Err(e) => w.message.set(Some((false, e.to_string()))),
+        Ok(index) => {
+            show_list(w, &index);
+            if let Some(entry) = index.current().cloned() {
+                w.id.set(entry.id.clone());
+                w.name.set(entry.name.clone());
+                if let Err(e) = open_saved(t, &store, &entry).await {
+                    reset_workbench(t);
+                    w.message.set(Some((false, e.to_string())));
+                }
+            }
+        }
+    }
+    // The changes just made are the workspace itself: let their effects run before saving
+    // resumes.
+    time::yield_now().await;
+    w.opening.set_value(false);
+    mark_ready(w);
+}
+
+/// Shows the example if storage has not opened after a while (a blocked upgrade).
+pub async fn start_deadline(storage: crate::state::Storage, w: Workspaces) {
+    time::sleep(RESTORE_TIMEOUT_MS).await;
+    if !w.ready.get_untracked() && storage.store.get_untracked().is_none() {
+        w.message.set(Some((false, WorkspaceFailure::Slow.to_string())));
+        mark_ready(w);
+    }
+}
+
+/// Opens a saved workspace's bundle (in the loader's worker) and what it carries beside it.
+async fn open_saved(t: BundleTargets, store: &Store, entry: &Entry) -> Result<(), WorkspaceError> {
+    let damaged = |why: String| WorkspaceError::Damaged { name: entry.name.clone(), why };
+    let bytes = store
+        .get_bytes(StoreName::Workspaces, &entry.id)
+        .await
+        .map_err(|e| damaged(e.to_string()))?
+        .ok_or_else(|| WorkspaceError::Missing(entry.name.clone()))?;
+    let bundle = bundle_wire::open(&entry.name, bytes).await.map_err(|e| damaged(e.to_string()))?;
+    crate::bundle::apply_bundle(t, bundle, &entry.name)
+        .await
+        .map_err(|e| damaged(e.to_string()))?;
+    apply_extras(t, &entry.extras);
+    Ok(())
+}
+
+fn apply_extras(t: BundleTargets, extras: &Extras) {
+    if let Some(saved) = &extras.connection {
+        let provider = ProviderId::from_slug(&saved.provider).unwrap_or(ProviderId::Custom);
+        // The key (memory only, or remembered by the user's choice) stays as it is.
+        t.run.connection.update(|c| {
+            c.provider = provider;
+            c.base_url = saved.base_url.clone();
+            c.model = saved.model.clone();
+            c.max_concurrency = saved.max_concurrency;
+            c.requests_per_minute = saved.requests_per_minute;
+            c.spend_cap_usd = saved.spend_cap_usd;
+            c.timeout_s = saved.timeout_s;
+            c.item_limit = saved.item_limit;
+        });
+    }
+    if let Some(study) = &extras.judge_study {
+        t.judge.study.set(study.clone());
+    }
+    t.results.bundle_source.set(extras.source.clone());
+    t.results.bundle_runs.set(extras.source_runs.clone());
+}
+
+/// Puts the workbench back to the built-in example with no study, runs, raters or view
+/// settings (the provider settings stay).
+pub fn reset_workbench(t: BundleTargets) {
+    t.ws.source.set_value(Some(example_source()));
+    t.ws.dataset.set(OpenDataset::example());
+    t.ws.load_error.set(None);
+    t.judge.study.set(Default::default());
+    t.runs.runs.set(Vec::new());
+    t.runs.ran_with.set_value(None);
+    t.runs.notes.set(Vec::new());
+    t.rate.raters.set(Vec::new());
+    t.results.settings.set(Default::default());
+    t.results.intervals.set(None);
+    t.results.selected.set(None);
+    t.results.bundle_source.set(None);
+    t.results.bundle_runs.set(Vec::new());
+}
+
+/// Writes the open workspace: its bundle, then its entry in the list.
+async fn save_now(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
+    let Some(store) = t.storage.store.get_untracked() else { return Ok(()) };
+    let (_, json) = save_bundle_with(t, false).await.map_err(WorkspaceFailure::Bundle)?;
+    // A damaged list is replaced by a new one (its workspaces' bundles stay stored).
+    let mut index = read_index(&store).await.unwrap_or_default();
+    let mut id = w.id.get_untracked();
+    if id.is_empty() {
+        id = index.new_id(time::now_ms());
+        w.id.set(id.clone());
+    }
+    store
+        .put_bytes(StoreName::Workspaces, &id, &Uint8Array::new(&json))
+        .await
+        .map_err(WorkspaceFailure::Store)?;
+    let extras = Extras {
+        connection: Some(saved_connection(&t.run.connection.get_untracked())),
+        judge_study: Some(t.judge.study.get_untracked()),
+        source: t.results.bundle_source.get_untracked(),
+        source_runs: t.results.bundle_runs.get_untracked(),
+    };
+    index.save(Entry { id, name: w.name.get_untracked(), saved: iso_now(), extras });
+    store
+        .put(StoreName::Settings, INDEX_KEY, &index.to_json())
+        .await
+        .map_err(WorkspaceFailure::Store)?;
+    show_list(w, &index);
+    // How many saves this page made, for the tests to wait on.
+    w.saves.update_value(|n| *n += 1);
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-workspace-saves", &w.saves.get_value().to_string());
+    }
+    Ok(())
+}
+
+/// Saves now, or after the save under way (one at a time; changes made meanwhile are saved by
+/// another pass).
+async fn save_serial(t: BundleTargets, w: Workspaces) {
+    if w.saving.get_value() {
+        w.again.set_value(true);
+        return;
+    }
+    w.saving.set_value(true);
+    loop {
+        w.again.set_value(false);
+        if let Err(e) = save_now(t, w).await {
+            w.message.try_set(Some((false, e.to_string())));
+        }
+        if !w.again.get_value() {
+            break;
+        }
+    }
+    w.saving.set_value(false);
+}
+
+/// Saves what changed before an operation that opens another workspace, and waits for it.
+async fn flush(t: BundleTargets, w: Workspaces) {
+    while w.saving.get_value() {
+        time::sleep(30).await;
+    }
+    w.generation.update_value(|g| *g += 1);
+    save_serial(t, w).await;
+}
+
+/// Saves the workspace [`AUTOSAVE_MS`] after it last changed, never during a run (its end is a
+/// change). Create once, in the app's owner.
+pub fn autosave(t: BundleTargets, w: Workspaces) {
+    let running = Memo::new(move |_| t.run.view.with(|v| v.running));
+    let connection = Memo::new(move |_| t.run.connection.with(saved_connection));
+    Effect::new(move |_| {
+        t.ws.dataset.track();
+        t.judge.study.track();
+        t.runs.runs.track();
+        t.runs.notes.track();
+        t.rate.raters.track();
+        t.results.settings.track();
+        t.results.bundle_source.track();
+        // A memo is read, not only tracked: `track` does not compute it, and a memo never
+        // computed does not follow its sources.
+        connection.get();
+        w.name.track();
+        crate::screens::meta::state::track_changes();
+        let running = running.get();
+        // Untracked: the restore itself (or start-up without one) is not a change to save.
+        if !w.ready.get_untracked() || running || w.opening.get_value() {
+            return;
+        }
+        w.generation.update_value(|g| *g += 1);
+        let this = w.generation.get_value();
+        spawn_local(async move {
+            time::sleep(AUTOSAVE_MS).await;
+            let current = w.generation.try_get_value() == Some(this);
+            if current && !t.run.view.get_untracked().running && !w.opening.get_value() {
+                save_serial(t, w).await;
+            }
+        });
+    });
+}
+
+/// Starts a new workspace named `name` for a bundle about to be opened: what is open now is
+/// saved first and kept as it is.
+pub async fn fork(t: BundleTargets, w: Workspaces, name: &str) {
+    if t.storage.store.get_untracked().is_some() && w.ready.get_untracked() {
+        flush(t, w).await;
+    }
+    let index = match t.storage.store.get_untracked() {
+        Some(store) => read_index(&store).await.unwrap_or_default(),
+        None => Index::default(),
+    };
+    w.id.set(index.new_id(time::now_ms()));
+    w.name.set(workspace::clean_name(file_stem(name.rsplit('/').next().unwrap_or(name))));
+}
+
+/// Duplicates the open workspace: the copy is saved under a new name and opened; the original
+/// stays as it was.
+async fn duplicate(t: BundleTargets, w: Workspaces) {
+    flush(t, w).await;
+    let Some(store) = t.storage.store.get_untracked() else { return };
+    let index = read_index(&store).await.unwrap_or_default();
+    let original = w.name.get_untracked();
+    let copy = index.copy_name(&original);
+    w.id.set(index.new_id(time::now_ms()));
+    w.name.set(copy.clone());
+    flush(t, w).await;
+    w.message.set(Some((true, format!("“{copy}” is open; “{original}” is kept as it was."))));
+}
+
+/// Opens the saved workspace `id` (what is open now is saved first).
+async fn switch(t: BundleTargets, w: Workspaces, id: String) {
+    if id == w.id.get_untracked() {
+        return;
+    }
+    flush(t, w).await;
+    let Some(store) = t.storage.store.get_untracked() else { return };
+    let index = match read_index(&store).await {
+        Ok(index) => index,
+        Err(e) => {
+            w.message.set(Some((false, e.to_string())));
+            return;
+        }
+    };
+    let Some(entry) = index.get(&id).cloned() else { return };
+    w.opening.set_value(true);
+    w.id.set(entry.id.clone());
+    w.name.set(entry.name.clone());
+    let outcome = open_saved(t, &store, &entry).await;
+    time::yield_now().await;
+    w.opening.set_value(false);
+    match outcome {
+        Ok(()) => {
+            // The list says which workspace a reload opens: this one now.
+            let mut index = index;
+            index.current = entry.id.clone();
+            if let Err(e) = store.put(StoreName::Settings, INDEX_KEY, &index.to_json()).await {
+                w.message.set(Some((false, WorkspaceFailure::Store(e).to_string())));
+                return;
+            }
+            w.message.set(Some((true, format!("Opened “{}”.", entry.name))));
+        }
+        Err(e) => {
+            reset_workbench(t);
+            w.message.set(Some((false, e.to_string())));
+        }
+    }
+}
+
+/// The Data screen's Workspace panel.
+#[component]
+pub fn WorkspacePanel() -> impl IntoView {
+    let t = BundleTargets::from_context();
+    let w = t.saved;
+    let busy = RwSignal::new(false);
+    let running = move || t.run.view.with(|v| v.running);
+    let act = move |job: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>| {
+        busy.set(true);
+        spawn_local(async move {
+            job.await;
+            busy.try_set(false);
+        });
+    };
+    let clear = move |_| {
+        let asked = window().confirm_with_message(
+            "Clear this workspace? Its dataset, study, runs, ratings and Results view go back to the built-in example (provider settings stay). Export it first to keep a copy.",
+        );
+        if asked.unwrap_or(false) {
+            reset_workbench(t);
+            w.message.set(Some((true, "The workspace is back to the built-in example.".into())));
+        }
+    };
+    let export = move |_| {
+        act(Box::pin(async move {
+            let outcome =
+                save_bundle(t).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
+                    save_buffer(&name, "application/json", &json).map_err(|e| e.to_string())
+                });
+            if let Err(e) = outcome {
+                w.message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
+            }
+        }));
+    };
+    let on_open = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        act(Box::pin(async move {
+            let name = file.name();
+            let bytes = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Ok(buffer) => Uint8Array::new(&buffer),
+                Err(e) => {
+                    let why = crate::edge::js::error_message(&e);
+                    let e = BundleFailure::Read { name: name.clone(), why };
+                    w.message.try_set(Some((false, e.to_string())));
+                    return;
+                }
+            };
+            let (id, before) = (w.id.get_untracked(), w.name.get_untracked());
+            fork(t, w, &name).await;
+            match open_bundle(t, bytes, &name).await {
+                Ok(()) => {
+                    let said = format!(
+                        "Opened {name} as “{}”; “{before}” is kept.",
+                        w.name.get_untracked()
+                    );
+                    w.message.try_set(Some((true, said)));
+                }
+                Err(e) => {
+                    // Nothing was opened: the workspace that was open stays open.
+                    w.id.set(id);
+                    w.name.set(before);
+                    w.message.try_set(Some((false, e.to_string())));
+                }
+            }
+        }));
+    };
+    view! {
+        <section class="panel" aria-labelledby="workspace-heading" data-testid="workspace-panel">
+            <h2 id="workspace-heading">"Workspace"</h2>
+            <p class="muted">
+                "The dataset, the study, the runs, your ratings, the Results view and the provider settings are saved in this browser as you work and come back when you reload. "
+                "The API key is not saved unless you tick “Remember on this device” on the Run screen."
+            </p>
+            <div class="row">
+                <label for="workspace-name">"Name"</label>
+                <input id="workspace-name" type="text" maxlength="80"
+                    prop:value=move || w.name.get()
+                    on:change=move |ev| w.name.set(workspace::clean_name(&event_target_value(&ev)))/>
+                <Show when=move || w.list.with(|l| l.len() > 1)>
+                    <label for="workspace-switch">"Saved workspaces"</label>
+                    <select id="workspace-switch" disabled=move || busy.get() || running()
+                        on:change=move |ev| {
+                            let id = event_target_value(&ev);
+                            act(Box::pin(switch(t, w, id)));
+                        }>
+                        {move || {
+                            let current = w.id.get();
+                            w.list
+                                .get()
+                                .into_iter()
+                                .map(|(id, name)| {
+                                    let selected = id == current;
+                                    view! { <option value=id selected=selected>{name}</option> }
+                                })
+                                .collect_view()
+                        }}
+                    </select>
+                </Show>
+            </div>
+            <div class="row">
+                <button type="button" class="secondary" disabled=move || busy.get() || running()
+                    on:click=move |_| act(Box::pin(duplicate(t, w)))>"Duplicate"</button>
+                <button type="button" class="secondary" disabled=move || busy.get() || running()
+                    on:click=clear>"Clear"</button>
+                <button type="button" class="secondary" disabled=move || busy.get() on:click=export>"Export"</button>
+                <label for="workspace-open">"Open a bundle as a new workspace"</label>
+                <input id="workspace-open" type="file" accept=".json,application/json"
+                    disabled=move || busy.get() || running() on:change=on_open/>
+            </div>
+            {move || w.message.get().map(|(ok, text)| view! {
+                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="workspace-message">{text}</p>
+            })}
+        </section>
+    }
+}
+
+/// Removes `bundle` from the page's address once it was opened: a reload then shows the
+/// workspace it became (with what was done since), not the bundle again.
+pub fn forget_bundle_param() {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(href) = window.location().href() else { return };
+    let Ok(url) = web_sys::Url::new(&href) else { return };
+    url.search_params().delete("bundle");
+    let history = crate::edge::js::property(&window, "history");
+    let replace = crate::edge::js::property(&history, "replaceState");
+    if let Ok(replace) = wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(replace) {
+        let _ = replace.call3(&history, &JsValue::NULL, &JsValue::from_str(""), &url.href().into());
+    }
+}
