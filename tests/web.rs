@@ -30,11 +30,18 @@ async fn read_file_returns_the_exact_bytes() {
 }
 
 #[wasm_bindgen_test]
-fn app_mounts_on_the_example() {
+async fn app_mounts_on_the_example() {
     let host: web_sys::HtmlElement =
         document().create_element("div").expect("div").dyn_into().expect("an HtmlElement");
     document().body().expect("body").append_child(&host).expect("appended");
     let handle = leptos::mount::mount_to(host.clone(), App);
+    // The screens appear once the saved workspace (none here) has been looked for.
+    for _ in 0..100 {
+        if text_of("dataset-name").is_some() {
+            break;
+        }
+        concord_web::edge::time::sleep(50).await;
+    }
     assert_eq!(text_of("dataset-name").as_deref(), Some("concord-example.csv"));
     assert_eq!(text_of("item-count").as_deref(), Some("15"));
     assert_eq!(text_of("document-count").as_deref(), Some("5"));
