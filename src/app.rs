@@ -108,6 +108,7 @@ pub fn App() -> impl IntoView {
                     })
                     .collect_view()}
             </nav>
+            <ThemeChoice/>
         </header>
         // The tab panel sits inside <main>, which stays the page's main landmark.
         <main>
@@ -125,5 +126,43 @@ pub fn App() -> impl IntoView {
             }}}
             </div>
         </main>
+    }
+}
+
+/// Where the theme chosen on this device is kept (`light`, `dark`; absent: the system's).
+const THEME_STORAGE: &str = "concord.theme";
+
+/// The theme control: Auto (the system's preference), Light or Dark, kept on this device.
+/// `boot.js` applies it (before the first paint, and on the `concord-theme` event sent here).
+#[component]
+fn ThemeChoice() -> impl IntoView {
+    let storage = || web_sys::window().and_then(|w| w.local_storage().ok().flatten());
+    let initial = storage()
+        .and_then(|s| s.get_item(THEME_STORAGE).ok().flatten())
+        .filter(|t| t == "light" || t == "dark")
+        .unwrap_or_else(|| "auto".to_owned());
+    let chosen = RwSignal::new(initial);
+    let choose = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        if let Some(s) = storage() {
+            let _ = if value == "auto" {
+                s.remove_item(THEME_STORAGE)
+            } else {
+                s.set_item(THEME_STORAGE, &value)
+            };
+        }
+        chosen.set(value);
+        if let (Some(w), Ok(event)) = (web_sys::window(), web_sys::Event::new("concord-theme")) {
+            let _ = w.dispatch_event(&event);
+        }
+    };
+    view! {
+        <label class="theme-choice">"Theme"
+            <select aria-label="Theme" data-testid="theme" on:change=choose>
+                {[("auto", "Auto"), ("light", "Light"), ("dark", "Dark")].into_iter().map(|(value, label)| view! {
+                    <option value=value selected=move || chosen.get() == value>{label}</option>
+                }).collect_view()}
+            </select>
+        </label>
     }
 }

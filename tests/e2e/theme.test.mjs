@@ -1,0 +1,79 @@
+// The dark theme: it follows the system's preference until the user picks one, the choice is
+// kept on this device, the page's colours follow it (text stays readable on its background),
+// and plots stay light cards.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, watch, CONCORD_URL } from './browser.mjs';
+
+/** Relative luminance of a CSS `rgb(…)` colour (WCAG). */
+function luminance(css) {
+  const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+async function colours(page) {
+  return page.evaluate(() => {
+    const body = getComputedStyle(document.documentElement);
+    const panel = document.querySelector('.panel');
+    return {
+      theme: document.documentElement.dataset.theme,
+      bg: body.backgroundColor,
+      fg: body.color,
+      panelBg: panel ? getComputedStyle(panel).backgroundColor : null,
+      muted: document.querySelector('.muted') ? getComputedStyle(document.querySelector('.muted')).color : null,
+    };
+  });
+}
+
+test('the theme follows the system until chosen, is kept on this device, and stays readable', { timeout: 90_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(CONCORD_URL);
+    await page.getByTestId('dataset-name').waitFor();
+    let c = await colours(page);
+    assert.equal(c.theme, 'dark', 'Auto follows the system');
+    assert.ok(luminance(c.bg) < 0.05, `a dark background: ${c.bg}`);
+    assert.ok(contrast(c.fg, c.bg) >= 7, `text on the page: ${c.fg} on ${c.bg}`);
+    assert.ok(contrast(c.fg, c.panelBg) >= 7, `text on a panel: ${c.fg} on ${c.panelBg}`);
+    assert.ok(contrast(c.muted, c.panelBg) >= 4.5, `muted text on a panel: ${c.muted} on ${c.panelBg}`);
+
+    // Light, chosen: kept across a reload although the system is dark.
+    await page.getByTestId('theme').selectOption('light');
+    c = await colours(page);
+    assert.equal(c.theme, 'light');
+    assert.ok(luminance(c.bg) > 0.8, `a light background: ${c.bg}`);
+    await page.reload();
+    await page.getByTestId('dataset-name').waitFor();
+    assert.equal((await colours(page)).theme, 'light');
+    assert.equal(await page.getByTestId('theme').inputValue(), 'light');
+
+    // Auto again: the system's dark, and a change of the system's preference is followed.
+    await page.getByTestId('theme').selectOption('auto');
+    assert.equal((await colours(page)).theme, 'dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+
+    // Dark, chosen: the demo's plots are light cards on the dark page.
+    await page.getByTestId('theme').selectOption('dark');
+    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.locator('[data-testid="results-table"] td button').first().click();
+    const plot = page.locator('svg.plot').first();
+    await plot.waitFor();
+    const plotBg = await plot.evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.ok(luminance(plotBg) > 0.9, `plots keep their light background: ${plotBg}`);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
