@@ -5,7 +5,7 @@
 //! the score distributions by generating model (Figure 2).
 
 use concord_core::coeval::{parse_level, results::level_name};
-use concord_core::stats::KrippendorffLevel;
+use concord_core::study::coeval::KrippendorffLevel;
 use concord_core::study::coeval::StudyResults;
 use leptos::prelude::*;
 

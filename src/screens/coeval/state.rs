@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use concord_core::coeval::{self, Annotation, AnnotatorFile, Event, EventError, Log};
 use concord_core::judge::coeval::Recurrence;
-use concord_core::stats::KrippendorffLevel;
+use concord_core::study::coeval::KrippendorffLevel;
 use concord_core::study::coeval::{
     Cursor, MergeError, ReleasedView, Snapshot, SnapshotError, Stage2Criterion, Study,
     annotations_of, merge_annotators,

@@ -26,6 +26,9 @@ pub mod snapshot;
 pub mod study;
 pub mod tables;
 
+/// The level α is computed at, a choice of the Results panel (the statistic itself stays in
+/// [`crate::stats`]).
+pub use crate::stats::KrippendorffLevel;
 pub use released::{FIGURE3_RATERS, Figure3, ReleasedView, TaskMatrix, task_title};
 pub use results::{
     MergeError, Stage1, StudyResults, annotations_of, merge_annotators, merge_tables,
