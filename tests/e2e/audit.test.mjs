@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { launch, watch, CONCORD_URL, MOCK_URL, setScenario, mockTotal } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 
@@ -33,15 +33,6 @@ function probeCsv() {
   return rows.join('\n') + '\n';
 }
 
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
-
-async function mockTotal() {
-  return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
-}
 
 /** Presses Run and waits until the mock has answered `calls` more calls and the run is over. */
 async function runAndWait(page, run, calls) {
@@ -65,7 +56,7 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     const data = new DataPage(page);
     await data.open(CONCORD_URL);
     await data.loadFile('probe.csv', probeCsv());
-    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: FILLER, points: 1 }, supports_n: true, latency_ms: 2 });
+    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: FILLER, points: 1 }, supports_n: true, latency_ms: 2 });
     const judge = new JudgePage(page);
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });
@@ -128,7 +119,7 @@ test('the length probe runs against a biased mock and the audit recovers the bia
 
     // Self-preference: a judge that adds a point to the outputs of system s0, named as its own
     // family's, is found with its interval; the other systems are not.
-    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: 'OWNFAMILY', points: 1 }, supports_n: true, latency_ms: 2 });
+    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: 'OWNFAMILY', points: 1 }, supports_n: true, latency_ms: 2 });
     await run.open();
     await run.setModel('mock-model-2');
     await choice.selectOption('');

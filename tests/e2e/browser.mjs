@@ -44,3 +44,15 @@ export function watch(page) {
   page.on('request', (req) => requests.push(req.url()));
   return { problems, requests };
 }
+
+/** Sets the mock LLM's scenario (see xtask/src/mock_llm.rs) and clears its request log. */
+export async function setScenario(body) {
+  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`the mock refused the scenario: ${res.status} ${await res.text()}`);
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+/** How many requests the mock LLM has received since its last reset. */
+export async function mockTotal() {
+  return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+}

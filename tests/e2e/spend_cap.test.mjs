@@ -3,20 +3,11 @@
 // so the run stops within one call's cost of the cap and never passes it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { launch, watch, CONCORD_URL, MOCK_URL, setScenario, mockTotal } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
 import { gradedCsv } from './fixtures.mjs';
 
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
-
-async function mockTotal() {
-  return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
-}
 
 /** The cost on the progress line, in dollars. */
 async function spent(run) {
@@ -35,7 +26,7 @@ test('a spend cap needs a price, and with one the run stops within a call of the
     await data.loadFile('graded.csv', gradedCsv());
     // Slow answers and many parallel requests: without reservations the calls in flight
     // would carry the run past the cap.
-    await scenario({ latency_ms: 400, supports_n: true });
+    await setScenario({ latency_ms: 400, supports_n: true });
     const judge = new JudgePage(page);
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });

@@ -39,7 +39,9 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     });
     Effect::new(move |_| {
         table.track();
-        inputs.track();
+        // Read, not only tracked: a memo that is never read is never computed, so it would not
+        // follow the settings.
+        let _ = inputs.get();
         generation.update_value(|g| *g += 1);
         report.set(None);
         progress.set(None);

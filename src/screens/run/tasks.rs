@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use concord_core::data::{Dataset, Loaded, RatingItem};
 use concord_core::judge::ChatRequest;
-use concord_core::run::{CallSize, Endpoint, Finish, Price, SampleBatch};
+use concord_core::run::{CallSize, Endpoint, Finish, Price, SampleBatch, StopReason};
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::{self, Plan, Planner, Study};
 use leptos::prelude::*;
@@ -282,6 +282,18 @@ pub async fn refresh_results(
 pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
     let connection = form.connection();
+    // A cap the run could not hold to: said before anything is planned or saved for resuming
+    // (the run engine refuses it too, for every screen).
+    if connection.spend_cap_usd.is_some() && connection.price.is_none() {
+        let reason = StopReason::NoPrice { model: connection.endpoint.model.clone() };
+        let said = Finish::Stopped(reason).describe(form.provider);
+        ctx.run.view.set(RunView {
+            finished: Some(said.message),
+            error: said.advice,
+            ..RunView::default()
+        });
+        return;
+    }
     let control = RunControl::new();
     ctx.run.control.set_value(control.clone());
     ctx.run.view.set(RunView {

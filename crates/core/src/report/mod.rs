@@ -16,7 +16,9 @@ pub mod table;
 use serde::{Deserialize, Serialize};
 
 pub use figure::{Figure, Plot};
-pub use table::{Cell, CellInterval, Column, Mark, Row, Table, count, format_value};
+pub use table::{
+    Cell, CellInterval, Column, Mark, P_FLOOR, Row, Table, count, format_p, format_value,
+};
 
 /// The tables and figures of one screen, in the order it shows them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -5,6 +5,14 @@
 use serde::{Deserialize, Serialize};
 
 /// A number with a fixed number of decimals; `None` and non-finite values are an en dash.
+/// How a p-value below 0.001 is shown.
+pub const P_FLOOR: &str = "<0.001";
+
+/// A p-value in words: three decimals, [`P_FLOOR`] below 0.001.
+pub fn format_p(p: f64) -> String {
+    if p < 0.001 { P_FLOOR.to_owned() } else { format_value(Some(p), 3) }
+}
+
 pub fn format_value(x: Option<f64>, decimals: usize) -> String {
     match x {
         Some(x) if x.is_finite() => format!("{x:.decimals$}"),
@@ -154,6 +162,16 @@ impl Cell {
     pub fn number(value: Option<f64>, decimals: usize) -> Cell {
         let value = value.filter(|v| v.is_finite());
         Cell { value, text: format_value(value, decimals), decimals, ..Cell::default() }
+    }
+
+    /// A p-value: three decimals, `<0.001` below that (the value itself is kept).
+    pub fn p_value(p: Option<f64>) -> Cell {
+        match p {
+            Some(p) if p < 0.001 => {
+                Cell { value: Some(p), text: P_FLOOR.to_owned(), decimals: 3, ..Cell::default() }
+            }
+            p => Cell::number(p, 3),
+        }
     }
 
     /// A count (shown and exported as an integer).

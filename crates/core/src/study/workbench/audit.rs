@@ -15,7 +15,7 @@
 //! `concord audit` prints, from the same bundle, byte for byte.
 
 use crate::data::Dataset;
-use crate::report::{Cell, Column, Report, Row, Table, count, format_value};
+use crate::report::{Cell, Column, Report, Row, Table, count, format_p, format_value};
 use crate::stats::{
     self, BootIndices, Estimate, JuryRule, KrippendorffLevel, MeanInterval, ShuffledOrders,
     Undefined, Williams, quantile_sorted,
@@ -580,7 +580,7 @@ impl Audit {
                     "{} outputs get higher scores than the humans gave (r = {}, p = {})",
                     if r > 0.0 { "longer" } else { "shorter" },
                     format_value(Some(r), 2),
-                    p_text(p)
+                    format_p(p)
                 ),
                 (Some(_), _) => format!(
                     "no detectable length bias at this n ({})",
@@ -595,7 +595,7 @@ impl Audit {
                     Cell::count(probe.r.n),
                     correlation_cell(&probe.r, &format!("{key}/r")),
                     match probe.r.p_value {
-                        Some(p) => p_cell(Some(p), &format!("{key}/p")),
+                        Some(p) => Cell::p_value(Some(p)).keyed(format!("{key}/p")),
                         None => Cell::blank("no r, no p").keyed(format!("{key}/p")),
                     },
                     Cell::number(probe.longer, 3).keyed(format!("{key}/longer")),
@@ -978,10 +978,6 @@ fn welch_se(a: &[f64], b: &[f64]) -> Option<f64> {
     Some((var1(a)? / a.len() as f64 + var1(b)? / b.len() as f64).sqrt())
 }
 
-fn p_text(p: f64) -> String {
-    if p < 0.001 { "<0.001".to_owned() } else { format_value(Some(p), 3) }
-}
-
 fn percent(confidence: f64) -> String {
     format_value(Some(confidence * 100.0), 0)
 }
@@ -1002,12 +998,8 @@ fn correlation_cell(r: &stats::Correlation, key: &str) -> Cell {
 
 fn p_cell(p: Option<f64>, key: &str) -> Cell {
     match p {
-        Some(p) if p < 0.001 => {
-            Cell { value: Some(p), text: "<0.001".to_owned(), decimals: 3, ..Cell::default() }
-                .keyed(key)
-        }
         None => Cell::blank("Williams' test needs at least four items with all three scores and correlations below 1").keyed(key),
-        p => Cell::number(p, 3).keyed(key),
+        p => Cell::p_value(p).keyed(key),
     }
 }
 

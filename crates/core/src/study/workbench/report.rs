@@ -530,13 +530,7 @@ pub fn run_table(rows: &[Row]) -> Table {
                 cells.push(cell);
             }
         }
-        let mut p = match r.williams.p {
-            Some(p) if p < 0.001 => {
-                Cell { value: Some(p), text: "<0.001".to_owned(), decimals: 3, ..Cell::default() }
-            }
-            p => Cell::number(p, 3),
-        };
-        p = p.keyed(format!("{}/williams_p", r.run));
+        let mut p = Cell::p_value(r.williams.p).keyed(format!("{}/williams_p", r.run));
         if r.williams.p.is_some() && r.williams.n != r.n {
             p = p.with_note(format!("on the {} items both runs rated", r.williams.n));
         }
