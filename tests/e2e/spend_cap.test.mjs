@@ -38,8 +38,9 @@ test('a spend cap needs a price, and with one the run stops within a call of the
     await page.getByLabel('Spend cap (USD)').dispatchEvent('change');
     assert.match(await run.estimate.innerText(), /unknown cost/);
     await run.run();
-    await page.getByTestId('run-finished').filter({ hasText: 'not started: a spend cap needs a price, and unpriced-mock has none' }).waitFor();
-    assert.match(await run.error.innerText(), /Enter the model's price per million tokens/);
+    await run.error.filter({ hasText: 'not started: a spend cap needs a price, and unpriced-mock has none' }).waitFor();
+    assert.match(await run.error.innerText(), /Enter the model's price per million tokens under Limits and price/);
+    assert.equal(await run.finished.count(), 0, 'a refusal is not shown as a finished run');
     assert.equal(await mockTotal(), 0, 'nothing was sent');
 
     // $1,000 a million input tokens, output free: a call costs about $0.3-0.5 here.

@@ -77,3 +77,25 @@ test('the theme follows the system until chosen, is kept on this device, and sta
     await browser.close();
   }
 });
+
+test('no screen scrolls sideways at 375 px, with every folded panel open and the demo loaded', { timeout: 90_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto(CONCORD_URL);
+    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.locator('[data-testid="results-table"] td button').first().waitFor();
+    const wide = {};
+    for (const tab of ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {
+      await page.getByRole('tab', { name: tab, exact: true }).click();
+      await page.waitForTimeout(300);
+      await page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; }));
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 375) wide[tab] = width;
+    }
+    assert.deepEqual(wide, {}, 'screens wider than the phone');
+  } finally {
+    await browser.close();
+  }
+});

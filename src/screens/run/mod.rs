@@ -497,7 +497,7 @@ fn ProbeChoice() -> impl IntoView {
         move || ctx.ws.dataset.with(|d| d.loaded.dataset.items.first().map(|i| i.output.clone()));
     view! {
         <div class="row">
-            <label>"What to run "
+            <label class="probe-choice">"What to run"
                 <select aria-label="What to run" data-testid="probe-choice" on:change=move |ev| {
                     ctx.run.probe.set(Variant::from_name(&event_target_value(&ev)));
                 }>

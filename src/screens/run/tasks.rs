@@ -287,9 +287,9 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
     if connection.spend_cap_usd.is_some() && connection.price.is_none() {
         let reason = StopReason::NoPrice { model: connection.endpoint.model.clone() };
         let said = Finish::Stopped(reason).describe(form.provider);
+        let advice = said.advice.map(|a| format!(" {a}")).unwrap_or_default();
         ctx.run.view.set(RunView {
-            finished: Some(said.message),
-            error: said.advice,
+            error: Some(format!("{}{advice}", said.message)),
             ..RunView::default()
         });
         return;

@@ -132,7 +132,7 @@ impl Finish {
             Finish::Stopped(reason @ StopReason::NoPrice { .. }) => (
                 format!("Run {reason}."),
                 Some(
-                    "Enter the model's price per million tokens under Limits, or clear the spend cap."
+                    "Enter the model's price per million tokens under Limits and price, or clear the spend cap."
                         .to_owned(),
                 ),
             ),
