@@ -260,12 +260,12 @@ fn ProviderPanel() -> impl IntoView {
                     <label for="spend-cap">"Spend cap (USD)"</label>
                     <input id="spend-cap" type="number" min="0" step="0.01" placeholder="none" prop:value=move || form().spend_cap_usd.map(|v| v.to_string()).unwrap_or_default()
                         on:change=move |ev| { let v = event_target_value(&ev).parse().ok(); set(&|c| c.spend_cap_usd = v) }/>
-                    <label for="price-in">"Price, input (USD per million tokens)"</label>
+                    <label for="price-in">"Input $ / M tokens"</label>
                     <input id="price-in" type="number" min="0" step="any" data-testid="price-input"
                         prop:placeholder=move || price_placeholder(form().table_price().map(|p| p.input_per_million))
                         prop:value=move || form().entered_price().map(|p| p.input_per_million.to_string()).unwrap_or_default()
                         on:change=move |ev| set_price(&event_target_value(&ev), true)/>
-                    <label for="price-out">"Price, output (USD per million tokens)"</label>
+                    <label for="price-out">"Output $ / M tokens"</label>
                     <input id="price-out" type="number" min="0" step="any" data-testid="price-output"
                         prop:placeholder=move || price_placeholder(form().table_price().map(|p| p.output_per_million))
                         prop:value=move || form().entered_price().map(|p| p.output_per_million.to_string()).unwrap_or_default()
