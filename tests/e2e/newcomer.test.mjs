@@ -201,7 +201,7 @@ test('Results say why a cell is blank and where its runs come from; a dataset of
     const seen = watch(page);
     const data = new DataPage(page);
     await data.open(CONCORD_URL);
-    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
     const results = new ResultsPage(page);
     await results.table.waitFor({ timeout: 60_000 });
     await page.getByTestId('bundle-source').filter({ hasText: 'Showing the bundle demo/example-bundle.json' }).waitFor();

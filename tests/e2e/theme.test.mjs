@@ -66,7 +66,7 @@ test('the theme follows the system until chosen, is kept on this device, and sta
 
     // Dark, chosen: the demo's plots are light cards on the dark page.
     await page.getByTestId('theme').selectOption('dark');
-    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
     await page.locator('[data-testid="results-table"] td button').first().click();
     const plot = page.locator('svg.plot').first();
     await plot.waitFor();
@@ -84,7 +84,7 @@ test('no screen scrolls sideways at 375 px, with every folded panel open and the
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(CONCORD_URL);
-    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
     await page.locator('[data-testid="results-table"] td button').first().waitFor();
     const wide = {};
     for (const tab of ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {

@@ -215,7 +215,7 @@ test('Open the demo: one click from the first screen to a full results page, no 
     const page = await browser.context.newPage();
     const seen = watch(page);
     await new DataPage(page).open(CONCORD_URL);
-    await page.getByRole('button', { name: 'Open the demo' }).click();
+    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
     await page.getByTestId('bundle-source').waitFor();
     const results = new ResultsPage(page);
     const table = await results.cells();

@@ -132,14 +132,8 @@ const ATTRIBUTES: [(&str, &str); 4] = [
 ];
 
 /// Seed 002 Table 4 (document-level r and τ, "Method 2"), rows in [`MODES`] order, columns
-/// in [`ATTRIBUTES`] order as (r, τ).
-const TABLE_4: [[(f64, f64); 4]; 5] = [
-    [(0.445, 0.358), (0.498, 0.391), (0.579, 0.513), (0.685, 0.566)],
-    [(0.431, 0.331), (0.507, 0.404), (0.631, 0.535), (0.666, 0.582)],
-    [(0.572, 0.476), (0.523, 0.426), (0.676, 0.557), (0.747, 0.666)],
-    [(0.621, 0.512), (0.472, 0.425), (0.610, 0.509), (0.771, 0.663)],
-    [(0.573, 0.470), (0.486, 0.416), (0.628, 0.524), (0.725, 0.693)],
-];
+/// in [`ATTRIBUTES`] order as (r, τ): the printed values the app's demo compares with.
+use concord_core::study::workbench::paper::TABLE_4;
 
 /// Dataset-level r of the same runs ("Method 1", what Table 2 prints where it is consistent).
 const DATASET_R: [[f64; 4]; 5] = [

@@ -9,6 +9,8 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::data::Role;
+use concord_core::data::presets::presets;
+use concord_core::study::workbench::paper;
 use leptos::prelude::*;
 
 use crate::components::drop_zone::DropZone;
@@ -17,9 +19,10 @@ use crate::state::{OpenDataset, example_source, use_workspace};
 use crate::workspaces::WorkspacePanel;
 
 use model::{DraftRow, draft_mapping, draft_rows, preview_row};
-use tasks::{open_file, open_url, reread};
+use tasks::{open_file, open_paper, open_preset, open_url, reread};
 
-/// A recorded run on the built-in example (no key needed), served beside the app.
+/// A tiny model's recorded run on the built-in example (no key, no network needed), served
+/// beside the app.
 pub const DEMO_BUNDLE: &str = "demo/example-bundle.json";
 
 #[component]
@@ -34,24 +37,12 @@ pub fn DataScreen() -> impl IntoView {
     }
 }
 
-/// Public copies of the papers' datasets, fetched on request (raw.githubusercontent.com is
-/// in the page's connect-src).
-const PRESETS: [(&str, &str); 2] = [
-    (
-        "SummEval (G-Eval's summeval.json)",
-        "https://raw.githubusercontent.com/nlpyang/geval/main/data/summeval.json",
-    ),
-    (
-        "Topical-Chat (Chiang & Lee's copy)",
-        "https://raw.githubusercontent.com/d223302/A-Closer-Look-To-LLM-Evaluation/90084422bb32e89f77109dce578d0bd1db3912c4/data/topical_chat.json",
-    ),
-];
-
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
     let targets = crate::bundle::BundleTargets::from_context();
     let url = RwSignal::new(String::new());
+    let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
     let on_files = Callback::new(move |files: Vec<web_sys::File>| {
         if let Some(file) = files.into_iter().next() {
             open_file(ws, file);
@@ -75,15 +66,34 @@ fn LoadPanel() -> impl IntoView {
                         }>
                         "Use the built-in example"
                     </button>
-                    <button class="primary" type="button"
+                    <button class="secondary" type="button"
+                        title="SmolLM2-135M, a tiny model served on a laptop, rated the built-in example: most of its answers cannot be read as ratings, which is what the parse-failure counts show."
                         on:click=move |_| {
                             leptos::task::spawn_local(async move {
                                 crate::bundle::open_bundle_url(targets, DEMO_BUNDLE).await;
                             });
                         }>
-                        "Open the demo"
+                        "Open a tiny model's recorded run"
                     </button>
             </DropZone>
+            <div data-testid="paper-demo">
+                <p>
+                    <strong>"Reproduce a published table. "</strong>
+                    "Chiang & Lee's Table 4, recomputed here from their released GPT-3.5 answers: about 11 MB downloaded from GitHub, no key."
+                </p>
+                <div class="row">
+                    <label for="paper-attribute">"Table 4 column"</label>
+                    <select id="paper-attribute" on:change=move |ev| paper_attribute.set(event_target_value(&ev))>
+                        {paper::ATTRIBUTES.into_iter().map(|(_, name)| view! {
+                            <option value=name selected=move || paper_attribute.get() == name>{name}</option>
+                        }).collect_view()}
+                    </select>
+                    <button class="primary" type="button" disabled=move || ws.loading.with(Option::is_some)
+                        on:click=move |_| open_paper(targets, paper_attribute.get_untracked())>
+                        "Reproduce Table 4"
+                    </button>
+                </div>
+            </div>
             <div class="row">
                 <label for="dataset-url">"Dataset URL"</label>
                 <input id="dataset-url" type="url" size="60" placeholder="https://…/data.json" prop:value=move || url.get()
@@ -93,8 +103,9 @@ fn LoadPanel() -> impl IntoView {
             </div>
             <div class="row">
                 <span class="muted">"Presets (downloaded when online):"</span>
-                {PRESETS.into_iter().map(|(label, href)| view! {
-                    <button class="secondary" type="button" on:click=move |_| open_url(ws, href.to_owned())>{label}</button>
+                {presets().into_iter().map(|(label, file)| view! {
+                    <button class="secondary" type="button" title=format!("{} ({}), checked after download", file.url, file.source)
+                        on:click=move |_| open_preset(ws, file.clone())>{label}</button>
                 }).collect_view()}
             </div>
             <Show when=move || ws.loading.get().is_some()>

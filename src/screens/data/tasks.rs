@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use concord_core::data::ColumnMapping;
+use concord_core::data::presets::PinnedFile;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -15,6 +16,10 @@ use crate::edge::worker::{
     LoadStage, WorkerError, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
     load_in_worker, load_with_mapping_in_worker,
 };
+use concord_core::study::workbench::import::imported_runs;
+use concord_core::study::workbench::{Granularity, JudgedRun, Statistic, paper};
+
+use crate::bundle::BundleTargets;
 use crate::state::{DataSource, Workspace};
 
 /// Why a dataset could not be opened.
@@ -87,23 +92,24 @@ pub fn open_url(ws: Workspace, url: String) {
         .next()
         .unwrap_or("download")
         .to_owned();
+    open_download(ws, url, name, None);
+}
+
+/// Downloads a preset at its pinned commit, checks it, and opens it as a dataset.
+pub fn open_preset(ws: Workspace, file: PinnedFile) {
+    open_download(ws, file.url.clone(), file.name.clone(), Some(file));
+}
+
+fn open_download(ws: Workspace, url: String, name: String, pinned: Option<PinnedFile>) {
     ws.loading.set(Some(format!("Downloading {url}…")));
     spawn_local(async move {
-        match crate::edge::http::get_bytes(&url, 120_000).await {
-            // "Failed to fetch" says nothing: probe whether the page's policy, CORS or an
-            // absent server is the cause.
-            Err(FetchError::Network(_)) => {
-                let cause = crate::edge::http::network_cause(&url).await;
-                let (said, advice) = cause.explain(
-                    &url,
-                    "The host must allow pages from other sites to read its files (raw.githubusercontent.com does; most file hosts' view pages do not).",
-                );
-                let error = DataLoadError::Unreachable { url: url.clone(), said, advice };
-                ws.load_error.set(Some(error.to_string()));
-            }
-            Err(error) => ws
-                .load_error
-                .set(Some(DataLoadError::Download { url: url.clone(), error }.to_string())),
+        let downloaded =
+            download(&url).await.map_err(|e| e.to_string()).and_then(|bytes| match &pinned {
+                Some(file) => file.check(&bytes).map(|()| bytes).map_err(|e| e.to_string()),
+                None => Ok(bytes),
+            });
+        match downloaded {
+            Err(error) => ws.load_error.set(Some(error)),
             Ok(bytes) => {
                 ws.loading.set(Some(format!("Parsing {name} in the background…")));
                 let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
@@ -120,6 +126,97 @@ pub fn open_url(ws: Workspace, url: String) {
         }
         ws.loading.set(None);
     });
+}
+
+/// Downloads `url`; when nothing readable came back, probes whether the page's policy, CORS
+/// or an absent server is the cause ("Failed to fetch" says nothing).
+async fn download(url: &str) -> Result<Vec<u8>, DataLoadError> {
+    match crate::edge::http::get_bytes(url, 120_000).await {
+        Ok(bytes) => Ok(bytes),
+        Err(FetchError::Network(_)) => {
+            let cause = crate::edge::http::network_cause(url).await;
+            let (said, advice) = cause.explain(
+                url,
+                "The host must allow pages from other sites to read its files (raw.githubusercontent.com does; most file hosts' view pages do not).",
+            );
+            Err(DataLoadError::Unreachable { url: url.to_owned(), said, advice })
+        }
+        Err(error) => Err(DataLoadError::Download { url: url.to_owned(), error }),
+    }
+}
+
+/// Downloads Chiang & Lee's Topical-Chat dataset and their released GPT-3.5 answers for one
+/// column of seed 002's Table 4 (pinned commit, each file's SHA-256 checked), reads them in
+/// the worker, and only when every file is in hand opens them as a new workspace on the
+/// Results screen (what was open is saved and kept). A failure says which file and why, and
+/// changes nothing.
+pub fn open_paper(t: BundleTargets, attribute: String) {
+    let ws = t.ws;
+    ws.load_error.set(None);
+    spawn_local(async move {
+        match fetch_paper(ws, &attribute).await {
+            Err(e) => ws.load_error.set(Some(e)),
+            Ok((source, dataset, runs)) => {
+                let name = format!("Chiang & Lee Table 4, {attribute}");
+                crate::workspaces::fork(t, t.saved, &name).await;
+                crate::workspaces::reset_workbench(t);
+                ws.source.set_value(Some(source));
+                ws.open_loaded(dataset);
+                let baseline = runs.first().map(|r| r.method.clone());
+                t.runs.runs.set(runs);
+                t.results.settings.update(|s| {
+                    s.paper_layout = false;
+                    s.statistic = Statistic::Pearson;
+                    s.level = Granularity::Document;
+                    s.baseline = baseline;
+                });
+                ws.screen.set(crate::state::Screen::Results);
+            }
+        }
+        ws.loading.set(None);
+    });
+}
+
+type PaperFiles = ((String, DataSource), concord_core::data::Loaded, Vec<JudgedRun>);
+
+async fn fetch_paper(ws: Workspace, attribute: &str) -> Result<PaperFiles, String> {
+    let files = paper::run_files(attribute).map_err(|e| e.to_string())?;
+    let all: Vec<PinnedFile> = std::iter::once(paper::dataset_file()).chain(files).collect();
+    let mut downloaded = Vec::with_capacity(all.len());
+    for (i, file) in all.iter().enumerate() {
+        ws.loading.set(Some(format!(
+            "Downloading {} ({} of {}) from Chiang & Lee's repository on GitHub…",
+            file.name,
+            i + 1,
+            all.len()
+        )));
+        let bytes = download(&file.url).await.map_err(|e| e.to_string())?;
+        file.check(&bytes).map_err(|e| e.to_string())?;
+        downloaded.push(bytes);
+    }
+    let mut downloaded = downloaded.into_iter();
+    let dataset_file = &all[0];
+    ws.loading.set(Some(format!("Parsing {} in the background…", dataset_file.name)));
+    let bytes = downloaded.next().unwrap_or_default();
+    let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
+    let dataset =
+        load_in_worker(dataset_file.name.clone(), bytes, |_| {}).await.map_err(|error| {
+            DataLoadError::Load { name: dataset_file.name.clone(), error }.to_string()
+        })?;
+    let mut runs = Vec::new();
+    for (file, bytes) in all[1..].iter().zip(downloaded) {
+        ws.loading.set(Some(format!("Reading {} in the background…", file.name)));
+        let loaded = load_in_worker(file.name.clone(), bytes, |_| {})
+            .await
+            .map_err(|error| DataLoadError::Load { name: file.name.clone(), error }.to_string())?;
+        let (new, problems) = imported_runs(&dataset.dataset, &loaded, &file.name, paper::POLICY);
+        if let Some(p) = problems.first() {
+            return Err(p.to_string());
+        }
+        runs.extend(new);
+        crate::edge::time::yield_now().await;
+    }
+    Ok(((dataset_file.name.clone(), DataSource::Bytes(kept)), dataset, runs))
 }
 
 /// Reads the open dataset's file again, in the worker, with `mapping` (`None`: the guess),

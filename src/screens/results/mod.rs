@@ -1,7 +1,8 @@
 //! The Results screen: Chiang & Lee's table (methods × attributes; statistic, level and
 //! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
-//! drill-down, agreement with raters from "Rate it yourself", the judge audit ([`audit`]),
+//! drill-down, seed 002's Table 4 as printed beside the recomputed values (when Chiang & Lee's
+//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]),
 //! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
 //! Every table and figure comes from the core's
@@ -19,7 +20,7 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
-use concord_core::study::workbench::{ResultsTable, Scored, tabulate, with_juries};
+use concord_core::study::workbench::{ResultsTable, Scored, paper, tabulate, with_juries};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -107,11 +108,12 @@ pub fn ResultsScreen() -> impl IntoView {
             when=move || !table.with(|(t, _)| t.methods.is_empty())
             fallback=move || reading.with(Option::is_none).then(|| view! {
                 <section class="panel"><p class="muted" data-testid="results-empty">
-                    "No results yet. Run methods from the Run screen, import released judge outputs or a bundle above, or open the demo."
+                    "No results yet. Run methods from the Run screen, import released judge outputs or a bundle above, or reproduce a published table from the Data screen."
                 </p></section>
             })
         >
             <TablePanel table=table read_ms=read_ms/>
+            <PaperPanel table=table/>
             <CellPanel table=table/>
             <CostPanel table=table/>
             <AuditPanel table=table/>
@@ -150,6 +152,27 @@ fn CostPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             <h2 id="cost-heading">"Cost and quality"</h2>
             {move || view! { <TableView table=shown.get() testid="cost-table" caption=false/> }}
         </section>
+    }
+}
+
+/// Seed 002's Table 4 beside the values recomputed here, while Chiang & Lee's released files
+/// are on the table.
+#[component]
+fn PaperPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let runs = use_runs();
+    let shown = Memo::new(move |_| {
+        let (t, _) = table.get();
+        runs.runs.with(|r| paper::reproduction(&t, r)).map(Arc::new)
+    });
+    move || {
+        shown.get().map(|t| {
+            view! {
+                <section class="panel" aria-labelledby="paper-heading">
+                    <h2 id="paper-heading">"The published table"</h2>
+                    <TableView table=t testid="paper-table"/>
+                </section>
+            }
+        })
     }
 }
 

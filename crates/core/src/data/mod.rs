@@ -24,6 +24,7 @@ pub mod join;
 pub mod mapping;
 pub mod model;
 mod papers;
+pub mod presets;
 mod text;
 
 use std::collections::{BTreeSet, HashSet};

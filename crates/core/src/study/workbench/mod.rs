@@ -12,6 +12,7 @@
 //! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
 //! | [`import`] | released judge outputs joined as runs (method names, attributes) |
 //! | [`probe`] | the length probe's variants: outputs padded or truncated, methods renamed |
+//! | [`paper`] | seed 002's Table 4: Chiang & Lee's released files (pinned, hashed), printed against recomputed |
 //! | [`plan`] | rendered prompts, calls split by `n` support, one cache key per sample, cost |
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
@@ -21,6 +22,7 @@
 
 pub mod audit;
 pub mod import;
+pub mod paper;
 pub mod plan;
 pub mod probe;
 pub mod report;

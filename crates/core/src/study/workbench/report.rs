@@ -472,7 +472,8 @@ pub struct ResultsView<'a> {
 }
 
 /// The Results screen's report: the results table, parse failures, cost and quality, the
-/// agreement tables, then every cell's figures (a human histogram once per attribute).
+/// agreement tables, seed 002's Table 4 beside the recomputed values when Chiang & Lee's released
+/// files are on the table, then every cell's figures (a human histogram once per attribute).
 pub fn report(view: ResultsView<'_>) -> Report {
     let ResultsView { dataset, table, runs, raters, settings, intervals, pricing } = view;
     let mut report = Report::default();
@@ -480,6 +481,7 @@ pub fn report(view: ResultsView<'_>) -> Report {
     report.tables.push(parse_failures_table(table));
     report.tables.push(cost_table(table, runs, settings, pricing));
     report.tables.extend(agreement_tables(dataset, table, raters));
+    report.tables.extend(super::paper::reproduction(table, runs));
     for m in 0..table.methods.len() {
         for a in 0..table.attributes.len() {
             for f in cell_figures(dataset, table, m, a) {
