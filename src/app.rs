@@ -1,5 +1,5 @@
 //! The application shell: header, screen tabs, the state contexts, and start-up (storage,
-//! the saved workspace, `?bundle=` links).
+//! the saved workspace, `?bundle=` links, the view a link names).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -55,6 +55,8 @@ pub fn App() -> impl IntoView {
     // Storage opens in the background (if the browser refuses it, runs keep their results in
     // memory only, and the Run screen says so); then the saved workspace is restored, and
     // only then are the screens shown.
+    let link_problem = RwSignal::new(None::<String>);
+    let owner = Owner::current();
     leptos::task::spawn_local(async move {
         let (store, problem) = Store::open_or_memory().await;
         storage.store.set(Some(store));
@@ -63,9 +65,29 @@ pub fn App() -> impl IntoView {
         // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link) as a new
         // workspace. A bundle is data only: it cannot change the provider settings, so it
         // cannot send the key anywhere.
+        let (link, problems) = crate::links::from_address();
         if let Some(url) = bundle_param() {
             crate::bundle::open_bundle_url(targets, &url).await;
+            // Saved before the address forgets the bundle: a reload at once must find it.
+            if saved.ready.get_untracked() {
+                crate::workspaces::flush(targets, saved).await;
+            }
             crate::workspaces::forget_bundle_param();
+        }
+        // Then the view the address names (`?screen=results&stat=…&method=…`), and from now
+        // on the address follows the view.
+        crate::links::show(targets, &link);
+        // A saved workspace that could not be read is said on the Data screen: shown first.
+        if saved.message.with_untracked(|m| m.as_ref().is_some_and(|(ok, _)| !ok)) {
+            ws.screen.set(Screen::Data);
+        }
+        if !problems.is_empty() {
+            let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            link_problem.set(Some(format!("Part of this link was not used: {}.", said.join("; "))));
+        }
+        match &owner {
+            Some(owner) => owner.with(|| crate::links::follow(targets)),
+            None => crate::links::follow(targets),
         }
     });
     leptos::task::spawn_local(crate::workspaces::start_deadline(storage, saved));
@@ -112,6 +134,7 @@ pub fn App() -> impl IntoView {
         </header>
         // The tab panel sits inside <main>, which stays the page's main landmark.
         <main>
+            {move || link_problem.get().map(|text| view! { <p class="error-box" role="alert" data-testid="link-problem">{text}</p> })}
             <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
             {move || if !saved.ready.get() {
                 view! { <p class="muted" role="status" data-testid="workspace-restoring">"Opening your saved workspace…"</p> }.into_any()

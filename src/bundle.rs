@@ -124,6 +124,8 @@ pub async fn apply_bundle(
     t.rate.raters.set(raters);
     t.results.settings.set(settings);
     t.results.selected.set(None);
+    t.results.item.set(None);
+    t.results.bundle_url.set(None);
     // The file's own notes travel on with its runs; what the import changed is only said.
     t.runs.notes.set(notes.clone());
     let said: Vec<String> = notes.into_iter().chain(changed_on_import).collect();
@@ -194,6 +196,7 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
         t.results.bundle_error.set(Some(e.to_string()));
     } else {
         t.results.bundle_error.set(None);
+        t.results.bundle_url.set(Some(url.to_owned()));
     }
 }
 

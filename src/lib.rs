@@ -9,6 +9,7 @@ pub mod browser;
 pub mod bundle;
 pub mod components;
 pub mod edge;
+pub mod links;
 pub mod runner;
 pub mod screens;
 pub mod state;

@@ -51,6 +51,17 @@ impl Screen {
             Screen::CoEval => "CoEval",
         }
     }
+
+    /// Its name in a link (`?screen=`), one of [`concord_core::link::SCREENS`].
+    pub fn link_name(self) -> &'static str {
+        concord_core::link::SCREENS[Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)]
+    }
+
+    /// The screen a link names.
+    pub fn from_link_name(name: &str) -> Option<Screen> {
+        let i = concord_core::link::SCREENS.iter().position(|s| *s == name)?;
+        Screen::ALL.get(i).copied()
+    }
 }
 
 /// The dataset currently open, shared cheaply between screens.

@@ -238,6 +238,8 @@ pub fn reset_workbench(t: BundleTargets) {
     t.results.settings.set(Default::default());
     t.results.intervals.set(None);
     t.results.selected.set(None);
+    t.results.item.set(None);
+    t.results.bundle_url.set(None);
     t.results.bundle_source.set(None);
     t.results.bundle_runs.set(Vec::new());
 }
@@ -298,7 +300,7 @@ async fn save_serial(t: BundleTargets, w: Workspaces) {
 }
 
 /// Saves what changed before an operation that opens another workspace, and waits for it.
-async fn flush(t: BundleTargets, w: Workspaces) {
+pub async fn flush(t: BundleTargets, w: Workspaces) {
     while w.saving.get_value() {
         time::sleep(30).await;
     }

@@ -10,6 +10,7 @@ pub mod data;
 pub mod example;
 pub(crate) mod json_lenient;
 pub mod judge;
+pub mod link;
 pub mod meta;
 pub mod report;
 pub mod run;

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 
 use crate::components::figure_view::FigureView;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
+use crate::links::CopyLink;
 use crate::state::{use_runs, use_workspace};
 
 use super::state::use_results;
@@ -29,18 +30,28 @@ const FIGURE_NAMES: [(&str, &str); 3] = [
 pub fn CellPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     let ws = use_workspace();
     let results = use_results();
-    let item = RwSignal::new(None::<usize>);
-    Effect::new(move |_| {
-        results.selected.track();
-        item.set(None);
-    });
+    let item = results.item;
     let info = move || {
-        let (m, a) = results.selected.get()?;
+        let (method, attribute) = results.selected.get()?;
         let (t, _) = table.get();
+        let m = t.methods.iter().position(|x| *x == method)?;
+        let a = t.attributes.iter().position(|x| *x == attribute)?;
         let cell = t.cell(m, a)?.clone();
-        Some((t.methods[m].clone(), t.attributes[a].clone(), cell, t, m, a))
+        Some((method, attribute, cell, t, m, a))
+    };
+    // A link (or a table that changed) may name a cell this table does not have.
+    let missing = move || {
+        let (method, attribute) = results.selected.get()?;
+        let (t, _) = table.get();
+        let has = t.methods.contains(&method) && t.attributes.contains(&attribute);
+        (!t.methods.is_empty() && !has).then(|| {
+            format!(
+                "The link selects the cell {method} · {attribute}, which this table does not have."
+            )
+        })
     };
     view! {
+        {move || missing().map(|text| view! { <p class="notice-line" role="status" data-testid="cell-missing">{text}</p> })}
         {move || info().map(|(method, attribute, cell, t, m, a)| {
             let open = ws.dataset.get();
             let dataset = &open.loaded.dataset;
@@ -50,7 +61,10 @@ pub fn CellPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             let items_label = format!("Items of {method} on {attribute}");
             view! {
                 <section class="panel" aria-labelledby="cell-heading" data-testid="cell-panel">
-                    <h2 id="cell-heading">{format!("{method} · {attribute}")}</h2>
+                    <div class="row heading-row">
+                        <h2 id="cell-heading">{format!("{method} · {attribute}")}</h2>
+                        <CopyLink/>
+                    </div>
                     <div class="plots">
                         {figures.into_iter().zip(FIGURE_NAMES).map(|(figure, (label, alt))| view! {
                             <FigureView figure=figure label=label alt=alt png=true/>
@@ -60,7 +74,10 @@ pub fn CellPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                     <VirtualTable label=items_label testid="items-table"
                         columns={item_columns()} rows={dataset.items.len()}
                         cells={item_cells(open.loaded.clone(), human.clone(), cell.scores.scores.clone(), item)}/>
-                    {move || item.get().map(|i| view! { <ItemDetail method=method.clone() attribute=attribute.clone() item=i/> })}
+                    {move || item.get().map(|id| match ws.dataset.with(|d| d.loaded.dataset.items.iter().position(|it| it.id == id)) {
+                        Some(i) => view! { <ItemDetail method=method.clone() attribute=attribute.clone() item=i/> }.into_any(),
+                        None => view! { <p class="notice-line" role="status">{format!("The link shows the item {id}, which this dataset does not have.")}</p> }.into_any(),
+                    })}
                 </section>
             }
         })}
@@ -83,7 +100,7 @@ fn item_cells(
     loaded: Arc<data::Loaded>,
     human: Vec<Option<f64>>,
     judge: Vec<Option<f64>>,
-    item: RwSignal<Option<usize>>,
+    item: RwSignal<Option<String>>,
 ) -> RowCells {
     Arc::new(move |i| {
         let Some(it) = loaded.dataset.items.get(i) else { return ().into_any() };
@@ -93,7 +110,10 @@ fn item_cells(
         view! {
             <td>{it.id.clone()}</td><td>{it.system_id.clone()}</td>
             <td class="num">{f(human.get(i))}</td><td class="num">{f(judge.get(i))}</td>
-            <td><button type="button" class="secondary" aria-label=format!("Show item {}", it.id) on:click=move |_| item.set(Some(i))>"Show"</button></td>
+            <td><button type="button" class="secondary" aria-label=format!("Show item {}", it.id) on:click={
+                let id = it.id.clone();
+                move |_| item.set(Some(id.clone()))
+            }>"Show"</button></td>
         }
         .into_any()
     })

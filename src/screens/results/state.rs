@@ -15,8 +15,13 @@ pub struct ResultsState {
     pub intervals: RwSignal<Option<CellIntervals>>,
     /// Set while intervals are being computed.
     pub computing: RwSignal<bool>,
-    /// The cell whose plots and items are shown: (method, attribute).
-    pub selected: RwSignal<Option<(usize, usize)>>,
+    /// The cell whose plots and items are shown: (method, attribute), by name (a link or a
+    /// new table keeps it on the same cell).
+    pub selected: RwSignal<Option<(String, String)>>,
+    /// The item of that cell shown in full, by id.
+    pub item: RwSignal<Option<String>>,
+    /// Where the bundle on the table was downloaded from (a link to this view names it).
+    pub bundle_url: RwSignal<Option<String>>,
     /// Set when results came from a bundle: where from.
     pub bundle_source: RwSignal<Option<String>>,
     /// The runs that bundle brought (origin, method, attribute): the banner speaks of the bundle
@@ -33,6 +38,8 @@ impl ResultsState {
             intervals: RwSignal::new(None),
             computing: RwSignal::new(false),
             selected: RwSignal::new(None),
+            item: RwSignal::new(None),
+            bundle_url: RwSignal::new(None),
             bundle_source: RwSignal::new(None),
             bundle_runs: RwSignal::new(Vec::new()),
             bundle_error: RwSignal::new(None),

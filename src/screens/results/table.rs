@@ -10,6 +10,7 @@ use concord_core::study::workbench::results::{Granularity, Statistic};
 use leptos::prelude::*;
 
 use crate::components::table_view::{ExportButtons, TableView};
+use crate::links::CopyLink;
 
 use super::state::use_results;
 
@@ -30,11 +31,18 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
     let failures = Memo::new(move |_| Arc::new(parse_failures_table(&table.get().0)));
     let on_cell = Callback::new(move |(row, column): (usize, usize)| {
         let per = results.settings.with_untracked(|s| s.columns().len()).max(1);
-        results.selected.set(Some((row, column / per)));
+        let named = table.with_untracked(|(t, _)| {
+            Some((t.methods.get(row)?.clone(), t.attributes.get(column / per)?.clone()))
+        });
+        results.item.set(None);
+        results.selected.set(named);
     });
     view! {
         <section class="panel" aria-labelledby="table-heading">
-            <h2 id="table-heading">"Correlation with human ratings"</h2>
+            <div class="row heading-row">
+                <h2 id="table-heading">"Correlation with human ratings"</h2>
+                <CopyLink/>
+            </div>
             <div class="row">
                 <label>"Statistic "
                     <select aria-label="Statistic" on:change=move |ev| {
