@@ -45,6 +45,17 @@ const PRINTED_PEARSON = {
   'qwen1.5-14B-Chat': '0.6416', 'qwen1.5-72B-Chat': '0.6223',
 };
 
+/** `concord meta ARGS` as text (a built binary if there is one, else `cargo run`). */
+function concordMetaText(args) {
+  const built = [process.env.CONCORD_CLI, join(ROOT, 'target/release/concord'), join(ROOT, 'target/debug/concord')]
+    .find((p) => p && existsSync(p));
+  const out = built
+    ? execFileSync(built, ['meta', ...args], { maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] })
+    : execFileSync('cargo', ['run', '-q', '--release', '-p', 'concord-cli', '--', 'meta', ...args],
+      { cwd: ROOT, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
+  return out.toString('utf8');
+}
+
 function close(actual, expected, tolerance, what) {
   assert.ok(actual !== null && Math.abs(actual - expected) <= tolerance, `${what}: ${actual} vs ${expected}`);
 }
@@ -100,6 +111,49 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     for (const [name, printed] of Object.entries(PRINTED_PEARSON)) {
       assert.equal(t1[`${name}/pearson`].text, printed, `${name} Pearson`);
     }
+    // The corrected win rate of output 1 (PPI / PPI++): with every label kept (the default)
+    // PPI is the human-only rate, ½ on the released pairs (203 wins, 203 losses, 85 ties).
+    const WIN = 'corrected-win-rate';
+    const everyLabel = await meta.cells(WIN);
+    for (const name of Object.keys(PRINTED_ACCURACY)) {
+      assert.equal(everyLabel[`${name}/humans_only`].value, 0.5, `${name}: humans only`);
+      assert.equal(everyLabel[`${name}/ppi`].value, 0.5, `${name}: PPI = humans only`);
+      assert.equal(everyLabel[`${name}/lambda`].text, '0.000', `${name}: λ`);
+    }
+    close(everyLabel['gpt-3.5-turbo/judge_only'].value, 277.5 / 491, 1e-15, 'gpt-3.5 judge only');
+    assert.match(await meta.caption(WIN).textContent(), /Corrected win rate of output 1/);
+    // The control: 50 labelled pairs, the rest corrected — the table changes at once, and its
+    // CSV is the one `concord meta --labelled 50` prints after the paper's tables.
+    await page.getByLabel('Labelled pairs').fill('50');
+    await page.waitForFunction((key) => {
+      const c = document.querySelector(`table[data-table="corrected-win-rate"] td[data-cell="${key}"]`);
+      return c && Number(c.dataset.value) !== 0.5;
+    }, 'gpt-3.5-turbo/ppi');
+    const fifty = await meta.cells(WIN);
+    assert.ok(fifty['gpt-3.5-turbo/all_humans'].value === 0.5, 'every label, beside');
+    assert.ok(fifty['gpt-3.5-turbo/ppi'].low < fifty['gpt-3.5-turbo/ppi'].value, 'PPI has its interval');
+    const rows = await page.locator(`table[data-table="${WIN}"] tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 3).map((c) => c.textContent.trim())));
+    assert.deepEqual(rows.map((r) => r.slice(1)), Array(5).fill(['50', '441']), 'labelled, unlabelled');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator(`button[aria-label$=" as CSV"][data-table="${WIN}"]`).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `${WIN}.csv`);
+    const appCsv = readFileSync(await download.path(), 'utf8');
+    const cliCsv = concordMetaText([...list('evaluator_results/pairwise'), '--labelled', '50', '--shuffles', '0', '--format', 'csv']);
+    assert.ok(cliCsv.endsWith(`\r\n${appCsv}`), `the app's CSV is the CLI's last table:\n${appCsv}\n---\n${cliCsv}`);
+    assert.match(appCsv, /^Evaluator,Labelled,Unlabelled,Judge only,/);
+    if (process.env.CONCORD_SCREENSHOTS) {
+      await page.locator(`table[data-table="${WIN}"]`).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/meta-win-rate.png`, fullPage: false });
+    }
+    // Text that is not a count is said, and the table keeps its last count.
+    await page.getByLabel('Labelled pairs').fill('some');
+    await page.getByRole('alert').filter({ hasText: 'Labelled pairs must be `all` or a whole number' }).waitFor();
+    assert.equal((await meta.cells(WIN))['gpt-3.5-turbo/ppi'].value, fifty['gpt-3.5-turbo/ppi'].value);
+    await page.getByLabel('Labelled pairs').fill('all');
+    await page.waitForFunction(() => Number(document.querySelector('table[data-table="corrected-win-rate"] td[data-cell="gpt-3.5-turbo/ppi"]')?.dataset.value) === 0.5);
+
     // Tables 5 and 6: every cell of the CLI.
     assert.equal(expected.meta_scores.length, 42);
     for (const s of expected.meta_scores) {

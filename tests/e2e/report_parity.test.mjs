@@ -152,6 +152,9 @@ test('a bundle written by the app carries the meta-evaluation and CoEval screens
     await page.getByLabel('Load meta-evaluation files').setInputFiles(META_FILES.map((f) => join(META_FIXTURES, f)));
     await page.locator('[data-testid="meta-file-list"] tbody tr').nth(2).waitFor({ timeout: 60_000 });
     await page.getByTestId('elo-status').filter({ hasText: /Computed in/ }).waitFor({ timeout: 120_000 });
+    // The corrected win rate from 4 of each evaluator's 7 labels: saved with the bundle.
+    await page.getByLabel('Labelled pairs').fill('4');
+    await page.locator('table[data-table="corrected-win-rate"] th', { hasText: 'All human labels' }).waitFor();
 
     // The app writes the bundle of every screen.
     await results.open();
@@ -162,6 +165,7 @@ test('a bundle written by the app carries the meta-evaluation and CoEval screens
     assert.equal(saved.version, 2);
     assert.deepEqual(saved.meta.files.map((f) => f.name), META_FILES, 'the released files by name');
     assert.ok(saved.meta.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256)), 'and by SHA-256');
+    assert.equal(saved.meta.settings.labelled, 4, 'the labelled pairs of the corrected win rate');
     assert.equal(saved.coeval.task, 'tiny', 'the CoEval study travels too');
     assert.ok(!JSON.stringify(saved).includes('judge-a, 1 pair'), 'released files are named, not embedded');
 
@@ -169,6 +173,7 @@ test('a bundle written by the app carries the meta-evaluation and CoEval screens
     await page.getByRole('tab', { name: 'Pairwise & meta-evaluation' }).click();
     const metaApp = await exportTables(page, page.locator('#screen-panel'));
     assert.ok(Object.keys(metaApp).length >= 4 * 3, `the meta tables exported: ${Object.keys(metaApp)}`);
+    assert.ok(metaApp['corrected-win-rate.csv'].includes('All human labels'), 'the corrected win rate from 4 labels');
     for (const format of ['csv', 'md', 'latex', 'json']) {
       const out = join(dir, `meta-${format}`);
       execFileSync(CLI, ['report', bundle, '--screen', 'meta', '--data', META_FIXTURES, '--format', format, '--out', out]);

@@ -194,7 +194,7 @@ fn playwright_files(chosen: Vec<String>, screenshots: &str) -> Result<(), String
     ]))?;
     util::run(
         Command::new("node")
-            .env("CONCORD_CLI", root.join("target/debug/concord"))
+            .env("CONCORD_CLI", toolchain::target_dir().join("debug/concord"))
             .current_dir(&root)
             .env("CONCORD_URL", format!("http://127.0.0.1:{port}/"))
             .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))

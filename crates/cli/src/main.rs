@@ -24,13 +24,16 @@ USAGE:
                   [--format json|md|latex|csv]
                                            correlation table of judge runs against human ratings
     concord meta FILE|DIR... [--k 4 --init 1000 --shuffles 200 --seed S]
-                  [--format json|md|csv|latex]
+                  [--labelled N|all] [--format json|md|csv|latex]
                                            seed 003 meta-evaluation: accuracy, Pearson, JDEval-i/BSMEval, Elo
-                                           (md|csv|latex: Tables 1, 5, 6 and Elo in the paper's layout)
+                                           (md|csv|latex: Tables 1, 5, 6 and Elo in the paper's layout;
+                                           --labelled: then the PPI / PPI++ corrected win rate of
+                                           output 1 from the human labels of N pairs or all)
     concord coeval PATH... [--format json|md|csv|latex] [--level LEVEL]
                                            CoEval (seed 004) from released files: the report as
                                            JSON, or Table 6, Figure 3, α, Table 7 as tables
-    concord report BUNDLE [--screen workbench] [--format md|csv|latex|json|svg] [--out DIR]
+    concord report BUNDLE [--screen workbench|audit|meta|coeval] [--format md|csv|latex|json|svg]
+                  [--out DIR]
                                            every table (or figure) a bundle shows in the app
     concord audit BUNDLE [--labelled N|all] [--format md|csv|latex|json] [--out DIR]
                                            judge audit of a bundle's runs: judge against judge,

@@ -1,12 +1,13 @@
 //! `concord meta FILE|DIR… [--k 4 --init 1000 --scale 400 --base 10 --shuffles 200 --seed S
-//! --seeds 10] [--format json|md|csv|latex]`: seed 003's meta-evaluation figures from released
-//! evaluator and meta-evaluator files (evaluator accuracy / Pearson, JDEval-i and BSMEval
-//! averages, Elo).
+//! --seeds 10] [--labelled N|all] [--format json|md|csv|latex]`: seed 003's meta-evaluation
+//! figures from released evaluator and meta-evaluator files (evaluator accuracy / Pearson,
+//! JDEval-i and BSMEval averages, Elo).
 //!
 //! Formats are detected by the core's loaders. `json` prints `concord_core::meta::analyze`'s
 //! report; `md`, `csv` and `latex` print seed 003's Table 1, Table 5, Table 6 and the Elo table
 //! in the paper's layout, built by `concord_core::study::meta` — the tables the app's
-//! meta-evaluation screen shows and exports, written by the same exporters. Files it cannot use
+//! meta-evaluation screen shows and exports, written by the same exporters — and with
+//! `--labelled` the screen's corrected win rate of output 1 after them. Files it cannot use
 //! are listed on stderr.
 
 use std::path::{Path, PathBuf};
@@ -15,20 +16,26 @@ use crate::error::{CliError, Result};
 
 use concord_core::meta::{self, EloOptions, Input};
 use concord_core::report::Format;
+use concord_core::study::meta::settings::parse_labelled;
 use concord_core::study::meta::{Settings, Workspace};
 
 const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--scale 400] \
-[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--format json|md|csv|latex]
+[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--labelled N|all] [--format json|md|csv|latex]
   --seeds N: with json, also report each Elo rating's SD over the seeds S..S+N-1
              (`seed_spread`; 0 or 1: not)
   --format md|csv|latex: seed 003's Table 1, Table 5, Table 6 and the Elo table in the paper's
-             layout, as the app's meta-evaluation screen exports them";
+             layout, as the app's meta-evaluation screen exports them
+  --labelled N|all: after them (md|csv|latex), the corrected win rate of output 1 per pairwise
+             evaluator (judge only, humans only, PPI, PPI++ with 95 % intervals) from the human
+             labels of N pairs (a choice seeded by --seed, the same pairs for every evaluator;
+             the rest unlabelled) or of every pair, as the screen's `corrected-win-rate`";
 
 /// Runs `concord meta` with the arguments after `meta`.
 pub fn run(args: &[String]) -> Result<()> {
     // The paper's Elo, and how much its 200-shuffle mean moves with the seed.
     let mut options = EloOptions { seeds: 10, ..EloOptions::default() };
     let mut format = Format::Json;
+    let mut labelled: Option<Option<usize>> = None;
     let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -57,6 +64,14 @@ pub fn run(args: &[String]) -> Result<()> {
                 options.seeds = v
                     .parse()
                     .map_err(|_| CliError::Usage(format!("--seeds: `{v}` is not a count")))?;
+            }
+            "--labelled" | "--labeled" => {
+                let v = value("--labelled")?;
+                labelled = Some(parse_labelled(v).map_err(|_| {
+                    CliError::Usage(format!(
+                        "--labelled takes a number of pairs or `all`, not `{v}`"
+                    ))
+                })?);
             }
             "--format" => {
                 let v = value("--format")?;
@@ -89,7 +104,12 @@ pub fn run(args: &[String]) -> Result<()> {
         contents.push((f.display().to_string(), bytes));
     }
     if format != Format::Json {
-        return paper_tables(&contents, &options, format);
+        return paper_tables(&contents, &options, labelled, format);
+    }
+    if labelled.is_some() {
+        return Err(CliError::Usage(format!(
+            "--labelled adds the corrected win rate table: give --format md, csv or latex\n{USAGE}"
+        )));
     }
     let inputs: Vec<Input<'_>> =
         contents.iter().map(|(name, bytes)| Input { name, bytes }).collect();
@@ -106,10 +126,12 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Seed 003's tables in the paper's layout, through the workspace the app's screen uses.
+/// Seed 003's tables in the paper's layout, through the workspace the app's screen uses; with
+/// `labelled`, the corrected win rate table after them.
 fn paper_tables(
     contents: &[(String, Vec<u8>)],
     options: &EloOptions,
+    labelled: Option<Option<usize>>,
     format: Format,
 ) -> Result<()> {
     let mut workspace = Workspace::new();
@@ -129,11 +151,20 @@ fn paper_tables(
         base: p.base,
         shuffles: options.shuffles,
         seed: options.seed,
+        labelled: labelled.flatten(),
         ..Settings::default()
     };
-    let report = workspace.paper_report(&settings);
+    let mut report = workspace.paper_report(&settings);
     if report.tables.is_empty() {
         return Err(CliError::input(NO_RESULTS));
+    }
+    if labelled.is_some() {
+        let table = workspace.win_rate_table(&settings).ok_or_else(|| {
+            CliError::input(
+                "--labelled: none of the files is a pairwise evaluator results file (the corrected win rate reads their verdicts and human labels)",
+            )
+        })?;
+        report.tables.push(table);
     }
     print!("{}", report.to_text(format));
     Ok(())

@@ -110,6 +110,79 @@ fn json_is_the_analysis_report_unchanged() {
     assert!(json.contains("\"seed_spread\""));
 }
 
+/// The corrected win rate's fixture: 240 pairs of one pairwise evaluator, `judge-ppi`.
+const WIN_RATE_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/tests/fixtures/win_rate/merged_eval_results_judge-ppi_pairwise.jsonl"
+);
+
+#[test]
+fn labelled_prints_the_corrected_win_rate_after_the_papers_tables() {
+    let title = "Corrected win rate of output 1: the evaluators' verdicts corrected by the human labels (prediction-powered inference)";
+    let plain = concord_meta(&[WIN_RATE_FILE, "--format", "md", "--shuffles", "0"]);
+    assert!(!plain.contains(title), "only with --labelled");
+    let md = concord_meta(&[WIN_RATE_FILE, "--format", "md", "--labelled", "60", "--seed", "3"]);
+    let titles: Vec<&str> = md.lines().filter(|l| l.starts_with("**")).collect();
+    assert_eq!(titles, ["**Table 1: evaluators against humans**", &format!("**{title}**")]);
+    let t = markdown_table(&md, title);
+    assert_eq!(
+        t[0],
+        [
+            "Evaluator",
+            "Labelled",
+            "Unlabelled",
+            "Judge only",
+            "Humans only",
+            "PPI",
+            "PPI++",
+            "λ",
+            "All human labels"
+        ]
+    );
+    assert_eq!(t[1][..3], ["judge-ppi", "60", "180"]);
+    assert!(t[1][5].contains(" \\["), "PPI with its interval: {}", t[1][5]);
+    assert!(md.contains("chosen by seed 3"), "{md}");
+    // The same bytes as the core's table under the same settings.
+    let mut w = concord_core::study::meta::Workspace::new();
+    w.add_bytes(
+        "merged_eval_results_judge-ppi_pairwise.jsonl",
+        &std::fs::read(WIN_RATE_FILE).unwrap(),
+    );
+    let settings =
+        concord_core::study::meta::Settings { labelled: Some(60), seed: 3, ..Default::default() };
+    let core = w.win_rate_table(&settings).unwrap();
+    let want =
+        concord_core::report::export_table(&core, concord_core::report::Format::Markdown).unwrap();
+    assert!(md.ends_with(&want), "{md}\nvs\n{want}");
+    // Every label kept: PPI is the human-only rate, and says so.
+    let all = concord_meta(&[WIN_RATE_FILE, "--format", "csv", "--labelled", "all"]);
+    let row = all.split("\r\n").find(|l| l.starts_with("judge-ppi,240,0,")).unwrap();
+    let cells: Vec<&str> = row.split(',').collect();
+    // judge only (value, low, high), humans only, PPI, PPI++: three columns each.
+    assert_eq!(cells[6..9], cells[9..12], "PPI = humans only: {row}");
+    assert_eq!(cells[9..12], cells[12..15], "PPI++ = humans only: {row}");
+    let all_md = concord_meta(&[WIN_RATE_FILE, "--format", "md", "--labelled", "all"]);
+    assert!(all_md.contains("PPI and PPI++ equal the human-only win rate"), "{all_md}");
+    // Bad values and the JSON format are refused.
+    for (args, says) in [
+        (
+            vec!["--labelled", "some", "--format", "md"],
+            "--labelled takes a number of pairs or `all`",
+        ),
+        (vec!["--labelled", "5"], "give --format md, csv or latex"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_concord"))
+            .arg("meta")
+            .arg(WIN_RATE_FILE)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn svg_is_refused_with_the_formats_it_takes() {
     let out = Command::new(env!("CARGO_BIN_EXE_concord"))

@@ -6,6 +6,9 @@
 //! their outcomes join the same views as workspace files. The Elo seed spread repeats the
 //! shuffled Elo under several seeds.
 //!
+//! The evaluators' panel also shows the PPI / PPI++ corrected win rate of output 1 with the
+//! number of pairs whose human label it keeps.
+//!
 //! Every table and figure is the core's ([`concord_core::study::meta::Workspace::report_with`],
 //! the report `concord meta` prints); this module renders it. [`state`] holds the screen's
 //! signals (and the bundle's [`state::snapshot`] / [`state::apply_snapshot`]), [`tasks`] its
@@ -19,7 +22,7 @@ mod tasks;
 mod viewers;
 
 use concord_core::study::meta::figures::{bradley_terry_id, elo_id, matches_id, win_rate_id};
-use concord_core::study::meta::{Entry, Origin, TieConvention};
+use concord_core::study::meta::{Entry, Origin, TieConvention, WIN_RATE_TABLE};
 use leptos::prelude::*;
 use web_sys::File;
 
@@ -199,7 +202,40 @@ fn EvaluatorPanel() -> impl IntoView {
             <Show when=has_table fallback=|| view! { <p class="muted">"Load evaluator result files to see Table 1."</p> }>
                 {report_table(state, || "table1".to_owned())}
             </Show>
+            <WinRatePanel/>
         </section>
+    }
+}
+
+/// The corrected win rate of output 1 (`corrected-win-rate`) with its "Labelled pairs"
+/// control, when a pairwise evaluator is loaded.
+#[component]
+fn WinRatePanel() -> impl IntoView {
+    let state = expect_context::<State>();
+    let has = move || state.report.with(|r| r.table(WIN_RATE_TABLE).is_some());
+    view! {
+        <Show when=has>
+            <h3 id="meta-win-rate-heading">"Corrected win rate of output 1"</h3>
+            <p class="muted">
+                "How often output 1 (the first-listed output) is better — ties count half — by each "
+                "evaluator's verdicts on every pair, corrected by the human labels of the labelled "
+                "pairs (PPI, and PPI++ with its power-tuning λ), next to the judge-only and "
+                "human-only rates. Keep the labels of fewer pairs to see what a correction from "
+                "that many labels gives; which pairs keep theirs is seeded by the Elo controls' "
+                "Seed (0 unless changed), the same pairs for every evaluator."
+            </p>
+            <div class="row controls">
+                <label class="control" for="win-rate-labelled">
+                    <span>"Labelled pairs"</span>
+                    <input id="win-rate-labelled" type="text" inputmode="numeric" size="6"
+                        placeholder="all" prop:value=move || state.labelled_text.get()
+                        on:input=move |ev| state.set_labelled(event_target_value(&ev))/>
+                </label>
+                <span class="muted">"a number, or all"</span>
+            </div>
+            {move || state.labelled_error.get().map(|e| view! { <p class="error-box" role="alert">{e}</p> })}
+            {report_table(state, || WIN_RATE_TABLE.to_owned())}
+        </Show>
     }
 }
 

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use concord_core::report::Report;
 use concord_core::run::ProviderId;
 use concord_core::study::meta::live::MetaMethod;
-use concord_core::study::meta::settings::{Controls, SettingsError, parse_seeds};
+use concord_core::study::meta::settings::{
+    Controls, SettingsError, labelled_text, parse_labelled, parse_seeds,
+};
 use concord_core::study::meta::{
     Computed, Settings, Snapshot, SnapshotError, TieConvention, Workspace,
 };
@@ -50,6 +52,11 @@ pub struct State {
     pub(super) branch_index: RwSignal<usize>,
     /// How many seeds the Elo seed spread uses (seed, seed + 1, …).
     pub(super) seeds: RwSignal<String>,
+    /// The "Labelled pairs" control's text, and the count it last said (`None`: every label),
+    /// applied at once like the tie convention.
+    pub(super) labelled_text: RwSignal<String>,
+    pub(super) labelled: RwSignal<Option<usize>>,
+    pub(super) labelled_error: RwSignal<Option<String>>,
     pub(super) seed_status: RwSignal<Option<String>>,
     /// Set when a snapshot was applied: the screen recomputes Elo and Bradley–Terry when it
     /// next shows.
@@ -129,8 +136,10 @@ impl State {
         let settings = RwSignal::new(defaults);
         let computed = RwSignal::new(Computed::default());
         let convention = RwSignal::new(defaults.ties);
+        let labelled = RwSignal::new(defaults.labelled);
         let report = Memo::new(move |_| {
-            let settings = Settings { ties: convention.get(), ..settings.get() };
+            let settings =
+                Settings { ties: convention.get(), labelled: labelled.get(), ..settings.get() };
             computed.with(|c| workspace.with(|w| Arc::new(w.report_with(&settings, c))))
         });
         State {
@@ -156,6 +165,9 @@ impl State {
             branch_file: RwSignal::new(None),
             branch_index: RwSignal::new(0),
             seeds: text(defaults.seeds.to_string()),
+            labelled_text: text(labelled_text(defaults.labelled)),
+            labelled,
+            labelled_error: RwSignal::new(None),
             seed_status: RwSignal::new(None),
             stale: RwSignal::new(false),
             report,
@@ -178,8 +190,11 @@ impl State {
             seed: self.seed.get_untracked(),
             resamples: self.resamples.get_untracked(),
         };
-        let rest =
-            Settings { ties: self.convention.get_untracked(), ..self.settings.get_untracked() };
+        let rest = Settings {
+            ties: self.convention.get_untracked(),
+            labelled: self.labelled.get_untracked(),
+            ..self.settings.get_untracked()
+        };
         controls.read(&rest)
     }
 
@@ -194,17 +209,34 @@ impl State {
         self.resamples.set(c.resamples);
         self.seeds.set(settings.seeds.to_string());
         self.convention.set(settings.ties);
+        self.labelled.set(settings.labelled);
+        self.labelled_text.set(labelled_text(settings.labelled));
+        self.labelled_error.set(None);
         self.settings.set(*settings);
+    }
+
+    /// Applies the "Labelled pairs" control's `text`: the corrected win rate follows at once;
+    /// text that is no count is said and the last count kept.
+    pub(super) fn set_labelled(&self, text: String) {
+        match parse_labelled(&text) {
+            Ok(k) => {
+                self.labelled.set(k);
+                self.labelled_error.set(None);
+            }
+            Err(e) => self.labelled_error.set(Some(e.to_string())),
+        }
+        self.labelled_text.set(text);
     }
 }
 
 /// What a bundle saves of this screen: the released files by name and SHA-256, the live runs'
 /// specs and raw answers, and the settings the numbers shown were computed with (the tie
-/// convention and seed count as the controls show them). No key.
+/// convention, seed count and labelled pairs as the controls show them). No key.
 pub fn snapshot() -> Snapshot {
     let state = State::shared();
     let mut settings = state.settings.get_untracked();
     settings.ties = state.convention.get_untracked();
+    settings.labelled = state.labelled.get_untracked();
     if let Ok(seeds) = parse_seeds(&state.seeds.get_untracked()) {
         settings.seeds = seeds;
     }
@@ -218,6 +250,7 @@ pub fn track_changes() {
     state.workspace.track();
     state.settings.track();
     state.convention.track();
+    state.labelled.track();
 }
 
 /// Restores this screen from a bundle's snapshot: the live runs at once (their tables,

@@ -83,8 +83,9 @@ fn record_verdict(record: &data::JudgeRecord) -> Option<Verdict> {
     }
 }
 
-/// Per pair of `loaded`'s dataset, the verdict of its (first) judge record, in pair order.
-fn verdicts_per_pair(name: &str, loaded: &Loaded) -> Result<Vec<Option<Verdict>>, MetaError> {
+/// Per pair of `loaded`'s dataset, the verdict of its (first) judge record, in pair order
+/// (`None` where no record names the pair or its verdict cannot be read).
+pub fn verdicts_per_pair(name: &str, loaded: &Loaded) -> Result<Vec<Option<Verdict>>, MetaError> {
     let run = loaded.runs.first().ok_or_else(|| MetaError::NoJudgeRun { file: name.to_owned() })?;
     let joined = data::join(&loaded.dataset, run);
     let mut out = vec![None; loaded.dataset.pairs.len()];

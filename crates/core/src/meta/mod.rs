@@ -60,6 +60,7 @@ use std::fmt;
 pub use evaluators::{
     PairwiseAccuracy, PointwiseCorrelation, PositionConsistency, pairwise_accuracy,
     pointwise_pearson, position_consistency, position_consistency_runs, verdict_accuracy,
+    verdicts_per_pair,
 };
 pub use matches::{
     BradleyTerryBootstrap, BradleyTerryIntervals, EloOptions, EloResult, JdEvalRecord, MatchSet,

@@ -384,6 +384,20 @@ pub struct PpiMean {
     pub judge_only: MeanInterval,
 }
 
+impl PpiMean {
+    /// With every item labelled (N = 0) there is nothing to correct, and §15.4 leaves PPI
+    /// undefined. PPI++'s λ̂ = cov₀(Y, Ŷ) / ((1 + n/N)·var₁) tends to 0 as N → 0, and
+    /// θ̂(0) is the human-only mean: this estimate with λ = 0 and PPI and PPI++ both equal to
+    /// the human-only mean (and its interval) in that case, for a table that shows the
+    /// corrected figure anyway; unchanged when N ≥ 1 or the human-only mean is undefined.
+    pub fn human_mean_when_all_labelled(self) -> PpiMean {
+        if self.n_unlabeled > 0 || self.classical.estimate.is_none() {
+            return self;
+        }
+        PpiMean { ppi: self.classical, ppipp: self.classical, lambda: Some(0.0), ..self }
+    }
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
@@ -845,6 +859,25 @@ mod tests {
         assert!(one.ppi.estimate.is_none() && one.classical.estimate.is_none());
         assert!(one.judge_only.estimate.is_some());
         assert!(ppi_mean(&y, &yhat[..3], &un, 0.95).is_err());
+    }
+
+    #[test]
+    fn every_item_labelled_makes_the_corrected_figures_the_human_mean() {
+        let (y, yhat) = ([1.0, 0.0, 0.5, 1.0], [1.0, 1.0, 0.5, 0.0]);
+        let all = ppi_mean(&y, &yhat, &[] as &[f64], 0.95).unwrap();
+        assert!(all.ppi.estimate.is_none() && all.lambda.is_none());
+        let shown = all.human_mean_when_all_labelled();
+        assert_eq!(shown.classical.estimate, Some(0.625));
+        assert_eq!(
+            (shown.ppi, shown.ppipp, shown.lambda),
+            (all.classical, all.classical, Some(0.0))
+        );
+        assert_eq!(shown.judge_only, all.judge_only);
+        // With an unlabelled item, or too few labels, nothing changes.
+        let some = ppi_mean(&y, &yhat, &[1.0], 0.95).unwrap();
+        assert_eq!(some.human_mean_when_all_labelled(), some);
+        let few = ppi_mean(&[1.0], &[1.0], &[] as &[f64], 0.95).unwrap();
+        assert_eq!(few.human_mean_when_all_labelled(), few);
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
 //! | [`meta`] | seed 003's meta-evaluation: released evaluator and meta-evaluator files, live JDEval / MDEval / JDEval-i / BSMEval runs, Tables 1, 5, 6, Elo, Bradley–Terry |
 //! | [`coeval`] | CoEval (seed 004): LLM criteria and evaluations scrutinised by annotators; results and the released files |
+//!
+//! [`corrected`] is what two studies share: the prediction-powered corrected estimate as
+//! table cells (the judge audit's corrected means, the meta-evaluation's corrected win rate).
 
 pub mod coeval;
+pub mod corrected;
 pub mod meta;
 pub mod workbench;

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::debate::{BranchRecord, Debate, released_branch_records, released_debates};
 use crate::data::{self, Loaded, PairLabel, Target};
+use crate::judge::parse::Verdict;
 use crate::meta::{
     self, EvaluatorRow, FileAnalysis, JdEvalRecord, MatchSet, MetaProtocol, MetaScore,
     PostAccuracy, WinRates,
@@ -61,6 +62,30 @@ pub struct PairInput {
     pub answer_a: String,
     pub answer_b: String,
     pub label: Option<PairLabel>,
+}
+
+/// One pair as an evaluator judged it: the human label and the evaluator's verdict, each in
+/// the pair's own order (output 1 first) — what the corrected win rate of output 1 reads
+/// ([`super::win_rate`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedPair {
+    pub id: String,
+    pub label: Option<PairLabel>,
+    /// `None` where the evaluator's answer could not be read (or the run stopped first).
+    pub verdict: Option<Verdict>,
+}
+
+/// The pairs of `pairs` with the verdicts at the same positions.
+pub fn judged_pairs(pairs: &[PairInput], verdicts: &[Option<Verdict>]) -> Vec<JudgedPair> {
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| JudgedPair {
+            id: p.id.clone(),
+            label: p.label,
+            verdict: verdicts.get(i).copied().flatten(),
+        })
+        .collect()
 }
 
 /// A text with one evaluator's assessment of it (from an evaluator-pointwise file), what
@@ -197,6 +222,9 @@ pub struct MetaFile {
     pub content: Content,
     /// Pairs a pairwise run can judge (evaluator-pairwise files), each with the file's label.
     pub pairs: Vec<PairInput>,
+    /// The pairs with the evaluator's verdicts (evaluator-pairwise files and pairwise runs):
+    /// the corrected win rate's input.
+    pub judged: Vec<JudgedPair>,
     /// Texts with an assessment JDEval-i / BSMEval runs can meta-evaluate (evaluator-pointwise
     /// files).
     pub individual: Vec<IndividualInput>,
@@ -217,6 +245,7 @@ impl MetaFile {
             problem: None,
             content: Content::Nothing,
             pairs: Vec::new(),
+            judged: Vec::new(),
             individual: Vec::new(),
             texts: Vec::new(),
         }
@@ -282,6 +311,10 @@ pub fn analyze_loaded(name: &str, loaded: &Loaded) -> MetaFile {
             if row.kind == "pairwise" {
                 file.kind = FileKind::Pairwise;
                 file.pairs = pair_inputs(loaded);
+                // The verdicts were read once already for the accuracy; a file without a run
+                // has no row.
+                let verdicts = meta::verdicts_per_pair(name, loaded).unwrap_or_default();
+                file.judged = judged_pairs(&file.pairs, &verdicts);
             } else {
                 file.kind = FileKind::Pointwise;
                 file.individual = individual_inputs(&row.name, loaded);

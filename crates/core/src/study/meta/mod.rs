@@ -24,6 +24,7 @@
 //! | [`compute`] | Elo in steps, Bradley–Terry, the seed spread ([`Computed`]) |
 //! | [`tables`] | every [`report::Table`](crate::report::Table) |
 //! | [`figures`] | every [`report::Figure`](crate::report::Figure) |
+//! | [`win_rate`] | the corrected win rate of output 1 (PPI / PPI++ from a labelled subset) |
 //! | [`workspace`] | the files and runs, and the report builder |
 //! | [`snapshot`] | the workspace as a bundle carries it, and its rebuilding |
 //!
@@ -39,6 +40,7 @@ pub mod settings;
 pub mod snapshot;
 pub mod tables;
 pub mod targets;
+pub mod win_rate;
 pub mod workspace;
 
 pub use compute::{Computed, PairwiseResult, SeedSpread};
@@ -47,6 +49,7 @@ pub use live::{LiveRun, RunSpec};
 pub use settings::{Settings, TieConvention};
 pub use snapshot::{FileProblem, Snapshot, SnapshotError, SnapshotFile};
 pub use tables::PAPER_TABLES;
+pub use win_rate::WIN_RATE_TABLE;
 pub use workspace::{Entry, Origin, Workspace};
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The meta-evaluation screen's controls as a value: Elo's K, initial rating, scale and base,
 //! the shuffles and seed, Bradley–Terry's bootstrap resamples, the win-rate tie convention and
-//! how many seeds the Elo seed spread uses — read from the controls' text with errors that say
-//! which field is wrong.
+//! how many seeds the Elo seed spread uses, and how many pairs keep their human label for the
+//! corrected win rate — read from the controls' text with errors that say which field is
+//! wrong.
 
 use serde::{Deserialize, Serialize};
 
@@ -72,11 +73,17 @@ pub struct Settings {
     /// How many seeds (`seed`, `seed + 1`, …) the Elo seed spread uses; below 2 it is not
     /// computed.
     pub seeds: usize,
+    /// The corrected win rate's labelled pairs: `Some(k)` keeps the human labels of k pairs
+    /// (a choice seeded by `seed`, the same pairs for every evaluator) and treats the rest as
+    /// unlabelled; `None`: every label. Absent in snapshots written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labelled: Option<usize>,
 }
 
 impl Default for Settings {
     /// The paper's rules (K = 4, initial 1000, scale 400, base 10, 200 shuffles), 200
-    /// bootstrap resamples, the paper's tie convention, and a seed spread over 5 seeds.
+    /// bootstrap resamples, the paper's tie convention, a seed spread over 5 seeds, and every
+    /// human label kept.
     fn default() -> Settings {
         let p = EloParams::default();
         Settings {
@@ -89,6 +96,7 @@ impl Default for Settings {
             resamples: 200,
             ties: TieConvention::Zero,
             seeds: 5,
+            labelled: None,
         }
     }
 }
@@ -123,6 +131,8 @@ pub enum SettingsError {
     ScaleNotPositive,
     #[error("Seed must be a whole number")]
     NotASeed,
+    #[error("Labelled pairs must be `all` or a whole number of pairs")]
+    NotALabelledCount,
 }
 
 /// The controls' text, as typed.
@@ -190,6 +200,21 @@ pub fn parse_count(
     })
 }
 
+/// The "Labelled pairs" control (and `concord meta --labelled`): `all` (or nothing) keeps
+/// every human label, a whole number that many.
+pub fn parse_labelled(s: &str) -> Result<Option<usize>, SettingsError> {
+    match s.trim() {
+        "" => Ok(None),
+        all if all.eq_ignore_ascii_case("all") => Ok(None),
+        n => n.parse::<usize>().map(Some).map_err(|_| SettingsError::NotALabelledCount),
+    }
+}
+
+/// What the "Labelled pairs" control shows for `labelled`.
+pub fn labelled_text(labelled: Option<usize>) -> String {
+    labelled.map_or_else(|| "all".to_owned(), |k| k.to_string())
+}
+
 /// The seed spread's "Seeds" control.
 pub fn parse_seeds(s: &str) -> Result<usize, SettingsError> {
     parse_count(s, "Seeds", SEEDS)
@@ -226,6 +251,24 @@ mod tests {
         assert_eq!(parse_seeds(" 7 "), Ok(7));
         assert_eq!(parse_number(" 4 "), Some(4.0));
         assert_eq!(parse_number("inf"), None);
+        assert_eq!(parse_labelled(" 50 "), Ok(Some(50)));
+        assert_eq!(parse_labelled("All"), Ok(None));
+        assert_eq!(parse_labelled(""), Ok(None));
+        assert_eq!(
+            parse_labelled("-3").unwrap_err().to_string(),
+            "Labelled pairs must be `all` or a whole number of pairs"
+        );
+        assert_eq!(labelled_text(Some(50)), "50");
+        assert_eq!(labelled_text(None), "all");
+        // A snapshot written before the setting keeps every label, and one that keeps every
+        // label is written as before.
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(!json.contains("labelled"));
+        let old: Settings = serde_json::from_str(&json).unwrap();
+        assert_eq!(old.labelled, None);
+        let some = Settings { labelled: Some(50), ..d };
+        let back: Settings = serde_json::from_str(&serde_json::to_string(&some).unwrap()).unwrap();
+        assert_eq!(back, some);
         assert_eq!(TieConvention::from_id("half"), TieConvention::Half);
         assert_eq!(TieConvention::from_id("?"), TieConvention::Zero);
     }

@@ -430,11 +430,37 @@ fn exported(report: &Report) -> Vec<(String, String)> {
 #[test]
 fn a_snapshot_rebuilds_the_same_report_with_no_key() {
     let (w, given) = workspace_with_runs();
-    let settings = Settings { shuffles: 15, resamples: 30, seeds: 3, ..Settings::default() };
+    let settings = Settings {
+        shuffles: 15,
+        resamples: 30,
+        seeds: 3,
+        labelled: Some(4),
+        ..Settings::default()
+    };
     let want = w.report(&settings);
     let ids: Vec<&str> = want.tables.iter().map(|t| t.id.as_str()).collect();
-    for id in ["pairwise-run", "scoring-run", "table1", "table5", "table6", "elo", "elo-seeds"] {
+    for id in [
+        "pairwise-run",
+        "scoring-run",
+        "table1",
+        WIN_RATE_TABLE,
+        "table5",
+        "table6",
+        "elo",
+        "elo-seeds",
+    ] {
         assert!(ids.contains(&id), "{id} in {ids:?}");
+    }
+    // The corrected win rate reads the released pairwise files and the live run's verdicts,
+    // from 4 of their 7 labels; the snapshot keeps the count.
+    let win = want.table(WIN_RATE_TABLE).unwrap();
+    for evaluator in ["judge-a", "judge-x"] {
+        let labelled = win.rows.iter().find(|r| r.label == evaluator).unwrap();
+        assert_eq!(
+            labelled.cells[..2].iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+            ["4", "3"]
+        );
+        assert!(win.keyed(&format!("{evaluator}/ppi")).is_some_and(|c| c.value.is_some()));
     }
     assert!(want.table("elo").unwrap().keyed("meta-judge · MDEval/judge-x").is_some());
     assert!(want.table("table5").unwrap().keyed("meta-judge/judge-x").is_some());
@@ -444,6 +470,7 @@ fn a_snapshot_rebuilds_the_same_report_with_no_key() {
     assert!(!json.contains("sk-"), "no key in a snapshot");
     let back: Snapshot = serde_json::from_str(&json).unwrap();
     assert_eq!(back, snapshot);
+    assert_eq!(back.settings.labelled, Some(4));
     let files: Vec<(&str, &[u8])> = given.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
     let rebuilt = Workspace::from_snapshot(&back, &files).unwrap();
     assert_eq!(exported(&rebuilt.report(&back.settings)), exported(&want));

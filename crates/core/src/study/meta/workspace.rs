@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use super::compute::{self, Computed};
 use super::figures;
-use super::files::{self, FileKind, JdEvalFile, MetaFile};
+use super::files::{self, Content, FileKind, JdEvalFile, JudgedPair, MetaFile};
 use super::live::{LiveRun, PairwiseRun, ScoringRun};
 use super::settings::Settings;
 use super::tables::{self, Labels, PAPER_TABLES};
+use super::win_rate;
 use crate::judge::template::RenderError;
 use crate::meta::{EloResult, MetaProtocol};
-use crate::report::Report;
+use crate::report::{Report, Table};
 
 /// Where a file of the list comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,8 +247,29 @@ impl Workspace {
         report
     }
 
+    /// The corrected win rate of output 1 of every pairwise evaluator (released files and
+    /// pairwise runs, in Table 1's order) under `settings`' labelled pairs
+    /// ([`win_rate::win_rate_table`]); `None` without a pairwise evaluator.
+    pub fn win_rate_table(&self, settings: &Settings) -> Option<Table> {
+        let mut evaluators: Vec<(&str, &[JudgedPair])> = self
+            .files()
+            .filter_map(|(_, f)| match &f.content {
+                Content::Evaluator(row) if f.kind == FileKind::Pairwise && !f.judged.is_empty() => {
+                    Some((row.name.as_str(), f.judged.as_slice()))
+                }
+                _ => None,
+            })
+            .collect();
+        if evaluators.is_empty() {
+            return None;
+        }
+        evaluators.sort_by_cached_key(|(name, _)| tables::family_rank(name));
+        let rates = win_rate::win_rates(evaluators, settings);
+        Some(win_rate::win_rate_table(&rates, settings))
+    }
+
     /// The report with the costly results already computed (the browser's path): the live
-    /// runs' tables, Table 1, Tables 5 and 6, Elo, its seed spread, post accuracy,
+    /// runs' tables, Table 1, the corrected win rate, Tables 5 and 6, Elo, its seed spread, post accuracy,
     /// Bradley–Terry per meta-evaluator and the ranking agreement; per meta-evaluator its
     /// win-rate heatmap and match distribution, and once computed its Elo and Bradley–Terry
     /// charts. Tables with nothing to show are left out.
@@ -263,6 +285,9 @@ impl Workspace {
         }
         if !rows.is_empty() {
             report.tables.push(tables::table1(&rows));
+        }
+        if let Some(t) = self.win_rate_table(settings) {
+            report.tables.push(t);
         }
         for protocol in [MetaProtocol::JdEvalI, MetaProtocol::BsmEval] {
             let t = tables::meta_table(&scores, protocol, &labels);

@@ -17,13 +17,14 @@
 use crate::data::Dataset;
 use crate::report::{Cell, Column, Report, Row, Table, count, format_p, format_value};
 use crate::stats::{
-    self, BootIndices, Estimate, JuryRule, KrippendorffLevel, MeanInterval, ShuffledOrders,
-    Undefined, Williams, quantile_sorted,
+    self, BootIndices, Estimate, JuryRule, KrippendorffLevel, ShuffledOrders, Undefined, Williams,
+    quantile_sorted,
 };
 
 use super::probe::{Variant, variant_of};
 use super::results::ResultsTable;
 use crate::bundle::Settings;
+use crate::study::corrected::{self, percent, undefined_note};
 
 /// The judge-vs-judge table's id.
 pub const JUDGES_TABLE: &str = "audit-judges";
@@ -867,60 +868,18 @@ impl Audit {
             "Corrected means: the judge's scores corrected by the human labels (prediction-powered inference)",
             "System",
         );
-        out.columns = vec![
-            Column::text("Attribute"),
-            Column::text("Judge"),
-            Column::number("Labelled"),
-            Column::number("Unlabelled"),
-            Column::number("Judge only"),
-            Column::number("Humans only"),
-            Column::number("PPI"),
-            Column::number("PPI++"),
-            Column::number("λ").described("PPI++'s power-tuning weight, clipped to [0, 1]"),
-        ];
-        if self.subsampled {
-            out.columns.push(Column::number("All human labels").described(
-                "the mean of every human label of the system, the labels the audit was told to hide included: what the corrected means estimate",
-            ));
-        }
+        out.columns = vec![Column::text("Attribute"), Column::text("Judge")];
+        out.columns.extend(corrected::columns(self.subsampled.then_some(
+            "the mean of every human label of the system, the labels the audit was told to hide included: what the corrected means estimate",
+        )));
         for c in &self.corrected {
             let attribute = &self.attributes[c.attribute];
             let judge = &attribute.judges[c.judge].0;
             let key = format!("{}/{judge}/{}", attribute.name, c.system);
             let mut cells = vec![Cell::text(attribute.name.clone()), Cell::text(judge.clone())];
-            match &c.estimate {
-                Ok(e) => {
-                    cells.push(Cell::count(e.n));
-                    cells.push(Cell::count(e.n_unlabeled));
-                    for (what, m) in [
-                        ("judge_only", &e.judge_only),
-                        ("humans_only", &e.classical),
-                        ("ppi", &e.ppi),
-                        ("ppipp", &e.ppipp),
-                    ] {
-                        cells.push(mean_cell(m, confidence, &format!("{key}/{what}")));
-                    }
-                    let mut lambda = Cell::number(e.lambda, 3).keyed(format!("{key}/lambda"));
-                    if e.lambda.is_none() {
-                        lambda = lambda.with_note(
-                            e.ppipp
-                                .undefined
-                                .map_or_else(|| "undefined".to_owned(), |why| why.to_string()),
-                        );
-                    }
-                    cells.push(lambda);
-                }
-                Err(why) => {
-                    cells.extend((0..7).map(|_| Cell::blank(why.clone())));
-                }
-            }
+            cells.extend(corrected::estimate_cells(&c.estimate, confidence, &key));
             if self.subsampled {
-                cells.push(match c.all_humans {
-                    Some((mean, n)) => {
-                        Cell::number(Some(mean), 3).with_n(n).keyed(format!("{key}/all_humans"))
-                    }
-                    None => Cell::blank("no human label"),
-                });
+                cells.push(corrected::all_labels_cell(c.all_humans, &key));
             }
             out.rows.push(Row::new(c.system.clone(), cells));
         }
@@ -929,10 +888,7 @@ impl Audit {
                 .push("No judge run on an attribute the dataset has human labels for.".to_owned());
             return out;
         }
-        out.notes.push(format!(
-            "Labelled items have a human label and a judge score; unlabelled items only a judge score. PPI = mean of the judge on the unlabelled items + mean of (human − judge) on the labelled; PPI++ weighs the judge by λ. Intervals: {}% normal.",
-            percent(confidence)
-        ));
+        out.notes.push(corrected::method_note("items", "a judge score", confidence));
         match self.settings.audit_labelled {
             Some(k) if self.subsampled => out.notes.push(format!(
                 "The audit kept the human labels of {} per attribute (seed {}) and treated the rest as unlabelled: compare the corrected means with the last column, the mean of every label.",
@@ -978,14 +934,6 @@ fn welch_se(a: &[f64], b: &[f64]) -> Option<f64> {
     Some((var1(a)? / a.len() as f64 + var1(b)? / b.len() as f64).sqrt())
 }
 
-fn percent(confidence: f64) -> String {
-    format_value(Some(confidence * 100.0), 0)
-}
-
-fn undefined_note(why: Option<Undefined>) -> String {
-    why.map_or_else(|| "undefined".to_owned(), |why| why.to_string())
-}
-
 fn estimate_cell(e: &Estimate, key: &str, what: &str) -> Cell {
     let cell = Cell::number(e.value, 3).with_n(e.n).keyed(format!("{key}/{what}"));
     if e.value.is_none() { cell.with_note(undefined_note(e.undefined)) } else { cell }
@@ -1001,15 +949,4 @@ fn p_cell(p: Option<f64>, key: &str) -> Cell {
         None => Cell::blank("Williams' test needs at least four items with all three scores and correlations below 1").keyed(key),
         p => Cell::p_value(p).keyed(key),
     }
-}
-
-fn mean_cell(m: &MeanInterval, confidence: f64, key: &str) -> Cell {
-    let mut cell = Cell::number(m.estimate, 3).keyed(key);
-    if let Some([low, high]) = m.ci {
-        cell = cell.with_interval(low, high, confidence);
-    }
-    if m.estimate.is_none() {
-        cell = cell.with_note(undefined_note(m.undefined));
-    }
-    cell
 }

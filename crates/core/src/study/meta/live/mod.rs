@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::debate::{Branch, BranchRecord, Debate, Round, label_text, verdict_text, winner_text};
 use super::files::{
     Content, FileKind, IndividualInput, LIVE_FORMAT, MetaFile, PairInput, ScoredText, jdeval_file,
+    judged_pairs,
 };
 use crate::data::{PairLabel, mean_in_order};
 use crate::judge::ChatResponse;
@@ -218,6 +219,16 @@ impl PairwiseRun {
         self.pairs.iter().map(|p| p.label).collect()
     }
 
+    /// Evaluator `e`'s verdicts with the answers in the given order, per pair.
+    fn original_verdicts(&self, e: usize) -> Vec<Option<Verdict>> {
+        self.outcomes
+            .get(e)
+            .into_iter()
+            .flatten()
+            .map(|o| o.as_ref().and_then(|o| o.original.as_ref().ok().copied()))
+            .collect()
+    }
+
     /// Per evaluator: accuracy (ties a class of their own, and gold ties excluded) of the
     /// verdicts in the given order, and with swap the consistency and position bias between
     /// the two orders.
@@ -226,11 +237,9 @@ impl PairwiseRun {
         self.evaluators
             .iter()
             .zip(&self.outcomes)
-            .map(|(e, outcomes)| {
-                let original: Vec<Option<Verdict>> = outcomes
-                    .iter()
-                    .map(|o| o.as_ref().and_then(|o| o.original.as_ref().ok().copied()))
-                    .collect();
+            .enumerate()
+            .map(|(i, (e, outcomes))| {
+                let original = self.original_verdicts(i);
                 // The outcome keeps the swapped verdict in the original orientation; the
                 // consistency wants it in the positions the judge saw.
                 let swapped: Vec<Option<Verdict>> = outcomes
@@ -259,7 +268,8 @@ impl PairwiseRun {
     pub fn files(&self) -> Vec<MetaFile> {
         self.figures()
             .into_iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(e, f)| {
                 let row = EvaluatorRow {
                     name: f.evaluator.clone(),
                     kind: "pairwise",
@@ -269,12 +279,14 @@ impl PairwiseRun {
                     pearson: None,
                     n_no_ties: f.accuracy.n_no_ties,
                 };
-                run_file(
+                let mut file = run_file(
                     format!("pairwise run · {}", f.evaluator),
                     FileKind::Pairwise,
                     format!("{} pairs", self.pairs.len()),
                     Content::Evaluator(row),
-                )
+                );
+                file.judged = judged_pairs(&self.pairs, &self.original_verdicts(e));
+                file
             })
             .collect()
     }
