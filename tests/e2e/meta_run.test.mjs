@@ -46,11 +46,15 @@ function expected(verdicts) {
   const consistent = verdicts.filter(([a, b]) => back(b) === a).length;
   const first = verdicts.filter(([a, b]) => back(b) !== a && a === 1 && b === 1).length;
   const second = verdicts.filter(([a, b]) => back(b) !== a && a === 2 && b === 2).length;
+  // STATS_SPEC §15.2: of the verdicts of both orders that name a winner, those naming the
+  // answer shown first.
+  const decided = verdicts.flat().filter((v) => v !== 0);
   return {
     accuracy: right / n,
     accuracyNoTies: rightNonTie / nonTie.length,
     consistency: consistent / n,
     positionBias: (first - second) / n,
+    firstWins: decided.filter((v) => v === 1).length / decided.length,
   };
 }
 
@@ -130,7 +134,13 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
       close(await meta.value('pairwise-run', `${name}/accuracy_no_ties`), want.accuracyNoTies, `${name} accuracy without ties`);
       close(await meta.value('pairwise-run', `${name}/consistency`), want.consistency, `${name} consistency`);
       close(await meta.value('pairwise-run', `${name}/position_bias`), want.positionBias, `${name} position bias`);
+      // The order probe's P(first shown wins), with a Wilson interval around it.
+      const first = (await meta.cells('pairwise-run'))[`${name}/first_wins`];
+      close(first.value, want.firstWins, `${name} first shown wins`);
+      assert.ok(first.low <= want.firstWins && want.firstWins <= first.high && first.low < first.high, `${name}: ${JSON.stringify(first)}`);
     }
+    // judge-y picks the first slot every time: its interval excludes an unbiased 0.5.
+    assert.ok((await meta.cells('pairwise-run'))['judge-y/first_wins'].low > 0.5);
     // 2 evaluators × 7 pairs × 2 orders.
     let log = await mock('/__mock/requests');
     assert.equal(log.summary.answered_ok, 28);

@@ -32,6 +32,15 @@ fn rate_cell(rate: Option<f64>, n: usize) -> Cell {
     }
 }
 
+/// A proportion's cell with its interval, and its n.
+fn proportion_cell(p: &crate::stats::Proportion) -> Cell {
+    let cell = Cell::number(p.p, 4).with_n(p.n);
+    match p.ci {
+        Some([low, high]) => cell.with_interval(low, high, p.confidence),
+        None => cell,
+    }
+}
+
 /// The ids of the tables `concord meta --format md|csv|latex` prints: seed 003's Table 1,
 /// Table 5, Table 6 and the Elo table (its Table 2), in that order.
 pub const PAPER_TABLES: [&str; 4] = ["table1", "table5", "table6", "elo"];
@@ -432,8 +441,8 @@ pub fn agreement_table(agreements: &[Agreement]) -> Table {
 }
 
 /// The last pairwise run (`data-table="pairwise-run"`): per evaluator the verdicts' accuracy,
-/// and with the position swap their consistency and position bias, each with its 95 %
-/// interval (Wilson's for the rates, Tango's for the bias).
+/// and with the position swap their consistency, position bias and how often the answer shown
+/// first wins (§15.2), each with its 95 % interval (Wilson's for the rates, Tango's for the bias).
 pub fn pairwise_run_table(run: &PairwiseRun) -> Table {
     let mut t = Table::new(
         "pairwise-run",
@@ -448,8 +457,12 @@ pub fn pairwise_run_table(run: &PairwiseRun) -> Table {
         Column::number("n"),
         Column::number("Accuracy"),
         Column::number("Accuracy (no ties)"),
-        Column::number("Swap consistency"),
+        Column::number("Swap consistency")
+            .described("share of pairs whose verdict survives the swap: 1 − the flip rate"),
         Column::number("Position bias"),
+        Column::number("First shown wins").described(
+            "of the verdicts in both orders that name a winner, the share naming the answer shown first (0.5 is unbiased)",
+        ),
         Column::number("Unreadable"),
     ];
     t.rows = run
@@ -471,6 +484,11 @@ pub fn pairwise_run_table(run: &PairwiseRun) -> Table {
                     }
                     .keyed(format!("{e}/consistency")),
                     position_bias_cell(p).keyed(format!("{e}/position_bias")),
+                    match &f.order {
+                        Some(o) => proportion_cell(&o.first_wins),
+                        None => Cell::number(None, 4),
+                    }
+                    .keyed(format!("{e}/first_wins")),
                     Cell::count(a.unparsed).keyed(format!("{e}/unreadable")),
                 ],
             )

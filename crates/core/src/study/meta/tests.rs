@@ -603,5 +603,13 @@ fn rates_carry_their_intervals() {
         assert_eq!(pair(bias), tango.unwrap().ci);
         let [lo, hi] = pair(bias).unwrap();
         assert!(lo <= p.position_bias.unwrap() && p.position_bias.unwrap() <= hi);
+        // §15.2's order probe: every pair flips (the answer shown first wins on the 4 even
+        // questions whatever it is), and the first shown wins 8 of the 14 verdicts.
+        let o = f.order.unwrap();
+        assert_eq!(o.flips, p.n - p.consistent);
+        assert_eq!((o.first_wins.k, o.first_wins.n), (8, 14));
+        let first = cell("first_wins");
+        assert_eq!(first.value, Some(8.0 / 14.0));
+        assert_eq!(pair(first), Some(wilson(8, 14)));
     }
 }

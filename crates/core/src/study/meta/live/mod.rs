@@ -212,6 +212,28 @@ pub struct PairwiseFigures {
     pub accuracy: PairwiseAccuracy,
     /// With swap: both orders compared (the core's `position_consistency`).
     pub position: Option<PositionConsistency>,
+    /// With swap: the order probe of STATS_SPEC §15.2 (flip rate, and how often the answer
+    /// shown first wins), with Wilson intervals.
+    pub order: Option<crate::stats::OrderProbe>,
+}
+
+/// The order probe of both orders' verdicts, each in the positions the judge saw (`First` is
+/// the answer shown first: §15.2's `A`).
+fn order_probe(
+    original: &[Option<Verdict>],
+    swapped: &[Option<Verdict>],
+) -> Option<crate::stats::OrderProbe> {
+    use crate::stats::Label;
+    let label = |v: &Option<Verdict>| {
+        v.map(|v| match v {
+            Verdict::First => Label::A,
+            Verdict::Second => Label::B,
+            Verdict::Tie => Label::Tie,
+        })
+    };
+    let forward: Vec<Option<Label>> = original.iter().map(label).collect();
+    let backward: Vec<Option<Label>> = swapped.iter().map(label).collect();
+    crate::stats::flip_rate(&forward, &backward, super::tables::RATE_CONFIDENCE).ok()
 }
 
 impl PairwiseRun {
@@ -259,6 +281,7 @@ impl PairwiseRun {
                     } else {
                         None
                     },
+                    order: if self.swap { order_probe(&original, &swapped) } else { None },
                 }
             })
             .collect()
