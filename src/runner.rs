@@ -21,9 +21,9 @@ use std::sync::Arc;
 
 use concord_core::judge::ChatRequest;
 use concord_core::run::{
-    Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish, Job,
-    JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason, build_chat,
-    classify_error, parse_chat_response,
+    Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish,
+    FinishReason, Job, JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
+    build_chat, classify_error, parse_chat_response,
 };
 use futures::StreamExt;
 use futures::channel::mpsc;
@@ -172,6 +172,24 @@ pub struct StoredSample {
     /// Unix ms when it arrived.
     #[serde(default)]
     pub at: u64,
+    /// The provider cut it off at the token limit (`finish_reason: length`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_off: bool,
+}
+
+thread_local! {
+    /// The keys of the stored samples known to be cut off at the token limit (filled as answers
+    /// arrive and as stored ones are read back): the few a collected run marks as such.
+    static CUT_OFF: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+}
+
+/// Whether the sample stored under `key` was cut off at the token limit.
+pub fn is_cut_off(key: &str) -> bool {
+    CUT_OFF.with(|c| c.borrow().contains(key))
+}
+
+fn mark_cut_off(key: &str) {
+    CUT_OFF.with(|c| c.borrow_mut().insert(key.to_owned()));
 }
 
 /// Requests from the page to a running run. Cheap to clone; shared with the UI.
@@ -300,8 +318,15 @@ pub async fn cached_texts(store: &Store, wanted: impl Fn(&str) -> bool) -> HashM
         after = page.last().map(|(k, _)| k.clone());
         for (key, value) in page {
             if wanted(&key) {
-                let text =
-                    serde_json::from_str::<StoredSample>(&value).map(|s| s.text).unwrap_or(value);
+                let text = match serde_json::from_str::<StoredSample>(&value) {
+                    Ok(s) => {
+                        if s.cut_off {
+                            mark_cut_off(&key);
+                        }
+                        s.text
+                    }
+                    Err(_) => value,
+                };
                 out.insert(key, text);
             }
         }
@@ -671,10 +696,15 @@ async fn handle(
         .iter()
         .zip(&response.choices)
         .map(|(key, choice)| {
+            let cut_off = choice.finish_reason == Some(FinishReason::Length);
+            if cut_off {
+                mark_cut_off(key);
+            }
             let sample = StoredSample {
                 text: choice.text.clone(),
                 model: response.model.clone().unwrap_or_default(),
                 at: arrived,
+                cut_off,
             };
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
         })

@@ -236,6 +236,10 @@ pub struct Scenario {
     /// A known bias: prompts containing this text get these points added to their rating
     /// (clamped to the scale), e.g. +1 when the length probe's filler is in the prompt.
     pub bonus: Option<Bonus>,
+    /// Answers longer than the request's `max_tokens` (4 characters a token) are cut there
+    /// and end with `finish_reason: "length"` (Anthropic: `stop_reason: "max_tokens"`), as a
+    /// provider does.
+    pub cut_at_max_tokens: bool,
 }
 
 /// [`Scenario::bonus`].
@@ -267,6 +271,7 @@ impl Default for Scenario {
             storm: None,
             close_connections: false,
             bonus: None,
+            cut_at_max_tokens: false,
         }
     }
 }
@@ -1128,6 +1133,19 @@ fn logprobs_for(scenario: &Scenario, text: &str, rating: Option<i64>, top: usize
     json!({"content": content})
 }
 
+/// `text` as the provider sends it under the request's token limit, and whether it was cut.
+fn within_limit(scenario: &Scenario, body: &Value, text: String) -> (String, bool) {
+    let limit = ["max_tokens", "max_completion_tokens"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_u64));
+    match limit {
+        Some(l) if scenario.cut_at_max_tokens && text.chars().count() as u64 > l * 4 => {
+            (text.chars().take((l * 4) as usize).collect(), true)
+        }
+        _ => (text, false),
+    }
+}
+
 fn success_body(
     scenario: &Scenario,
     body: &Value,
@@ -1142,7 +1160,7 @@ fn success_body(
     let first = seed.unwrap_or(0);
     if anthropic {
         let r = rating(scenario, prompt, messages_hash, first);
-        let text = reply_text(scenario, body, r);
+        let (text, cut) = within_limit(scenario, body, reply_text(scenario, body, r));
         let out_tokens = text.chars().count().div_ceil(4) as u64;
         return json!({
             "id": format!("msg_mock_{messages_hash:016x}"),
@@ -1150,7 +1168,7 @@ fn success_body(
             "role": "assistant",
             "model": model,
             "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "stop_reason": if cut { "max_tokens" } else { "end_turn" },
             "stop_sequence": null,
             "usage": {"input_tokens": prompt_tokens, "output_tokens": out_tokens},
         })
@@ -1162,7 +1180,7 @@ fn success_body(
     let choices: Vec<Value> = (0..n)
         .map(|i| {
             let r = rating(scenario, prompt, messages_hash, first + i);
-            let text = reply_text(scenario, body, r);
+            let (text, cut) = within_limit(scenario, body, reply_text(scenario, body, r));
             completion_tokens += text.chars().count().div_ceil(4) as u64;
             let logprobs =
                 if want_logprobs { logprobs_for(scenario, &text, r, top) } else { Value::Null };
@@ -1170,7 +1188,7 @@ fn success_body(
                 "index": i,
                 "message": {"role": "assistant", "content": text},
                 "logprobs": logprobs,
-                "finish_reason": "stop",
+                "finish_reason": if cut { "length" } else { "stop" },
             })
         })
         .collect();

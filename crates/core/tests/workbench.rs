@@ -635,3 +635,68 @@ fn the_paper_layout_shows_r_and_tau_side_by_side() {
     .unwrap();
     assert_eq!(old.columns(), [(Statistic::Spearman, Granularity::Document)]);
 }
+
+/// Samples the provider cut off at the token limit are kept as such: the parse-failure table
+/// separates "cut off before the rating" from "complete, no rating", and a bundle carries it.
+#[test]
+fn cut_off_samples_are_told_apart_from_answers_without_a_rating() {
+    let d = example();
+    let s = study(&d, 2);
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(), &caps, None);
+    // Method 0: sample 0 says "Rating: 3"; sample 1 is cut off before its rating on even
+    // items, cut off after it on odd ones. Method 1: sample 1 has no rating but ended.
+    let mut store = HashMap::new();
+    let mut cut = BTreeSet::new();
+    for prompt in &p.prompts {
+        store.insert(prompt.key(0), "Rating: 3".to_owned());
+        let text = match (prompt.method, prompt.item % 2) {
+            (0, 0) => {
+                cut.insert(prompt.key(1));
+                "Let me think about the summary's"
+            }
+            (0, _) => {
+                cut.insert(prompt.key(1));
+                "Rating: 4. Because the summary"
+            }
+            _ => "I would rather not say.",
+        };
+        store.insert(prompt.key(1), text.to_owned());
+    }
+    let mut runs = wb::results::empty_runs(&s);
+    wb::results::collect_marked(
+        &mut runs,
+        &d,
+        &s,
+        &p,
+        0..p.prompts.len(),
+        |k| store.get(k).cloned(),
+        |k| cut.contains(k),
+    );
+    assert!(runs[0].run.records.iter().all(|r| r.cut_off == [1]));
+    assert!(runs[2].run.records.iter().all(|r| r.cut_off.is_empty()));
+    let t = wb::compute(&d, &runs, None);
+    let even = d.items.iter().enumerate().filter(|(i, _)| i % 2 == 0).count();
+    let c = &t.cell(0, 0).unwrap().scores;
+    assert_eq!((c.samples, c.parse_failures, c.cut_off, c.cut_off_failures), (30, even, 15, even));
+    let c = &t.cell(1, 0).unwrap().scores;
+    assert_eq!((c.parse_failures, c.cut_off, c.cut_off_failures), (15, 0, 0));
+    let failures = wb::report::parse_failures_table(&t);
+    let count = |key: &str| failures.keyed(key).unwrap().value;
+    assert_eq!(count("score-only/coherence/cut_off_failures"), Some(even as f64));
+    assert_eq!(count("score-only/coherence/complete_failures"), Some(0.0));
+    assert_eq!(count("score-only/coherence/cut_off"), Some(15.0));
+    assert_eq!(count("rate-explain/coherence/complete_failures"), Some(15.0));
+    assert!(
+        failures.notes[0].starts_with("30 samples were cut off at the token limit"),
+        "{:?}",
+        failures.notes
+    );
+    // The marks survive a bundle's JSON.
+    let json = serde_json::to_string(&runs[0].run.records[0]).unwrap();
+    let back: data::JudgeRecord = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.cut_off, [1]);
+    // Records written before the field existed read as not cut off.
+    let old = json.replace(",\"cut_off\":[1]", "");
+    assert!(serde_json::from_str::<data::JudgeRecord>(&old).unwrap().cut_off.is_empty());
+}

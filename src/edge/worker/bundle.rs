@@ -308,6 +308,7 @@ mod tests {
                             prompt: None,
                             prompt_chars: None,
                             responses: vec!["Rating: 3".into(), "Rating: 4".into()],
+                            cut_off: Vec::new(),
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,

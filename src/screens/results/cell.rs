@@ -183,14 +183,17 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                         <pre class="prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
                         <h4>{format!("{}, mean {}", count(rec.responses.len(), "response", "responses"), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
                         <ol class="responses">
-                            {rec.responses.iter().map(|r| {
+                            {rec.responses.iter().enumerate().map(|(i, r)| {
+                                let cut = rec.cut_off.contains(&i).then(|| view! {
+                                    <span class="badge bad" title="The provider stopped the answer at the method's Max tokens (finish_reason: length)">"cut off at the token limit"</span>
+                                });
                                 match policy.read(r, scale) {
                                     Ok(reading) => {
                                         let v = reading.value;
                                         let (before, hit, after) = highlight(r, reading.span);
-                                        view! { <li><pre class="response">{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span></li> }.into_any()
+                                        view! { <li><pre class="response">{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span>{cut}</li> }.into_any()
                                     }
-                                    Err(e) => view! { <li><pre class="response">{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span></li> }.into_any(),
+                                    Err(e) => view! { <li><pre class="response">{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span>{cut}</li> }.into_any(),
                                 }
                             }).collect_view()}
                         </ol>

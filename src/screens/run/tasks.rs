@@ -248,13 +248,14 @@ pub async fn refresh_results(
         let end = (at + 250).min(plan.prompts.len());
         {
             let mem = memory.borrow();
-            workbench::results::collect_into(
+            workbench::results::collect_marked(
                 &mut runs,
                 &loaded.dataset,
                 &study,
                 &plan,
                 at..end,
                 |k| mem.get(k).cloned(),
+                crate::runner::is_cut_off,
             );
         }
         budget.tick().await;

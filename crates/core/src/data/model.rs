@@ -361,6 +361,12 @@ pub struct JudgeRecord {
     #[serde(default)]
     pub prompt_chars: Option<usize>,
     pub responses: Vec<String>,
+    /// Indices of `responses` the provider cut off at the token limit (`finish_reason:
+    /// length`): a rating missing from one of them says "raise the limit", not "the judge did
+    /// not rate". Always written (see `prompt_chars`); absent in older files and in released
+    /// outputs, which do not say.
+    #[serde(default)]
+    pub cut_off: Vec<usize>,
     /// Scores already parsed by the file's authors (UniEval `predict_scores`, meta-evaluation
     /// `score`), by attribute name; the response parser fills this for raw runs.
     pub parsed: Vec<(String, f64)>,

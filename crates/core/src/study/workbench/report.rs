@@ -6,7 +6,7 @@
 
 use crate::data::Dataset;
 use crate::report::figure::{Figure, Histogram, Scatter};
-use crate::report::{Cell, Column as TableColumn, Report, Row as TableRow, Table};
+use crate::report::{Cell, Column as TableColumn, Report, Row as TableRow, Table, count};
 use crate::run::{Price, ProviderId};
 
 use super::results::{
@@ -245,20 +245,42 @@ pub fn parse_failures_table(table: &ResultsTable) -> Table {
         TableColumn::text("Attribute"),
         TableColumn::number("Samples"),
         TableColumn::number("Unparseable"),
+        TableColumn::number("Unparseable, cut off").described(
+            "unparseable samples the provider cut off at the token limit (finish_reason length): the rating was never written",
+        ),
+        TableColumn::number("Unparseable, complete").described(
+            "unparseable samples that ended by themselves: the judge wrote no rating the parser could read",
+        ),
+        TableColumn::number("Cut off, all")
+            .described("samples cut off at the token limit, whether a rating could be read or not"),
     ];
+    let mut cut = 0;
     for (m, method) in table.methods.iter().enumerate() {
         for (a, attribute) in table.attributes.iter().enumerate() {
             if let Some(c) = table.cell(m, a) {
+                let s = &c.scores;
+                cut += s.cut_off;
+                let key = format!("{method}/{attribute}");
                 out.rows.push(TableRow::new(
                     method.clone(),
                     vec![
                         Cell::text(attribute.clone()),
-                        Cell::count(c.scores.samples),
-                        Cell::count(c.scores.parse_failures),
+                        Cell::count(s.samples),
+                        Cell::count(s.parse_failures).keyed(format!("{key}/unparseable")),
+                        Cell::count(s.cut_off_failures).keyed(format!("{key}/cut_off_failures")),
+                        Cell::count(s.parse_failures.saturating_sub(s.cut_off_failures))
+                            .keyed(format!("{key}/complete_failures")),
+                        Cell::count(s.cut_off).keyed(format!("{key}/cut_off")),
                     ],
                 ));
             }
         }
+    }
+    if cut > 0 {
+        out.notes.push(format!(
+            "{} cut off at the token limit: raise Max tokens on the Judge screen (an analyze-rate answer, or a reasoning model's thinking, needs room before its rating).",
+            count(cut, "sample was", "samples were")
+        ));
     }
     out
 }

@@ -117,6 +117,20 @@ pub fn collect_into(
     prompts: std::ops::Range<usize>,
     lookup: impl Fn(&str) -> Option<String>,
 ) {
+    collect_marked(runs, dataset, study, plan, prompts, lookup, |_| false);
+}
+
+/// [`collect_into`], with `cut_off` saying which stored samples the provider cut off at the
+/// token limit (kept in each record's [`JudgeRecord::cut_off`]).
+pub fn collect_marked(
+    runs: &mut [JudgedRun],
+    dataset: &Dataset,
+    study: &Study,
+    plan: &Plan,
+    prompts: std::ops::Range<usize>,
+    lookup: impl Fn(&str) -> Option<String>,
+    cut_off: impl Fn(&str) -> bool,
+) {
     let slot = |method: usize, attribute: &str| {
         study
             .attributes
@@ -130,7 +144,16 @@ pub fn collect_into(
         else {
             continue;
         };
-        let responses: Vec<String> = prompt.keys().filter_map(|k| lookup(&k)).collect();
+        let mut responses: Vec<String> = Vec::new();
+        let mut cut = Vec::new();
+        for key in prompt.keys() {
+            if let Some(text) = lookup(&key) {
+                if cut_off(&key) {
+                    cut.push(responses.len());
+                }
+                responses.push(text);
+            }
+        }
         if responses.is_empty() {
             continue;
         }
@@ -144,6 +167,7 @@ pub fn collect_into(
                 prompt: None,
                 prompt_chars: Some(prompt.chars),
                 responses,
+                cut_off: cut,
                 parsed: Vec::new(),
                 line: 0,
                 meta: None,
@@ -416,6 +440,8 @@ pub fn with_juries(scored: &Scored) -> Scored {
                     scores: crate::stats::jury(&judges, rule),
                     parse_failures: 0,
                     samples: 0,
+                    cut_off: 0,
+                    cut_off_failures: 0,
                 })
             })
             .collect();

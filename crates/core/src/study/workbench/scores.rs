@@ -173,6 +173,10 @@ pub struct JudgeScores {
     pub parse_failures: usize,
     /// Samples read (parsed or not).
     pub samples: usize,
+    /// Samples the provider cut off at the token limit (parsed or not).
+    pub cut_off: usize,
+    /// Of the parse failures, those whose sample was cut off at the token limit.
+    pub cut_off_failures: usize,
 }
 
 /// Parses every sample of `run` under `policy` (with the attribute's scale), averages per item
@@ -232,6 +236,8 @@ impl ScoreReader {
                 scores: vec![None; dataset.items.len()],
                 parse_failures: 0,
                 samples: 0,
+                cut_off: 0,
+                cut_off_failures: 0,
             },
         })
     }
@@ -254,6 +260,12 @@ impl ScoreReader {
                 let s = ItemScore::parse(&rec.responses, self.policy, self.scale);
                 self.out.parse_failures += s.failures.len();
                 self.out.samples += rec.responses.len();
+                for r in rec.cut_off.iter().filter_map(|&i| rec.responses.get(i)) {
+                    self.out.cut_off += 1;
+                    if self.policy.parse(r, self.scale).is_err() {
+                        self.out.cut_off_failures += 1;
+                    }
+                }
                 s.mean
             };
         }
