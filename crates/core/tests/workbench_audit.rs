@@ -356,3 +356,51 @@ fn three_judges_are_a_panel_with_alpha_and_fleiss_kappa() {
     let t = wb::compute(&d, &runs, None);
     assert!(audit(&d, &t, &settings(None)).table(PANEL_TABLE).unwrap().rows.is_empty());
 }
+
+#[test]
+fn an_ensemble_is_a_row_and_is_tested_against_its_members() {
+    let (d, runs) = fixture_with(&[("A", |i| human(i) + 1.0), ("B", judge_b), ("C", judge_long)]);
+    let scored = wb::score(&d, &runs);
+    let s = Settings { ensembles: vec![vec!["A".into(), "C".into()]], ..settings(None) };
+    let t = wb::tabulate(&d, &wb::combined(&scored, &s), Some("B"));
+    let name = wb::ensemble_name(&["A", "C"]);
+    assert_eq!(name, "ensemble: A + C");
+    assert_eq!(t.methods, ["A", "B", "C", name.as_str()]);
+    let h = d.human_scores(d.attribute_index("naturalness").unwrap());
+    let mean: Vec<Option<f64>> =
+        (0..ITEMS).map(|i| Some((human(i) + 1.0 + judge_long(i)) / 2.0)).collect();
+    let row = &t.cell(3, 0).unwrap().row;
+    assert!(
+        (row.pearson.dataset.unwrap() - stats::pearson(&h, &mean).value.unwrap()).abs() < 1e-12
+    );
+    // Williams' test against the baseline like any row, and in the audit against each member.
+    let w = stats::williams_vectors(&h, &mean, &t.cell(1, 0).unwrap().scores.scores);
+    assert_eq!(row.williams.p, w.p_greater);
+    let report = audit(&d, &t, &s);
+    let juries = report.table(JURIES_TABLE).unwrap();
+    let c = &t.cell(2, 0).unwrap().scores.scores;
+    let against_c = stats::williams_vectors(&h, &mean, c);
+    assert_eq!(
+        juries.keyed(&format!("naturalness/{name}/C/williams_p")).unwrap().value,
+        against_c.p_greater
+    );
+    assert!(
+        juries.keyed(&format!("naturalness/{name}/B/williams_p")).is_none(),
+        "B is not a member"
+    );
+    // The ensemble is no judge of its own, and with the juries on it is not their member.
+    assert_eq!(report.table(JUDGES_TABLE).unwrap().rows.len(), 3);
+    let both = Settings { juries: true, ..s.clone() };
+    let t2 = wb::tabulate(&d, &wb::combined(&scored, &both), None);
+    assert_eq!(t2.methods.len(), 6);
+    let jury = t2.methods.iter().position(|m| m == wb::JURY_MEAN).unwrap();
+    let all3: Vec<Option<f64>> =
+        (0..ITEMS).map(|i| Some((human(i) + 1.0 + judge_b(i) + judge_long(i)) / 3.0)).collect();
+    let r = t2.cell(jury, 0).unwrap().row.pearson.dataset.unwrap();
+    assert!((r - stats::pearson(&h, &all3).value.unwrap()).abs() < 1e-12);
+    // An ensemble naming a method the table lacks is left out; the bundle keeps the setting.
+    let missing = Settings { ensembles: vec![vec!["A".into(), "Z".into()]], ..settings(None) };
+    assert_eq!(wb::combined(&scored, &missing).methods, ["A", "B", "C"]);
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains("\"ensembles\":[[\"A\",\"C\"]]"), "{json}");
+}

@@ -20,7 +20,7 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
-use concord_core::study::workbench::{ResultsTable, Scored, paper, tabulate, with_juries};
+use concord_core::study::workbench::{ResultsTable, Scored, combined, paper, tabulate};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -60,16 +60,16 @@ pub fn ResultsScreen() -> impl IntoView {
     });
     let table = Memo::new(move |_| {
         let dataset = ws.dataset.get();
-        let (baseline, juries) = results.settings.with(|s| (s.baseline.clone(), s.juries));
+        let settings = results.settings.get();
         let Some((scored, _)) = scored.get() else {
             return (tabulate(&dataset.loaded.dataset, &Scored::default(), None), 0.0);
         };
         let started = time::monotonic_ms();
-        let t = if juries {
-            tabulate(&dataset.loaded.dataset, &with_juries(&scored), baseline.as_deref())
-        } else {
-            tabulate(&dataset.loaded.dataset, &scored, baseline.as_deref())
-        };
+        let t = tabulate(
+            &dataset.loaded.dataset,
+            &combined(&scored, &settings),
+            settings.baseline.as_deref(),
+        );
         (t, time::monotonic_ms() - started)
     });
     // Intervals belong to one table and one view: computed again (when shown) whenever either

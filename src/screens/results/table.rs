@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use concord_core::study::workbench::ResultsTable;
 use concord_core::study::workbench::report::{self, parse_failures_table};
 use concord_core::study::workbench::results::{Granularity, Statistic};
+use concord_core::study::workbench::{ResultsTable, ensemble_name, is_jury};
 use leptos::prelude::*;
 
 use crate::components::table_view::{ExportButtons, TableView};
@@ -91,6 +91,7 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
                     {move || if results.computing.get() { "Computing intervals…" } else if settings().intervals { "Hide CIs" } else { "Bootstrap CIs" }}
                 </button>
             </div>
+            <Ensembles table=table/>
             {move || {
                 let t = shown.get();
                 view! { <TableView table=t testid="results-table" on_cell=on_cell caption=false exports=false class="results-table"/> }
@@ -125,4 +126,72 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
 /// A duration for people: under a millisecond is said so, not "0 ms".
 fn duration(ms: f64) -> String {
     if ms < 1.0 { "under 1 ms".to_owned() } else { format!("{ms:.0} ms") }
+}
+
+/// Ensembles: the methods ticked here are averaged item by item into one more row (seed 002
+/// suggests combining rate-explain and analyze-rate); each is listed with a Remove button.
+#[component]
+fn Ensembles(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
+    let results = use_results();
+    let ticked = RwSignal::new(Vec::<String>::new());
+    let judges = move || {
+        table.with(|(t, _)| t.methods.iter().filter(|m| !is_jury(m)).cloned().collect::<Vec<_>>())
+    };
+    let add = move |_| {
+        // In the table's order, whatever order they were ticked in.
+        let order = judges();
+        let mut members = ticked.get_untracked();
+        members.sort_by_key(|m| order.iter().position(|x| x == m));
+        if members.len() >= 2 {
+            results.settings.update(|s| {
+                if !s.ensembles.contains(&members) {
+                    s.ensembles.push(members);
+                }
+            });
+            ticked.set(Vec::new());
+        }
+    };
+    view! {
+        <details class="ensembles" data-testid="ensembles">
+            <summary>{move || match results.settings.with(|s| s.ensembles.len()) {
+                0 => "Ensembles".to_owned(),
+                n => format!("Ensembles ({n})"),
+            }}</summary>
+            <p class="muted">"An ensemble's score of an item is the mean of its methods' scores (of those that scored it); it joins the table as a row, and the judge audit tests it against each member with Williams' test."</p>
+            <fieldset class="row">
+                <legend>"Methods to average"</legend>
+                {move || judges().into_iter().map(|m| {
+                    let name = m.clone();
+                    let checked = {
+                        let m = m.clone();
+                        move || ticked.with(|t| t.contains(&m))
+                    };
+                    view! {
+                        <label class="check">
+                            <input type="checkbox" prop:checked=checked on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                ticked.update(|t| {
+                                    t.retain(|x| *x != name);
+                                    if on { t.push(name.clone()); }
+                                });
+                            }/>
+                            {m}
+                        </label>
+                    }
+                }).collect_view()}
+                <button type="button" class="secondary" disabled=move || ticked.with(|t| t.len() < 2) on:click=add>"Add ensemble"</button>
+            </fieldset>
+            <ul data-testid="ensemble-list">
+                {move || results.settings.with(|s| s.ensembles.clone()).into_iter().map(|members| {
+                    let name = ensemble_name(&members);
+                    view! {
+                        <li>{name.clone()}" "
+                            <button type="button" class="secondary small" aria-label=format!("Remove {name}")
+                                on:click=move |_| results.settings.update(|s| s.ensembles.retain(|e| *e != members))>"Remove"</button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </details>
+    }
 }

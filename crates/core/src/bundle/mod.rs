@@ -176,6 +176,10 @@ pub struct Settings {
     /// ([`results::with_juries`]). Absent in bundles written before juries existed (`false`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub juries: bool,
+    /// Ensembles shown as rows of the Results table: each the methods whose item scores are
+    /// averaged ([`results::with_ensembles`]). Absent in bundles written before they existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ensembles: Vec<Vec<String>>,
     /// The systems the judges' own model family wrote: the audit's self-preference rows
     /// compare the judges' errors on them with those on the other systems. Empty: not said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -235,6 +239,7 @@ impl Default for Settings {
             intervals: false,
             audit_labelled: None,
             juries: false,
+            ensembles: Vec::new(),
             audit_own_systems: Vec::new(),
         }
     }

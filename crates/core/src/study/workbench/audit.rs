@@ -71,11 +71,14 @@ struct PairWork {
     kappas: Vec<f64>,
 }
 
-/// A jury of an attribute against its members.
+/// A jury (or an ensemble) of an attribute against its members.
 #[derive(Debug, Clone)]
 struct JuryResult {
     attribute: usize,
-    rule: JuryRule,
+    /// The row label: `mean of 3 judges`, or the ensemble's name.
+    label: String,
+    /// Its part of the cells' keys: `mean`, `median`, or the ensemble's name.
+    key: String,
     r: stats::Correlation,
     members: Vec<(String, stats::Correlation, Williams)>,
 }
@@ -130,6 +133,8 @@ enum Job {
     PairPoint(usize),
     PairBoot(usize),
     Jury(usize, JuryRule),
+    /// An ensemble row of the table (its index in `ensembles`) on an attribute.
+    Ensemble(usize, usize),
     Corrected(usize, usize),
     Probes(usize, usize),
     Shift(usize),
@@ -148,6 +153,8 @@ pub struct Audit {
     next: usize,
     pairs: Vec<PairWork>,
     juries: Vec<JuryResult>,
+    /// The ensemble rows of the table, by name.
+    ensembles: Vec<String>,
     corrected: Vec<Corrected>,
     /// Each item's output length in words.
     words: Vec<f64>,
@@ -250,6 +257,12 @@ impl Audit {
             next: 0,
             pairs: Vec::new(),
             juries: Vec::new(),
+            ensembles: table
+                .methods
+                .iter()
+                .filter(|m| super::results::ensemble_members(m).is_some())
+                .cloned()
+                .collect(),
             corrected: Vec::new(),
         };
         audit.plan();
@@ -288,6 +301,9 @@ impl Audit {
                 self.jobs.push(Job::Jury(a, JuryRule::Mean));
                 self.jobs.push(Job::Jury(a, JuryRule::Median));
             }
+            for e in 0..self.ensembles.len() {
+                self.jobs.push(Job::Ensemble(a, e));
+            }
             for m in 0..k {
                 self.jobs.push(Job::Corrected(a, m));
                 self.jobs.push(Job::Probes(a, m));
@@ -311,6 +327,7 @@ impl Audit {
             Job::PairPoint(p) => self.pair_point(p),
             Job::PairBoot(p) => self.pair_boot(p),
             Job::Jury(a, rule) => self.jury(a, rule),
+            Job::Ensemble(a, e) => self.ensemble(a, e),
             Job::Corrected(a, m) => self.correct(a, m),
             Job::Probes(a, m) => self.probes(a, m),
             Job::Shift(v) => self.shift(v),
@@ -363,18 +380,54 @@ impl Audit {
 
     fn jury(&mut self, a: usize, rule: JuryRule) {
         let attribute = &self.attributes[a];
-        let members: Vec<&[Option<f64>]> =
-            attribute.judges.iter().map(|(_, s)| s.as_slice()).collect();
-        let scores = stats::jury(&members, rule);
+        let all: Vec<usize> = (0..attribute.judges.len()).collect();
+        let key = match rule {
+            JuryRule::Mean => "mean",
+            JuryRule::Median => "median",
+        };
+        let label = format!("{key} of {}", count(all.len(), "judge", "judges"));
+        self.push_jury(a, &all, rule, label, key.to_owned());
+    }
+
+    fn ensemble(&mut self, a: usize, e: usize) {
+        let Some(name) = self.ensembles.get(e).cloned() else { return };
+        let Some(names) = super::results::ensemble_members(&name) else { return };
+        let judges = &self.attributes[a].judges;
+        let members: Vec<usize> = judges
+            .iter()
+            .enumerate()
+            .filter(|(_, (j, _))| names.contains(&j.as_str()))
+            .map(|(m, _)| m)
+            .collect();
+        if members.len() >= 2 {
+            self.push_jury(a, &members, JuryRule::Mean, name.clone(), name);
+        }
+    }
+
+    /// The jury of the judges `members` of attribute `a` under `rule`, tested against each.
+    fn push_jury(
+        &mut self,
+        a: usize,
+        members: &[usize],
+        rule: JuryRule,
+        label: String,
+        key: String,
+    ) {
+        let attribute = &self.attributes[a];
+        let scores_of: Vec<&[Option<f64>]> =
+            members.iter().map(|&m| attribute.judges[m].1.as_slice()).collect();
+        let scores = stats::jury(&scores_of, rule);
         let r = stats::pearson(&attribute.human, &scores);
-        let tests = stats::jury_against_members(&attribute.human, &scores, &members);
-        let members = attribute
-            .judges
+        let tests = stats::jury_against_members(&attribute.human, &scores, &scores_of);
+        let members = members
             .iter()
             .zip(tests)
-            .map(|((name, s), w)| (name.clone(), stats::pearson(&attribute.human, s), w))
+            .map(|(&m, w)| {
+                let (name, s) = &attribute.judges[m];
+                (name.clone(), stats::pearson(&attribute.human, s), w)
+            })
             .collect();
-        self.juries.push(JuryResult { attribute: a, rule, r, members });
+        self.juries.push(JuryResult { attribute: a, label, key, r, members });
     }
 
     fn correct(&mut self, a: usize, m: usize) {
@@ -833,15 +886,10 @@ impl Audit {
         ];
         for jury in &self.juries {
             let attribute = &self.attributes[jury.attribute];
-            let rule = match jury.rule {
-                JuryRule::Mean => "mean",
-                JuryRule::Median => "median",
-            };
-            let label = format!("{rule} of {}", count(attribute.judges.len(), "judge", "judges"));
             for (member, r, w) in &jury.members {
-                let key = format!("{}/{rule}/{member}", attribute.name);
+                let key = format!("{}/{}/{member}", attribute.name, jury.key);
                 out.rows.push(Row::new(
-                    label.clone(),
+                    jury.label.clone(),
                     vec![
                         Cell::text(attribute.name.clone()),
                         Cell::text(member.clone()),
@@ -856,7 +904,7 @@ impl Audit {
         if out.rows.is_empty() {
             out.notes.push("A jury needs two judge runs on the same attribute.".to_owned());
         } else {
-            out.notes.push("A jury's score of an item is the mean (or median) of the judges that scored it. Williams' test uses the items the humans, the jury and the member all scored.".to_owned());
+            out.notes.push("A jury's score of an item is the mean (or median) of the judges that scored it; an ensemble's, the mean of its members that scored it. Williams' test uses the items the humans, the jury and the member all scored.".to_owned());
         }
         out
     }

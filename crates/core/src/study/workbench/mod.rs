@@ -35,6 +35,7 @@ pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN, JURY_MEDIAN,
     JudgedRun, RaterKind, ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval,
-    collect, compute, is_jury, score, score_run, tabulate, with_juries,
+    collect, combined, compute, ensemble_members, ensemble_name, is_jury, score, score_run,
+    tabulate, with_ensembles, with_juries,
 };
 pub use study::{GridSpec, Method, Study, default_template, grid, method};

@@ -219,13 +219,16 @@ pub fn results_table(
             settings.seed
         ));
     }
-    if table.methods.iter().any(|m| results::is_jury(m)) {
+    if table.methods.iter().any(|m| m == results::JURY_MEAN || m == results::JURY_MEDIAN) {
         let members: Vec<&str> =
             table.methods.iter().filter(|m| !results::is_jury(m)).map(String::as_str).collect();
         out.notes.push(format!(
             "Juries: on each attribute, an item's score is the mean (median) of the methods that scored it ({}); the judge audit tests each jury against each member.",
             members.join(", ")
         ));
+    }
+    if table.methods.iter().any(|m| results::ensemble_members(m).is_some()) {
+        out.notes.push("Ensembles: an item's score is the mean of the named methods' scores (of those that scored it); the judge audit tests each ensemble against its members.".to_owned());
     }
     for e in &table.errors {
         out.notes.push(format!("Not shown: {e}"));
@@ -611,6 +614,6 @@ pub fn bundle_audit(bundle: &super::Bundle) -> Report {
 pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
     let dataset = &bundle.dataset.embedded;
     let scored = results::score(dataset, &bundle.runs);
-    let scored = if bundle.settings.juries { results::with_juries(&scored) } else { scored };
+    let scored = results::combined(&scored, &bundle.settings);
     results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
 }

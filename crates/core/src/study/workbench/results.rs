@@ -407,9 +407,77 @@ pub const JURY_MEAN: &str = "jury (mean)";
 /// The row name of the median jury.
 pub const JURY_MEDIAN: &str = "jury (median)";
 
-/// Whether `method` is a jury row of [`with_juries`].
+/// Whether `method` is a jury row of [`with_juries`] or an ensemble of [`with_ensembles`]:
+/// a combination of other rows, not a judge of its own.
 pub fn is_jury(method: &str) -> bool {
-    method == JURY_MEAN || method == JURY_MEDIAN
+    method == JURY_MEAN || method == JURY_MEDIAN || ensemble_members(method).is_some()
+}
+
+/// `scored` with the combinations `settings` asks for: its ensembles, then (when shown) the
+/// juries — of the judges only.
+pub fn combined(scored: &Scored, settings: &crate::bundle::Settings) -> Scored {
+    let with = with_ensembles(scored, &settings.ensembles);
+    if settings.juries { with_juries(&with) } else { with }
+}
+
+/// What an ensemble's row is called: `ensemble: rate-explain + analyze-rate`.
+const ENSEMBLE_PREFIX: &str = "ensemble: ";
+const ENSEMBLE_JOIN: &str = " + ";
+
+/// The row name of the ensemble of `members`.
+pub fn ensemble_name<S: AsRef<str>>(members: &[S]) -> String {
+    let names: Vec<&str> = members.iter().map(AsRef::as_ref).collect();
+    format!("{ENSEMBLE_PREFIX}{}", names.join(ENSEMBLE_JOIN))
+}
+
+/// The members of an ensemble row, or `None` when `method` is not one.
+pub fn ensemble_members(method: &str) -> Option<Vec<&str>> {
+    let rest = method.strip_prefix(ENSEMBLE_PREFIX)?;
+    let members: Vec<&str> = rest.split(ENSEMBLE_JOIN).collect();
+    (members.len() >= 2).then_some(members)
+}
+
+/// `scored` with one more method per ensemble in `ensembles` (each a list of two or more
+/// method names, seed 002's suggestion of combining e.g. rate-explain and analyze-rate): on
+/// each attribute where at least two of its members scored items, an item's ensemble score is
+/// the mean of the members that scored it. They are rows like any other (correlations,
+/// Williams' test against the baseline, intervals, plots); the judge audit tests each against
+/// its members. An ensemble naming a method the table lacks, or already present, is left out.
+pub fn with_ensembles(scored: &Scored, ensembles: &[Vec<String>]) -> Scored {
+    let mut out = scored.clone();
+    for members in ensembles {
+        let name = ensemble_name(members);
+        let Some(found) = members
+            .iter()
+            .map(|m| scored.methods.iter().position(|x| x == m))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            continue;
+        };
+        if found.len() < 2 || out.methods.contains(&name) {
+            continue;
+        }
+        let row: Vec<Option<JudgeScores>> = (0..scored.attributes.len())
+            .map(|a| {
+                let judges: Vec<&[Option<f64>]> = found
+                    .iter()
+                    .filter_map(|&m| scored.scores[m][a].as_ref().map(|s| s.scores.as_slice()))
+                    .collect();
+                (judges.len() >= 2).then(|| JudgeScores {
+                    scores: crate::stats::jury(&judges, crate::stats::JuryRule::Mean),
+                    parse_failures: 0,
+                    samples: 0,
+                    cut_off: 0,
+                    cut_off_failures: 0,
+                })
+            })
+            .collect();
+        if row.iter().any(Option::is_some) {
+            out.methods.push(name);
+            out.scores.push(row);
+        }
+    }
+    out
 }
 
 /// `scored` with two more methods, the mean and the median jury (STATS_SPEC §15.6): on each
@@ -690,16 +758,19 @@ pub fn cost_quality(
                 .collect();
             let quality =
                 (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
-            // A jury's calls are its members': every run of the attributes it covers.
+            // A jury's calls are its members': every run of the attributes it covers; an
+            // ensemble's, its members' runs.
+            let ensemble = ensemble_members(method);
             let jury = is_jury(method);
             let (input_tokens, output_tokens) = runs
                 .iter()
-                .filter(|r| {
-                    if jury {
-                        !is_jury(&r.method) && table.attributes.contains(&r.attribute)
-                    } else {
-                        r.method == *method
+                .filter(|r| match &ensemble {
+                    Some(members) => {
+                        members.contains(&r.method.as_str())
+                            && table.attributes.contains(&r.attribute)
                     }
+                    None if jury => !is_jury(&r.method) && table.attributes.contains(&r.attribute),
+                    None => r.method == *method,
                 })
                 .map(|r| estimated_tokens(r, samples_per_call))
                 .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
