@@ -169,10 +169,11 @@ def group_stat(values, sizes):
 def group_level(x, y, groups, thresh, eps):
     ids, members = [], {}
     for xi, yi, g in zip(x, y, groups):
+        # §6: every group of the input is listed, one whose items are all missing with size 0.
+        if g not in members:
+            ids.append(g)
+            members[g] = ([], [])
         if present(xi) and present(yi):
-            if g not in members:
-                ids.append(g)
-                members[g] = ([], [])
             members[g][0].append(xi)
             members[g][1].append(yi)
     sizes = [len(members[g][0]) for g in ids]
@@ -291,6 +292,9 @@ def resampling_case(case):
             groups[order[g]].append(pos)
     conf = case.get("confidence", 0.95)
     out = {"n_used": len(rows), "level": level}
+    if groups is not None:
+        # §8: the groups that still have used items, which the bootstrap indices point into.
+        out["group_ids"] = list(order)
     za = (np.array(a) - np.mean(a)) / np.std(a) if np.std(a) > 0 else None
     zb = (np.array(b) - np.mean(b)) / np.std(b) if np.std(b) > 0 else None
     for stat in case["stats"]:
@@ -345,12 +349,26 @@ def resampling_case(case):
 # ------------------------------------------------------------------ agreement
 
 
+# §10: a null alpha says why. The package's own message where it raises; where it returns NaN
+# (D_e = 0) this sentence, which Concord prints too.
+ALPHA_NAN = "The expected disagreement is 0 (every pairable value is the same), so alpha is 0/0."
+
+
 def kripp(data, level):
+    """(alpha, reason): reason is None when alpha is a number."""
     arr = np.array([[np.nan if v is None else v for v in row] for row in data], dtype=float)
     try:
-        return num(krippendorff.alpha(reliability_data=arr, level_of_measurement=level))
-    except (ValueError, ZeroDivisionError):
-        return None
+        v = num(krippendorff.alpha(reliability_data=arr, level_of_measurement=level))
+    except ValueError as e:
+        return None, str(e)
+    return v, (ALPHA_NAN if v is None else None)
+
+
+def continuous(data, cats):
+    """§11.1: no declared categories and scikit-learn sees continuous targets -> no kappa."""
+    from sklearn.utils.multiclass import type_of_target
+    seen = [v for row in data for v in row if present(v)]
+    return cats is None and bool(seen) and type_of_target(np.array(seen, float)) == "continuous"
 
 
 def cohen(r1, r2, labels=None, weights=None):
@@ -372,9 +390,12 @@ def cohen(r1, r2, labels=None, weights=None):
 def agreement_case(case):
     data = case["ratings"]
     cats = case.get("categories")
-    out = {"n_raters": len(data), "n_units": max(len(r) for r in data),
-           "krippendorff": {lvl: kripp(data, lvl)
-                            for lvl in ("nominal", "ordinal", "interval", "ratio")}}
+    out = {"n_raters": len(data), "n_units": max(len(r) for r in data), "krippendorff": {}}
+    for lvl in ("nominal", "ordinal", "interval", "ratio"):
+        value, reason = kripp(data, lvl)
+        out["krippendorff"][lvl] = value
+        if reason is not None:
+            out["krippendorff"][lvl + "_error"] = reason
     if len(data) == 2:
         out["cohen"] = {
             "unweighted": cohen(data[0], data[1], cats),
@@ -395,6 +416,12 @@ def agreement_case(case):
         if p_e < 1:
             kappa = num(fleiss_kappa(table, method="fleiss"))
     out["fleiss"] = {"kappa": kappa, "n_units_used": len(units)}
+    if continuous(data, cats):
+        # §11.1: every kappa of the case is null, never one with each value as a category.
+        for k in out.get("cohen", {}):
+            out["cohen"][k] = None
+        out["mean_pairwise_cohen"] = None
+        out["fleiss"]["kappa"] = None
     return out
 
 

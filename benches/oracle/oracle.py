@@ -170,11 +170,12 @@ def correlation(case):
         ids, mem = [], {}
         keyof = lambda g: (type(g).__name__ if not isinstance(g, (int, float)) or isinstance(g, bool) else "num", g)
         for a, b, g in zip(x, y, case["groups"]):
+            # §6: every input group is listed; one with no paired item has size 0, values null
+            k = json_key(g)
+            if k not in mem:
+                ids.append(g)
+                mem[k] = ([], [])
             if ok(a) and ok(b):
-                k = json_key(g)
-                if k not in mem:
-                    ids.append(g)
-                    mem[k] = ([], [])
                 mem[k][0].append(a)
                 mem[k][1].append(b)
         keys = [json_key(g) for g in ids]
@@ -271,6 +272,7 @@ def resampling(case):
     b = [B[i] for i in rows]
     level = case.get("level", "dataset")
     groups = None
+    gids = []
     if level == "group":
         order = {}
         groups = []
@@ -279,6 +281,7 @@ def resampling(case):
             if k not in order:
                 order[k] = len(groups)
                 groups.append([])
+                gids.append(case["groups"][i])
             groups[order[k]].append(pos)
     conf = case.get("confidence", 0.95)
     alpha = 1 - conf
@@ -299,6 +302,8 @@ def resampling(case):
                 for g in groups]
 
     out = {"n_used": len(rows), "level": level}
+    if groups is not None:
+        out["group_ids"] = gids  # §8: the groups with used items, as resampled
     sa_ = np.std(np.array(a, float)) if a else 0.0
     sb_ = np.std(np.array(b, float)) if b else 0.0
     for name in case["stats"]:
@@ -357,22 +362,37 @@ def resampling(case):
 
 # ---------------------------------------------------------------- agreement
 
+# §10: where the package returns NaN (D_e = 0) rather than raising, the reason is this sentence.
+ALPHA_NAN = "The expected disagreement is 0 (every pairable value is the same), so alpha is 0/0."
+
+
 def kripp(data, level):
+    """(alpha, reason): the reason is the package's own message when it raises."""
     numeric = all(isinstance(v, (int, float)) for row in data for v in row if v is not None)
-    if not numeric and level != "nominal":
-        return None
     if numeric:
         arr = np.array([[np.nan if v is None else float(v) for v in row] for row in data], float)
+    elif level != "nominal":
+        # strings: the package itself refuses an unordered domain beyond nominal
+        arr = np.array([["nan" if v is None else str(v) for v in row] for row in data])
     else:
-        arr = np.array([[np.nan if v is None else v for v in row] for row in data], dtype=object)
         # code labels numerically (nominal only)
         labs = {}
         arr = np.array([[np.nan if v is None else labs.setdefault(v, len(labs)) for v in row]
                         for row in data], float)
     try:
-        return fnum(krippendorff.alpha(reliability_data=arr, level_of_measurement=level))
-    except (ValueError, ZeroDivisionError):
-        return None
+        v = fnum(krippendorff.alpha(reliability_data=arr, level_of_measurement=level))
+    except ValueError as e:
+        return None, str(e)
+    return v, (ALPHA_NAN if v is None else None)
+
+
+def continuous(data, cats):
+    """§11.1: kappa needs categories; none declared and continuous values -> every kappa null."""
+    from sklearn.utils.multiclass import type_of_target
+    vals = [v for row in data for v in row if ok(v)]
+    if cats is not None or not vals or not all(isinstance(v, (int, float)) for v in vals):
+        return False
+    return type_of_target(np.array(vals, float)) == "continuous"
 
 
 def cohen2(r1, r2, cats=None, weights=None):
@@ -390,8 +410,13 @@ def agreement(case):
     data = case["ratings"]
     cats = case.get("categories")
     nu = max((len(r) for r in data), default=0)
-    out = {"n_raters": len(data), "n_units": nu,
-           "krippendorff": {l: kripp(data, l) for l in ("nominal", "ordinal", "interval", "ratio")}}
+    out = {"n_raters": len(data), "n_units": nu, "krippendorff": {}}
+    for lvl in ("nominal", "ordinal", "interval", "ratio"):
+        value, reason = kripp(data, lvl)
+        out["krippendorff"][lvl] = value
+        if reason is not None:
+            out["krippendorff"][lvl + "_error"] = reason
+    no_kappa = continuous(data, cats)
     if len(data) == 2:
         out["cohen"] = {
             "unweighted": cohen2(data[0], data[1], cats),
@@ -421,6 +446,11 @@ def agreement(case):
         if (pcat ** 2).sum() < 1:
             kappa = fnum(sm_fleiss(table, method="fleiss"))
     out["fleiss"] = {"kappa": kappa, "n_units_used": len(units)}
+    if no_kappa:
+        for k in out.get("cohen", {}):
+            out["cohen"][k] = None
+        out["mean_pairwise_cohen"] = None
+        out["fleiss"]["kappa"] = None
     return out
 
 

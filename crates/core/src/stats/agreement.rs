@@ -67,11 +67,12 @@ pub fn krippendorff_alpha(ratings: &[Vec<Option<f64>>], level: KrippendorffLevel
         }
     }
     let n = values.len();
-    if n == 0 {
-        return Estimate::undefined(Undefined::NoPairableUnits, 0);
-    }
+    // The package checks the domain (every rating, pairable or not) before pairability.
     if !domain_varies {
         return Estimate::undefined(Undefined::SingleValue, n);
+    }
+    if n == 0 {
+        return Estimate::undefined(Undefined::NoPairableUnits, 0);
     }
     let (d_o, d_e) = match level {
         KrippendorffLevel::Nominal => nominal_disagreements(&values, &bounds),
@@ -85,6 +86,34 @@ pub fn krippendorff_alpha(ratings: &[Vec<Option<f64>>], level: KrippendorffLevel
         return Estimate::undefined(Undefined::DegenerateDenominator, n);
     }
     Estimate::defined(1.0 - d_o / d_e, n)
+}
+
+/// Why α is undefined, in the krippendorff package's words where the package raises (§10: a
+/// null α says why in `<level>_error`). `D_e = 0`, where the package returns NaN, gets ours.
+pub fn alpha_reason(why: Undefined) -> String {
+    match why {
+        Undefined::SingleValue => "There has to be more than one value in the domain.".into(),
+        Undefined::NoPairableUnits => {
+            "There has to be at least one unit with values assigned by at least two coders.".into()
+        }
+        Undefined::NonNumericValues => "When using strings, an ordered value_domain is required \
+            for level_of_measurement other than 'nominal'."
+            .into(),
+        Undefined::DegenerateDenominator => {
+            "The expected disagreement is 0 (every pairable value is the same), so alpha is 0/0."
+                .into()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// §11.1: κ is for categories. `false` when no category list is declared and some observed
+/// rating is not an integer (scikit-learn's `type_of_target` = 'continuous'): then every κ of
+/// the ratings is undefined ([`Undefined::ContinuousValues`]), never a number computed with
+/// each distinct value as a category.
+pub fn categorical(ratings: &[Vec<Option<f64>>], categories: Option<&[f64]>) -> bool {
+    categories.is_some()
+        || ratings.iter().flatten().flatten().all(|v| !v.is_finite() || v.fract() == 0.0)
 }
 
 fn units<'a>(values: &'a [f64], bounds: &'a [usize]) -> impl Iterator<Item = &'a [f64]> + 'a {

@@ -685,9 +685,7 @@ pub fn judge_pair_agreement(
 ) -> JudgePairAgreement {
     let two = [judge_1.to_vec(), judge_2.to_vec()];
     // κ and AC1 are for categories (§11.1): continuous scores with no declared scale have none.
-    let categorical = categories.is_some()
-        || two.iter().flatten().flatten().all(|v| !v.is_finite() || v.fract() == 0.0);
-    let (cohen, ac1) = if categorical {
+    let (cohen, ac1) = if super::agreement::categorical(&two, categories) {
         (
             cohen_kappa(judge_1, judge_2, categories, CohenWeights::Unweighted),
             gwet_ac1(&two, categories),

@@ -21,9 +21,9 @@ use super::resample::{
     draw_perm_masks, observed, permutation_triples,
 };
 use super::{
-    CohenWeights, KrippendorffLevel, Label, Match, NullOutcome, Outcome, bradley_terry,
-    cohen_kappa, elo, fleiss_kappa, krippendorff_alpha, label_accuracy, match_summary,
-    mean_pairwise_cohen, williams, williams_vectors,
+    CohenWeights, Estimate, KrippendorffLevel, Label, Match, NullOutcome, Outcome, Undefined,
+    alpha_reason, bradley_terry, categorical, cohen_kappa, elo, fleiss_kappa, krippendorff_alpha,
+    label_accuracy, match_summary, mean_pairwise_cohen, williams, williams_vectors,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -590,6 +590,10 @@ struct ResampleStatOut {
 struct ResamplingOut {
     n_used: usize,
     level: &'static str,
+    /// Group level only: the groups that have used items, in first-appearance order — what a
+    /// bootstrap resample's indices point into (§8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group_ids: Option<Vec<Value>>,
     /// Recorded only when the resamples were drawn here rather than given by the case.
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
@@ -624,14 +628,18 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
         "group" | "document" | "input" | "item" => Level::Group,
         other => return Err(bad("level", format!("unknown level {other:?} (dataset or group)"))),
     };
+    // Per item, the index of its group; per index, the group's id as the input gave it.
+    let mut index_ids: Vec<Value> = Vec::new();
     let group_index: Option<Vec<usize>> = match group_keys(c, h.len())? {
-        Some((keys, _)) => {
+        Some((keys, original)) => {
             let mut index = HashMap::new();
             Some(
                 keys.iter()
                     .map(|k| {
-                        let next = index.len();
-                        *index.entry(k.clone()).or_insert(next)
+                        *index.entry(k.clone()).or_insert_with(|| {
+                            index_ids.push(original.get(k).cloned().unwrap_or(Value::Null));
+                            index_ids.len() - 1
+                        })
                     })
                     .collect(),
             )
@@ -641,6 +649,10 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
     };
     let t =
         Triples::new(&h, &a, &b, if level == Level::Group { group_index.as_deref() } else { None });
+    // §8: group-level resamples index the groups that still have used items; list them.
+    let group_ids = (level == Level::Group).then(|| {
+        t.group_of.iter().map(|&g| index_ids.get(g).cloned().unwrap_or(Value::Null)).collect()
+    });
     let confidence = opt_f64(c, "confidence", 0.95)?;
     if !(confidence > 0.0 && confidence < 1.0) {
         return Err(bad("confidence", "must be strictly between 0 and 1"));
@@ -700,6 +712,7 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
     Ok(ResamplingOut {
         n_used: t.len(),
         level: if level == Level::Group { "group" } else { "dataset" },
+        group_ids,
         seed: drew.then_some(seed),
         stats: InOrder(stats),
     })
@@ -708,12 +721,21 @@ fn resampling_case(c: &Obj) -> Result<ResamplingOut, CaseError> {
 // ---------------------------------------------------------------------------------------
 // agreement
 
+/// α per level; a null α says why in `<level>_error` (§10), absent when α is defined.
 #[derive(Debug, Serialize)]
 struct KrippOut {
     nominal: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nominal_error: Option<String>,
     ordinal: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ordinal_error: Option<String>,
     interval: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interval_error: Option<String>,
     ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratio_error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -801,9 +823,21 @@ fn rating_matrix(c: &Obj, field: &str) -> Result<RatingMatrix, CaseError> {
 
 fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
     let RatingMatrix { ratings, categories, numeric } = rating_matrix(c, "ratings")?;
-    let alpha = |level| krippendorff_alpha(&ratings, level).value;
+    // Labels have no order or distance: only the nominal level applies to them.
+    let alpha = |level| {
+        let a = if numeric || level == KrippendorffLevel::Nominal {
+            krippendorff_alpha(&ratings, level)
+        } else {
+            Estimate::undefined(Undefined::NonNumericValues, 0)
+        };
+        (a.value, a.undefined.filter(|_| a.value.is_none()).map(alpha_reason))
+    };
+    // §11.1: continuous scores with no declared categories have no κ at all.
+    let kappas = !numeric || categorical(&ratings, categories.as_deref());
+    let kappa = |v: Option<f64>| v.filter(|_| kappas);
     let cohen = (ratings.len() == 2).then(|| {
-        let k = |cats: Option<&[f64]>, w| cohen_kappa(&ratings[0], &ratings[1], cats, w).value;
+        let k =
+            |cats: Option<&[f64]>, w| kappa(cohen_kappa(&ratings[0], &ratings[1], cats, w).value);
         let cats = categories.as_deref();
         // Index-weighted κ needs ordered categories; labels have no order.
         let ordered = |v: Option<f64>| if numeric { v } else { None };
@@ -816,19 +850,26 @@ fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
         }
     });
     let fleiss = fleiss_kappa(&ratings);
-    let numeric_only = |v: Option<f64>| if numeric { v } else { None };
+    let (nominal, nominal_error) = alpha(KrippendorffLevel::Nominal);
+    let (ordinal, ordinal_error) = alpha(KrippendorffLevel::Ordinal);
+    let (interval, interval_error) = alpha(KrippendorffLevel::Interval);
+    let (ratio, ratio_error) = alpha(KrippendorffLevel::Ratio);
     Ok(AgreementOut {
         n_raters: ratings.len(),
         n_units: ratings.iter().map(Vec::len).max().unwrap_or(0),
         krippendorff: KrippOut {
-            nominal: alpha(KrippendorffLevel::Nominal),
-            ordinal: numeric_only(alpha(KrippendorffLevel::Ordinal)),
-            interval: numeric_only(alpha(KrippendorffLevel::Interval)),
-            ratio: numeric_only(alpha(KrippendorffLevel::Ratio)),
+            nominal,
+            nominal_error,
+            ordinal,
+            ordinal_error,
+            interval,
+            interval_error,
+            ratio,
+            ratio_error,
         },
         cohen,
-        mean_pairwise_cohen: mean_pairwise_cohen(&ratings).value,
-        fleiss: FleissOut { kappa: fleiss.kappa, n_units_used: fleiss.n_units_used },
+        mean_pairwise_cohen: kappa(mean_pairwise_cohen(&ratings).value),
+        fleiss: FleissOut { kappa: kappa(fleiss.kappa), n_units_used: fleiss.n_units_used },
     })
 }
 

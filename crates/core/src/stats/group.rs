@@ -60,9 +60,10 @@ impl GroupStat {
 /// Document-level results for every statistic of §1–§4.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupResult<G> {
-    /// Groups that have at least one paired item, in first-appearance order.
+    /// Every group of the input, in first-appearance order — also a group whose items are all
+    /// missing (size 0, every value `None`), so the lists line up with the input's groups.
     pub group_ids: Vec<G>,
-    /// Paired items per group.
+    /// Paired items per group (0 for a group with no paired item).
     pub group_sizes_used: Vec<usize>,
     /// Groups with at least 2 paired items (the only ones that get a value).
     pub n_groups_min2: usize,
@@ -89,7 +90,7 @@ pub fn group_correlations<S: Score, T: Score, G: Clone + Eq + Hash>(
     groups: &[G],
     options: &GroupOptions,
 ) -> GroupResult<G> {
-    let (ids, members) = split_groups(x, y, groups);
+    let (ids, members) = split_groups(x, y, groups, Empty::Keep);
     let mut per_group = Vec::with_capacity(ids.len());
     let mut sizes = Vec::with_capacity(ids.len());
     for (xs, ys) in &members {
@@ -127,26 +128,41 @@ pub fn group_correlations<S: Score, T: Score, G: Clone + Eq + Hash>(
     }
 }
 
-/// Paired items of each group that has any, groups in first-appearance order.
+/// Paired items of each group, groups in first-appearance order.
 pub(crate) type GroupMembers = Vec<(Vec<f64>, Vec<f64>)>;
+
+/// Whether [`split_groups`] lists a group none of whose items is paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Empty {
+    /// Listed with no members (document level, §6: every input group is listed).
+    Keep,
+    /// Left out (system level: a system without paired items has no mean).
+    Drop,
+}
 
 pub(crate) fn split_groups<S: Score, T: Score, G: Clone + Eq + Hash>(
     x: &[S],
     y: &[T],
     groups: &[G],
+    empty: Empty,
 ) -> (Vec<G>, GroupMembers) {
     let mut index: HashMap<&G, usize> = HashMap::new();
     let mut ids = Vec::new();
     let mut members: GroupMembers = Vec::new();
     for ((a, b), g) in x.iter().zip(y).zip(groups) {
-        let (Some(a), Some(b)) = (a.get(), b.get()) else { continue };
+        let pair = a.get().zip(b.get());
+        if pair.is_none() && (empty == Empty::Drop || index.contains_key(g)) {
+            continue;
+        }
         let k = *index.entry(g).or_insert_with(|| {
             ids.push(g.clone());
             members.push((Vec::new(), Vec::new()));
             ids.len() - 1
         });
-        members[k].0.push(a);
-        members[k].1.push(b);
+        if let Some((a, b)) = pair {
+            members[k].0.push(a);
+            members[k].1.push(b);
+        }
     }
     (ids, members)
 }
@@ -160,7 +176,7 @@ pub fn system_correlations<S: Score, T: Score, G: Clone + Eq + Hash>(
     systems: &[G],
     options: &GroupOptions,
 ) -> SystemResult<G> {
-    let (ids, members) = split_groups(x, y, systems);
+    let (ids, members) = split_groups(x, y, systems, Empty::Drop);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let x_means: Vec<f64> = members.iter().map(|(xs, _)| mean(xs)).collect();
     let y_means: Vec<f64> = members.iter().map(|(_, ys)| mean(ys)).collect();

@@ -98,8 +98,8 @@ mod resample;
 mod williams;
 
 pub use agreement::{
-    CohenWeights, FleissKappa, KrippendorffLevel, cohen_kappa, fleiss_kappa, krippendorff_alpha,
-    mean_pairwise_cohen,
+    CohenWeights, FleissKappa, KrippendorffLevel, alpha_reason, categorical, cohen_kappa,
+    fleiss_kappa, krippendorff_alpha, mean_pairwise_cohen,
 };
 pub use audit::{
     AuditError, GwetAc1, JudgePairAgreement, JuryRule, MeanInterval, OrderProbe, PairedDifference,

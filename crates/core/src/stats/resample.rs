@@ -112,14 +112,23 @@ pub(crate) struct Triples {
     pub h: Vec<f64>,
     pub a: Vec<f64>,
     pub b: Vec<f64>,
-    /// For group level: item positions of each group (groups in first-appearance order).
+    /// For group level: item positions of each group that has used items (groups in
+    /// first-appearance order).
     pub groups: Vec<Vec<usize>>,
+    /// For group level: the caller's group index of each entry of `groups` (§8's `group_ids`).
+    pub group_of: Vec<usize>,
 }
 
 impl Triples {
     /// Keep positions where all three are present; `groups` are per-item group indices.
     pub fn new<S: super::Score>(h: &[S], a: &[S], b: &[S], groups: Option<&[usize]>) -> Triples {
-        let mut t = Triples { h: Vec::new(), a: Vec::new(), b: Vec::new(), groups: Vec::new() };
+        let mut t = Triples {
+            h: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+            groups: Vec::new(),
+            group_of: Vec::new(),
+        };
         let mut slot_of_group: Vec<Option<usize>> = Vec::new();
         for i in 0..h.len().min(a.len()).min(b.len()) {
             let (Some(x), Some(y), Some(z)) = (h[i].get(), a[i].get(), b[i].get()) else {
@@ -131,6 +140,7 @@ impl Triples {
                 }
                 let slot = *slot_of_group[g].get_or_insert_with(|| {
                     t.groups.push(Vec::new());
+                    t.group_of.push(g);
                     t.groups.len() - 1
                 });
                 t.groups[slot].push(t.h.len());
