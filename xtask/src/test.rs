@@ -105,8 +105,14 @@ fn clippy_wasm(toolchain: WasmToolchain) -> Result<(), String> {
         return Ok(());
     }
     // The core's own tests and benches are native-only (they read ../shared, time with
-    // Instant): lint the core's library for wasm32, and the app with its browser tests.
-    for scope in [["-p", "concord-core", "--lib"], ["-p", "concord-web", "--all-targets"]] {
+    // Instant): lint the core's library for wasm32, the app with its browser tests, and the
+    // app as the release pipeline builds it (feature `split`: the `#[lazy]` screen views).
+    let scopes: [&[&str]; 3] = [
+        &["-p", "concord-core", "--lib"],
+        &["-p", "concord-web", "--all-targets"],
+        &["-p", "concord-web", "--lib", "--features", "split"],
+    ];
+    for scope in scopes {
         util::run(
             toolchain::wasm_cargo(toolchain, "clippy")
                 .env("CLIPPY_CONF_DIR", repo_root().join("clippy_wasm"))
@@ -156,18 +162,20 @@ pub fn e2e_command(args: &[String]) -> Result<(), String> {
         return Err("the Playwright tests need npm: `apt-get install nodejs npm`".to_string());
     }
     let shots = if has_flag(&flags, "--screenshots") { "docs/screenshots" } else { SCREENSHOTS };
-    playwright_files(files, shots)
+    playwright_files(files, shots, !has_flag(&flags, "--dev"))
 }
 
 /// Where test runs write their screenshots: under `target/`, never into tracked files.
 const SCREENSHOTS: &str = "target/screenshots";
 
 fn playwright_tests() -> Result<(), String> {
-    playwright_files(Vec::new(), SCREENSHOTS)
+    playwright_files(Vec::new(), SCREENSHOTS, true)
 }
 
-/// Runs `files` (every `tests/e2e/*.test.mjs` when empty) in headless Chromium.
-fn playwright_files(chosen: Vec<String>, screenshots: &str) -> Result<(), String> {
+/// Runs `files` (every `tests/e2e/*.test.mjs` when empty) in headless Chromium. `split`: the
+/// site is a release build, split into chunks (`tests/e2e/code_split.test.mjs` checks it;
+/// a `--dev` build is one module and that test says it skips).
+fn playwright_files(chosen: Vec<String>, screenshots: &str, split: bool) -> Result<(), String> {
     let root = repo_root();
     let port = serve::spawn_static("/")?;
     let sub_port = serve::spawn_static("/some/path/")?;
@@ -194,12 +202,13 @@ fn playwright_files(chosen: Vec<String>, screenshots: &str) -> Result<(), String
     ]))?;
     util::run(
         Command::new("node")
-            .env("CONCORD_CLI", root.join("target/debug/concord"))
+            .env("CONCORD_CLI", toolchain::target_dir().join("debug/concord"))
             .current_dir(&root)
             .env("CONCORD_URL", format!("http://127.0.0.1:{port}/"))
             .env("CONCORD_SUBPATH_URL", format!("http://127.0.0.1:{sub_port}/some/path/"))
             .env("CONCORD_CHROMIUM", toolchain::CHROMIUM)
             .env("MOCK_URL", mock.base_url())
+            .env("CONCORD_SPLIT", if split { "1" } else { "0" })
             .env("CONCORD_SCREENSHOTS", root.join(screenshots))
             .args(["--test", "--test-concurrency=1"])
             .args(&files),
