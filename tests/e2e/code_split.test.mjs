@@ -4,7 +4,7 @@
 // `CONCORD_SPLIT=0` from `cargo xtask e2e --dev`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
+import { launch, watch, CONCORD_URL, CONCORD_SUBPATH_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 
 const DEV = process.env.CONCORD_SPLIT === '0';
@@ -62,6 +62,23 @@ test('the first load fetches only the main module; Results fetches its chunks on
     for (const label of ['Judge', 'Run', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {
       await open(page, label);
     }
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('under a sub-path the chunks come from the site\'s own pkg/', { skip: (DEV && 'a --dev build is not split') || (!CONCORD_SUBPATH_URL && 'no sub-path server') }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_SUBPATH_URL);
+    await open(page, 'Results');
+    await page.waitForLoadState('networkidle');
+    const chunks = seen.requests.filter((u) => /\/split_results_view_\d+\.wasm$/.test(u));
+    assert.equal(chunks.length, 1, `the Results chunk was fetched once: ${chunks}`);
+    assert.ok(chunks[0].startsWith(new URL('pkg/', CONCORD_SUBPATH_URL).href), chunks[0]);
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
     await browser.close();
