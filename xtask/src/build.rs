@@ -1,5 +1,5 @@
 //! Builds the web app. Release: wasm32 compile (the `split` feature, linked with
-//! `--emit-relocs`), the split at the app's `#[lazy]` points into a main module and chunks,
+//! `--emit-relocs`), the split at the app's split points (`wasm_split`, `#[lazy]`) into a main module and chunks,
 //! wasm-bindgen (`--target web`) of the main module into `pkg/`, then wasm-opt on every `.wasm`
 //! of `pkg/`. `--dev`: one unsplit, unoptimized module.
 //!
@@ -19,7 +19,7 @@ pub struct BuildReport {
     pub wasm: PathBuf,
     pub wasm_bytes: u64,
     pub wasm_gzip_bytes: Option<u64>,
-    /// The chunks split off at `#[lazy]` points, fetched when first needed.
+    /// The chunks split off at the split points, fetched when first needed.
     pub chunks: Vec<Chunk>,
     pub optimized: bool,
 }
@@ -92,7 +92,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     std::fs::create_dir_all(&pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
     let main_module = if release {
         let main_module = artifacts.join("concord_web_split.wasm");
-        util::step("split at the #[lazy] points", || split(&input, &pkg, &main_module))?;
+        util::step("split into the main module and chunks", || split(&input, &pkg, &main_module))?;
         main_module
     } else {
         input
@@ -149,7 +149,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     Ok(BuildReport { wasm_gzip_bytes: gzip_size(&wasm), wasm, wasm_bytes, chunks, optimized })
 }
 
-/// Splits rustc's output `input` at its `#[lazy]` points: the chunks and their loader
+/// Splits rustc's output `input` at its split points (`src/screens/mod.rs`): the chunks and their loader
 /// (`__wasm_split.js`, which imports `initSync` from wasm-bindgen's `concord.js`) go to `pkg`,
 /// the main module to `main_out` (wasm-bindgen's input).
 fn split(input: &Path, pkg: &Path, main_out: &Path) -> Result<(), String> {
