@@ -6,16 +6,9 @@ use wasm_bindgen::JsCast;
 
 use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
-use crate::screens::coeval::CoEvalPage;
-use crate::screens::data::DataScreen;
-use crate::screens::judge::JudgeScreen;
 use crate::screens::judge::state::JudgeState;
-use crate::screens::meta::MetaPage;
-use crate::screens::rate::RateScreen;
 use crate::screens::rate::state::RateState;
-use crate::screens::results::ResultsScreen;
 use crate::screens::results::state::ResultsState;
-use crate::screens::run::RunScreen;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, Screen, Storage, Workspace};
 use crate::workspaces::Workspaces;
@@ -138,15 +131,9 @@ pub fn App() -> impl IntoView {
             <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
             {move || if !saved.ready.get() {
                 view! { <p class="muted" role="status" data-testid="workspace-restoring">"Opening your saved workspace…"</p> }.into_any()
-            } else { match ws.screen.get() {
-                Screen::Data => view! { <DataScreen/> }.into_any(),
-                Screen::Judge => view! { <JudgeScreen/> }.into_any(),
-                Screen::Run => view! { <RunScreen/> }.into_any(),
-                Screen::Results => view! { <ResultsScreen/> }.into_any(),
-                Screen::Rate => view! { <RateScreen/> }.into_any(),
-                Screen::Meta => view! { <MetaPage/> }.into_any(),
-                Screen::CoEval => view! { <CoEvalPage/> }.into_any(),
-            }}}
+            } else {
+                crate::screens::screen_view(ws.screen.get())
+            }}
             </div>
         </main>
     }

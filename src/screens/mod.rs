@@ -1,4 +1,12 @@
-//! One module per screen.
+//! One module per screen, and where the app is split: with the `split` feature (which `cargo
+//! xtask build`'s release pipeline turns on) every screen but Data is a split point
+//! (`wasm_split`, what Leptos' `#[lazy]` expands to, here `fallible`), its own wasm chunk
+//! fetched the first time its tab opens. Without the feature (`cargo test`, `cargo xtask build
+//! --dev`) the same functions are plain calls: an unsplit build cannot load a split function.
+//!
+//! Only views are split off: each screen's state is created by `app::App` and provided as a
+//! context, so opening a bundle, restoring a workspace or a run on another screen never waits
+//! for a chunk.
 
 pub mod coeval;
 pub mod data;
@@ -7,3 +15,150 @@ pub mod meta;
 pub mod rate;
 pub mod results;
 pub mod run;
+
+use leptos::prelude::*;
+
+use crate::state::Screen;
+
+/// A screen's chunk could not be fetched (offline, or a new deploy replaced `pkg/`): said in
+/// the tab panel with a way to try again, where a failed load would otherwise abort the app.
+#[derive(Debug, thiserror::Error)]
+#[error("the {screen} screen could not be loaded ({cause}); check the connection and try again")]
+pub struct ChunkError {
+    screen: &'static str,
+    cause: String,
+}
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for ChunkError {
+    fn from(e: leptos::wasm_split::SplitLoaderError) -> ChunkError {
+        // Which screen is filled in by `loading`, which knows it.
+        ChunkError { screen: "", cause: e.to_string() }
+    }
+}
+
+/// Calls a split point: awaited inside `Suspense` when split, called directly otherwise.
+macro_rules! lazy_view {
+    ($screen:expr, $view:ident) => {{
+        #[cfg(feature = "split")]
+        {
+            loading($screen, move || async move { $view().await })
+        }
+        #[cfg(not(feature = "split"))]
+        {
+            match $view() {
+                Ok(view) => view,
+                Err(e) => view! { <p role="alert">{e.to_string()}</p> }.into_any(),
+            }
+        }
+    }};
+}
+
+/// The view of `screen` for the tab panel: Data at once; any other screen once its chunk is
+/// loaded, with a short "Loading …" note until then (the first time only: a loaded chunk
+/// renders at once).
+pub fn screen_view(screen: Screen) -> AnyView {
+    match screen {
+        Screen::Data => view! { <data::DataScreen/> }.into_any(),
+        Screen::Judge => lazy_view!(screen, judge_view),
+        Screen::Run => lazy_view!(screen, run_view),
+        Screen::Results => lazy_view!(screen, results_view),
+        Screen::Rate => lazy_view!(screen, rate_view),
+        Screen::Meta => lazy_view!(screen, meta_view),
+        Screen::CoEval => lazy_view!(screen, coeval_view),
+    }
+}
+
+/// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
+/// (a failed load is not remembered: the next call fetches afresh).
+#[cfg(feature = "split")]
+fn loading<F>(screen: Screen, load: impl Fn() -> F + Send + Sync + 'static) -> AnyView
+where
+    F: Future<Output = Result<AnyView, ChunkError>> + Send + 'static,
+{
+    let attempt = RwSignal::new(0_u32);
+    let fallback = move || {
+        view! {
+            <p class="muted" role="status" data-testid="screen-loading">
+                {format!("Loading the {} screen…", screen.label())}
+            </p>
+        }
+    };
+    view! {
+        <Suspense fallback=fallback>
+            {move || {
+                attempt.track();
+                let view = load();
+                Suspend::new(async move {
+                    match view.await {
+                        Ok(view) => view,
+                        Err(e) => {
+                            let e = ChunkError { screen: screen.label(), ..e };
+                            view! {
+                                <div class="panel" role="alert" data-testid="screen-load-error">
+                                    <p>{e.to_string()}</p>
+                                    <button type="button" on:click=move |_| attempt.update(|n| *n += 1)>
+                                        "Try again"
+                                    </button>
+                                </div>
+                            }
+                            .into_any()
+                        }
+                    }
+                })
+            }}
+        </Suspense>
+    }
+    .into_any()
+}
+
+// Each screen's view in its own chunk (`split_screen_<name>.wasm`, plus the `chunk_<n>.wasm`
+// they share). `fallible`: a failed fetch is an `Err`, not a panic (which would abort the app).
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_judge, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn judge_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <judge::JudgeScreen/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_run, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn run_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <run::RunScreen/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_results, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn results_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <results::ResultsScreen/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_rate, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn rate_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <rate::RateScreen/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_meta, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn meta_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <meta::MetaPage/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_coeval, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn coeval_view() -> Result<AnyView, ChunkError> {
+    Ok(view! { <coeval::CoEvalPage/> }.into_any())
+}

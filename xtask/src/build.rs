@@ -1,6 +1,13 @@
-//! Builds the web app: wasm32 compile, wasm-bindgen (`--target web`) into `pkg/`, then wasm-opt.
+//! Builds the web app. Release: wasm32 compile (the `split` feature, linked with
+//! `--emit-relocs`), the split at the app's split points (`wasm_split`, `#[lazy]`) into a main module and chunks,
+//! wasm-bindgen (`--target web`) of the main module into `pkg/`, then wasm-opt on every `.wasm`
+//! of `pkg/`. `--dev`: one unsplit, unoptimized module.
+//!
+//! The order matters: the splitter reads the relocations rustc's linker keeps, which wasm-opt
+//! would drop, so it runs on the raw rustc output; wasm-bindgen then processes the main module
+//! (`--keep-lld-exports` keeps the table and functions the chunks import); wasm-opt comes last.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::toolchain::{self, WasmToolchain};
@@ -8,10 +15,20 @@ use crate::util::{self, has_flag, repo_root};
 
 /// What a build produced, for the size report.
 pub struct BuildReport {
+    /// The main module: what the page loads before anything shows.
     pub wasm: PathBuf,
     pub wasm_bytes: u64,
     pub wasm_gzip_bytes: Option<u64>,
+    /// The chunks split off at the split points, fetched when first needed.
+    pub chunks: Vec<Chunk>,
     pub optimized: bool,
+}
+
+/// One lazily loaded wasm chunk of `pkg/`.
+pub struct Chunk {
+    pub name: String,
+    pub bytes: u64,
+    pub gzip_bytes: Option<u64>,
 }
 
 pub fn build_command(args: &[String]) -> Result<(), String> {
@@ -22,43 +39,75 @@ pub fn build_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+fn kb(bytes: u64) -> String {
+    format!("{:.1} KB", bytes as f64 / 1024.0)
+}
+
 pub fn print_report(report: &BuildReport) {
     let gz = report
         .wasm_gzip_bytes
-        .map(|b| format!("{:.1} KB gzipped", b as f64 / 1024.0))
+        .map(|b| format!("{} gzipped", kb(b)))
         .unwrap_or_else(|| "gzip size unknown (no gzip)".to_string());
     println!(
-        "{}: {:.1} KB, {gz}{}",
+        "{} (loaded first): {}, {gz}{}",
         report.wasm.display(),
-        report.wasm_bytes as f64 / 1024.0,
+        kb(report.wasm_bytes),
         if report.optimized { ", wasm-opt -Oz applied" } else { ", not optimized by wasm-opt" }
     );
+    if report.chunks.is_empty() {
+        return;
+    }
+    println!("{} chunks loaded when first needed:", report.chunks.len());
+    for chunk in &report.chunks {
+        let gz = chunk.gzip_bytes.map(|b| format!(", {} gzipped", kb(b))).unwrap_or_default();
+        println!("  {}: {}{gz}", chunk.name, kb(chunk.bytes));
+    }
 }
 
-/// Compiles `concord-web` for wasm32 and writes `pkg/concord.js` + `pkg/concord_bg.wasm`.
+/// Compiles `concord-web` for wasm32 and writes `pkg/concord.js` and `pkg/concord_bg.wasm`;
+/// a release build is split, adding `pkg/__wasm_split.js` (the chunk loader) and one
+/// `pkg/*.wasm` per chunk, and `concord_bg.wasm` is then the main module.
 pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport, String> {
     let root = repo_root();
     let profile = if release { "wasm-release" } else { "dev" };
-    util::step("compile concord-web for wasm32", || {
-        util::run(toolchain::wasm_cargo(toolchain, "build").args([
-            "-p",
-            "concord-web",
-            "--lib",
-            "--profile",
-            profile,
-        ]))
-    })?;
+    // Release builds are split; `--dev` builds stay one module (quicker, and nothing to load
+    // lazily). `cargo rustc` passes `--emit-relocs` to the app's own link only: dependencies
+    // keep the flags of every other wasm32 build (`.cargo/config.toml`), so none rebuilds.
+    let mut compile = toolchain::wasm_cargo(toolchain, if release { "rustc" } else { "build" });
+    compile.args(["-p", "concord-web", "--lib", "--profile", profile]);
+    if release {
+        compile.args(["--features", "split", "--", "-Clink-args=--emit-relocs"]);
+    }
+    let what = if release { " (feature `split`, --emit-relocs)" } else { "" };
+    util::step(&format!("compile concord-web for wasm32{what}"), || util::run(&mut compile))?;
     let artifact_profile = if release { "wasm-release" } else { "debug" };
-    let input = toolchain::wasm_artifact_dir(toolchain, artifact_profile).join("concord_web.wasm");
+    let artifacts = toolchain::wasm_artifact_dir(toolchain, artifact_profile);
+    let input = artifacts.join("concord_web.wasm");
+    let pkg = root.join("pkg");
+    // Chunk names change with the code: old ones must not linger beside the new build.
+    if pkg.exists() {
+        std::fs::remove_dir_all(&pkg)
+            .map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
+    }
+    std::fs::create_dir_all(&pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
+    let main_module = if release {
+        let main_module = artifacts.join("concord_web_split.wasm");
+        util::step("split into the main module and chunks", || split(&input, &pkg, &main_module))?;
+        main_module
+    } else {
+        input
+    };
     let bindgen =
         util::step("wasm-bindgen-cli at the locked version", toolchain::ensure_wasm_bindgen)?;
-    let pkg = root.join("pkg");
+    // The chunks import the main module's table and functions: `--keep-lld-exports` keeps them.
     util::step("wasm-bindgen --target web", || {
         util::run(
             Command::new(&bindgen)
-                .args(["--target", "web", "--no-typescript", "--out-name", "concord", "--out-dir"])
+                .args(["--target", "web", "--no-typescript"])
+                .args(if release { &["--keep-lld-exports"][..] } else { &[] })
+                .args(["--out-name", "concord", "--out-dir"])
                 .arg(&pkg)
-                .arg(&input),
+                .arg(&main_module),
         )
     })?;
     let wasm = pkg.join("concord_bg.wasm");
@@ -70,23 +119,67 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
         });
         match toolchain::wasm_opt().filter(|_| npm_ok) {
             Some(wasm_opt) => {
-                util::step("wasm-opt -Oz", || {
-                    util::run(
-                        Command::new(wasm_opt)
-                            .args(["-Oz", "--strip-debug", "--strip-producers"])
-                            .args(WASM_FEATURES)
-                            .arg(&wasm)
-                            .arg("-o")
-                            .arg(&wasm),
-                    )
-                })?;
+                for file in wasm_files(&pkg)? {
+                    let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                    util::step(&format!("wasm-opt -Oz {name}"), || {
+                        util::run(
+                            Command::new(&wasm_opt)
+                                .args(["-Oz", "--strip-debug", "--strip-producers"])
+                                .args(WASM_FEATURES)
+                                .arg(&file)
+                                .arg("-o")
+                                .arg(&file),
+                        )
+                    })?;
+                }
                 optimized = true;
             }
             None => println!("wasm-opt not available: the bundle is larger than it could be"),
         }
     }
-    let wasm_bytes = std::fs::metadata(&wasm).map(|m| m.len()).map_err(|e| e.to_string())?;
-    Ok(BuildReport { wasm_gzip_bytes: gzip_size(&wasm), wasm, wasm_bytes, optimized })
+    let wasm_bytes = file_size(&wasm)?;
+    let mut chunks = Vec::new();
+    for file in wasm_files(&pkg)?.into_iter().filter(|f| *f != wasm) {
+        chunks.push(Chunk {
+            name: file.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+            bytes: file_size(&file)?,
+            gzip_bytes: gzip_size(&file),
+        });
+    }
+    Ok(BuildReport { wasm_gzip_bytes: gzip_size(&wasm), wasm, wasm_bytes, chunks, optimized })
+}
+
+/// Splits rustc's output `input` at its split points (`src/screens/mod.rs`): the chunks and their loader
+/// (`__wasm_split.js`, which imports `initSync` from wasm-bindgen's `concord.js`) go to `pkg`,
+/// the main module to `main_out` (wasm-bindgen's input).
+fn split(input: &Path, pkg: &Path, main_out: &Path) -> Result<(), String> {
+    let bytes =
+        std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let mut options = wasm_split_cli_support::Options::new(&bytes);
+    options.output_dir = pkg;
+    options.main_out_path = main_out;
+    options.main_module = "./concord.js";
+    options.link_name = "./__wasm_split.js";
+    let result = wasm_split_cli_support::transform(options)
+        .map_err(|e| format!("splitting {} failed: {e:#}", input.display()))?;
+    println!("{} chunks split off", result.split_modules.len());
+    Ok(())
+}
+
+/// Every `.wasm` file directly in `dir`, sorted.
+fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn file_size(path: &Path) -> Result<u64, String> {
+    std::fs::metadata(path).map(|m| m.len()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
@@ -100,7 +193,7 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
-fn gzip_size(path: &std::path::Path) -> Option<u64> {
+fn gzip_size(path: &Path) -> Option<u64> {
     let out = Command::new("gzip").arg("-9").arg("-c").arg(path).output().ok()?;
     out.status.success().then_some(out.stdout.len() as u64)
 }

@@ -7,6 +7,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod bench_load;
 mod build;
 mod mock_llm;
 mod serve;
@@ -25,8 +26,11 @@ cargo xtask <command>
                                           build the app and run Playwright files (all when none);
                                           --screenshots refreshes docs/screenshots
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
-    static --port P [--base /sub/path/]   serve the built site (index.html, style/, pkg/) only
+    static --port P [--base /sub/path/] [--root DIR]
+                                          serve the built site (index.html, style/, pkg/) only
     bench-stats [...]                     statistics benchmarks side by side with scipy
+    bench-load [--root DIR] [--runs N]    load benchmark of the built site (benches/load.mjs):
+                                          bytes and time to each screen at 10 Mbit/s, 40 ms
 ";
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         "mock-llm" => mock_llm::run(rest),
         "static" => serve::static_command(rest),
         "bench-stats" => bench::run(rest),
+        "bench-load" => bench_load::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -17,29 +17,39 @@ pub fn serve_command(args: &[String]) -> Result<(), String> {
         let report = build::build_web(toolchain, true)?;
         build::print_report(&report);
     }
-    ensure_built()?;
+    ensure_built(&repo_root())?;
     let listener = bind(port)?;
     println!("\nConcord is served at http://127.0.0.1:{port}/  (Ctrl-C stops it)");
-    serve_forever(listener, Site::new("/"));
+    serve_forever(listener, Site::new(repo_root(), "/"));
     Ok(())
 }
 
+/// `static --port P [--base /sub/path/] [--root DIR]`: `--root` serves another copy of the
+/// site (e.g. an older build kept for `bench-load`) instead of the repository's.
 pub fn static_command(args: &[String]) -> Result<(), String> {
-    util::check_flags(args, &["--port", "--base"], &[])?;
+    util::check_flags(args, &["--port", "--base", "--root"], &[])?;
     let port = parse_port(flag_value(args, "--port").unwrap_or("8080"))?;
     let base = flag_value(args, "--base").unwrap_or("/");
-    ensure_built()?;
+    let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(repo_root);
+    ensure_built(&root)?;
     let listener = bind(port)?;
-    println!("serving the built site at http://127.0.0.1:{port}{}", Site::new(base).base);
-    serve_forever(listener, Site::new(base));
+    let site = Site::new(root, base);
+    println!("serving the built site at http://127.0.0.1:{port}{}", site.base);
+    serve_forever(listener, site);
     Ok(())
 }
 
 /// Starts the server on an ephemeral loopback port in a background thread; returns the port.
 pub fn spawn_static(base: &str) -> Result<u16, String> {
+    spawn_static_at(repo_root(), base)
+}
+
+/// [`spawn_static`] for the site in `root`.
+pub fn spawn_static_at(root: PathBuf, base: &str) -> Result<u16, String> {
+    ensure_built(&root)?;
     let listener = bind(0)?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    let site = Site::new(base);
+    let site = Site::new(root, base);
     thread::spawn(move || serve_forever(listener, site));
     Ok(port)
 }
@@ -53,8 +63,8 @@ fn bind(port: u16) -> Result<TcpListener, String> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))
 }
 
-fn ensure_built() -> Result<(), String> {
-    let js = repo_root().join("pkg/concord.js");
+fn ensure_built(root: &Path) -> Result<(), String> {
+    let js = root.join("pkg/concord.js");
     if js.exists() {
         Ok(())
     } else {
@@ -71,10 +81,10 @@ struct Site {
 }
 
 impl Site {
-    fn new(base: &str) -> Site {
+    fn new(root: PathBuf, base: &str) -> Site {
         let trimmed = base.trim_matches('/');
         let base = if trimmed.is_empty() { "/".to_string() } else { format!("/{trimmed}/") };
-        Site { root: repo_root(), base }
+        Site { root, base }
     }
 
     /// Maps a request path to a file of the built site, or None (404). Only index.html,
@@ -178,7 +188,7 @@ mod tests {
     use super::*;
 
     fn check(base: &str, url: &str, expect: Option<&str>) {
-        let site = Site::new(base);
+        let site = Site::new(repo_root(), base);
         let got = site.resolve(url).map(|p| {
             p.strip_prefix(repo_root())
                 .map(|r| r.to_string_lossy().into_owned())

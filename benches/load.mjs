@@ -1,0 +1,147 @@
+// Load benchmark (issue 21): how many bytes and how long until each screen is usable, on a slow
+// network. `cargo xtask bench-load [--root DIR] [--runs N]` serves the built site and runs this;
+// by hand: `cargo xtask static --port 8097 & node benches/load.mjs http://127.0.0.1:8097/`.
+//
+// Headless Chromium (playwright-core, tests/e2e/browser.mjs) with the network throttled by CDP
+// `Network.emulateNetworkConditions` to 10 Mbit/s down and up and 40 ms latency, a fresh
+// profile (empty cache) per run. Measured:
+// - first load: wasm + JS fetched until the Data screen is interactive (the example's summary
+//   shows and the saved workspace is restored), their gzip -9 size (the static server sends
+//   them uncompressed; a real host compresses), and the time from navigation start;
+// - then, in the same page, each other screen in tab order: the wasm + JS fetched from the
+//   click on its tab until its panel shows (no "Loading …" note), and that time;
+// - "cold": each other screen opened first after a fresh load (the most it ever fetches).
+// Times are medians over the runs, in the page's clock (performance.now()).
+import { gzipSync } from 'node:zlib';
+import { launch } from '../tests/e2e/browser.mjs';
+
+const args = process.argv.slice(2);
+const url = args.find((a) => !a.startsWith('--')) ?? process.env.CONCORD_URL ?? 'http://127.0.0.1:8080/';
+const runsAt = args.indexOf('--runs');
+const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
+const SCREENS = ['Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval'];
+const NETWORK = { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 };
+
+/** Records every wasm / JS response of the page (and its workers) with its raw and gzip size. */
+function recordCode(context) {
+  const fetched = [];
+  context.on('response', async (res) => {
+    const path = new URL(res.url()).pathname;
+    if (!/\.(wasm|js|mjs)$/.test(path)) return;
+    const entry = { path, raw: 0, gz: 0, done: null };
+    entry.done = res.body().then((body) => {
+      entry.raw = body.length;
+      entry.gz = gzipSync(body, { level: 9 }).length;
+    }, () => {});
+    fetched.push(entry);
+  });
+  return fetched;
+}
+
+async function throttledPage(context) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', NETWORK);
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
+  return page;
+}
+
+/** Navigates and waits until the Data screen is interactive; returns ms since navigation start. */
+async function firstLoad(page) {
+  await page.goto(url, { waitUntil: 'commit' });
+  const handle = await page.waitForFunction(() => {
+    const ready = document.documentElement.dataset.workspace === 'ready'
+      && document.querySelector('[data-testid="dataset-name"]');
+    return ready ? performance.now() : null;
+  }, null, { polling: 'raf', timeout: 60_000 });
+  return handle.jsonValue();
+}
+
+/** Clicks a screen's tab in the page and waits until its panel shows; returns the ms taken. */
+async function openScreen(page, label) {
+  const id = await page.getByRole('tab', { name: label, exact: true }).getAttribute('id');
+  const t0 = await page.evaluate((tab) => {
+    const t = performance.now();
+    document.getElementById(tab).click();
+    return t;
+  }, id);
+  const handle = await page.waitForFunction(() => {
+    const panel = document.getElementById('screen-panel');
+    const shown = panel && panel.children.length > 0
+      && !panel.querySelector('[data-testid="screen-loading"], [data-testid="workspace-restoring"]');
+    return shown ? performance.now() : null;
+  }, null, { polling: 'raf', timeout: 60_000 });
+  return (await handle.jsonValue()) - t0;
+}
+
+/** Sums what was fetched; `again` is the main module fetched a second time (by the loader's
+ * Web Worker, which instantiates the same module), kept apart from a screen's own code. */
+async function sizes(entries, first = false) {
+  await Promise.all(entries.map((e) => e.done));
+  const isMain = (e) => /\/pkg\/concord(_bg\.wasm|\.js)$/.test(e.path) || e.path.endsWith('/worker.js');
+  const own = first ? entries : entries.filter((e) => !isMain(e));
+  const again = first ? [] : entries.filter(isMain);
+  return {
+    raw: own.reduce((s, e) => s + e.raw, 0),
+    gz: own.reduce((s, e) => s + e.gz, 0),
+    wasm: own.filter((e) => e.path.endsWith('.wasm')).length,
+    againGz: again.reduce((s, e) => s + e.gz, 0),
+    files: own.map((e) => e.path.split('/').pop()),
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const kb = (b) => (b / 1024).toFixed(1);
+
+const first = [];
+const inOrder = Object.fromEntries(SCREENS.map((s) => [s, []]));
+const cold = Object.fromEntries(SCREENS.map((s) => [s, []]));
+for (let run = 0; run < RUNS; run++) {
+  const browser = await launch();
+  try {
+    const fetched = recordCode(browser.context);
+    const page = await throttledPage(browser.context);
+    const ms = await firstLoad(page);
+    first.push({ ms, ...(await sizes(fetched.slice(), true)) });
+    for (const screen of SCREENS) {
+      const before = fetched.length;
+      const took = await openScreen(page, screen);
+      await page.waitForTimeout(200); // responses still arriving are counted with this screen
+      inOrder[screen].push({ ms: took, ...(await sizes(fetched.slice(before))) });
+    }
+  } finally {
+    await browser.close();
+  }
+  for (const screen of SCREENS) {
+    const browser = await launch();
+    try {
+      const fetched = recordCode(browser.context);
+      const page = await throttledPage(browser.context);
+      await firstLoad(page);
+      await page.waitForTimeout(200);
+      const before = fetched.length;
+      const took = await openScreen(page, screen);
+      await page.waitForTimeout(200);
+      cold[screen].push({ ms: took, ...(await sizes(fetched.slice(before))) });
+    } finally {
+      await browser.close();
+    }
+  }
+}
+
+const row = (name, xs) => {
+  const last = xs[xs.length - 1];
+  const again = median(xs.map((x) => x.againGz));
+  return `| ${name} | ${kb(median(xs.map((x) => x.gz)))} | ${kb(median(xs.map((x) => x.raw)))} | ${last.wasm} | ${Math.round(median(xs.map((x) => x.ms)))} ms | ${xs.map((x) => Math.round(x.ms)).join(', ')} | ${again ? kb(again) : ''} |`;
+};
+console.log(`\nLoad benchmark: ${url}, ${RUNS} runs, 10 Mbit/s, 40 ms latency (medians)\n`);
+console.log('| step | wasm+JS gzipped (KB) | as sent (KB) | wasm files | time to interactive | each run (ms) | worker: main module again, gzipped (KB) |');
+console.log('|---|---:|---:|---:|---:|---|---:|');
+console.log(row('first load: Data screen', first));
+for (const screen of SCREENS) console.log(row(`then ${screen}`, inOrder[screen]));
+for (const screen of SCREENS) console.log(row(`cold: ${screen} first`, cold[screen]));
+console.log(`\nfetched at first load: ${first[first.length - 1].files.join(', ')}`);

@@ -1,0 +1,123 @@
+// Code splitting (issue 21): the release build loads only its main module before the Data
+// screen shows; a screen's wasm chunks are fetched when its tab is first opened, and never
+// again. Fails on an unsplit release build; skipped on a `--dev` build (one module by design,
+// `CONCORD_SPLIT=0` from `cargo xtask e2e --dev`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, watch, CONCORD_URL, CONCORD_SUBPATH_URL } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+
+const DEV = process.env.CONCORD_SPLIT === '0';
+
+const wasmOf = (requests) => requests
+  .map((u) => new URL(u).pathname)
+  .filter((p) => p.endsWith('.wasm'))
+  .map((p) => p.split('/').pop());
+
+/** Clicks a screen's tab and waits until its panel shows (no "Loading the … screen" note). */
+async function open(page, label) {
+  await page.getByRole('tab', { name: label, exact: true }).click();
+  await page.waitForFunction(() => {
+    const panel = document.getElementById('screen-panel');
+    return panel && panel.children.length > 0
+      && !panel.querySelector('[data-testid="screen-loading"], [data-testid="workspace-restoring"]');
+  });
+}
+
+test('the first load fetches only the main module; Results fetches its chunks once', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    assert.equal(await data.itemCount.textContent(), '15');
+    // Whatever the page still fetches while settling belongs to the first load.
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(wasmOf(seen.requests), ['concord_bg.wasm'], 'the first load fetches the main module and no chunk');
+    assert.ok(
+      seen.requests.some((u) => u.endsWith('/pkg/__wasm_split.js')),
+      'the chunk loader is part of the build',
+    );
+
+    let before = seen.requests.length;
+    await open(page, 'Results');
+    await page.waitForLoadState('networkidle');
+    const results = wasmOf(seen.requests.slice(before));
+    assert.ok(results.some((f) => /^split_screen_results\.wasm$/.test(f)), `Results fetched its chunk: ${results}`);
+    assert.ok(!results.includes('concord_bg.wasm'), 'the main module is not fetched again');
+    assert.ok(!results.some((f) => f.startsWith('split_') && f !== 'split_screen_results.wasm'),
+      `no other screen's chunk: ${results}`);
+    // The screen works: its tab panel shows the Results screen, not the loading note.
+    assert.equal(await page.getByRole('tabpanel', { name: 'Results' }).count(), 1);
+
+    await open(page, 'Data');
+    before = seen.requests.length;
+    await open(page, 'Results');
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(wasmOf(seen.requests.slice(before)), [], 'opening Results again fetches nothing');
+    assert.equal(await page.getByTestId('screen-loading').count(), 0, 'and shows no loading note');
+
+    // Every other screen loads and shows, one after another.
+    for (const label of ['Judge', 'Run', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {
+      await open(page, label);
+    }
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('under a sub-path the chunks come from the site\'s own pkg/', { skip: (DEV && 'a --dev build is not split') || (!CONCORD_SUBPATH_URL && 'no sub-path server') }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_SUBPATH_URL);
+    await open(page, 'Results');
+    await page.waitForLoadState('networkidle');
+    const chunks = seen.requests.filter((u) => /\/split_screen_results\.wasm$/.test(u));
+    assert.equal(chunks.length, 1, `the Results chunk was fetched once: ${chunks}`);
+    assert.ok(chunks[0].startsWith(new URL('pkg/', CONCORD_SUBPATH_URL).href), chunks[0]);
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a screen whose chunk cannot be fetched says so, the app keeps working, and Try again loads it', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    const blocked = '**/pkg/split_screen_results.wasm';
+    await page.route(blocked, (route) => route.abort('internetdisconnected'));
+    await page.getByRole('tab', { name: 'Results', exact: true }).click();
+    const error = page.getByTestId('screen-load-error');
+    await error.waitFor();
+    assert.match(await error.innerText(), /the Results screen could not be loaded/);
+    // The app did not abort: another screen still works.
+    await open(page, 'Data');
+    assert.equal(await data.itemCount.textContent(), '15');
+
+    // A failed load is not remembered: opening the tab again tries again (still refused here).
+    await open(page, 'Results');
+    await error.waitFor();
+    await page.unroute(blocked);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.waitForFunction(() => {
+      const panel = document.getElementById('screen-panel');
+      return panel && panel.children.length > 0
+        && !panel.querySelector('[data-testid="screen-loading"], [data-testid="screen-load-error"]');
+    });
+    assert.equal(await page.getByRole('tabpanel', { name: 'Results' }).count(), 1);
+    // Only the refused fetch was reported (by the browser and by the chunk loader).
+    const unexpected = seen.problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch|failed to load split module/i.test(p));
+    assert.deepEqual(unexpected, [], 'no other console or page errors');
+    assert.ok(!seen.problems.some((p) => p.startsWith('pageerror')), `no page error: ${seen.problems}`);
+  } finally {
+    await browser.close();
+  }
+});
