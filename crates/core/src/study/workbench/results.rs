@@ -457,27 +457,40 @@ pub fn with_ensembles(scored: &Scored, ensembles: &[Vec<String>]) -> Scored {
         if found.len() < 2 || out.methods.contains(&name) {
             continue;
         }
-        let row: Vec<Option<JudgeScores>> = (0..scored.attributes.len())
-            .map(|a| {
-                let judges: Vec<&[Option<f64>]> = found
-                    .iter()
-                    .filter_map(|&m| scored.scores[m][a].as_ref().map(|s| s.scores.as_slice()))
-                    .collect();
-                (judges.len() >= 2).then(|| JudgeScores {
-                    scores: crate::stats::jury(&judges, crate::stats::JuryRule::Mean),
-                    parse_failures: 0,
-                    samples: 0,
-                    cut_off: 0,
-                    cut_off_failures: 0,
-                })
-            })
-            .collect();
-        if row.iter().any(Option::is_some) {
-            out.methods.push(name);
-            out.scores.push(row);
-        }
+        push_combination(&mut out, scored, name, &found, crate::stats::JuryRule::Mean);
     }
     out
+}
+
+/// Adds to `out` the row `name`: on each attribute where two or more of `members` (methods of
+/// `scored`) scored items, an item's score is the mean (median) of the members that scored it.
+/// No row when no attribute has two.
+fn push_combination(
+    out: &mut Scored,
+    scored: &Scored,
+    name: String,
+    members: &[usize],
+    rule: crate::stats::JuryRule,
+) {
+    let row: Vec<Option<JudgeScores>> = (0..scored.attributes.len())
+        .map(|a| {
+            let judges: Vec<&[Option<f64>]> = members
+                .iter()
+                .filter_map(|&m| scored.scores[m][a].as_ref().map(|s| s.scores.as_slice()))
+                .collect();
+            (judges.len() >= 2).then(|| JudgeScores {
+                scores: crate::stats::jury(&judges, rule),
+                parse_failures: 0,
+                samples: 0,
+                cut_off: 0,
+                cut_off_failures: 0,
+            })
+        })
+        .collect();
+    if row.iter().any(Option::is_some) {
+        out.methods.push(name);
+        out.scores.push(row);
+    }
 }
 
 /// `scored` with two more methods, the mean and the median jury (STATS_SPEC §15.6): on each
@@ -498,25 +511,7 @@ pub fn with_juries(scored: &Scored) -> Scored {
         if scored.methods.iter().any(|m| m == name) {
             continue;
         }
-        let row: Vec<Option<JudgeScores>> = (0..scored.attributes.len())
-            .map(|a| {
-                let judges: Vec<&[Option<f64>]> = members
-                    .iter()
-                    .filter_map(|&m| scored.scores[m][a].as_ref().map(|s| s.scores.as_slice()))
-                    .collect();
-                (judges.len() >= 2).then(|| JudgeScores {
-                    scores: crate::stats::jury(&judges, rule),
-                    parse_failures: 0,
-                    samples: 0,
-                    cut_off: 0,
-                    cut_off_failures: 0,
-                })
-            })
-            .collect();
-        if row.iter().any(Option::is_some) {
-            out.methods.push(name.to_owned());
-            out.scores.push(row);
-        }
+        push_combination(&mut out, scored, name.to_owned(), &members, rule);
     }
     out
 }
