@@ -1,5 +1,7 @@
 //! A small static file server for the built site (index.html, style/, pkg/), optionally under a
-//! sub-path, so the app can be opened locally and tested the way a static host serves it.
+//! sub-path, so the app can be opened locally and tested the way a static host serves it: the
+//! build's precompressed `.gz` files to browsers that accept gzip, an ETag on every file and a
+//! 304 when the browser already has it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -116,15 +118,36 @@ fn serve_forever(listener: TcpListener, site: Site) {
     }
 }
 
+/// What the server reads of a request's headers.
+#[derive(Default)]
+struct Asked {
+    gzip: bool,
+    if_none_match: Option<String>,
+}
+
 fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    // Drain the headers; the server needs none of them.
+    let mut asked = Asked::default();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
             break;
+        }
+        let Some((name, value)) = line.split_once(':') else { continue };
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "accept-encoding" => {
+                asked.gzip = value.split(',').any(|e| {
+                    let mut parts = e.split(';');
+                    let coding = parts.next().unwrap_or("").trim();
+                    let refused = parts.any(|p| p.trim().replace(' ', "") == "q=0");
+                    (coding == "gzip" || coding == "*") && !refused
+                });
+            }
+            "if-none-match" => asked.if_none_match = Some(value.to_owned()),
+            _ => {}
         }
     }
     let mut parts = request_line.split_whitespace();
@@ -132,7 +155,7 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
     let target = parts.next().unwrap_or("/");
     let mut stream = stream;
     if method != "GET" && method != "HEAD" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain", b"GET only\n", true);
+        return respond(&mut stream, "405 Method Not Allowed", &Reply::text(), b"GET only\n", true);
     }
     // A request for the base without its trailing slash is redirected, as static hosts do.
     if format!("{target}/") == site.base {
@@ -143,24 +166,85 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
         return stream.write_all(head.as_bytes());
     }
     match site.resolve(target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
-        Some((file, body)) => respond(&mut stream, "200 OK", mime(&file), &body, method == "GET"),
+        Some((file, body)) => {
+            let (body, gzipped) = match precompressed(&file).filter(|_| asked.gzip) {
+                Some(gz) => (gz, true),
+                None => (body, false),
+            };
+            let etag = etag(&body);
+            let reply = Reply { content_type: mime(&file), etag: Some(&etag), gzipped };
+            if asked
+                .if_none_match
+                .as_deref()
+                .is_some_and(|m| m.split(',').any(|t| t.trim() == etag))
+            {
+                return respond(&mut stream, "304 Not Modified", &reply, b"", false);
+            }
+            respond(&mut stream, "200 OK", &reply, &body, method == "GET")
+        }
         None => {
-            respond(&mut stream, "404 Not Found", "text/plain", b"not found\n", method == "GET")
+            respond(&mut stream, "404 Not Found", &Reply::text(), b"not found\n", method == "GET")
         }
     }
 }
 
+/// `file.gz` when the build wrote it after `file` (an older one is not what `file` is now).
+fn precompressed(file: &Path) -> Option<Vec<u8>> {
+    let mut gz = file.to_path_buf().into_os_string();
+    gz.push(".gz");
+    let gz = PathBuf::from(gz);
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    (modified(&gz)? >= modified(file)?).then(|| std::fs::read(&gz).ok()).flatten()
+}
+
+/// A strong validator of exactly these bytes: their length and 64-bit FNV-1a hash.
+fn etag(body: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in body {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("\"{:x}-{h:016x}\"", body.len())
+}
+
+/// How a response describes its body.
+struct Reply<'a> {
+    content_type: &'a str,
+    etag: Option<&'a str>,
+    gzipped: bool,
+}
+
+impl Reply<'_> {
+    fn text() -> Reply<'static> {
+        Reply { content_type: "text/plain", etag: None, gzipped: false }
+    }
+}
+
+/// Sends the status, headers and (for GET) the body. Every file is revalidated before reuse
+/// (`no-cache`: the file names carry no hash) and its ETag makes that a 304 when unchanged;
+/// the compressed and plain forms have different ETags, and `Vary` says which header chose.
 fn respond(
     stream: &mut TcpStream,
     status: &str,
-    content_type: &str,
+    reply: &Reply<'_>,
     body: &[u8],
     with_body: bool,
 ) -> std::io::Result<()> {
+    let mut extra = String::new();
+    if let Some(etag) = reply.etag {
+        extra.push_str(&format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n"));
+    }
+    if reply.gzipped {
+        extra.push_str("Content-Encoding: gzip\r\n");
+    }
+    // A 304 has no body, and no length of its own to announce.
+    if !status.starts_with("304") {
+        extra.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: {}\r\n{extra}\
          Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
-        body.len()
+        reply.content_type,
     );
     stream.write_all(head.as_bytes())?;
     if with_body {
@@ -195,6 +279,86 @@ mod tests {
                 .unwrap_or_default()
         });
         assert_eq!(got.as_deref(), expect, "base {base:?} url {url:?}");
+    }
+
+    /// Sends a GET with `headers`; returns the status line, the headers (lower-case names)
+    /// and the body.
+    fn get(port: u16, path: &str, headers: &str) -> (String, Vec<(String, String)>, Vec<u8>) {
+        use std::io::Read;
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n{headers}\r\n").unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+        let mut lines = head.lines();
+        let status = lines.next().unwrap().to_owned();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        (status, headers, raw[split + 4..].to_vec())
+    }
+
+    fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn sends_the_precompressed_file_and_revalidates_with_etags() {
+        let dir = std::env::temp_dir().join(format!("concord-serve-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::write(dir.join("index.html"), "<!doctype html>").unwrap();
+        let wasm = vec![7u8; 50_000];
+        std::fs::write(dir.join("pkg/concord.js"), "export default 1;").unwrap();
+        std::fs::write(dir.join("pkg/concord_bg.wasm"), &wasm).unwrap();
+        let Ok(gz) = std::process::Command::new("gzip")
+            .args(["-9", "-n", "-c"])
+            .arg(dir.join("pkg/concord_bg.wasm"))
+            .output()
+        else {
+            eprintln!("skipped: no gzip command");
+            return;
+        };
+        std::fs::write(dir.join("pkg/concord_bg.wasm.gz"), &gz.stdout).unwrap();
+        let port = spawn_static_at(dir.clone(), "/").unwrap();
+
+        // A browser that accepts gzip gets the .gz, said so; one that does not, the file.
+        let (status, h, body) =
+            get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip, deflate, br\r\n");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(header(&h, "content-encoding"), Some("gzip"));
+        assert_eq!(header(&h, "vary"), Some("Accept-Encoding"));
+        assert_eq!(body, gz.stdout);
+        assert!(body.len() < wasm.len() / 10);
+        let zipped_tag = header(&h, "etag").unwrap().to_owned();
+        let (_, h, body) = get(port, "/pkg/concord_bg.wasm", "");
+        assert_eq!(header(&h, "content-encoding"), None);
+        assert_eq!(body, wasm);
+        let plain_tag = header(&h, "etag").unwrap().to_owned();
+        assert_ne!(plain_tag, zipped_tag, "two forms, two validators");
+        let (_, h, _) = get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip;q=0\r\n");
+        assert_eq!(header(&h, "content-encoding"), None, "q=0 refuses gzip");
+
+        // Revalidation: the same ETag gets a 304 with no body; another one the file.
+        let (status, h, body) = get(
+            port,
+            "/pkg/concord_bg.wasm",
+            &format!("Accept-Encoding: gzip\r\nIf-None-Match: {zipped_tag}\r\n"),
+        );
+        assert_eq!(status, "HTTP/1.1 304 Not Modified");
+        assert!(body.is_empty());
+        assert_eq!(header(&h, "content-length"), None);
+        let (status, _, _) =
+            get(port, "/pkg/concord_bg.wasm", "If-None-Match: \"0-0000000000000000\"\r\n");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        // A .gz older than its file is stale: the file is sent as it is now.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(dir.join("pkg/concord_bg.wasm"), b"newer").unwrap();
+        let (_, h, body) = get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip\r\n");
+        assert_eq!(header(&h, "content-encoding"), None);
+        assert_eq!(body, b"newer");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
