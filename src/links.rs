@@ -35,22 +35,29 @@ pub fn from_address() -> (ViewLink, Vec<LinkProblem>) {
     ViewLink::parse(&search())
 }
 
-/// Shows the view `link` names: its screen, the Results view, cell and item (what it does not
-/// name stays as it is).
+/// Shows the view `link` names: its screen, and on Results its view, cell and item (what it
+/// does not name stays as it is; a link to another screen carries nothing of Results). The
+/// screen is switched last, once what it will show is in place.
 pub fn show(t: BundleTargets, link: &ViewLink) {
-    if let Some(screen) = link.screen.and_then(Screen::from_link_name) {
-        t.ws.screen.set(screen);
-    }
-    if link.table.is_some() || link.level.is_some() || link.baseline.is_some() {
-        let mut settings = t.results.settings.get_untracked();
-        link.apply(&mut settings);
-        if settings != t.results.settings.get_untracked() {
-            t.results.settings.set(settings);
+    let screen = link.screen.and_then(Screen::from_link_name);
+    if screen.is_none_or(|s| s == Screen::Results) {
+        if link.table.is_some() || link.level.is_some() || link.baseline.is_some() {
+            let mut settings = t.results.settings.get_untracked();
+            link.apply(&mut settings);
+            if settings != t.results.settings.get_untracked() {
+                t.results.settings.set(settings);
+            }
+        }
+        if link.cell.is_some() {
+            t.results.selected.set(link.cell.clone());
+            t.results.item.set(link.item.clone());
         }
     }
-    if link.cell.is_some() {
-        t.results.selected.set(link.cell.clone());
-        t.results.item.set(link.item.clone());
+    // Set only when it changes: setting the same screen again renders it anew.
+    if let Some(screen) = screen
+        && t.ws.screen.get_untracked() != screen
+    {
+        t.ws.screen.set(screen);
     }
 }
 

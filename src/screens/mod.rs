@@ -47,7 +47,7 @@ macro_rules! lazy_view {
         #[cfg(not(feature = "split"))]
         {
             match $view() {
-                Ok(view) => view,
+                Ok(make) => make(),
                 Err(e) => view! { <p role="alert">{e.to_string()}</p> }.into_any(),
             }
         }
@@ -74,7 +74,7 @@ pub fn screen_view(screen: Screen) -> AnyView {
 #[cfg(feature = "split")]
 fn loading<F>(screen: Screen, load: impl Fn() -> F + Send + Sync + 'static) -> AnyView
 where
-    F: Future<Output = Result<AnyView, ChunkError>> + Send + 'static,
+    F: Future<Output = Result<fn() -> AnyView, ChunkError>> + Send + 'static,
 {
     let attempt = RwSignal::new(0_u32);
     let fallback = move || {
@@ -89,9 +89,13 @@ where
             {move || {
                 attempt.track();
                 let view = load();
+                // Disposed with this rendering: a chunk that arrives after the screen was left
+                // (or shown again) builds nothing under an owner that is gone.
+                let alive = StoredValue::new(());
                 Suspend::new(async move {
                     match view.await {
-                        Ok(view) => view,
+                        Ok(make) if alive.try_with_value(|_| ()).is_some() => untrack(make),
+                        Ok(_) => ().into_any(),
                         Err(e) => {
                             let e = ChunkError { screen: screen.label(), ..e };
                             view! {
@@ -114,51 +118,53 @@ where
 
 // Each screen's view in its own chunk (`split_screen_<name>.wasm`, plus the `chunk_<n>.wasm`
 // they share). `fallible`: a failed fetch is an `Err`, not a panic (which would abort the app).
+// A split point returns the screen's constructor (its code is in the chunk), called once the
+// chunk is in only if the screen is still wanted.
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_judge, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn judge_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <judge::JudgeScreen/> }.into_any())
+fn judge_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <judge::JudgeScreen/> }.into_any())
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_run, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn run_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <run::RunScreen/> }.into_any())
+fn run_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <run::RunScreen/> }.into_any())
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_results, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn results_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <results::ResultsScreen/> }.into_any())
+fn results_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <results::ResultsScreen/> }.into_any())
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_rate, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn rate_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <rate::RateScreen/> }.into_any())
+fn rate_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <rate::RateScreen/> }.into_any())
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_meta, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn meta_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <meta::MetaPage/> }.into_any())
+fn meta_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <meta::MetaPage/> }.into_any())
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(screen_coeval, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-fn coeval_view() -> Result<AnyView, ChunkError> {
-    Ok(view! { <coeval::CoEvalPage/> }.into_any())
+fn coeval_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <coeval::CoEvalPage/> }.into_any())
 }

@@ -88,6 +88,17 @@ test('a link with a wrong part says which, and shows the rest', { timeout: 60_00
     await page.getByTestId('cell-missing').filter({ hasText: 'The link selects the cell nothing · here, which this table does not have.' }).waitFor({ timeout: 60_000 });
     await page.goto(`${CONCORD_URL}?screen=rate`);
     await page.getByRole('tab', { name: 'Rate it yourself', selected: true }).waitFor({ timeout: 30_000 });
+    // A bundle link to another screen with a cell in it: the bundle opens on Results, the link
+    // moves on at once; nothing of the Results screen left behind may break (split build).
+    const other = await browser.context.newPage();
+    const seen = watch(other);
+    await other.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json&screen=data&method=rate-explain&attribute=coherence&item=row3`);
+    await other.getByRole('tab', { name: 'Data', selected: true }).waitFor({ timeout: 60_000 });
+    await other.getByTestId('dataset-name').filter({ hasText: 'concord-example.csv' }).waitFor();
+    await other.waitForTimeout(1500);
+    await other.getByRole('tab', { name: 'Results' }).click();
+    await other.getByTestId('results-table').waitFor({ timeout: 30_000 });
+    assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
   }
