@@ -268,6 +268,8 @@ fn mime(path: &Path) -> &'static str {
 }
 
 #[cfg(test)]
+// A failed unwrap is a failed test, which is what it should be here.
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
