@@ -13,13 +13,6 @@ use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, Screen, Storage, Workspace};
 use crate::workspaces::Workspaces;
 
-/// The `bundle` query parameter of the page address, if any.
-fn bundle_param() -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get("bundle").filter(|u| !u.trim().is_empty())
-}
-
 /// The id of a screen's tab (what the panel is labelled by).
 fn tab_id(screen: Screen) -> String {
     format!("tab-{}", screen.label().to_ascii_lowercase().replace([' ', '&'], "-"))
@@ -59,8 +52,8 @@ pub fn App() -> impl IntoView {
         // workspace. A bundle is data only: it cannot change the provider settings, so it
         // cannot send the key anywhere.
         let (link, problems) = crate::links::from_address();
-        if let Some(url) = bundle_param() {
-            crate::bundle::open_bundle_url(targets, &url).await;
+        if let Some(url) = link.bundle.as_deref() {
+            crate::bundle::open_bundle_url(targets, url).await;
             // Saved before the address forgets the bundle: a reload at once must find it.
             if saved.ready.get_untracked() {
                 crate::workspaces::flush(targets, saved).await;

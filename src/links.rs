@@ -122,7 +122,7 @@ pub fn CopyLink() -> impl IntoView {
         let note = if t.results.bundle_url.get_untracked().is_some() {
             "Link copied: it opens the bundle at this view."
         } else {
-            "Link copied. It opens this view of the reader's own workspace; for others to see these results, export the bundle, put it online and add ?bundle=its address."
+            "Link copied. It opens this view of the reader's own workspace; for others to see these results, export the bundle, put it online and add its address to the link as ?\u{2060}bundle=\u{2060}URL."
         };
         copied.set(Some((url.clone(), note.to_owned())));
         let navigator =

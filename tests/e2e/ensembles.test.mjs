@@ -52,11 +52,7 @@ test('an ensemble of two methods is a row of the table, in the bundle and in con
     assert.deepEqual(JSON.parse(readFileSync(bundle, 'utf8')).settings.ensembles, [['score-only', 'rate-explain']]);
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', join(dir, 'cli')]);
     await page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.locator('button[aria-label$=" as CSV"][data-table="concord-results"]').click(),
-    ]);
-    const csv = readFileSync(await download.path(), 'utf8');
+    const csv = await results.exportTable('concord-results');
     assert.match(csv, new RegExp(NAME.replace('+', '\\+')));
     assert.equal(csv, readFileSync(join(dir, 'cli', 'concord-results.csv'), 'utf8'));
 

@@ -71,10 +71,15 @@ fn every_released_file_passes_its_check_and_reproduces_table_4() {
     assert_eq!(t.rows.len(), 5);
     assert_eq!(t.columns.len(), 16);
     assert!(t.notes[0].starts_with("40 of 40 values"), "{:?}", t.notes);
-    // The rate-explain row under naturalness: printed 0.621 / 0.512, recomputed the same.
+    // The rate-explain row under naturalness, against the paper's page (not the core's
+    // constants): printed 0.621 / 0.512, recomputed the same.
+    assert_eq!(t.cell(3, 0).unwrap().value, Some(0.621));
+    assert_eq!(t.cell(3, 2).unwrap().value, Some(0.512));
     let r = t.keyed("rate_explain/naturalness/r").unwrap().value.unwrap();
     assert_eq!((r * 1000.0).round(), 621.0);
-    assert_eq!(t.cell(3, 0).unwrap().value, Some(TABLE_4[3][0].0));
+    let tau = t.keyed("rate_explain/naturalness/tau").unwrap().value.unwrap();
+    assert_eq!((tau * 1000.0).round(), 512.0);
+    assert_eq!(TABLE_4[3][0], (0.621, 0.512));
     assert!(t.notes.iter().all(|n| !n.contains("another parser")));
 }
 

@@ -270,7 +270,7 @@ fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
         let mut at = 0;
         while at < whole.prompts.len() {
             let end = (at + slice).min(whole.prompts.len());
-            wb::results::collect_into(&mut sliced, &d, &s, &whole, at..end, lookup);
+            wb::results::collect_into(&mut sliced, &d, &s, &whole, at..end, lookup, |_| false);
             at = end;
         }
         assert_eq!(sliced, runs, "slices of {slice}");
@@ -664,7 +664,7 @@ fn cut_off_samples_are_told_apart_from_answers_without_a_rating() {
         store.insert(prompt.key(1), text.to_owned());
     }
     let mut runs = wb::results::empty_runs(&s);
-    wb::results::collect_marked(
+    wb::results::collect_into(
         &mut runs,
         &d,
         &s,

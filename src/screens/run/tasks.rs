@@ -248,7 +248,7 @@ pub async fn refresh_results(
         let end = (at + 250).min(plan.prompts.len());
         {
             let mem = memory.borrow();
-            workbench::results::collect_marked(
+            workbench::results::collect_into(
                 &mut runs,
                 &loaded.dataset,
                 &study,

@@ -1,4 +1,5 @@
 // Page objects for the workbench screens: Judge, Run, Results, Rate it yourself.
+import { readFileSync } from 'node:fs';
 
 export class Tabs {
   constructor(page) { this.page = page; }
@@ -115,6 +116,14 @@ export class ResultsPage {
       this.page.getByRole('button', { name: 'Export bundle' }).click(),
     ]);
     return download;
+  }
+  /** The text of table `id`'s export in `format` (as its button says: CSV, Markdown, LaTeX, JSON). */
+  async exportTable(id, format = 'CSV') {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.locator(`button[aria-label$=" as ${format}"][data-table="${id}"]`).click(),
+    ]);
+    return readFileSync(await download.path(), 'utf8');
   }
   async importBundle(path) { await this.page.getByLabel('Import bundle').setInputFiles(path); }
   async importOutputs(paths) { await this.page.getByLabel('Import judge outputs').setInputFiles(paths); }

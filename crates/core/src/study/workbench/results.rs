@@ -80,7 +80,7 @@ pub fn collect(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<JudgedRun> {
     let mut runs = empty_runs(study);
-    collect_into(&mut runs, dataset, study, plan, 0..plan.prompts.len(), lookup);
+    collect_into(&mut runs, dataset, study, plan, 0..plan.prompts.len(), lookup, |_| false);
     runs
 }
 
@@ -108,21 +108,9 @@ pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
 
 /// [`collect`] for the plan's prompts in `prompts` only, appended to `runs` (from
 /// [`empty_runs`]): a large run is collected a slice at a time, in prompt order, giving the
-/// same runs as one [`collect`].
+/// same runs as one [`collect`]. `cut_off` says which stored samples the provider cut off at
+/// the token limit (kept in each record's [`JudgeRecord::cut_off`]).
 pub fn collect_into(
-    runs: &mut [JudgedRun],
-    dataset: &Dataset,
-    study: &Study,
-    plan: &Plan,
-    prompts: std::ops::Range<usize>,
-    lookup: impl Fn(&str) -> Option<String>,
-) {
-    collect_marked(runs, dataset, study, plan, prompts, lookup, |_| false);
-}
-
-/// [`collect_into`], with `cut_off` saying which stored samples the provider cut off at the
-/// token limit (kept in each record's [`JudgeRecord::cut_off`]).
-pub fn collect_marked(
     runs: &mut [JudgedRun],
     dataset: &Dataset,
     study: &Study,
