@@ -10,6 +10,8 @@
 //!   summary only; `POST /__mock/reset` clears the log, the rate window and the counters;
 //!   `POST /__mock/hold` makes chat answers wait until `POST /__mock/release` (a client that
 //!   goes away meanwhile is logged `client_gone`, not answered).
+//! - The batch APIs (OpenAI Files + Batch, Anthropic Message Batches) with accelerated time,
+//!   expiry and per-line errors: see [`batch`] (scenario field `batch`).
 //!
 //! **Sample identity.** Concord sends `seed = sample index` (and `n` samples `seed..seed+n`).
 //! The mock names each sample `<hash of the messages>:<seed + choice index>` (`-` for no
@@ -55,6 +57,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+#[path = "mock_llm/batch.rs"]
+mod batch;
+pub use batch::BatchScenario;
 
 /// How replies are made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,6 +246,8 @@ pub struct Scenario {
     /// and end with `finish_reason: "length"` (Anthropic: `stop_reason: "max_tokens"`), as a
     /// provider does.
     pub cut_at_max_tokens: bool,
+    /// The batch APIs' timing, expiry and per-line errors (see [`batch`]).
+    pub batch: BatchScenario,
 }
 
 /// [`Scenario::bonus`].
@@ -272,6 +280,7 @@ impl Default for Scenario {
             close_connections: false,
             bonus: None,
             cut_at_max_tokens: false,
+            batch: BatchScenario::default(),
         }
     }
 }
@@ -318,6 +327,11 @@ struct State {
     seen: HashMap<String, u64>,
     script_pos: usize,
     seq: u64,
+    /// Uploaded and generated files (batch input, output and error files) by id.
+    files: HashMap<String, String>,
+    file_seq: u64,
+    batches: Vec<batch::MockBatch>,
+    batch_seq: u64,
 }
 
 struct Shared {
@@ -414,6 +428,10 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
             seen: HashMap::new(),
             script_pos: 0,
             seq: 0,
+            files: HashMap::new(),
+            file_seq: 0,
+            batches: Vec::new(),
+            batch_seq: 0,
         }),
         stop: AtomicBool::new(false),
         hold: AtomicBool::new(false),
@@ -706,6 +724,9 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
         return (Reply::Full { status: 204, headers, body: String::new() }, Duration::ZERO, None);
     }
     let mut state = shared.lock();
+    if let Some(reply) = batch::route(req, &mut state, path) {
+        return (reply, Duration::ZERO, None);
+    }
     let reply = match (req.method.as_str(), path) {
         ("POST", "/__mock/scenario") => match serde_json::from_slice::<Scenario>(&req.body) {
             Ok(scenario) => {
@@ -829,6 +850,24 @@ fn prompt_text(body: &Value, anthropic: bool) -> String {
     text
 }
 
+/// A chat body's sample count, seed, sample names (see the module docs) and request key.
+fn sample_ids(
+    body: &Value,
+    messages_hash: u64,
+    anthropic: bool,
+) -> (u64, Option<u64>, Vec<String>, String) {
+    let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
+    let seed = body.get("seed").and_then(Value::as_u64);
+    let samples = (0..n)
+        .map(|i| match seed {
+            Some(s) => format!("{messages_hash:016x}:{}", s + i),
+            None => format!("{messages_hash:016x}:-{i}"),
+        })
+        .collect();
+    let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
+    (n, seed, samples, request_key)
+}
+
 fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
     let now = Instant::now();
     let t_ms = now.duration_since(state.started).as_millis() as u64;
@@ -858,15 +897,8 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
     };
     let prompt = prompt_text(&body, anthropic);
     let messages_hash = fnv(&[prompt.as_bytes()]);
-    let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
-    let seed = body.get("seed").and_then(Value::as_u64);
-    record.samples = (0..n)
-        .map(|i| match seed {
-            Some(s) => format!("{messages_hash:016x}:{}", s + i),
-            None => format!("{messages_hash:016x}:-{i}"),
-        })
-        .collect();
-    let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
+    let (n, seed, samples, request_key) = sample_ids(&body, messages_hash, anthropic);
+    record.samples = samples;
     let scenario = state.scenario.clone();
 
     let finish =
