@@ -348,6 +348,8 @@ fn a_record_says_what_its_answers_cost_and_saved() {
         model: "m".into(),
         submitted_at: 1_700_000_000_000,
         label: "x".into(),
+        item_limit: None,
+        probe: None,
         lines: refs(),
         reserved_usd: None,
         state: BatchState {

@@ -1,13 +1,17 @@
 //! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
 //! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
-//! run log, errors with what to do, resuming an interrupted run, and the response cache.
-//! Its state is in [`state`], its async work (planning, the run, the manifest) in [`tasks`].
+//! run log, errors with what to do, resuming an interrupted run, batch mode (half price,
+//! answers within 24 hours) with the submitted batches, and the response cache. Its state is in
+//! [`state`], its async work (planning, the run, the manifest) in [`tasks`], batch mode in
+//! [`batch`].
 
+pub mod batch;
 pub mod state;
 pub mod tasks;
 
 use concord_core::data::Dataset;
 use concord_core::report::count;
+use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
 use concord_core::run::{
     Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
     classify_connection, classify_unreachable,
@@ -23,7 +27,7 @@ use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
 
-use state::{ConnectionForm, RunView, price_key};
+use state::{ConnectionForm, RunMode, RunView, price_key};
 use tasks::{
     Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, save_prices,
     start_run,
@@ -35,6 +39,7 @@ pub fn RunScreen() -> impl IntoView {
         <ResumePanel/>
         <ProviderPanel/>
         <LaunchPanel/>
+        <batch::BatchesPanel/>
         <CachePanel/>
     }
 }
@@ -283,15 +288,24 @@ fn ProviderPanel() -> impl IntoView {
 }
 
 /// The estimate before a run, in words (the numbers are the core's
-/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)).
-fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> String {
+/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)); in batch mode at
+/// the batch price, with what it saves.
+fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm, mode: RunMode) -> String {
     let items = items_of(dataset, form.item_limit);
     let caps = Capabilities::for_model(form.provider, form.model.trim());
     let price = form.price();
-    let Some(e) = estimate_study(dataset, study, &items, &caps, price) else {
+    let batch = mode == RunMode::Batch;
+    let Some(e) = estimate_study(
+        dataset,
+        study,
+        &items,
+        &caps,
+        price.map(|p| if batch { batch_price(p) } else { p }),
+    ) else {
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
+        Some(c) if batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
         Some(c) => format!("about ${c:.2}"),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
@@ -309,22 +323,43 @@ fn LaunchPanel() -> impl IntoView {
         let study = ctx.judge.study.get();
         let form = ctx.run.connection.get();
         // A probe is priced on what it sends: the changed outputs.
+        let mode = ctx.run.mode.get();
         match ctx.run.probe.get() {
             Some(v) => estimate_text(
                 &variant_dataset(&dataset.loaded.dataset, v),
                 &variant_study(&study, v),
                 &form,
+                mode,
             ),
-            None => estimate_text(&dataset.loaded.dataset, &study, &form),
+            None => estimate_text(&dataset.loaded.dataset, &study, &form, mode),
         }
     });
     let run = move |_| {
-        start_run(
-            ctx,
+        let (dataset, study, probe) = (
             ctx.ws.dataset.get_untracked(),
             ctx.judge.study.get_untracked(),
             ctx.run.probe.get_untracked(),
-        )
+        );
+        match ctx.run.mode.get_untracked() {
+            RunMode::Interactive => start_run(ctx, dataset, study, probe),
+            RunMode::Batch => batch::submit(ctx, dataset, study, probe),
+        }
+    };
+    let batch_mode = move || ctx.run.mode.get() == RunMode::Batch;
+    // What batch mode needs from this provider, said before anything is sent.
+    let batch_note = move || {
+        let provider = ctx.run.connection.with(|c| c.provider);
+        match BatchApi::for_provider(provider) {
+            Some(api) => (
+                false,
+                format!(
+                    "{} charges half the interactive price and answers within 24 hours. {}",
+                    api.name(),
+                    api.cors_note()
+                ),
+            ),
+            None => (true, no_batch_api(provider)),
+        }
     };
     // Reads of the run's state borrow it: the log can hold thousands of lines.
     let running = move || ctx.run.view.with(|v| v.running);
@@ -334,9 +369,24 @@ fn LaunchPanel() -> impl IntoView {
         <section class="panel" aria-labelledby="launch-heading">
             <h2 id="launch-heading">"Run"</h2>
             <ProbeChoice/>
+            <div class="row">
+                <label class="probe-choice">"How to run"
+                    <select aria-label="How to run" data-testid="run-mode" on:change=move |ev| {
+                        let batch = event_target_value(&ev) == "batch";
+                        ctx.run.mode.set(if batch { RunMode::Batch } else { RunMode::Interactive });
+                    }>
+                        <option value="interactive" selected=move || !batch_mode()>"interactive: answers as they come"</option>
+                        <option value="batch" selected=batch_mode>"batch: half price, results within 24 h"</option>
+                    </select>
+                </label>
+            </div>
+            {move || batch_mode().then(|| {
+                let (refused, text) = batch_note();
+                view! { <p class=if refused { "warn-box" } else { "muted" } data-testid="batch-note-provider">{text}</p> }
+            })}
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
-                <button class="primary" type="button" on:click=run disabled=running>"Run"</button>
+                <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
                 <button class="secondary" type="button" disabled=move || !running() || paused()
                     on:click=move |_| ctx.run.control.get_value().pause()>"Pause"</button>
                 <button class="secondary" type="button" disabled=move || !paused()

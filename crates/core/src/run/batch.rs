@@ -725,6 +725,12 @@ pub struct BatchRecord {
     pub submitted_at: u64,
     /// What was run, in words ("4 methods × 2 attributes on SummEval").
     pub label: String,
+    /// How the lines were planned: the first N items only, and the length probe's variant
+    /// (by name), so the answers can be collected into the same runs.
+    #[serde(default)]
+    pub item_limit: Option<usize>,
+    #[serde(default)]
+    pub probe: Option<String>,
     pub lines: Vec<LineRef>,
     /// The largest cost of its lines at the batch price (what the spend cap counted).
     #[serde(default)]
