@@ -169,7 +169,7 @@ test('an expired batch and failed lines are listed by cause and re-run without p
     // The expired half as a new batch, in which some lines fail.
     await setScenario({ batch: { ms: 1500, line_error_rate: 0.3 } });
     await page.getByRole('button', { name: 'Re-run failed as a new batch' }).click();
-    await run.finished.filter({ hasText: 'Submitted 1 batch (30 requests) to Anthropic at half price; 30 requests already answered, 0 in a pending batch were not sent' }).waitFor({ timeout: 60_000 });
+    await run.finished.filter({ hasText: 'Submitted 1 batch (30 requests) to Anthropic at half price. Not sent again: 30 already answered, 0 waiting in a pending batch.' }).waitFor({ timeout: 60_000 });
     assert.equal((await mockBatches()).at(-1).lines, 30);
     const second = await checkUntil(page, /collected/);
     const m = second.match(/ended · collected: (\d+) answers stored, (\d+) requests? without an answer/);
@@ -177,6 +177,20 @@ test('an expired batch and failed lines are listed by cause and re-run without p
     const failed = Number(m[2]);
     assert.ok(failed > 0 && failed < 30 && Number(m[1]) + failed === 30, second);
     assert.match(await page.getByTestId('batch').first().getByTestId('batch-failures').innerText(), new RegExp(`api_error: Internal server error \\(injected\\) — ${failed}`));
+
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      await page.screenshot({ path: `${shots}/run-batches.png`, fullPage: true });
+      await page.getByTestId('theme').selectOption('dark');
+      await page.screenshot({ path: `${shots}/run-batches-dark.png`, fullPage: true });
+      await page.getByTestId('batches').screenshot({ path: `${shots}/run-batches-dark-panel.png` });
+      await page.getByTestId('theme').selectOption('light');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.screenshot({ path: `${shots}/run-batches-375.png`, fullPage: true });
+      await page.getByTestId('batches').screenshot({ path: `${shots}/run-batches-375-panel.png` });
+      await page.getByTestId('theme').selectOption('auto');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
 
     // The failed lines interactively: only they are sent.
     await page.getByTestId('batch').first().getByRole('button', { name: 'Re-run failed interactively' }).click();
@@ -192,6 +206,45 @@ test('an expired batch and failed lines are listed by cause and re-run without p
     await run.finished.filter({ hasText: 'Run complete' }).waitFor();
     assert.deepEqual(await run.counts().then((c) => [c.total, c.cached]), [0, 60]);
     assert.equal((await summary()).total, s.total, 'nothing sent');
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a batch is held to the spend cap at the batch price', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
+  await setScenario({ batch: { ms: 60_000 } });
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const run = await setUp(page, ['score-only']);
+    await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'capped-mock', key: 'sk-cap' });
+    await page.getByTestId('run-mode').selectOption('batch');
+    // No price: a cap cannot be held, nothing is submitted.
+    await page.locator('summary', { hasText: 'Limits' }).click();
+    await page.getByLabel('Spend cap (USD)').fill('1');
+    await page.getByLabel('Spend cap (USD)').dispatchEvent('change');
+    const before = (await mockBatches()).length;
+    await page.getByRole('button', { name: 'Submit batch' }).click();
+    await run.error.filter({ hasText: 'a spend cap needs a price' }).waitFor();
+    assert.equal((await mockBatches()).length, before);
+    // $1,000 a million tokens: a request's largest cost is about $0.35 interactively, half of it
+    // in a batch; a $1 cap holds 5 or 6 of the 60 requests.
+    await page.getByTestId('price-input').fill('1000');
+    await page.getByTestId('price-input').dispatchEvent('change');
+    await page.getByTestId('price-output').fill('1000');
+    await page.getByTestId('price-output').dispatchEvent('change');
+    await page.getByRole('button', { name: 'Submit batch' }).click();
+    const said = await run.finished.filter({ hasText: 'Submitted 1 batch' }).innerText();
+    const m = said.match(/Only (\d+) of 60 requests were submitted: the rest would pass the spend cap of \$1\.00 at the batch price/);
+    assert.ok(m, said);
+    const lines = (await mockBatches()).at(-1).lines;
+    assert.equal(lines, Number(m[1]));
+    assert.ok(lines > 1 && lines < 60, `${lines} requests under the cap`);
+    const reserved = await page.getByTestId('batch-cost').first().innerText();
+    const most = Number(reserved.match(/At most \$(\d+\.\d+) at the batch price/)[1]);
+    assert.ok(most <= 1 && most > 0.5, reserved);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

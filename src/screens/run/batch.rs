@@ -513,11 +513,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
             }
             budget.tick().await;
         }
-        let skipped = format!(
-            "{} already answered, {} in a pending batch",
-            count(cached, "request", "requests"),
-            in_batches
-        );
+        let skipped = format!("{cached} already answered, {in_batches} waiting in a pending batch");
         if lines.is_empty() {
             ctx.run.view.set(RunView {
                 finished: Some(format!(
@@ -619,7 +615,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
         flush_workspace(ctx).await;
         ctx.run.view.set(RunView {
             finished: Some(format!(
-                "Submitted {} ({}) to {} at half price; {skipped} were not sent.{capped} They are listed under Batches and collected when they end — you can close this page and come back.",
+                "Submitted {} ({}) to {} at half price. Not sent again: {skipped}.{capped} They are listed under Batches and collected when they end — you can close this page and come back.",
                 count(total_batches, "batch", "batches"),
                 count(total_lines, "request", "requests"),
                 api.name()
@@ -715,6 +711,14 @@ pub fn BatchesPanel() -> impl IntoView {
                 }
                 None => unpriced += 1,
             }
+        }
+        let collected =
+            ctx.run.batches.with(|b| b.iter().filter(|r| r.collected.is_some()).count());
+        if collected == 0 {
+            return String::new();
+        }
+        if unpriced == collected {
+            return "What the collected batches cost is unknown: their models have no price (enter one under Limits and price).".to_owned();
         }
         let unpriced = if unpriced > 0 {
             format!(" ({} without a price not counted)", count(unpriced, "batch", "batches"))

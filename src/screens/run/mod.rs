@@ -496,6 +496,8 @@ fn CachePanel() -> impl IntoView {
     // of the run's start).
     Effect::new(move |_| {
         ctx.storage.store.track();
+        // A collected batch stores its answers too.
+        ctx.run.batches.track();
         running.get();
         last.set_value(time::monotonic_ms());
         refresh();
