@@ -376,6 +376,38 @@ fn a_rejected_parameter_is_dropped_once_and_logged() {
 }
 
 #[test]
+fn calls_in_flight_when_a_parameter_is_dropped_are_sent_again_without_it() {
+    let config = SchedulerConfig { max_concurrency: 3, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(jobs(3, 0.0), config);
+    let sent: Vec<_> = (0..3)
+        .map(|_| match s.next_action(0) {
+            Action::Send(id) => id,
+            other => panic!("expected a send, got {other:?}"),
+        })
+        .collect();
+    let rejected = classify_error(
+        400,
+        &[],
+        r#"{"error":{"message":"Unsupported parameter: 'logprobs'","param":"logprobs","code":"unsupported_parameter"}}"#,
+        0,
+    );
+    // All three were built with logprobs; each rejection is a correction, none a failure.
+    for &id in &sent {
+        assert_eq!(
+            s.on_failure(id, 10, rejected.clone()),
+            Ok(FailureOutcome::RetryWithout(Param::Logprobs))
+        );
+    }
+    assert!(s.log().iter().any(|l| l.message.contains("before it was dropped")));
+    for _ in 0..3 {
+        assert!(matches!(s.next_action(10), Action::Send(_)));
+    }
+    assert_eq!(s.progress(10).failed, 0);
+    // Sent without it and still rejected: that one fails.
+    assert_eq!(s.on_failure(sent[0], 20, rejected), Ok(FailureOutcome::Failed));
+}
+
+#[test]
 fn pause_resume_cancel_and_abort() {
     let config = SchedulerConfig { max_concurrency: 2, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(jobs(5, 0.0), config);

@@ -384,6 +384,16 @@ fn LaunchPanel() -> impl IntoView {
                 let (refused, text) = batch_note();
                 view! { <p class=if refused { "warn-box" } else { "muted" } data-testid="batch-note-provider">{text}</p> }
             })}
+            {move || {
+                // Probability-weighted methods on a provider without log-probabilities: said
+                // before the run, not found out after it.
+                let weighted = ctx.judge.study.with(|s| s.methods.iter().filter(|m| m.weighting.is_some()).count());
+                let (provider, model) = ctx.run.connection.with(|f| (f.provider, f.model.clone()));
+                let caps = Capabilities::for_model(provider, model.trim());
+                (weighted > 0 && caps.max_top_logprobs.is_none()).then(|| view! {
+                    <p class="warn-box" data-testid="no-logprobs">{crate::screens::judge::logprobs_warning(provider, &model)}</p>
+                })
+            }}
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>

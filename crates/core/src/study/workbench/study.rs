@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, RatingItem, Scale};
+use crate::judge::aggregate::WeightFallback;
 use crate::judge::builtin::{Benchmark, OutputMode, builtin};
 use crate::judge::parse::Policy;
 use crate::judge::protocol::Sampling;
@@ -26,6 +27,12 @@ pub struct Method {
     pub sampling: Sampling,
     /// How each sample is read.
     pub policy: Policy,
+    /// G-Eval's probability-weighted score: each sample is scored at its rating's token as
+    /// Σ p(s)·s over the scale's tokens (the request asks for top log-probabilities), and a
+    /// sample that cannot be weighted is dropped or read plainly, as chosen. `None`: the
+    /// parsed rating.
+    #[serde(default)]
+    pub weighting: Option<WeightFallback>,
     /// The prompt per attribute, after the user's edits.
     pub templates: BTreeMap<String, PromptTemplate>,
 }
@@ -195,7 +202,16 @@ pub struct GridSpec {
     /// Settings shared by every method (its temperature is overridden per cell).
     pub sampling: Sampling,
     pub policy: Policy,
+    /// Every method of the grid probability-weighted (G-Eval), with this fallback: the
+    /// requests ask for the top [`WEIGHTING_TOP_LOGPROBS`] log-probabilities (as many as the
+    /// provider gives) and the names end in ` +weighted`.
+    #[serde(default)]
+    pub weighting: Option<WeightFallback>,
 }
+
+/// How many alternatives a probability-weighted method asks for at each token (OpenAI's
+/// maximum; providers that give fewer are asked for their maximum).
+pub const WEIGHTING_TOP_LOGPROBS: u8 = 20;
 
 /// A method's name from its settings: `rate-explain`, `rate-explain +cot`, `… T=0.7`, `… hhh`.
 pub fn method_name(
@@ -240,6 +256,7 @@ pub fn method(
         persona,
         sampling,
         policy,
+        weighting: None,
         templates,
     }
 }
@@ -262,6 +279,11 @@ pub fn grid(dataset: &Dataset, attributes: &[String], spec: &GridSpec) -> Vec<Me
                     let mut m =
                         method(dataset, attributes, mode, cot, persona, sampling, spec.policy);
                     m.name = method_name(mode, cot, persona, vary_t.then_some(t).flatten());
+                    if let Some(fallback) = spec.weighting {
+                        m.weighting = Some(fallback);
+                        m.sampling.logprobs = Some(WEIGHTING_TOP_LOGPROBS);
+                        m.name.push_str(" +weighted");
+                    }
                     out.push(m);
                 }
             }
