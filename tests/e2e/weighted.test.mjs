@@ -52,6 +52,20 @@ test('probability-weighted scores are weighted at the rating, counted, carried b
     // Anthropic returns none: said before anything is sent.
     await run.connect({ provider: 'anthropic', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-w' });
     assert.match(await page.getByTestId('no-logprobs').innerText(), /Anthropic returns no log-probabilities for mock-model/);
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      await judge.open();
+      const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Add methods' }) });
+      await panel.screenshot({ path: `${shots}/judge-weighted.png` });
+      await page.getByTestId('theme').selectOption('dark');
+      await panel.screenshot({ path: `${shots}/judge-weighted-dark.png` });
+      await page.getByTestId('theme').selectOption('light');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await panel.screenshot({ path: `${shots}/judge-weighted-375.png` });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.getByTestId('theme').selectOption('auto');
+      await run.open();
+    }
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-w' });
     assert.equal(await page.getByTestId('no-logprobs').count(), 0);
     await run.run();
