@@ -8,7 +8,10 @@ use concord_core::judge::aggregate::WeightFallback;
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
-use concord_core::study::workbench::study::parse_sampling_fields;
+use concord_core::run::provider::REASONING_DEFAULT_MAX_TOKENS;
+use concord_core::study::workbench::study::{
+    parse_sampling_fields, short_budget_warning, short_budgets,
+};
 use concord_core::study::workbench::{GridSpec, grid};
 use leptos::prelude::*;
 
@@ -155,7 +158,24 @@ fn AddMethodsPanel() -> impl IntoView {
     let temperatures = RwSignal::new("1".to_owned());
     let n = RwSignal::new("1".to_owned());
     let top_p = RwSignal::new(String::new());
-    let max_tokens = RwSignal::new("128".to_owned());
+    let run = crate::screens::run::state::use_run();
+    // New methods get room to think when the Run screen's model is a reasoning model; the
+    // default follows the model until the field is edited.
+    let reasoning = Memo::new(move |_| {
+        run.connection.with(|f| {
+            concord_core::run::Capabilities::for_model(f.provider, f.model.trim()).reasoning
+        })
+    });
+    let default_max = move |reasoning: bool| {
+        if reasoning { REASONING_DEFAULT_MAX_TOKENS.to_string() } else { "128".to_owned() }
+    };
+    let max_tokens = RwSignal::new(default_max(reasoning.get_untracked()));
+    Effect::new(move |_| {
+        let now = reasoning.get();
+        if max_tokens.get_untracked() == default_max(!now) {
+            max_tokens.set(default_max(now));
+        }
+    });
     let policy = RwSignal::new(Policy::Concord);
     // Probability-weighted score (G-Eval), and what to do with a sample it cannot weigh.
     let weighted = RwSignal::new(false);
@@ -164,7 +184,6 @@ fn AddMethodsPanel() -> impl IntoView {
     let set_mode = move |v, on| toggle(modes, v, on);
     let set_cot = move |v, on| toggle(cot, v, on);
     let set_persona = move |v, on| toggle(personas, v, on);
-    let run = crate::screens::run::state::use_run();
     let add = move |_| {
         let dataset = ws.dataset.get_untracked();
         let study = judge.study.get_untracked();
@@ -304,6 +323,7 @@ fn AddMethodsPanel() -> impl IntoView {
 #[component]
 fn MethodsPanel() -> impl IntoView {
     let judge = use_judge();
+    let run = crate::screens::run::state::use_run();
     let ws = use_workspace();
     view! {
         <section class="panel" aria-labelledby="methods-heading">
@@ -343,6 +363,11 @@ fn MethodsPanel() -> impl IntoView {
                     </table>
                     </div>
                     <p class="muted">{format!("{count} (method, attribute) runs per item.")}</p>
+                    {move || {
+                        let (model, caps) = run.connection.with(|f| (f.model.clone(), concord_core::run::Capabilities::for_model(f.provider, f.model.trim())));
+                        judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
+                            .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+                    }}
                     <button class="primary" type="button" on:click=move |_| ws.screen.set(Screen::Run)>"Go to Run"</button>
                 }.into_any()
             }}

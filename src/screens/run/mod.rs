@@ -19,6 +19,7 @@ use concord_core::run::{
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::plan::estimate_study;
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
+use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -394,6 +395,14 @@ fn LaunchPanel() -> impl IntoView {
                     <p class="warn-box" data-testid="no-logprobs">{crate::screens::judge::logprobs_warning(provider, &model)}</p>
                 })
             }}
+            {move || {
+                // A reasoning model thinks within Max tokens: a budget too small is said before
+                // the run, not found out from its cut-off answers.
+                let model = ctx.run.connection.with(|f| f.model.clone());
+                let caps = ctx.run.connection.with(|f| Capabilities::for_model(f.provider, f.model.trim()));
+                ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
+                    .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+            }}
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
@@ -420,6 +429,7 @@ fn LaunchPanel() -> impl IntoView {
                             p.done, p.total, p.failed, p.in_flight, cached,
                             p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.concurrency, p.retries
                         )}
+                        {(p.usage.reasoning_tokens > 0).then(|| format!(" · {} of the output tokens spent reasoning", p.usage.reasoning_tokens))}
                         {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
                 }

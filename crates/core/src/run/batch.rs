@@ -779,6 +779,7 @@ impl BatchRecord {
         self.collected.as_ref().map_or_else(Usage::default, |c| Usage {
             prompt_tokens: c.prompt_tokens,
             completion_tokens: c.completion_tokens,
+            reasoning_tokens: 0,
         })
     }
 

@@ -797,6 +797,7 @@ pub fn cost_quality(
                 p.cost_usd(crate::run::Usage {
                     prompt_tokens: input_tokens,
                     completion_tokens: output_tokens,
+                    reasoning_tokens: 0,
                 })
             });
             let quality_per_usd = match (quality, cost_usd) {

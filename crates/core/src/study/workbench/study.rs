@@ -15,6 +15,7 @@ use crate::judge::builtin::{Benchmark, OutputMode, builtin};
 use crate::judge::parse::Policy;
 use crate::judge::protocol::Sampling;
 use crate::judge::template::{Part, PartKind, Persona, PromptTemplate};
+use crate::run::provider::{Capabilities, REASONING_DEFAULT_MAX_TOKENS, REASONING_MIN_MAX_TOKENS};
 
 /// One judging configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -190,6 +191,34 @@ fn generic_template(
     };
     parts.push(Part::new(PartKind::Output, output));
     PromptTemplate::new(parts)
+}
+
+/// The methods of `study` whose Max tokens leaves a reasoning model too little room to think
+/// and answer (below [`REASONING_MIN_MAX_TOKENS`]): empty unless `caps` is a reasoning model's.
+pub fn short_budgets<'a>(study: &'a Study, caps: &Capabilities) -> Vec<&'a str> {
+    if !caps.reasoning {
+        return Vec::new();
+    }
+    study
+        .methods
+        .iter()
+        .filter(|m| m.sampling.max_tokens.is_some_and(|t| t < REASONING_MIN_MAX_TOKENS))
+        .map(|m| m.name.as_str())
+        .collect()
+}
+
+/// What a reasoning model needs of Max tokens, in words, when `methods` have too little.
+pub fn short_budget_warning(model: &str, methods: &[&str]) -> Option<String> {
+    (!methods.is_empty()).then(|| {
+        format!(
+            "{} is a reasoning model: it thinks before it answers, and its thinking counts against Max tokens. {} {} less than {REASONING_MIN_MAX_TOKENS} tokens, so {} will likely be cut off before the rating; add {} again with Max tokens of {REASONING_DEFAULT_MAX_TOKENS} or more on the Judge screen.",
+            model.trim(),
+            methods.join(", "),
+            if methods.len() == 1 { "has" } else { "have" },
+            if methods.len() == 1 { "its answers" } else { "their answers" },
+            if methods.len() == 1 { "it" } else { "them" },
+        )
+    })
 }
 
 /// What to vary in a comparison grid; one method per combination.
