@@ -39,7 +39,8 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
-//! `supports_n`, `reject_params`, `require_key`, `reasoning_tokens` (a reasoning model's
+//! `supports_n`, `reject_params`, `require_key`, `usage_cost` (OpenRouter's `usage.cost` on
+//! every answer), `reasoning_tokens` (a reasoning model's
 //! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
 //! a known bias added to the rating of prompts containing the text), `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
@@ -254,6 +255,9 @@ pub struct Scenario {
     /// what is left of the limit bounds the answer (none left: an empty answer cut off with
     /// `finish_reason: length`).
     pub reasoning_tokens: u64,
+    /// OpenRouter's usage accounting: every OpenAI-shaped answer reports what it cost
+    /// (`usage.cost`, USD).
+    pub usage_cost: Option<f64>,
 }
 
 /// [`Scenario::bonus`].
@@ -288,6 +292,7 @@ impl Default for Scenario {
             cut_at_max_tokens: false,
             batch: BatchScenario::default(),
             reasoning_tokens: 0,
+            usage_cost: None,
         }
     }
 }
@@ -1261,6 +1266,7 @@ fn success_body(
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "cost": scenario.usage_cost,
         },
     })
     .to_string()
