@@ -39,6 +39,10 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
+//! A request asking for structured output (OpenAI-style `response_format` with a JSON schema,
+//! or an Anthropic forced tool) gets the rating as JSON with the schema's required fields (as
+//! the tool's input for Anthropic).
+//!
 //! `supports_n`, `reject_params`, `require_key`, `usage_cost` (OpenRouter's `usage.cost` on
 //! every answer), `reasoning_tokens` (a reasoning model's
 //! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
@@ -1122,7 +1126,35 @@ fn plain_rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u
     }
 }
 
+/// The schema a request asks the answer to follow: OpenAI-style `response_format`, or an
+/// Anthropic forced tool's `input_schema`.
+fn requested_schema(body: &Value) -> Option<&Value> {
+    body.pointer("/response_format/json_schema/schema")
+        .or_else(|| body.pointer("/tools/0/input_schema").filter(|_| body.get("tool_choice").is_some()))
+}
+
+/// A structured answer following `schema`: the rating under `rating`, a short text in every
+/// other required field.
+fn structured_text(schema: &Value, rating: Option<i64>) -> String {
+    let mut out = serde_json::Map::new();
+    for field in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        let Some(name) = field.as_str() else { continue };
+        let value = if name == "rating" {
+            rating.map_or(Value::Null, |r| json!(r))
+        } else {
+            json!(format!("The {name} of the mock judge."))
+        };
+        out.insert(name.to_owned(), value);
+    }
+    Value::Object(out).to_string()
+}
+
 fn reply_text(scenario: &Scenario, body: &Value, rating: Option<i64>) -> String {
+    if let Some(schema) = requested_schema(body)
+        && matches!(scenario.reply, ReplyMode::HashRating { .. } | ReplyMode::EchoRating { .. })
+    {
+        return structured_text(schema, rating);
+    }
     match (&scenario.reply, rating) {
         (ReplyMode::Canned { text }, _) => text.clone(),
         (ReplyMode::Rules { rules, default }, _) => rules_reply(rules, default, body),
@@ -1206,13 +1238,20 @@ fn success_body(
         let r = rating(scenario, prompt, messages_hash, first);
         let (text, cut) = within_limit(scenario, body, reply_text(scenario, body, r));
         let out_tokens = text.chars().count().div_ceil(4) as u64;
+        // A forced tool: the answer is the tool's input.
+        let forced = requested_schema(body).is_some() && !cut;
+        let content = match serde_json::from_str::<Value>(&text) {
+            Ok(input) if forced => json!([{"type": "tool_use", "id": format!("toolu_mock_{messages_hash:016x}"),
+                "name": body.pointer("/tool_choice/name").cloned().unwrap_or(Value::Null), "input": input}]),
+            _ => json!([{"type": "text", "text": text}]),
+        };
         return json!({
             "id": format!("msg_mock_{messages_hash:016x}"),
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": if cut { "max_tokens" } else { "end_turn" },
+            "content": content,
+            "stop_reason": if cut { "max_tokens" } else if forced { "tool_use" } else { "end_turn" },
             "stop_sequence": null,
             "usage": {"input_tokens": prompt_tokens, "output_tokens": out_tokens},
         })

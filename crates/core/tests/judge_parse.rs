@@ -324,3 +324,18 @@ fn spans_lie_inside_the_response() {
     }
     assert!(spans > 100, "{spans}");
 }
+
+#[test]
+fn the_json_policy_reads_the_rating_of_a_structured_answer() {
+    let j = |text: &str| Policy::Json.read(text, Some((1.0, 5.0)));
+    let r = j(r#"{"rating": 4, "rationale": "Rating: 2 would be unfair"}"#).expect("reads");
+    assert_eq!(r.value, 4.0);
+    let text = r#"{"rating": 4, "rationale": "x"}"#;
+    assert_eq!(&text[r.span.expect("span")], "4");
+    assert_eq!(j("```json\n{\"analysis\": \"fine\", \"rating\": \"3.5\"}\n```").map(|r| r.value), Ok(3.5));
+    assert_eq!(j(r#"{"rating": 9}"#), Err(ParseFailure::OutOfScale { value: 9.0 }));
+    assert_eq!(j(r#"{"score": 3}"#), Err(ParseFailure::NoNumber));
+    assert_eq!(j("Rating: 3"), Err(ParseFailure::NoNumber));
+    assert_eq!(j(r#"{"rating": 3"#), Err(ParseFailure::NoNumber), "cut off mid-object");
+    assert_eq!(Policy::from_name("json"), Some(Policy::Json));
+}

@@ -24,6 +24,7 @@ fn request(text: &str) -> ChatRequest {
         logprobs: None,
         stop: Vec::new(),
         tag: "t".into(),
+        schema: None,
     }
 }
 

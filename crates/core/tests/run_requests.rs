@@ -19,6 +19,7 @@ fn judge_request() -> ChatRequest {
         logprobs: Some(5),
         stop: Vec::new(),
         tag: "item-1/coherence".into(),
+        schema: None,
     }
 }
 
@@ -370,4 +371,41 @@ fn header_time_formats() {
     for bad in ["", "s", "5x", "-1"] {
         assert_eq!(parse_duration_ms(bad), None, "{bad}");
     }
+}
+
+#[test]
+fn structured_output_is_asked_for_in_each_api_s_own_way() {
+    use concord_core::judge::builtin::{OutputMode, rating_schema};
+    let schema = rating_schema(OutputMode::RateExplain);
+    assert_eq!(schema["required"], json!(["rating", "rationale"]));
+    assert_eq!(rating_schema(OutputMode::AnalyzeRate)["required"], json!(["analysis", "rating"]));
+    let req = ChatRequest { schema: Some(schema.clone()), logprobs: None, ..judge_request() };
+    let body = |provider: ProviderId| -> Value {
+        let ep = Endpoint::preset(provider, "m");
+        let caps = Capabilities::for_model(provider, "m");
+        let built = build_chat(&ep, &caps, &req, SampleBatch { first: 0, count: 1 }, "k", CallOptions::default()).expect("builds");
+        serde_json::from_str(&built.http.body).expect("json")
+    };
+    let openai = body(ProviderId::OpenAi);
+    assert_eq!(openai["response_format"]["type"], "json_schema");
+    assert_eq!(openai["response_format"]["json_schema"]["strict"], true);
+    assert_eq!(openai["response_format"]["json_schema"]["schema"], schema);
+    let anthropic = body(ProviderId::Anthropic);
+    assert_eq!(anthropic["tools"][0]["input_schema"], schema);
+    assert_eq!(anthropic["tool_choice"], json!({"type": "tool", "name": "record_rating"}));
+    let gemini = body(ProviderId::Gemini);
+    assert_eq!(gemini["generationConfig"]["responseMimeType"], "application/json");
+    assert_eq!(gemini["generationConfig"]["responseJsonSchema"], schema);
+    // Dropped after the API rejected it: not sent, and said.
+    let mut caps = Capabilities::for_model(ProviderId::Vllm, "m");
+    caps.drop_param(Param::ResponseFormat);
+    let ep = Endpoint::preset(ProviderId::Vllm, "m");
+    let built = build_chat(&ep, &caps, &req, SampleBatch { first: 0, count: 1 }, "", CallOptions::default()).expect("builds");
+    assert!(!built.http.body.contains("response_format"));
+    assert!(built.notes.iter().any(|n| n.starts_with("structured output not requested")));
+    assert_eq!(Param::from_api_name("response_format"), Some(Param::ResponseFormat));
+    // Asking for a schema is another request: another cache key; none keeps the old keys.
+    let plain = ChatRequest { schema: None, ..req.clone() };
+    assert_ne!(cache_key(&ep, &req, 0), cache_key(&ep, &plain, 0));
+    assert!(!canonical_text(&ep, &plain).contains("schema="));
 }

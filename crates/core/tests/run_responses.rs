@@ -659,3 +659,12 @@ fn a_cost_the_provider_reports_replaces_usage_times_price() {
     let plain = parse_chat_response(Api::OpenAiCompatible, r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":1,"cost":null}}"#).expect("parses");
     assert_eq!(plain.cost_usd, None);
 }
+
+#[test]
+fn an_anthropic_tool_answer_is_read_as_its_json_input() {
+    let body = r#"{"model":"claude","content":[{"type":"tool_use","id":"t1","name":"record_rating","input":{"rating":4,"rationale":"clear"}}],
+        "stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}"#;
+    let r = parse_chat_response(Api::Anthropic, body).expect("parses");
+    let v: serde_json::Value = serde_json::from_str(&r.choices[0].text).expect("json text");
+    assert_eq!(v["rating"], 4);
+}

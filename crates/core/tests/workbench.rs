@@ -95,6 +95,7 @@ fn a_grid_names_each_method_by_what_varies() {
         sampling: sampling(1),
         policy: Policy::Concord,
         weighting: None,
+        structured: false,
     };
     let methods = wb::grid(&d, &attrs(&d), &spec);
     let names: Vec<&str> = methods.iter().map(|m| m.name.as_str()).collect();

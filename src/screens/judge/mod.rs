@@ -180,6 +180,8 @@ fn AddMethodsPanel() -> impl IntoView {
     // Probability-weighted score (G-Eval), and what to do with a sample it cannot weigh.
     let weighted = RwSignal::new(false);
     let fallback = RwSignal::new(WeightFallback::Drop);
+    // Structured output: the answer as JSON following the mode's schema, read by `json`.
+    let structured = RwSignal::new(false);
     let message = RwSignal::new(None::<String>);
     let set_mode = move |v, on| toggle(modes, v, on);
     let set_cot = move |v, on| toggle(cot, v, on);
@@ -222,6 +224,7 @@ fn AddMethodsPanel() -> impl IntoView {
             sampling,
             policy: policy.get_untracked(),
             weighting: weighted.get_untracked().then(|| fallback.get_untracked()),
+            structured: structured.get_untracked(),
         };
         let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
         let before = study.methods.len();
@@ -283,6 +286,9 @@ fn AddMethodsPanel() -> impl IntoView {
                         <option value="parsed" selected=move || fallback.get() == WeightFallback::Parsed>"use its parsed rating"</option>
                     </select>
                 </label>
+                <label class="check"><input type="checkbox" data-testid="structured" prop:checked=move || structured.get()
+                    on:change=move |ev| structured.set(event_target_checked(&ev))/>
+                    "structured output (the answer as JSON following the mode's schema; read by the json parser)"</label>
             </fieldset>
             {move || {
                 let (provider, model) = run.connection.with(|f| (f.provider, f.model.clone()));

@@ -72,6 +72,35 @@ pub enum OutputMode {
     AnalyzeRate,
 }
 
+/// The JSON schema of a structured answer in `mode`: `{"rating": number}`, with the
+/// explanation where the mode asks for one, in the order the mode asks for it (rate-explain
+/// rates first; analyze-rate analyses first, so the rating follows the analysis). Strict:
+/// every field required, nothing else allowed (what OpenAI's strict mode demands).
+pub fn rating_schema(mode: OutputMode) -> serde_json::Value {
+    use serde_json::json;
+    let rating = json!({"type": "number", "description": "the rating, on the scale the prompt gives"});
+    let text = |what: &str| json!({"type": "string", "description": what});
+    let fields: Vec<(&str, serde_json::Value)> = match mode {
+        OutputMode::ScoreOnly | OutputMode::FreeText => vec![("rating", rating)],
+        OutputMode::RateExplain => {
+            vec![("rating", rating), ("rationale", text("why the rating was given"))]
+        }
+        OutputMode::AnalyzeRate => vec![
+            ("analysis", text("the example analysed against the evaluation criteria")),
+            ("rating", rating),
+        ],
+    };
+    let required: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+    let properties: serde_json::Map<String, serde_json::Value> =
+        fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
 impl OutputMode {
     /// Every mode, in the order of the papers' tables.
     pub const ALL: [OutputMode; 4] = [

@@ -32,16 +32,21 @@ pub enum Policy {
     /// Failures stay failures.
     #[default]
     Concord,
+    /// A structured answer (JSON): the number (or numeric string) under `"rating"` in the
+    /// first JSON object of the response, and only values on the scale. What a method asking
+    /// for structured output reads.
+    Json,
 }
 
 impl Policy {
     /// Every policy, for help texts and UI lists.
-    pub const ALL: [Policy; 5] = [
+    pub const ALL: [Policy; 6] = [
         Policy::Geval,
         Policy::CloserLook,
         Policy::CloserLookZero,
         Policy::Coeval,
         Policy::Concord,
+        Policy::Json,
     ];
 
     /// The policy's name on the command line.
@@ -52,6 +57,7 @@ impl Policy {
             Policy::CloserLookZero => "closer-look-zero",
             Policy::Coeval => "coeval",
             Policy::Concord => "concord",
+            Policy::Json => "json",
         }
     }
 
@@ -78,6 +84,7 @@ impl Policy {
             },
             Policy::Coeval => coeval(response),
             Policy::Concord => concord(response, scale),
+            Policy::Json => json_rating(response, scale),
         }
     }
 }
@@ -264,6 +271,41 @@ fn concord(response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFa
     let offset = text.as_ptr() as usize - lowered.as_ptr() as usize;
     let (value, span) = first_rating(text, scale)?;
     Ok(Reading { value, span: Some(offset + span.start..offset + span.end) })
+}
+
+/// [`Policy::Json`]: the `"rating"` of the first JSON object in `response` (a model may wrap
+/// it in a code fence or a sentence), with where its value was written.
+fn json_rating(response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFailure> {
+    let start = response.find('{').ok_or(ParseFailure::NoNumber)?;
+    let mut stream = serde_json::Deserializer::from_str(&response[start..])
+        .into_iter::<serde_json::Value>();
+    let Some(Ok(object)) = stream.next() else { return Err(ParseFailure::NoNumber) };
+    let value = match object.get("rating") {
+        Some(serde_json::Value::Number(n)) => n.as_f64(),
+        Some(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }
+    .ok_or(ParseFailure::NoNumber)?;
+    if value < 0.0 {
+        return Err(ParseFailure::Negative { value });
+    }
+    if let Some((lo, hi)) = scale
+        && !(lo..=hi).contains(&value)
+    {
+        return Err(ParseFailure::OutOfScale { value });
+    }
+    // Where the value is written: after `"rating"` and its colon (and a string's quote).
+    let span = response[start..].find("\"rating\"").and_then(|at| {
+        let after = start + at + "\"rating\"".len();
+        let rest = &response[after..];
+        let skip = rest.find(|c: char| c.is_ascii_digit() || c == '-' || c == '.')?;
+        let from = after + skip;
+        let len = response[from..]
+            .find(|c: char| !(c.is_ascii_digit() || c == '-' || c == '.' || c == 'e' || c == '+'))
+            .unwrap_or(response.len() - from);
+        Some(from..from + len)
+    });
+    Ok(Reading { value, span })
 }
 
 /// The value part of the last line shaped `Label: N…` (the label has no digits).

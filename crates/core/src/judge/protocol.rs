@@ -98,6 +98,7 @@ impl Sampling {
             logprobs: self.logprobs,
             stop: Vec::new(),
             tag: tag.into(),
+            schema: None,
         }
     }
 }

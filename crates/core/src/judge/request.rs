@@ -77,6 +77,10 @@ pub struct ChatRequest {
     /// sample), so responses can be matched up and cached; opaque to providers.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tag: String,
+    /// Structured output: the JSON schema the answer must follow (OpenAI-style
+    /// `response_format`, Gemini's `responseJsonSchema`, Anthropic a forced tool), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
 }
 
 impl ChatRequest {
@@ -91,6 +95,7 @@ impl ChatRequest {
             logprobs: None,
             stop: Vec::new(),
             tag: String::new(),
+            schema: None,
         }
     }
 }

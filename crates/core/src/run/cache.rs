@@ -46,14 +46,19 @@ pub fn canonical_text(endpoint: &Endpoint, req: &ChatRequest) -> String {
         json!(req.stop),
     ]);
     let messages: Vec<Value> = req.messages.iter().map(|m| json!([m.role, m.content])).collect();
-    format!(
+    let mut text = format!(
         "concord-cache-v2\nprovider={}\nbase_url={}\nmodel={}\nparams={}\nmessages={}",
         endpoint.provider.slug(),
         endpoint.normalized_base_url(),
         endpoint.model.trim(),
         params,
         Value::Array(messages),
-    )
+    );
+    // Only when there is one: the keys of requests without a schema stay what they were.
+    if let Some(schema) = &req.schema {
+        text.push_str(&format!("\nschema={schema}"));
+    }
+    text
 }
 
 fn hex_sha256(bytes: &[u8]) -> String {

@@ -283,6 +283,9 @@ pub enum Param {
     MaxTokens,
     Seed,
     Stop,
+    /// Structured output (`response_format`, Gemini's `responseJsonSchema`, Anthropic's
+    /// forced tool).
+    ResponseFormat,
 }
 
 impl Param {
@@ -300,6 +303,10 @@ impl Param {
             "max_tokens" | "max_completion_tokens" | "maxoutputtokens" => Param::MaxTokens,
             "seed" | "random_seed" => Param::Seed,
             "stop" | "stop_sequences" | "stopsequences" => Param::Stop,
+            "response_format" | "responseformat" | "json_schema" | "responsejsonschema"
+            | "responseschema" | "responsemimetype" | "tools" | "tool_choice" => {
+                Param::ResponseFormat
+            }
             _ => return None,
         })
     }
@@ -314,6 +321,7 @@ impl Param {
             Param::MaxTokens => "max_tokens",
             Param::Seed => "seed",
             Param::Stop => "stop",
+            Param::ResponseFormat => "response_format",
         }
     }
 }
@@ -390,7 +398,7 @@ impl Capabilities {
             Param::Logprobs => self.max_top_logprobs.is_some() && !self.reasoning,
             Param::N => self.max_n > 1,
             Param::Seed => self.seed,
-            Param::MaxTokens | Param::Stop => true,
+            Param::MaxTokens | Param::Stop | Param::ResponseFormat => true,
         }
     }
 

@@ -80,6 +80,9 @@ impl std::fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// The forced tool an Anthropic request for structured output carries; its input is the answer.
+pub const ANTHROPIC_RATING_TOOL: &str = "record_rating";
+
 /// Anthropic requires `max_tokens`; this is what we send when the request leaves it open.
 pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 1024;
 
@@ -145,6 +148,8 @@ struct Sampling {
     temperature: Option<f64>,
     top_p: Option<f64>,
     top_logprobs: Option<u8>,
+    /// The JSON schema to ask for, when the request has one and the API takes it.
+    schema: Option<Value>,
 }
 
 impl Sampling {
@@ -195,7 +200,18 @@ impl Sampling {
             }
             None => None,
         };
-        Sampling { temperature, top_p, top_logprobs }
+        let schema = match &req.schema {
+            Some(s) if caps.allows(Param::ResponseFormat) => Some(s.clone()),
+            Some(_) => {
+                notes.push(format!(
+                    "structured output not requested: {}",
+                    why(caps, Param::ResponseFormat)
+                ));
+                None
+            }
+            None => None,
+        };
+        Sampling { temperature, top_p, top_logprobs, schema }
     }
 }
 
@@ -248,6 +264,12 @@ fn openai_body(
     }
     if !req.stop.is_empty() && caps.allows(Param::Stop) {
         body.insert("stop".into(), json!(req.stop));
+    }
+    if let Some(schema) = &sampling.schema {
+        body.insert(
+            "response_format".into(),
+            json!({"type": "json_schema", "json_schema": {"name": "rating", "strict": true, "schema": schema}}),
+        );
     }
     let auth = (!api_key.trim().is_empty())
         .then(|| ("authorization", format!("Bearer {}", api_key.trim())));
@@ -312,6 +334,14 @@ fn anthropic_body(
     if !req.stop.is_empty() && caps.allows(Param::Stop) {
         body.insert("stop_sequences".into(), json!(req.stop));
     }
+    // Anthropic has no response format: a tool with the schema as its input, forced.
+    if let Some(schema) = &sampling.schema {
+        body.insert(
+            "tools".into(),
+            json!([{"name": ANTHROPIC_RATING_TOOL, "description": "Record the rating (and what the prompt asks to explain).", "input_schema": schema}]),
+        );
+        body.insert("tool_choice".into(), json!({"type": "tool", "name": ANTHROPIC_RATING_TOOL}));
+    }
     Ok(HttpRequest {
         method: Method::Post,
         url: format!("{base}/messages"),
@@ -364,6 +394,10 @@ fn gemini_body(
     }
     if !req.stop.is_empty() && caps.allows(Param::Stop) {
         config.insert("stopSequences".into(), json!(req.stop));
+    }
+    if let Some(schema) = &sampling.schema {
+        config.insert("responseMimeType".into(), json!("application/json"));
+        config.insert("responseJsonSchema".into(), schema.clone());
     }
     let mut body = Map::new();
     if !system.is_empty() {

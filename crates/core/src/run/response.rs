@@ -229,11 +229,19 @@ fn parse_anthropic(v: &Value) -> Result<ChatResponse, ParseError> {
         return Err(ParseError::Malformed { detail: "no `content` array".into() });
     };
     // Anthropic has no `n`: one message is one sample. Thinking blocks are not the answer.
-    let text: String = content
+    let mut text: String = content
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
+    // Structured output arrives as the forced tool's input: that JSON is the answer.
+    if let Some(input) = content
+        .iter()
+        .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .and_then(|b| b.get("input"))
+    {
+        text = input.to_string();
+    }
     let finish_reason = v.get("stop_reason").and_then(Value::as_str).map(FinishReason::parse);
     let usage = v.get("usage").and_then(|u| {
         Some(Usage {

@@ -22,7 +22,7 @@ use crate::run::{
     prompt_digest, sample_batches, sample_key,
 };
 
-use super::study::Study;
+use super::study::{Method, Study};
 
 /// The prompt of one (method, attribute, item): where it comes from, its digest and size.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,13 +127,23 @@ pub fn request(tag: String, prompt: String, sampling: &Sampling) -> ChatRequest 
     sampling.request(tag, vec![Message::user(prompt)])
 }
 
+/// The request of `method` for one prompt: its sampling, and its JSON schema when it asks for
+/// structured output.
+pub fn method_request(method: &Method, tag: String, prompt: String) -> ChatRequest {
+    let mut req = request(tag, prompt, &method.sampling);
+    if method.structured {
+        req.schema = Some(crate::judge::builtin::rating_schema(method.mode));
+    }
+    req
+}
+
 /// The request of a planned prompt, rendered again from the study's template and the item: the
 /// text the plan hashed. `None` when the prompt does not belong to this dataset and study.
 pub fn prompt_request(dataset: &Dataset, study: &Study, prompt: &Prompt) -> Option<ChatRequest> {
     let method = study.methods.get(prompt.method)?;
     let item = dataset.items.get(prompt.item)?;
     let text = method.template(&prompt.attribute)?.render(item).ok()?;
-    Some(request(tag(&method.name, &prompt.attribute, &item.id), text, &method.sampling))
+    Some(method_request(method, tag(&method.name, &prompt.attribute, &item.id), text))
 }
 
 /// Plans `study` over `items` (indices into the dataset; all items when `None`).
@@ -226,7 +236,7 @@ impl<'a> Planner<'a> {
                     }
                 };
                 let chars = text.len();
-                let req = request(tag(&method.name, attribute, &item.id), text, &method.sampling);
+                let req = method_request(method, tag(&method.name, attribute, &item.id), text);
                 let prompt = self.plan.prompts.len();
                 for samples in sample_batches(req.n, self.caps) {
                     self.plan.calls.push(Call { prompt, samples });

@@ -34,6 +34,11 @@ pub struct Method {
     /// parsed rating.
     #[serde(default)]
     pub weighting: Option<WeightFallback>,
+    /// Structured output: the requests carry the mode's JSON schema
+    /// ([`crate::judge::builtin::rating_schema`]) and the answers are read with the `json`
+    /// parser.
+    #[serde(default)]
+    pub structured: bool,
     /// The prompt per attribute, after the user's edits.
     pub templates: BTreeMap<String, PromptTemplate>,
 }
@@ -236,6 +241,10 @@ pub struct GridSpec {
     /// provider gives) and the names end in ` +weighted`.
     #[serde(default)]
     pub weighting: Option<WeightFallback>,
+    /// Every method of the grid asks for structured output (names end in ` +json`; read with
+    /// the `json` parser).
+    #[serde(default)]
+    pub structured: bool,
 }
 
 /// How many alternatives a probability-weighted method asks for at each token (OpenAI's
@@ -286,6 +295,7 @@ pub fn method(
         sampling,
         policy,
         weighting: None,
+        structured: false,
         templates,
     }
 }
@@ -308,6 +318,11 @@ pub fn grid(dataset: &Dataset, attributes: &[String], spec: &GridSpec) -> Vec<Me
                     let mut m =
                         method(dataset, attributes, mode, cot, persona, sampling, spec.policy);
                     m.name = method_name(mode, cot, persona, vary_t.then_some(t).flatten());
+                    if spec.structured {
+                        m.structured = true;
+                        m.policy = Policy::Json;
+                        m.name.push_str(" +json");
+                    }
                     if let Some(fallback) = spec.weighting {
                         m.weighting = Some(fallback);
                         m.sampling.logprobs = Some(WEIGHTING_TOP_LOGPROBS);
