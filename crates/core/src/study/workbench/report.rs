@@ -590,7 +590,7 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
     let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
     let pricing = pricing(endpoint.as_ref(), endpoint.is_some());
-    report(ResultsView {
+    let mut out = report(ResultsView {
         dataset,
         table: &table,
         runs: &bundle.runs,
@@ -598,7 +598,26 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         settings: &bundle.settings,
         intervals: intervals.as_ref(),
         pricing: &pricing,
-    })
+    });
+    // The review panel's tables follow the Results screen's, as the screen shows them.
+    if let Some(Ok(merged)) = bundle.review.as_ref().map(|r| r.merged()) {
+        out.tables.extend(super::review::review_tables(
+            dataset,
+            &table,
+            &merged,
+            review_resampling(&bundle.settings),
+        ));
+    }
+    out
+}
+
+/// How the review's intervals are drawn: the Results screen's resamples, seed and confidence.
+pub fn review_resampling(settings: &Settings) -> super::review::Resampling {
+    super::review::Resampling {
+        resamples: settings.resamples,
+        seed: settings.seed,
+        confidence: settings.confidence,
+    }
 }
 
 /// The judge audit of a bundle as the Results screen's "Judge audit" panel shows it: its runs
