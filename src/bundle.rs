@@ -19,7 +19,7 @@ use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
-use crate::screens::results::state::ResultsState;
+use crate::screens::results::state::{ResultsState, ReviewState};
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
@@ -46,6 +46,9 @@ pub enum BundleFailure {
     /// The meta-evaluation workspace in the bundle could not be rebuilt.
     #[error("the meta-evaluation workspace: {0}")]
     Meta(String),
+    /// The judge runs' review could not be written to this browser's storage.
+    #[error("the review of the judge runs: {0}")]
+    Review(String),
 }
 
 /// Every piece of state a bundle reads or writes.
@@ -56,6 +59,7 @@ pub struct BundleTargets {
     pub runs: JudgeRuns,
     pub rate: RateState,
     pub results: ResultsState,
+    pub review: ReviewState,
     pub run: RunState,
     pub storage: Storage,
     /// The saved workspaces (a bundle opened from an address becomes a new one).
@@ -71,6 +75,7 @@ impl BundleTargets {
             runs: expect_context(),
             rate: expect_context(),
             results: expect_context(),
+            review: expect_context(),
             run: expect_context(),
             storage: expect_context(),
             saved: expect_context(),
@@ -96,6 +101,7 @@ pub async fn apply_bundle(
         changed_on_import,
         coeval,
         meta,
+        review,
         ..
     } = bundle;
     // The dataset's own format is kept for what is written next (a re-exported bundle).
@@ -143,6 +149,13 @@ pub async fn apply_bundle(
         crate::screens::coeval::apply_snapshot(&store, &snapshot)
             .await
             .map_err(|e| BundleFailure::CoEval(e.to_string()))?;
+    }
+    // Like CoEval's, this browser's review is replaced only by a bundle that has one.
+    if let Some(snapshot) = review {
+        let store = store_of(t).await;
+        crate::screens::results::tasks::apply_review_snapshot(t.review, &store, Some(&snapshot))
+            .await
+            .map_err(|e| BundleFailure::Review(e.to_string()))?;
     }
     Ok(())
 }
@@ -256,6 +269,8 @@ pub async fn save_bundle_with(
         },
         meta: Some(crate::screens::meta::state::snapshot())
             .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
+        // Like CoEval, the review saves itself event by event: a saved workspace leaves it out.
+        review: if with_coeval { t.review.snapshot() } else { None },
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

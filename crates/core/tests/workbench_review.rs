@@ -109,6 +109,25 @@ fn undo_takes_back_the_last_decision_and_survives_a_reload() {
 }
 
 #[test]
+fn keys() {
+    use review::Command;
+    let cases: [(&str, bool, Option<Command>); 9] = [
+        ("j", false, Some(Command::Next)),
+        ("ArrowUp", false, Some(Command::Previous)),
+        ("a", false, Some(Command::Accept)),
+        ("4", false, Some(Command::Rate(4))),
+        ("0", false, Some(Command::Rate(0))),
+        ("f", false, Some(Command::Flag)),
+        ("z", true, Some(Command::Undo)),
+        ("a", true, None),
+        ("F5", false, None),
+    ];
+    for (key, ctrl, want) in cases {
+        assert_eq!(review::key_command(key, ctrl), want, "{key} ctrl={ctrl}");
+    }
+}
+
+#[test]
 fn bad_events_are_refused() {
     let mut log = ReviewLog::new();
     assert_eq!(log.push(flag("a", "  ")), Err(ReviewError::EmptyNote));

@@ -2,7 +2,8 @@
 //! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
 //! drill-down, seed 002's Table 4 as printed beside the recomputed values (when Chiang & Lee's
-//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]),
+//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]), human review
+//! and correction of a judge run ([`review`]),
 //! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
 //! Every table and figure comes from the core's
@@ -13,6 +14,7 @@
 pub mod audit;
 pub mod cell;
 pub mod import;
+pub mod review;
 pub mod state;
 pub mod table;
 pub mod tasks;
@@ -33,6 +35,7 @@ use crate::state::{JudgeRuns, use_runs, use_workspace};
 use audit::AuditPanel;
 use cell::CellPanel;
 use import::ImportPanel;
+use review::ReviewPanel;
 use state::use_results;
 use table::TablePanel;
 
@@ -117,6 +120,7 @@ pub fn ResultsScreen() -> impl IntoView {
             <CellPanel table=table/>
             <CostPanel table=table/>
             <AuditPanel table=table/>
+            <ReviewPanel table=table/>
         </Show>
         <AgreementPanel table=table/>
     }

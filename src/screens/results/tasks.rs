@@ -15,7 +15,12 @@ use leptos::prelude::*;
 use crate::edge::time::{FrameBudget, monotonic_ms};
 use crate::state::{JudgeRuns, Workspace};
 
-use super::state::ResultsState;
+use concord_core::study::workbench::review::{
+    Order, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
+};
+
+use super::state::{ResultsState, ReviewState};
+use crate::edge::store::{Store, StoreError, StoreName};
 
 /// What a run is, for the cache of read scores: where it came from, what it rates, how it is
 /// read, and what its records and responses say (a run in progress grows, and the same study
@@ -216,4 +221,183 @@ pub async fn compute_intervals(
     }
     results.intervals.try_set(Some(out));
     results.computing.try_set(false);
+}
+
+/// The review's records in IndexedDB: each reviewer's log under `review/<name>/<seq>` in the
+/// annotations store; the reviewer, order, seed and imported files in the settings store.
+const REVIEWER_KEY: &str = "review-reviewer";
+const ORDER_KEY: &str = "review-order";
+const SEED_KEY: &str = "review-seed";
+const IMPORTED_PREFIX: &str = "review-imported/";
+
+fn review_session(reviewer: &str) -> String {
+    format!("review/{reviewer}")
+}
+
+/// Why the review could not be read from or written to this browser's storage.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewStoreError {
+    #[error("the review could not be read from this browser's storage ({0}); reload to try again")]
+    Read(StoreError),
+    #[error(
+        "the review could not be saved in this browser ({0}); export your review file before leaving"
+    )]
+    Write(StoreError),
+}
+
+/// Reads the review (reviewer, walk, imported files, the reviewer's log) from `store`.
+pub async fn load_review(review: ReviewState, store: &Store) -> Result<(), ReviewStoreError> {
+    let get = |key: &'static str| async move {
+        store.get(StoreName::Settings, key).await.map_err(ReviewStoreError::Read)
+    };
+    let reviewer = get(REVIEWER_KEY).await?.unwrap_or_default();
+    let order = get(ORDER_KEY).await?.and_then(|o| Order::from_name(&o)).unwrap_or_default();
+    let seed = get(SEED_KEY).await?.and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let imported: Vec<(String, ReviewerFile)> = store
+        .get_with_prefix(StoreName::Settings, IMPORTED_PREFIX)
+        .await
+        .map_err(ReviewStoreError::Read)?
+        .into_iter()
+        .filter_map(|(key, json)| {
+            let name = key.strip_prefix(IMPORTED_PREFIX)?.to_owned();
+            serde_json::from_str::<ReviewerFile>(&json).ok().map(|f| (name, f))
+        })
+        .collect();
+    let log = read_review_log(store, &reviewer).await?;
+    let n = log.events().len();
+    review.reviewer.try_set(reviewer);
+    review.order.try_set(order);
+    review.seed.try_set(seed);
+    review.imported.try_set(imported);
+    review.log.try_set(log);
+    review.saved.try_set(n);
+    review.loaded.try_set(true);
+    Ok(())
+}
+
+/// The log of `reviewer` as stored (kept up to its first event that does not replay).
+async fn read_review_log(store: &Store, reviewer: &str) -> Result<ReviewLog, ReviewStoreError> {
+    if reviewer.trim().is_empty() {
+        return Ok(ReviewLog::new());
+    }
+    let records =
+        store.read_log(&review_session(reviewer)).await.map_err(ReviewStoreError::Read)?;
+    let mut log = ReviewLog::new();
+    for (_, json) in records {
+        let Ok(event) = serde_json::from_str::<ReviewEvent>(&json) else { break };
+        if log.push(event).is_err() {
+            break;
+        }
+    }
+    Ok(log)
+}
+
+/// Another reviewer works in this browser: their name is kept and their log read (unless the
+/// name changed again meanwhile).
+pub async fn switch_reviewer(
+    review: ReviewState,
+    store: &Store,
+    name: String,
+) -> Result<(), ReviewStoreError> {
+    store.put(StoreName::Settings, REVIEWER_KEY, &name).await.map_err(ReviewStoreError::Write)?;
+    let log = read_review_log(store, &name).await?;
+    if review.reviewer.try_get_untracked().as_deref() != Some(name.as_str()) {
+        return Ok(());
+    }
+    let n = log.events().len();
+    review.log.try_set(log);
+    review.saved.try_set(n);
+    review.loaded.try_set(true);
+    Ok(())
+}
+
+/// The walk's order and seed, kept for the next visit.
+pub async fn save_walk(store: &Store, order: Order, seed: u64) -> Result<(), ReviewStoreError> {
+    let entries = [(ORDER_KEY, order.name().to_owned()), (SEED_KEY, seed.to_string())];
+    store.put_many(StoreName::Settings, &entries).await.map_err(ReviewStoreError::Write)
+}
+
+/// Writes event `seq` of the reviewer's log the moment it is made.
+pub async fn append_review(
+    review: ReviewState,
+    store: &Store,
+    reviewer: &str,
+    seq: usize,
+    event: &ReviewEvent,
+) -> Result<(), ReviewStoreError> {
+    let json = serde_json::to_string(event).unwrap_or_default();
+    store
+        .append_log(&review_session(reviewer), seq as u64, &json)
+        .await
+        .map_err(ReviewStoreError::Write)?;
+    review.saved.try_update(|n| *n = (*n).max(seq + 1));
+    Ok(())
+}
+
+/// Keeps an imported reviewer file under `name` (a later file of that name replaces it).
+pub async fn save_imported(
+    store: &Store,
+    name: &str,
+    file: &ReviewerFile,
+) -> Result<(), ReviewStoreError> {
+    let json = serde_json::to_string(file).unwrap_or_default();
+    store
+        .put(StoreName::Settings, &format!("{IMPORTED_PREFIX}{name}"), &json)
+        .await
+        .map_err(ReviewStoreError::Write)
+}
+
+/// Replaces this browser's review with a bundle's: every stored log and imported file is
+/// removed; the bundle's reviewer's (last) file becomes the log of this browser, the other files
+/// imported ones, written as the panel writes them.
+pub async fn apply_review_snapshot(
+    review: ReviewState,
+    store: &Store,
+    snapshot: Option<&ReviewSnapshot>,
+) -> Result<(), ReviewStoreError> {
+    let write = ReviewStoreError::Write;
+    for key in store.keys_with_prefix(StoreName::Annotations, "review/").await.map_err(write)? {
+        store.delete(StoreName::Annotations, &key).await.map_err(write)?;
+    }
+    for key in store.keys_with_prefix(StoreName::Settings, IMPORTED_PREFIX).await.map_err(write)? {
+        store.delete(StoreName::Settings, &key).await.map_err(write)?;
+    }
+    let empty = ReviewSnapshot::default();
+    let snapshot = snapshot.unwrap_or(&empty);
+    let own = snapshot.files.iter().rposition(|f| f.reviewer == snapshot.reviewer);
+    let mut imported = Vec::new();
+    for (i, file) in snapshot.files.iter().enumerate() {
+        if Some(i) != own {
+            let name = format!("{}-{}.json", i + 1, file.reviewer);
+            save_imported(store, &name, file).await?;
+            imported.push((name, file.clone()));
+        }
+    }
+    let log =
+        own.and_then(|i| snapshot.files.get(i)).and_then(|f| f.log().ok()).unwrap_or_default();
+    let session = review_session(&snapshot.reviewer);
+    let records: Vec<(String, String)> = log
+        .events()
+        .iter()
+        .enumerate()
+        .map(|(seq, e)| {
+            (
+                crate::edge::store::log_key(&session, seq as u64),
+                serde_json::to_string(e).unwrap_or_default(),
+            )
+        })
+        .collect();
+    store.put_many(StoreName::Annotations, &records).await.map_err(write)?;
+    store.put(StoreName::Settings, REVIEWER_KEY, &snapshot.reviewer).await.map_err(write)?;
+    save_walk(store, snapshot.order, snapshot.seed).await?;
+    let n = log.events().len();
+    review.reviewer.set(snapshot.reviewer.clone());
+    review.order.set(snapshot.order);
+    review.seed.set(snapshot.seed);
+    review.imported.set(imported);
+    review.log.set(log);
+    review.saved.set(n);
+    review.cursor.set(0);
+    review.loaded.set(true);
+    Ok(())
 }

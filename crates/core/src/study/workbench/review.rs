@@ -813,8 +813,55 @@ pub fn review_tables(
     out
 }
 
-/// What a bundle carries of the review: every reviewer's file (the reviewer working in this
-/// browser first) and the order and seed of the walk.
+/// What a reviewer's key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Next,
+    Previous,
+    /// Accept the judge's rating and move on.
+    Accept,
+    /// Change the rating to this digit and move on.
+    Rate(u8),
+    /// Open the note of a flag.
+    Flag,
+    Undo,
+}
+
+/// The command of a key (`KeyboardEvent.key`), with Ctrl or ⌘ held or not.
+pub fn key_command(key: &str, ctrl: bool) -> Option<Command> {
+    if ctrl {
+        return (key == "z" || key == "Z").then_some(Command::Undo);
+    }
+    Some(match key {
+        "j" | "ArrowDown" | "n" => Command::Next,
+        "k" | "ArrowUp" | "p" => Command::Previous,
+        "a" | "Enter" => Command::Accept,
+        "f" => Command::Flag,
+        "u" => Command::Undo,
+        _ => {
+            let mut chars = key.chars();
+            let digit = chars.next().and_then(|c| c.to_digit(10));
+            match (digit, chars.next()) {
+                (Some(d), None) => Command::Rate(d as u8),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// The keys, as the help lists them.
+pub const KEY_HELP: [(&str, &str); 6] = [
+    ("j / ↓ / n", "next item"),
+    ("k / ↑ / p", "previous item"),
+    ("a / Enter", "accept the judge's rating, then the next item"),
+    ("0–9", "change the rating to that number, then the next item"),
+    ("f", "flag the item with a note (Enter saves, Escape cancels)"),
+    ("u / Ctrl+Z", "undo the last decision (also after a reload)"),
+];
+
+/// What a bundle carries of the review: every reviewer's file (the reviewer working in the
+/// browser that wrote it last, so their decisions win the merge) and the walk's order and
+/// seed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReviewSnapshot {
     /// The reviewer working in the browser that wrote the bundle.

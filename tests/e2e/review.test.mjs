@@ -1,0 +1,121 @@
+// Humans correct the judge (issue 23): a judge run against the mock rates three items far
+// from the humans; a reviewer walks the items by largest gap with the keyboard, changes two
+// ratings, reloads midway (nothing is lost, and undo still takes back the last decision),
+// flags and accepts more, and sees the agreement with the humans rise from "judge" to
+// "judge + review". The exported bundle carries the review: `concord report` prints the same
+// review table, byte for byte.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { ReviewPage } from './pages/review_page.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+const HUMAN = [1, 5, 2, 4, 3, 1, 2, 3, 4, 5, 2, 4];
+// The judge (the mock echoes the planted rating) is right except on the first three items.
+const PLANTED = [5, 1, 5, 4, 3, 1, 2, 3, 4, 5, 2, 4];
+
+function csv() {
+  const rows = ['doc,sys,source,output,coherence'];
+  HUMAN.forEach((h, i) => {
+    rows.push(`d${Math.floor(i / 2)},s${i % 2},"Article ${i}.","RATING=${PLANTED[i]}. Summary number ${i}.",${h}`);
+  });
+  return rows.join('\n') + '\n';
+}
+
+const number = (text) => Number(text.split(/\s/)[0]);
+
+test('a reviewer corrects the judge with the keyboard, reloads midway and sees the agreement rise', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-review-'));
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await data.loadFile('review.csv', csv());
+    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-review' });
+    const saves = () => page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
+    const savesBefore = await saves();
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
+    // The workspace (with the run) is saved after the run; the review saves itself.
+    await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, savesBefore, { timeout: 30_000 });
+
+    const review = new ReviewPage(page);
+    await review.open();
+    await review.setReviewer('ann');
+    // Largest gap first: item 0 (judge 5, human 1), then item 1 (1 against 5).
+    await review.expectItem({ position: 'Item 1 of 12', judge: '5', human: '1', verdict: 'not reviewed' });
+    await review.press('1');
+    await review.expectItem({ position: 'Item 2 of 12', judge: '1', human: '5', verdict: 'not reviewed' });
+    await review.press('5');
+    await review.expectItem({ position: 'Item 3 of 12' });
+    await review.waitSaved();
+
+    // Reload midway: the decisions come back from IndexedDB.
+    await page.reload();
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await review.open();
+    assert.equal(await page.getByLabel('Your name (reviewer)').inputValue(), 'ann');
+    await review.expectItem({ position: 'Item 1 of 12', judge: '5', human: '1', verdict: 'changed to 1 (ann)' });
+    await review.press('j');
+    await review.expectItem({ verdict: 'changed to 5 (ann)' });
+    // Undo after the reload takes back the last decision (item 2's change).
+    await review.press('u');
+    await review.expectItem({ verdict: 'not reviewed' });
+    await review.press('5');
+    // Item 3 (judge 5, human 2): flagged with a note; item 4 accepted.
+    await review.expectItem({ position: 'Item 3 of 12', judge: '5', human: '2', verdict: 'not reviewed' });
+    await review.press('f');
+    await page.getByTestId('review-note').fill('the judge read the wrong summary');
+    await page.getByTestId('review-note').press('Enter');
+    await review.press('k');
+    await review.expectItem({ verdict: 'flagged: the judge read the wrong summary (ann)' });
+    await review.press('j', 'a');
+    await review.expectItem({ position: 'Item 5 of 12' });
+    await review.waitSaved();
+
+    const rows = await review.rows();
+    assert.deepEqual(rows.map((r) => r.label), ['judge', 'judge + review']);
+    const [before, after] = rows;
+    // Columns after the label: n, Reviewed, Accepted, Changed, Flagged, Mean |change|, r, τ-b, α, Minutes.
+    assert.equal(after.cells[1], '4');
+    assert.deepEqual(after.cells.slice(2, 5).map(number), [0.25, 0.5, 0.25]);
+    assert.equal(number(after.cells[5]), 2, 'mean |change| (4 + 4 + 0 + 0) / 4');
+    for (const col of [6, 7, 8]) {
+      assert.ok(number(after.cells[col]) > number(before.cells[col]), `column ${col}: ${before.cells[col]} → ${after.cells[col]}`);
+    }
+
+    // The bundle carries the review; `concord report` prints the same table.
+    const shown = await review.exportTable('CSV');
+    const results = new ResultsPage(page);
+    const download = await results.exportBundle();
+    const bundle = join(dir, 'bundle.json');
+    await download.saveAs(bundle);
+    const saved = JSON.parse(readFileSync(bundle, 'utf8'));
+    assert.equal(saved.review.reviewer, 'ann');
+    const kinds = saved.review.files[0].events.map((e) => e.kind).filter((k) => k !== 'timer');
+    assert.deepEqual(kinds, ['change', 'change', 'undo', 'change', 'flag', 'accept']);
+    execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
+    assert.equal(readFileSync(join(dir, 'concord-review.csv'), 'utf8'), shown);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
