@@ -307,6 +307,7 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
         order: Order::Uncertainty,
         seed: 3,
         files: vec![ReviewerFile::new("ann", &log), ReviewerFile::new("bob", &other)],
+        ..ReviewSnapshot::default()
     });
     let read = Bundle::from_json(&bundle.to_json()).unwrap();
     assert_eq!(read.review, bundle.review);

@@ -6,6 +6,7 @@ use concord_core::study::workbench::report::CellIntervals;
 use concord_core::study::workbench::review::{
     self, Merged, Order, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
 };
+use concord_core::study::workbench::revise::{Revision, Split};
 use concord_core::study::workbench::{JudgedRun, Settings};
 use leptos::prelude::*;
 
@@ -80,6 +81,12 @@ pub struct ReviewState {
     pub saved: RwSignal<usize>,
     /// What went wrong last (a refused event, storage, an import).
     pub error: RwSignal<Option<String>>,
+    /// The revision / held-out split, once drawn (never redrawn without the user asking).
+    pub split: RwSignal<Option<Split>>,
+    /// The meta-prompt's template, when the user edited it.
+    pub meta_template: RwSignal<Option<String>>,
+    /// The revisions made, in order.
+    pub revisions: RwSignal<Vec<Revision>>,
 }
 
 impl ReviewState {
@@ -95,6 +102,9 @@ impl ReviewState {
             loaded: RwSignal::new(false),
             saved: RwSignal::new(0),
             error: RwSignal::new(None),
+            split: RwSignal::new(None),
+            meta_template: RwSignal::new(None),
+            revisions: RwSignal::new(Vec::new()),
         }
     }
 
@@ -122,6 +132,9 @@ impl ReviewState {
             order: self.order.get_untracked(),
             seed: self.seed.get_untracked(),
             files: untrack(|| self.files()),
+            split: self.split.get_untracked(),
+            meta_template: self.meta_template.get_untracked(),
+            revisions: self.revisions.get_untracked(),
         };
         (!snapshot.is_empty()).then_some(snapshot)
     }

@@ -18,6 +18,7 @@ use crate::state::{JudgeRuns, Workspace};
 use concord_core::study::workbench::review::{
     Order, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
 };
+use concord_core::study::workbench::revise::{Revision, Split};
 
 use super::state::{ResultsState, ReviewState};
 use crate::edge::store::{Store, StoreError, StoreName};
@@ -229,6 +230,9 @@ const REVIEWER_KEY: &str = "review-reviewer";
 const ORDER_KEY: &str = "review-order";
 const SEED_KEY: &str = "review-seed";
 const IMPORTED_PREFIX: &str = "review-imported/";
+const SPLIT_KEY: &str = "review-split";
+const META_KEY: &str = "review-meta-template";
+const REVISIONS_KEY: &str = "review-revisions";
 
 fn review_session(reviewer: &str) -> String {
     format!("review/{reviewer}")
@@ -263,8 +267,17 @@ pub async fn load_review(review: ReviewState, store: &Store) -> Result<(), Revie
             serde_json::from_str::<ReviewerFile>(&json).ok().map(|f| (name, f))
         })
         .collect();
+    let split = get(SPLIT_KEY).await?.and_then(|j| serde_json::from_str::<Split>(&j).ok());
+    let meta = get(META_KEY).await?;
+    let revisions = get(REVISIONS_KEY)
+        .await?
+        .and_then(|j| serde_json::from_str::<Vec<Revision>>(&j).ok())
+        .unwrap_or_default();
     let log = read_review_log(store, &reviewer).await?;
     let n = log.events().len();
+    review.split.try_set(split);
+    review.meta_template.try_set(meta);
+    review.revisions.try_set(revisions);
     review.reviewer.try_set(reviewer);
     review.order.try_set(order);
     review.seed.try_set(seed);
@@ -315,6 +328,30 @@ pub async fn switch_reviewer(
 pub async fn save_walk(store: &Store, order: Order, seed: u64) -> Result<(), ReviewStoreError> {
     let entries = [(ORDER_KEY, order.name().to_owned()), (SEED_KEY, seed.to_string())];
     store.put_many(StoreName::Settings, &entries).await.map_err(ReviewStoreError::Write)
+}
+
+/// Keeps the split, the edited meta-prompt and the revisions (each written whole: they change
+/// a few times per session, not per keystroke).
+pub async fn save_revising(
+    store: &Store,
+    split: Option<&Split>,
+    meta_template: Option<&str>,
+    revisions: &[Revision],
+) -> Result<(), ReviewStoreError> {
+    let write = ReviewStoreError::Write;
+    match split {
+        Some(s) => {
+            let json = serde_json::to_string(s).unwrap_or_default();
+            store.put(StoreName::Settings, SPLIT_KEY, &json).await.map_err(write)?;
+        }
+        None => store.delete(StoreName::Settings, SPLIT_KEY).await.map_err(write)?,
+    }
+    match meta_template {
+        Some(m) => store.put(StoreName::Settings, META_KEY, m).await.map_err(write)?,
+        None => store.delete(StoreName::Settings, META_KEY).await.map_err(write)?,
+    }
+    let json = serde_json::to_string(revisions).unwrap_or_default();
+    store.put(StoreName::Settings, REVISIONS_KEY, &json).await.map_err(write)
 }
 
 /// Writes event `seq` of the reviewer's log the moment it is made.
@@ -390,6 +427,16 @@ pub async fn apply_review_snapshot(
     store.put_many(StoreName::Annotations, &records).await.map_err(write)?;
     store.put(StoreName::Settings, REVIEWER_KEY, &snapshot.reviewer).await.map_err(write)?;
     save_walk(store, snapshot.order, snapshot.seed).await?;
+    save_revising(
+        store,
+        snapshot.split.as_ref(),
+        snapshot.meta_template.as_deref(),
+        &snapshot.revisions,
+    )
+    .await?;
+    review.split.set(snapshot.split.clone());
+    review.meta_template.set(snapshot.meta_template.clone());
+    review.revisions.set(snapshot.revisions.clone());
     let n = log.events().len();
     review.reviewer.set(snapshot.reviewer.clone());
     review.order.set(snapshot.order);

@@ -600,13 +600,8 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         pricing: &pricing,
     });
     // The review panel's tables follow the Results screen's, as the screen shows them.
-    if let Some(Ok(merged)) = bundle.review.as_ref().map(|r| r.merged()) {
-        out.tables.extend(super::review::review_tables(
-            dataset,
-            &table,
-            &merged,
-            review_resampling(&bundle.settings),
-        ));
+    if let Some(review) = &bundle.review {
+        out.tables.extend(review.tables(dataset, &table, review_resampling(&bundle.settings)));
     }
     out
 }

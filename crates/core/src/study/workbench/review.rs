@@ -872,6 +872,15 @@ pub struct ReviewSnapshot {
     #[serde(default)]
     pub seed: u64,
     pub files: Vec<ReviewerFile>,
+    /// The revision / held-out split, drawn once ([`super::revise::split`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<super::revise::Split>,
+    /// The meta-prompt's template as the user left it, when edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_template: Option<String>,
+    /// Every revision made, in order, with its prompts and raw answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<super::revise::Revision>,
 }
 
 impl ReviewSnapshot {
@@ -882,5 +891,33 @@ impl ReviewSnapshot {
 
     pub fn is_empty(&self) -> bool {
         self.files.iter().all(|f| f.events.is_empty())
+            && self.split.is_none()
+            && self.revisions.is_empty()
+    }
+
+    /// Every table the review panel shows for this snapshot over `table`: the corrections,
+    /// the conflicts, the history of revisions. A snapshot whose files do not merge shows
+    /// only its revisions.
+    pub fn tables(
+        &self,
+        dataset: &Dataset,
+        table: &super::ResultsTable,
+        resampling: Resampling,
+    ) -> Vec<Table> {
+        let mut out = match self.merged() {
+            Ok(merged) => review_tables(dataset, table, &merged, resampling),
+            Err(_) => Vec::new(),
+        };
+        let done = super::revise::outcomes(
+            dataset,
+            table,
+            self.split.as_ref(),
+            &self.revisions,
+            resampling,
+        );
+        if !done.is_empty() {
+            out.push(super::revise::history_table(&done, resampling.confidence));
+        }
+        out
     }
 }
