@@ -4,6 +4,10 @@
 // flags and accepts more, and sees the agreement with the humans rise from "judge" to
 // "judge + review". The exported bundle carries the review: `concord report` prints the same
 // review table, byte for byte.
+//
+// The second test revises a judge whose prompt makes the mock uninformative (`noisy_when`):
+// a revision without that text is significantly better on the held-out items, one that keeps
+// it is not; the meta-prompt holds no held-out item.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -14,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { ReviewPage } from './pages/review_page.mjs';
+import { ReviewPage, RevisePage } from './pages/review_page.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
@@ -113,6 +117,94 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     assert.deepEqual(kinds, ['change', 'change', 'undo', 'change', 'flag', 'accept']);
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
     assert.equal(readFileSync(join(dir, 'concord-review.csv'), 'utf8'), shown);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const REVISE_ITEMS = 24;
+const reviseHuman = (i) => 1 + ((i * 7) % 5);
+
+function reviseCsv() {
+  const rows = ['doc,sys,source,output,coherence'];
+  for (let i = 0; i < REVISE_ITEMS; i++) {
+    rows.push(`d${Math.floor(i / 2)},s${i % 2},"Article ${i}.","RATING=${reviseHuman(i)}. Held text OUT-${i}-END.",${reviseHuman(i)}`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+test('a revision proven on the held-out items: better without the noisy instruction, not with it', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'concord-revise-'));
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await data.loadFile('revise.csv', reviseCsv());
+    // The mock echoes the planted (true) rating, except for prompts that say NOISYJUDGE.
+    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'NOISYJUDGE' }, latency_ms: 2 });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    const part = page.locator('textarea#part-0');
+    await part.click();
+    await part.press('End');
+    await page.keyboard.type(' NOISYJUDGE');
+    await page.getByRole('heading', { name: 'Prompt', exact: true }).click();
+    const run = new RunPage(page);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-revise' });
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
+
+    const review = new ReviewPage(page);
+    await review.open();
+    const revise = new RevisePage(page);
+    assert.match(await revise.split(), /^12 items for revision, 12 held out \(seed 0, share 0\.5\)/);
+    const meta = await revise.metaPrompt();
+    const old = /<prompt>\n([\s\S]*?)\n<\/prompt>/.exec(meta)[1];
+    assert.ok(old.includes('NOISYJUDGE'), old);
+    const asked = await revise.ask();
+    assert.ok(asked.length > 0, 'the LLM proposed something');
+
+    // Revision 1 drops the instruction that makes the judge uninformative.
+    await revise.propose(old.replace(' NOISYJUDGE', ''));
+    await revise.run(1);
+    // Revision 2 keeps it (and only adds a sentence).
+    await revise.propose(`${old}\nRead the reply carefully.`);
+    await revise.run(2);
+    const [first, second] = await revise.rows();
+    assert.equal(first[2], '12');
+    assert.equal(first[4], '1.000', 'the revised judge echoes the true rating');
+    assert.ok(Number(first[6].replace(/[<>]/g, '')) < 0.05, `revision 1 p ${first[6]}`);
+    assert.equal(first[7], 'yes');
+    assert.ok(Number(second[6]) >= 0.05, `revision 2 p ${second[6]}`);
+    assert.equal(second[7], 'no');
+
+    const shown = await revise.exportHistory('CSV');
+    const download = await new ResultsPage(page).exportBundle();
+    const bundle = join(dir, 'bundle.json');
+    await download.saveAs(bundle);
+    const saved = JSON.parse(readFileSync(bundle, 'utf8'));
+    const { split, revisions } = saved.review;
+    assert.equal(revisions.length, 2);
+    // The meta-prompt sent holds revision items and no held-out item.
+    const ids = saved.dataset.embedded.items.map((it) => it.id);
+    const outputs = saved.dataset.embedded.items.map((it) => it.output);
+    let revisionSeen = 0;
+    ids.forEach((id, i) => {
+      const marker = /OUT-\d+-END/.exec(outputs[i])[0];
+      if (split.held_out.includes(id)) assert.ok(!revisions[0].meta_prompt.includes(marker), `held-out ${marker} in the meta-prompt`);
+      else if (revisions[0].meta_prompt.includes(marker)) revisionSeen++;
+    });
+    assert.ok(revisionSeen > 0, 'the revision set\'s disagreements are in the meta-prompt');
+    assert.equal(revisions[0].answers.length, 12, 'run on the held-out items only');
+    execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
+    assert.equal(readFileSync(join(dir, 'concord-revisions.csv'), 'utf8'), shown);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -3,7 +3,7 @@
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
 //! drill-down, seed 002's Table 4 as printed beside the recomputed values (when Chiang & Lee's
 //! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]), human review
-//! and correction of a judge run ([`review`]),
+//! and correction of a judge run ([`review`]) and its revision tested on held-out items ([`revise`]),
 //! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
 //! Every table and figure comes from the core's
@@ -15,6 +15,7 @@ pub mod audit;
 pub mod cell;
 pub mod import;
 pub mod review;
+pub mod revise;
 pub mod state;
 pub mod table;
 pub mod tasks;

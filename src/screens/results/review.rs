@@ -22,6 +22,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
+use super::revise::RevisePanel;
 use super::state::{ReviewState, use_results, use_review};
 use super::tasks;
 use crate::browser::read_file;
@@ -128,6 +129,7 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
         Some((at, walk.len(), item))
     });
     let merged = Memo::new(move |_| review.merged().map_err(|e| e.to_string()));
+    let reviews = Memo::new(move |_| merged.get().map(|m| m.reviews).unwrap_or_default());
     let tables = Memo::new(move |_| {
         let Ok(merged) = merged.get() else { return Vec::new() };
         let settings = results.settings.get();
@@ -300,6 +302,7 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 {KEY_HELP.iter().map(|(k, what)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*what}</dd> }).collect_view()}
             </dl>
         </section>
+        <RevisePanel table=table run=current_run judged=judged items=items reviews=reviews/>
     }
 }
 

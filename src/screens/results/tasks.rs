@@ -448,3 +448,74 @@ pub async fn apply_review_snapshot(
     review.loaded.set(true);
     Ok(())
 }
+
+/// Why an LLM step of a revision did not give its answers.
+#[derive(Debug, thiserror::Error)]
+pub enum RevisionRunError {
+    #[error("this browser's storage is not open yet; wait a moment and try again")]
+    NoStorage,
+    #[error("no model is connected; set the provider, address and model on the Run screen")]
+    NotConnected,
+    #[error("{0}")]
+    Ended(String),
+    #[error("the LLM gave no answer to {0}; try again")]
+    NoAnswer(String),
+}
+
+/// Sends `prompts` (tag, prompt) with `sampling` through the run engine (answers cached like
+/// every other) and returns each prompt's answers, in order, with the cost when priced.
+pub async fn ask(
+    access: crate::runner::LlmAccess,
+    prompts: Vec<(String, String)>,
+    sampling: concord_core::judge::protocol::Sampling,
+    status: RwSignal<Option<String>>,
+) -> Result<(Vec<Vec<String>>, Option<f64>), RevisionRunError> {
+    use std::sync::Arc;
+
+    use concord_core::run::{Finish, cache_key, sample_batches};
+    use concord_core::study::workbench::plan::request;
+
+    use crate::runner::{self, CallSpec, RunControl};
+
+    let form = access.connection.get_untracked();
+    if form.model.trim().is_empty() || form.base_url.trim().is_empty() {
+        return Err(RevisionRunError::NotConnected);
+    }
+    let connection = form.connection();
+    let store = access.store.get_untracked().ok_or(RevisionRunError::NoStorage)?;
+    let memory = access.memory.get_value();
+    let n = sampling.n.max(1);
+    let mut calls = Vec::new();
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    for (tag, prompt) in prompts {
+        let req = request(tag, prompt, &sampling);
+        let prompt_keys: Vec<String> =
+            (0..n).map(|i| cache_key(&connection.endpoint, &req, i)).collect();
+        let (req, shared) = (Arc::new(req), Arc::<[String]>::from(prompt_keys.clone()));
+        for b in sample_batches(n, &connection.caps) {
+            calls.push(CallSpec { request: req.clone(), samples: b, prompt_keys: shared.clone() });
+        }
+        keys.push(prompt_keys);
+    }
+    let priced = connection.price.is_some();
+    let provider = connection.endpoint.provider;
+    let outcome =
+        runner::execute(connection, &calls, store, memory.clone(), RunControl::new(), move |r| {
+            status.try_set(Some(format!(
+                "{} of {} calls done, {} cached, {} failed",
+                r.progress.done, r.progress.total, r.cached, r.progress.failed
+            )));
+        })
+        .await;
+    if !matches!(outcome.finish, Finish::Completed) {
+        let said = outcome.finish.describe(provider);
+        return Err(RevisionRunError::Ended(match said.advice {
+            Some(advice) => format!("{} {advice}", said.message),
+            None => said.message,
+        }));
+    }
+    let texts = memory.borrow();
+    let answers: Vec<Vec<String>> =
+        keys.iter().map(|ks| ks.iter().filter_map(|k| texts.get(k).cloned()).collect()).collect();
+    Ok((answers, priced.then_some(outcome.progress.cost_usd)))
+}

@@ -72,3 +72,55 @@ export class ReviewPage {
     return readFileSync(await download.path(), 'utf8');
   }
 }
+
+/** The "Revise the judge" panel. */
+export class RevisePage {
+  constructor(page) {
+    this.page = page;
+    this.summary = page.getByTestId('revise-split-summary');
+    this.status = page.getByTestId('revise-status');
+    this.history = page.getByTestId('revise-history');
+  }
+  async split() {
+    await this.page.getByTestId('revise-split').click();
+    await this.summary.filter({ hasText: 'held out' }).waitFor();
+    return (await this.summary.innerText()).trim();
+  }
+  /** The meta-prompt as it will be sent. */
+  async metaPrompt() {
+    return this.page.getByTestId('revise-meta').evaluate((el) => el.textContent);
+  }
+  async ask() {
+    await this.page.getByTestId('revise-ask').click();
+    await this.status.filter({ hasText: 'proposed a revision' }).waitFor({ timeout: 30_000 });
+    return this.page.getByLabel('Revised prompt (edit it as you like)').inputValue();
+  }
+  async propose(text) {
+    await this.page.getByLabel('Revised prompt (edit it as you like)').fill(text);
+  }
+  /** Runs the revised judge and waits for revision `number`'s row in the history. */
+  async run(number) {
+    await this.page.getByTestId('revise-run').click();
+    await this.page.waitForFunction((n) => document.querySelector('[data-testid="revise-error"]')
+      || (document.querySelector('[data-testid="revise-status"]')?.innerText ?? '').includes(`Revision ${n} ran`), number, { timeout: 60_000 })
+      .catch(async (e) => {
+        const status = await this.status.count() ? await this.status.innerText() : 'no status';
+        const disabled = await this.page.getByTestId('revise-run').isDisabled();
+        throw new Error(`revision ${number} did not finish (status: ${status}; button disabled: ${disabled}): ${e.message}`);
+      });
+    const error = this.page.getByTestId('revise-error');
+    if (await error.count()) throw new Error(`revision ${number}: ${await error.innerText()}`);
+    await this.history.locator('tbody tr').nth(number - 1).waitFor();
+  }
+  /** The history's rows as [revision, run, n, r before, r after, Δr, p, better, cost, lines]. */
+  async rows() {
+    return this.history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim())));
+  }
+  async exportHistory(format = 'CSV') {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.locator(`button[aria-label$=" as ${format}"][data-table="concord-revisions"]`).click(),
+    ]);
+    return readFileSync(await download.path(), 'utf8');
+  }
+}
