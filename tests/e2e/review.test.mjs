@@ -105,9 +105,15 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
       assert.ok(number(after.cells[col]) > number(before.cells[col]), `column ${col}: ${before.cells[col]} → ${after.cells[col]}`);
     }
 
-    // The bundle carries the review; `concord report` prints the same table.
-    const shown = await review.exportTable('CSV');
+    // The corrected run is a row of the Results table too, beside the judge's.
     const results = new ResultsPage(page);
+    const methods = (await results.cells()).map((r) => r[0]);
+    assert.equal(methods.length, 2, methods.join(', '));
+    assert.equal(methods[1], `${methods[0]} + review`);
+    const resultsShown = await results.exportTable('concord-results', 'CSV');
+
+    // The bundle carries the review; `concord report` prints the same tables.
+    const shown = await review.exportTable('CSV');
     const download = await results.exportBundle();
     const bundle = join(dir, 'bundle.json');
     await download.saveAs(bundle);
@@ -117,6 +123,7 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     assert.deepEqual(kinds, ['change', 'change', 'undo', 'change', 'flag', 'accept']);
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
     assert.equal(readFileSync(join(dir, 'concord-review.csv'), 'utf8'), shown);
+    assert.equal(readFileSync(join(dir, 'concord-results.csv'), 'utf8'), resultsShown);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -327,4 +327,14 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
         stats::pearson(&human, &after).value
     );
     assert!(report.tables.iter().any(|t| t.id == review::CONFLICTS_TABLE));
+    // The corrected run joins the Results table as a row of its own, beside the judge's.
+    let results = report.tables.iter().find(|t| t.id == wb::report::RESULTS_TABLE).unwrap();
+    let labels: Vec<&str> = results.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, vec!["judge", "judge + review"]);
+    let table = wb::report::bundle_table(&read);
+    let a = table.attributes.iter().position(|x| x == "overall").unwrap();
+    assert_eq!(table.cell(1, a).unwrap().scores.scores, after);
+    assert_eq!(table.cell(1, a).unwrap().row.pearson.dataset, stats::pearson(&human, &after).value);
+    // The judge audit reads the judges alone.
+    assert_eq!(wb::report::judges_table(&read).methods, vec!["judge".to_owned()]);
 }

@@ -601,7 +601,8 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
     });
     // The review panel's tables follow the Results screen's, as the screen shows them.
     if let Some(review) = &bundle.review {
-        out.tables.extend(review.tables(dataset, &table, review_resampling(&bundle.settings)));
+        let judges = judges_table(bundle);
+        out.tables.extend(review.tables(dataset, &judges, review_resampling(&bundle.settings)));
     }
     out
 }
@@ -619,15 +620,27 @@ pub fn review_resampling(settings: &Settings) -> super::review::Resampling {
 /// read and tabulated as [`bundle_report`] does, audited under its settings.
 pub fn bundle_audit(bundle: &super::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
-    let table = bundle_table(bundle);
+    let table = judges_table(bundle);
     super::audit::Audit::new(dataset, &table, &bundle.settings).finish().report()
 }
 
 /// A bundle's runs read and tabulated against its baseline, with the juries when its settings
-/// show them: the table the Results screen shows after opening it.
+/// show them and a `<method> + review` row per reviewed run: the table the Results screen
+/// shows after opening it.
 pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
     let dataset = &bundle.dataset.embedded;
-    let scored = results::score(dataset, &bundle.runs);
-    let scored = results::combined(&scored, &bundle.settings);
+    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
+    let scored = match bundle.review.as_ref().map(|r| r.merged()) {
+        Some(Ok(merged)) => super::review::with_reviews(dataset, &scored, &merged.reviews),
+        _ => scored,
+    };
+    results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
+}
+
+/// [`bundle_table`] without the reviewed rows: the judges alone, as the judge audit and the
+/// review panel read them.
+pub fn judges_table(bundle: &super::Bundle) -> ResultsTable {
+    let dataset = &bundle.dataset.embedded;
+    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
     results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
 }

@@ -921,3 +921,46 @@ impl ReviewSnapshot {
         out
     }
 }
+
+/// What a reviewed run's row on the Results table is called: `<method> + review`.
+pub const REVIEW_SUFFIX: &str = " + review";
+
+/// `scored` with one more row per reviewed method, `<method> + review`: on each attribute
+/// where the method's run has a decision, the judge's scores with every change applied
+/// ([`corrected`]); the other attributes are empty. Rows like any other (correlations at both
+/// levels, Williams' test against the baseline, intervals). Juries, ensembles and rows already
+/// corrected are not reviewed.
+pub fn with_reviews(dataset: &Dataset, scored: &super::Scored, reviews: &Reviews) -> super::Scored {
+    let mut out = scored.clone();
+    let runs = reviews.runs();
+    for (m, method) in scored.methods.iter().enumerate() {
+        if method.ends_with(REVIEW_SUFFIX) || super::is_jury(method) {
+            continue;
+        }
+        let name = format!("{method}{REVIEW_SUFFIX}");
+        if scored.methods.contains(&name) {
+            continue;
+        }
+        let row: Vec<Option<super::scores::JudgeScores>> = scored
+            .attributes
+            .iter()
+            .enumerate()
+            .map(|(a, attribute)| {
+                let key = run_key_of(method, attribute);
+                if !runs.contains(&key) {
+                    return None;
+                }
+                let judge = scored.scores.get(m)?.get(a)?.as_ref()?;
+                Some(super::scores::JudgeScores {
+                    scores: corrected(dataset, &key, &judge.scores, reviews),
+                    ..judge.clone()
+                })
+            })
+            .collect();
+        if row.iter().any(Option::is_some) {
+            out.methods.push(name);
+            out.scores.push(row);
+        }
+    }
+    out
+}
