@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,20 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     await review.expectItem({ position: 'Item 5 of 12' });
     await review.waitSaved();
 
+    // Another reviewer's file: bob accepted the item ann changed first. The reviewer working
+    // here is merged last, so ann's change is kept, and the conflict names bob's decision.
+    await review.press('k', 'k', 'k', 'k');
+    await review.expectItem({ position: 'Item 1 of 12' });
+    const firstId = (await page.getByTestId('review-item-id').innerText()).trim();
+    const runKey = await page.getByTestId('review-run').inputValue();
+    const bob = join(dir, 'concord-review-bob.json');
+    writeFileSync(bob, JSON.stringify({ format: 'concord-review', version: 1, reviewer: 'bob', events: [{ kind: 'accept', run: runKey, item: firstId }] }));
+    await page.getByLabel("Import reviewers' files").setInputFiles(bob);
+    await page.getByTestId('review-reviewers').filter({ hasText: 'Reviewers: bob, ann' }).waitFor();
+    const conflict = await page.getByTestId('review-conflicts').locator('tbody tr').allInnerTexts();
+    assert.equal(conflict.length, 1);
+    assert.deepEqual(conflict[0].split('\t').map((c) => c.trim()), [firstId, runKey, 'changed to 1', 'ann', 'accepted', 'bob']);
+
     const rows = await review.rows();
     assert.deepEqual(rows.map((r) => r.label), ['judge', 'judge + review']);
     const [before, after] = rows;
@@ -119,7 +133,8 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     await download.saveAs(bundle);
     const saved = JSON.parse(readFileSync(bundle, 'utf8'));
     assert.equal(saved.review.reviewer, 'ann');
-    const kinds = saved.review.files[0].events.map((e) => e.kind).filter((k) => k !== 'timer');
+    assert.deepEqual(saved.review.files.map((f) => f.reviewer), ['bob', 'ann']);
+    const kinds = saved.review.files.find((f) => f.reviewer === 'ann').events.map((e) => e.kind).filter((k) => k !== 'timer');
     assert.deepEqual(kinds, ['change', 'change', 'undo', 'change', 'flag', 'accept']);
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
     assert.equal(readFileSync(join(dir, 'concord-review.csv'), 'utf8'), shown);

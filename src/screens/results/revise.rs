@@ -269,7 +269,7 @@ pub fn RevisePanel(
                         prop:value=move || split_seed.get().to_string()
                         on:change=move |ev| if let Ok(x) = event_target_value(&ev).parse() { split_seed.set(x) }/>
                 </label>
-                <button type="button" data-testid="revise-split" on:click=draw>
+                <button type="button" class="secondary" data-testid="revise-split" on:click=draw>
                     {move || if split.with(Option::is_some) { "Draw a new split" } else { "Split the items" }}
                 </button>
                 <span class="muted" data-testid="revise-split-summary">{move || split.get().map(|s| format!(
@@ -292,7 +292,7 @@ pub fn RevisePanel(
                     <pre class="long-text" data-testid="revise-meta">{move || meta.get().unwrap_or_default()}</pre>
                 </details>
                 <div class="row">
-                    <button type="button" data-testid="revise-ask" on:click=ask_llm prop:disabled=move || busy.get()>"Ask the LLM for a revision"</button>
+                    <button type="button" class="secondary" data-testid="revise-ask" on:click=ask_llm prop:disabled=move || busy.get()>"Ask the LLM for a revision"</button>
                     {move || status.get().map(|s| view! { <span class="muted" role="status" data-testid="revise-status">{s}</span> })}
                 </div>
                 <label class="control" for="revise-proposal">

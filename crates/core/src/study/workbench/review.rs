@@ -742,7 +742,7 @@ pub fn review_table(corrections: &[Correction], confidence: f64) -> Table {
         }
     }
     out.notes.push(format!(
-        "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Shares are of the reviewed items. Intervals: {:.0} % percentile bootstrap over items.",
+        "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Counts are of the items the judge rated (a decision on an item without a judge rating is kept but not counted); shares are of the reviewed items. Intervals: {:.0} % percentile bootstrap over items.",
         confidence * 100.0
     ));
     out
