@@ -107,6 +107,7 @@ pub async fn apply_bundle(
     // The dataset's own format is kept for what is written next (a re-exported bundle).
     let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
     let dataset = dataset.embedded;
+    let scope = concord_core::study::workbench::review::dataset_scope(&dataset);
     let loaded = data::Loaded {
         summary: data::summarize(format, &dataset, &[]),
         format,
@@ -153,9 +154,14 @@ pub async fn apply_bundle(
     // Like CoEval's, this browser's review is replaced only by a bundle that has one.
     if let Some(snapshot) = review {
         let store = store_of(t).await;
-        crate::screens::results::tasks::apply_review_snapshot(t.review, &store, Some(&snapshot))
-            .await
-            .map_err(|e| BundleFailure::Review(e.to_string()))?;
+        crate::screens::results::tasks::apply_review_snapshot(
+            t.review,
+            &store,
+            &scope,
+            Some(&snapshot),
+        )
+        .await
+        .map_err(|e| BundleFailure::Review(e.to_string()))?;
     }
     Ok(())
 }
@@ -270,7 +276,11 @@ pub async fn save_bundle_with(
         meta: Some(crate::screens::meta::state::snapshot())
             .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
         // Like CoEval, the review saves itself event by event: a saved workspace leaves it out.
-        review: if with_coeval { t.review.snapshot() } else { None },
+        review: if with_coeval {
+            t.review.snapshot(&concord_core::study::workbench::review::dataset_scope(dataset))
+        } else {
+            None
+        },
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

@@ -128,6 +128,20 @@ fn keys() {
 }
 
 #[test]
+fn a_review_is_scoped_to_its_dataset() {
+    let (dataset, _) = fixture();
+    let scope = review::dataset_scope(&dataset);
+    assert_eq!(scope.len(), 16);
+    assert_eq!(review::dataset_scope(&dataset.clone()), scope);
+    let mut renamed = dataset.clone();
+    renamed.name = "other.json".into();
+    assert_ne!(review::dataset_scope(&renamed), scope);
+    let mut fewer = dataset.clone();
+    fewer.items.pop();
+    assert_ne!(review::dataset_scope(&fewer), scope);
+}
+
+#[test]
 fn bad_events_are_refused() {
     let mut log = ReviewLog::new();
     assert_eq!(log.push(flag("a", "  ")), Err(ReviewError::EmptyNote));

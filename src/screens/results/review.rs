@@ -50,13 +50,14 @@ fn record(review: ReviewState, store: Option<Store>, event: ReviewEvent) -> bool
         ));
         return false;
     }
+    let scope = review.scope.get_untracked().unwrap_or_default();
     match review.push(event.clone()) {
         Ok(seq) => {
             review.error.set(None);
             if let Some(store) = store {
                 spawn_local(async move {
                     if let Err(e) =
-                        tasks::append_review(review, &store, &reviewer, seq, &event).await
+                        tasks::append_review(review, &store, &scope, &reviewer, seq, &event).await
                     {
                         review.error.try_set(Some(e.to_string()));
                     }
@@ -78,12 +79,18 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     let results = use_results();
     let review = use_review();
     let storage = use_storage();
+    // The review of the open dataset: read when the screen opens on a dataset other than the
+    // one in memory (each dataset has its own review in this browser).
+    let scope =
+        Memo::new(move |_| ws.dataset.with(|open| review::dataset_scope(&open.loaded.dataset)));
     Effect::new(move |_| {
+        let scope = scope.get();
         if let Some(store) = storage.store.get()
-            && !review.loaded.get_untracked()
+            && review.scope.get_untracked().as_deref() != Some(scope.as_str())
         {
+            review.loaded.set(false);
             spawn_local(async move {
-                if let Err(e) = tasks::load_review(review, &store).await {
+                if let Err(e) = tasks::load_review(review, &store, scope).await {
                     review.error.try_set(Some(e.to_string()));
                 }
             });
@@ -213,8 +220,9 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 };
                 match read {
                     Ok(f) => {
+                        let scope = review.scope.try_get_untracked().flatten().unwrap_or_default();
                         if let Some(store) = &store
-                            && let Err(e) = tasks::save_imported(store, &name, &f).await
+                            && let Err(e) = tasks::save_imported(store, &scope, &name, &f).await
                         {
                             review.error.try_set(Some(e.to_string()));
                         }

@@ -35,9 +35,10 @@ fn persist(review: ReviewState, storage: Storage) {
         review.meta_template.get_untracked(),
         review.revisions.get_untracked(),
     );
+    let scope = review.scope.get_untracked().unwrap_or_default();
     spawn_local(async move {
         if let Err(e) =
-            tasks::save_revising(&store, split.as_ref(), meta.as_deref(), &revisions).await
+            tasks::save_revising(&store, &scope, split.as_ref(), meta.as_deref(), &revisions).await
         {
             review.error.try_set(Some(e.to_string()));
         }

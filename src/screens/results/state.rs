@@ -75,6 +75,9 @@ pub struct ReviewState {
     pub run: RwSignal<Option<String>>,
     /// The position in the walk.
     pub cursor: RwSignal<usize>,
+    /// The dataset the review in memory belongs to
+    /// ([`review::dataset_scope`]); `None` before one was read.
+    pub scope: RwSignal<Option<String>>,
     /// Set once the review was read from storage.
     pub loaded: RwSignal<bool>,
     /// Events of the log committed to storage.
@@ -99,6 +102,7 @@ impl ReviewState {
             seed: RwSignal::new(0),
             run: RwSignal::new(None),
             cursor: RwSignal::new(0),
+            scope: RwSignal::new(None),
             loaded: RwSignal::new(false),
             saved: RwSignal::new(0),
             error: RwSignal::new(None),
@@ -125,8 +129,13 @@ impl ReviewState {
         review::merge(&self.files()).map_err(|(_, e)| e)
     }
 
-    /// What a bundle carries (`None` when nobody reviewed anything).
-    pub fn snapshot(&self) -> Option<ReviewSnapshot> {
+    /// What a bundle of the dataset `scope` carries: `None` when nobody reviewed anything, or
+    /// when the review in memory is another dataset's (the Results screen was not opened since
+    /// the dataset changed).
+    pub fn snapshot(&self, scope: &str) -> Option<ReviewSnapshot> {
+        if self.scope.get_untracked().as_deref() != Some(scope) {
+            return None;
+        }
         let snapshot = ReviewSnapshot {
             reviewer: self.reviewer.get_untracked(),
             order: self.order.get_untracked(),

@@ -234,8 +234,18 @@ const SPLIT_KEY: &str = "review-split";
 const META_KEY: &str = "review-meta-template";
 const REVISIONS_KEY: &str = "review-revisions";
 
-fn review_session(reviewer: &str) -> String {
-    format!("review/{reviewer}")
+/// The annotations-store session of `reviewer`'s log on the dataset `scope`
+/// ([`concord_core::study::workbench::review::dataset_scope`]).
+fn review_session(scope: &str, reviewer: &str) -> String {
+    format!("review/{scope}/{reviewer}")
+}
+
+fn imported_prefix(scope: &str) -> String {
+    format!("{IMPORTED_PREFIX}{scope}/")
+}
+
+fn scoped(key: &str, scope: &str) -> String {
+    format!("{key}/{scope}")
 }
 
 /// Why the review could not be read from or written to this browser's storage.
@@ -249,32 +259,41 @@ pub enum ReviewStoreError {
     Write(StoreError),
 }
 
-/// Reads the review (reviewer, walk, imported files, the reviewer's log) from `store`.
-pub async fn load_review(review: ReviewState, store: &Store) -> Result<(), ReviewStoreError> {
-    let get = |key: &'static str| async move {
-        store.get(StoreName::Settings, key).await.map_err(ReviewStoreError::Read)
+/// Reads the review of the dataset `scope` (reviewer, walk, imported files, split, revisions,
+/// the reviewer's log) from `store`.
+pub async fn load_review(
+    review: ReviewState,
+    store: &Store,
+    scope: String,
+) -> Result<(), ReviewStoreError> {
+    let get = |key: String| async move {
+        store.get(StoreName::Settings, &key).await.map_err(ReviewStoreError::Read)
     };
-    let reviewer = get(REVIEWER_KEY).await?.unwrap_or_default();
-    let order = get(ORDER_KEY).await?.and_then(|o| Order::from_name(&o)).unwrap_or_default();
-    let seed = get(SEED_KEY).await?.and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let reviewer = get(REVIEWER_KEY.to_owned()).await?.unwrap_or_default();
+    let order =
+        get(ORDER_KEY.to_owned()).await?.and_then(|o| Order::from_name(&o)).unwrap_or_default();
+    let seed = get(SEED_KEY.to_owned()).await?.and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let prefix = imported_prefix(&scope);
     let imported: Vec<(String, ReviewerFile)> = store
-        .get_with_prefix(StoreName::Settings, IMPORTED_PREFIX)
+        .get_with_prefix(StoreName::Settings, &prefix)
         .await
         .map_err(ReviewStoreError::Read)?
         .into_iter()
         .filter_map(|(key, json)| {
-            let name = key.strip_prefix(IMPORTED_PREFIX)?.to_owned();
+            let name = key.strip_prefix(&prefix)?.to_owned();
             serde_json::from_str::<ReviewerFile>(&json).ok().map(|f| (name, f))
         })
         .collect();
-    let split = get(SPLIT_KEY).await?.and_then(|j| serde_json::from_str::<Split>(&j).ok());
-    let meta = get(META_KEY).await?;
-    let revisions = get(REVISIONS_KEY)
+    let split =
+        get(scoped(SPLIT_KEY, &scope)).await?.and_then(|j| serde_json::from_str::<Split>(&j).ok());
+    let meta = get(scoped(META_KEY, &scope)).await?;
+    let revisions = get(scoped(REVISIONS_KEY, &scope))
         .await?
         .and_then(|j| serde_json::from_str::<Vec<Revision>>(&j).ok())
         .unwrap_or_default();
-    let log = read_review_log(store, &reviewer).await?;
+    let log = read_review_log(store, &scope, &reviewer).await?;
     let n = log.events().len();
+    review.scope.try_set(Some(scope));
     review.split.try_set(split);
     review.meta_template.try_set(meta);
     review.revisions.try_set(revisions);
@@ -289,12 +308,16 @@ pub async fn load_review(review: ReviewState, store: &Store) -> Result<(), Revie
 }
 
 /// The log of `reviewer` as stored (kept up to its first event that does not replay).
-async fn read_review_log(store: &Store, reviewer: &str) -> Result<ReviewLog, ReviewStoreError> {
+async fn read_review_log(
+    store: &Store,
+    scope: &str,
+    reviewer: &str,
+) -> Result<ReviewLog, ReviewStoreError> {
     if reviewer.trim().is_empty() {
         return Ok(ReviewLog::new());
     }
     let records =
-        store.read_log(&review_session(reviewer)).await.map_err(ReviewStoreError::Read)?;
+        store.read_log(&review_session(scope, reviewer)).await.map_err(ReviewStoreError::Read)?;
     let mut log = ReviewLog::new();
     for (_, json) in records {
         let Ok(event) = serde_json::from_str::<ReviewEvent>(&json) else { break };
@@ -313,7 +336,8 @@ pub async fn switch_reviewer(
     name: String,
 ) -> Result<(), ReviewStoreError> {
     store.put(StoreName::Settings, REVIEWER_KEY, &name).await.map_err(ReviewStoreError::Write)?;
-    let log = read_review_log(store, &name).await?;
+    let scope = review.scope.try_get_untracked().flatten().unwrap_or_default();
+    let log = read_review_log(store, &scope, &name).await?;
     if review.reviewer.try_get_untracked().as_deref() != Some(name.as_str()) {
         return Ok(());
     }
@@ -334,6 +358,7 @@ pub async fn save_walk(store: &Store, order: Order, seed: u64) -> Result<(), Rev
 /// a few times per session, not per keystroke).
 pub async fn save_revising(
     store: &Store,
+    scope: &str,
     split: Option<&Split>,
     meta_template: Option<&str>,
     revisions: &[Revision],
@@ -342,29 +367,37 @@ pub async fn save_revising(
     match split {
         Some(s) => {
             let json = serde_json::to_string(s).unwrap_or_default();
-            store.put(StoreName::Settings, SPLIT_KEY, &json).await.map_err(write)?;
+            store
+                .put(StoreName::Settings, &scoped(SPLIT_KEY, scope), &json)
+                .await
+                .map_err(write)?;
         }
-        None => store.delete(StoreName::Settings, SPLIT_KEY).await.map_err(write)?,
+        None => {
+            store.delete(StoreName::Settings, &scoped(SPLIT_KEY, scope)).await.map_err(write)?
+        }
     }
     match meta_template {
-        Some(m) => store.put(StoreName::Settings, META_KEY, m).await.map_err(write)?,
-        None => store.delete(StoreName::Settings, META_KEY).await.map_err(write)?,
+        Some(m) => {
+            store.put(StoreName::Settings, &scoped(META_KEY, scope), m).await.map_err(write)?
+        }
+        None => store.delete(StoreName::Settings, &scoped(META_KEY, scope)).await.map_err(write)?,
     }
     let json = serde_json::to_string(revisions).unwrap_or_default();
-    store.put(StoreName::Settings, REVISIONS_KEY, &json).await.map_err(write)
+    store.put(StoreName::Settings, &scoped(REVISIONS_KEY, scope), &json).await.map_err(write)
 }
 
 /// Writes event `seq` of the reviewer's log the moment it is made.
 pub async fn append_review(
     review: ReviewState,
     store: &Store,
+    scope: &str,
     reviewer: &str,
     seq: usize,
     event: &ReviewEvent,
 ) -> Result<(), ReviewStoreError> {
     let json = serde_json::to_string(event).unwrap_or_default();
     store
-        .append_log(&review_session(reviewer), seq as u64, &json)
+        .append_log(&review_session(scope, reviewer), seq as u64, &json)
         .await
         .map_err(ReviewStoreError::Write)?;
     review.saved.try_update(|n| *n = (*n).max(seq + 1));
@@ -374,12 +407,13 @@ pub async fn append_review(
 /// Keeps an imported reviewer file under `name` (a later file of that name replaces it).
 pub async fn save_imported(
     store: &Store,
+    scope: &str,
     name: &str,
     file: &ReviewerFile,
 ) -> Result<(), ReviewStoreError> {
     let json = serde_json::to_string(file).unwrap_or_default();
     store
-        .put(StoreName::Settings, &format!("{IMPORTED_PREFIX}{name}"), &json)
+        .put(StoreName::Settings, &format!("{}{name}", imported_prefix(scope)), &json)
         .await
         .map_err(ReviewStoreError::Write)
 }
@@ -390,13 +424,16 @@ pub async fn save_imported(
 pub async fn apply_review_snapshot(
     review: ReviewState,
     store: &Store,
+    scope: &str,
     snapshot: Option<&ReviewSnapshot>,
 ) -> Result<(), ReviewStoreError> {
     let write = ReviewStoreError::Write;
-    for key in store.keys_with_prefix(StoreName::Annotations, "review/").await.map_err(write)? {
+    let logs = format!("review/{scope}/");
+    for key in store.keys_with_prefix(StoreName::Annotations, &logs).await.map_err(write)? {
         store.delete(StoreName::Annotations, &key).await.map_err(write)?;
     }
-    for key in store.keys_with_prefix(StoreName::Settings, IMPORTED_PREFIX).await.map_err(write)? {
+    let imported = imported_prefix(scope);
+    for key in store.keys_with_prefix(StoreName::Settings, &imported).await.map_err(write)? {
         store.delete(StoreName::Settings, &key).await.map_err(write)?;
     }
     let empty = ReviewSnapshot::default();
@@ -406,13 +443,13 @@ pub async fn apply_review_snapshot(
     for (i, file) in snapshot.files.iter().enumerate() {
         if Some(i) != own {
             let name = format!("{}-{}.json", i + 1, file.reviewer);
-            save_imported(store, &name, file).await?;
+            save_imported(store, scope, &name, file).await?;
             imported.push((name, file.clone()));
         }
     }
     let log =
         own.and_then(|i| snapshot.files.get(i)).and_then(|f| f.log().ok()).unwrap_or_default();
-    let session = review_session(&snapshot.reviewer);
+    let session = review_session(scope, &snapshot.reviewer);
     let records: Vec<(String, String)> = log
         .events()
         .iter()
@@ -429,11 +466,13 @@ pub async fn apply_review_snapshot(
     save_walk(store, snapshot.order, snapshot.seed).await?;
     save_revising(
         store,
+        scope,
         snapshot.split.as_ref(),
         snapshot.meta_template.as_deref(),
         &snapshot.revisions,
     )
     .await?;
+    review.scope.set(Some(scope.to_owned()));
     review.split.set(snapshot.split.clone());
     review.meta_template.set(snapshot.meta_template.clone());
     review.revisions.set(snapshot.revisions.clone());

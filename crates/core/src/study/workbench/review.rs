@@ -964,3 +964,25 @@ pub fn with_reviews(dataset: &Dataset, scored: &super::Scored, reviews: &Reviews
     }
     out
 }
+
+/// What a review belongs to: a short name of `dataset` (FNV-1a of its name and every item id,
+/// in hex). A browser keeps one review per dataset under it, so a review is never applied to
+/// another dataset's items that happen to share ids and a run name; it is cheap enough to
+/// compute whenever the dataset changes.
+pub fn dataset_scope(dataset: &Dataset) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        // A separator no id contains, so `ab`,`c` and `a`,`bc` differ.
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    eat(dataset.name.as_bytes());
+    for item in &dataset.items {
+        eat(item.id.as_bytes());
+    }
+    format!("{h:016x}")
+}
