@@ -207,6 +207,11 @@ test('a revision proven on the held-out items: better without the noisy instruct
     assert.ok(Number(second[6]) >= 0.05, `revision 2 p ${second[6]}`);
     assert.equal(second[7], 'no');
 
+    // Each revision's prompt diff: revision 1 removed the noisy instruction.
+    const diffs = await page.getByTestId('revise-past-diff').evaluateAll((els) => els.map((e) => e.querySelector('pre').textContent));
+    assert.equal(diffs.length, 2);
+    assert.ok(diffs[0].split('\n').some((l) => l.startsWith('- ') && l.includes('NOISYJUDGE')), diffs[0]);
+    assert.ok(diffs[1].includes('+ Read the reply carefully.'), diffs[1]);
     const shown = await revise.exportHistory('CSV');
     const download = await new ResultsPage(page).exportBundle();
     const bundle = join(dir, 'bundle.json');

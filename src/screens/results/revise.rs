@@ -314,6 +314,12 @@ pub fn RevisePanel(
                 </button>
             </Show>
             {move || history.get().map(|t| view! { <TableView table=t testid="revise-history"/> })}
+            {move || review.revisions.get().into_iter().map(|r| view! {
+                <details data-testid="revise-past-diff">
+                    <summary>{format!("Revision {}: the prompt's changes", r.number)}</summary>
+                    <pre class="long-text">{diff_text(&diff(&r.prompt_before, &r.prompt_after))}</pre>
+                </details>
+            }).collect_view()}
         </section>
     }
 }
