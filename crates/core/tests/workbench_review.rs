@@ -285,7 +285,7 @@ fn correcting_the_wrong_items_raises_agreement_by_the_amounts_computed_directly(
     let again = review::measure(&dataset, RUN, "overall", &judge, &reviews, RESAMPLING);
     assert_eq!(again.as_ref(), Some(&c));
 
-    let table = review::review_table(std::slice::from_ref(&c), 0.95);
+    let table = review::review_table(std::slice::from_ref(&c), RESAMPLING);
     let labels: Vec<String> = table.rows.iter().map(|r| r.cells[0].display()).collect();
     assert_eq!(labels, vec!["judge", "judge + review"]);
     let cell = |key: &str| table.keyed(key).unwrap().value;
@@ -351,4 +351,15 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
     assert_eq!(table.cell(1, a).unwrap().row.pearson.dataset, stats::pearson(&human, &after).value);
     // The judge audit reads the judges alone.
     assert_eq!(wb::report::judges_table(&read).methods, vec!["judge".to_owned()]);
+
+    // Intervals follow the Results table's: none while hidden, drawn once shown.
+    let key = format!("{RUN}/review/pearson");
+    let review_table = |b: &Bundle| {
+        bundle_report(b).tables.into_iter().find(|t| t.id == review::REVIEW_TABLE).unwrap()
+    };
+    assert!(review_table(&read).keyed(&key).unwrap().interval.is_none());
+    let mut shown = read.clone();
+    shown.settings.intervals = true;
+    let interval = review_table(&shown).keyed(&key).unwrap().interval.clone().unwrap();
+    assert!(interval.low <= interval.high && interval.confidence == 0.95);
 }

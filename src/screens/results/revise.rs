@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use concord_core::study::workbench::report::review_resampling;
+use concord_core::study::workbench::report::history_resampling;
 use concord_core::study::workbench::review::{ReviewItem, Reviews};
 use concord_core::study::workbench::revise::{
     self, DEFAULT_META_PROMPT, Revision, diff, diff_text, template_text,
@@ -116,7 +116,7 @@ pub fn RevisePanel(
                 &t,
                 review.split.get().as_ref(),
                 &revisions,
-                review_resampling(&settings),
+                history_resampling(&settings),
             )
         });
         (!done.is_empty()).then(|| Arc::new(revise::history_table(&done, settings.confidence)))

@@ -602,13 +602,30 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
     // The review panel's tables follow the Results screen's, as the screen shows them.
     if let Some(review) = &bundle.review {
         let judges = judges_table(bundle);
-        out.tables.extend(review.tables(dataset, &judges, review_resampling(&bundle.settings)));
+        out.tables.extend(review.tables(
+            dataset,
+            &judges,
+            review_resampling(&bundle.settings),
+            history_resampling(&bundle.settings),
+        ));
     }
     out
 }
 
-/// How the review's intervals are drawn: the Results screen's resamples, seed and confidence.
+/// How the review table's intervals are drawn: the Results screen's resamples, seed and
+/// confidence while its intervals are shown, none otherwise (every action recomputes the
+/// table, and a bootstrap of a large run takes long).
 pub fn review_resampling(settings: &Settings) -> super::review::Resampling {
+    super::review::Resampling {
+        resamples: if settings.intervals { settings.resamples } else { 0 },
+        ..history_resampling(settings)
+    }
+}
+
+/// How the revision history's intervals of the difference are drawn: always, with the Results
+/// screen's resamples, seed and confidence (computed once per revision, on the held-out
+/// items only).
+pub fn history_resampling(settings: &Settings) -> super::review::Resampling {
     super::review::Resampling {
         resamples: settings.resamples,
         seed: settings.seed,

@@ -678,7 +678,8 @@ pub fn measure(
 }
 
 /// The judge-vs-humans row and the judge + review row of each correction.
-pub fn review_table(corrections: &[Correction], confidence: f64) -> Table {
+pub fn review_table(corrections: &[Correction], resampling: Resampling) -> Table {
+    let confidence = resampling.confidence;
     let mut out = Table::new(
         REVIEW_TABLE,
         "Judges corrected by human review: agreement with the human ratings before and after",
@@ -742,8 +743,12 @@ pub fn review_table(corrections: &[Correction], confidence: f64) -> Table {
         }
     }
     out.notes.push(format!(
-        "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Counts are of the items the judge rated (a decision on an item without a judge rating is kept but not counted); shares are of the reviewed items. Intervals: {:.0} % percentile bootstrap over items.",
-        confidence * 100.0
+        "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Counts are of the items the judge rated (a decision on an item without a judge rating is kept but not counted); shares are of the reviewed items. {}",
+        if resampling.resamples == 0 {
+            "No intervals: they are drawn (a percentile bootstrap over items) when the Results table's intervals are shown.".to_owned()
+        } else {
+            format!("Intervals: {:.0} % percentile bootstrap over items ({} resamples, seed {}).", confidence * 100.0, resampling.resamples, resampling.seed)
+        }
     ));
     out
 }
@@ -805,7 +810,7 @@ pub fn review_tables(
     }
     let mut out = Vec::new();
     if !corrections.is_empty() {
-        out.push(review_table(&corrections, resampling.confidence));
+        out.push(review_table(&corrections, resampling));
     }
     if !merged.conflicts.is_empty() {
         out.push(conflicts_table(merged));
@@ -895,28 +900,24 @@ impl ReviewSnapshot {
             && self.revisions.is_empty()
     }
 
-    /// Every table the review panel shows for this snapshot over `table`: the corrections,
-    /// the conflicts, the history of revisions. A snapshot whose files do not merge shows
-    /// only its revisions.
+    /// Every table the review panel shows for this snapshot over `table`: the corrections
+    /// (intervals drawn with `review`), the conflicts, the history of revisions (with
+    /// `history`). A snapshot whose files do not merge shows only its revisions.
     pub fn tables(
         &self,
         dataset: &Dataset,
         table: &super::ResultsTable,
-        resampling: Resampling,
+        review: Resampling,
+        history: Resampling,
     ) -> Vec<Table> {
         let mut out = match self.merged() {
-            Ok(merged) => review_tables(dataset, table, &merged, resampling),
+            Ok(merged) => review_tables(dataset, table, &merged, review),
             Err(_) => Vec::new(),
         };
-        let done = super::revise::outcomes(
-            dataset,
-            table,
-            self.split.as_ref(),
-            &self.revisions,
-            resampling,
-        );
+        let done =
+            super::revise::outcomes(dataset, table, self.split.as_ref(), &self.revisions, history);
         if !done.is_empty() {
-            out.push(super::revise::history_table(&done, resampling.confidence));
+            out.push(super::revise::history_table(&done, history.confidence));
         }
         out
     }
