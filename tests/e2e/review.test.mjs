@@ -207,6 +207,9 @@ test('a revision proven on the held-out items: better without the noisy instruct
     assert.ok(Number(second[6]) >= 0.05, `revision 2 p ${second[6]}`);
     assert.equal(second[7], 'no');
 
+    if (process.env.CONCORD_SCREENSHOTS) {
+      await page.getByTestId('revise-panel').screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/revise.png` });
+    }
     // Each revision's prompt diff: revision 1 removed the noisy instruction.
     const diffs = await page.getByTestId('revise-past-diff').evaluateAll((els) => els.map((e) => e.querySelector('pre').textContent));
     assert.equal(diffs.length, 2);

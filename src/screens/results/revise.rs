@@ -67,6 +67,9 @@ pub fn RevisePanel(
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
+    // The model that writes proposals (empty: the Run screen's) and what its last call cost.
+    let meta_model = RwSignal::new(String::new());
+    let meta_cost = RwSignal::new(None::<f64>);
 
     // The study the runs were made with (else the Judge screen's), and the run's method in it.
     let study = move || -> Study {
@@ -157,12 +160,13 @@ pub fn RevisePanel(
         busy.set(true);
         problem.set(None);
         let sampling = concord_core::judge::protocol::Sampling::single();
+        let model = meta_model.get_untracked();
         spawn_local(async move {
-            match tasks::ask(access, vec![("revision/meta".to_owned(), prompt)], sampling, status)
-                .await
-            {
-                Ok((answers, _)) => match answers.first().and_then(|a| a.first()) {
+            let asked = vec![("revision/meta".to_owned(), prompt)];
+            match tasks::ask(access, Some(model), asked, sampling, status).await {
+                Ok((answers, cost)) => match answers.first().and_then(|a| a.first()) {
                     Some(text) => {
+                        meta_cost.try_set(cost);
                         answer.try_set(text.clone());
                         proposal.try_set(revise::proposal(text));
                         status.try_set(Some(
@@ -220,11 +224,15 @@ pub fn RevisePanel(
         let meta_prompt = meta.get_untracked().unwrap_or_default();
         let raw = answer.get_untracked();
         let before = template_text(&old);
+        // The proposal's call, when priced (a proposal written by hand cost nothing).
+        let proposal_cost = meta_cost.get_untracked().unwrap_or(0.0);
         spawn_local(async move {
             let ids: Vec<String> = prompts.iter().map(|(id, _, _)| id.clone()).collect();
             let asked = prompts.into_iter().map(|(_, tag, p)| (tag, p)).collect();
-            match tasks::ask(access, asked, sampling, status).await {
+            match tasks::ask(access, None, asked, sampling, status).await {
                 Ok((answers, cost)) => {
+                    // The held-out run's cost (when priced) and the proposal's.
+                    let cost = cost.map(|c| c + proposal_cost);
                     let revision = Revision {
                         number,
                         run: run_key,
@@ -283,7 +291,7 @@ pub fn RevisePanel(
                 <p class="muted">"This run was not made here, so its prompt is not known: revise a run made from the Judge screen."</p>
             })}
             <Show when=move || split.with(Option::is_some) && old_template.with(Option::is_some)>
-                <label class="control" for="revise-meta-template">
+                <label class="stacked" for="revise-meta-template">
                     <span>"Meta-prompt template ({{prompt}}, {{disagreements}} and {{notes}} are filled in)"</span>
                     <textarea id="revise-meta-template" rows="8" prop:value=move || meta_template.get()
                         on:change=move |ev| { review.meta_template.set(Some(event_target_value(&ev))); persist(review, storage); }/>
@@ -293,10 +301,16 @@ pub fn RevisePanel(
                     <pre class="long-text" data-testid="revise-meta">{move || meta.get().unwrap_or_default()}</pre>
                 </details>
                 <div class="row">
+                    <label class="control" for="revise-model">
+                        <span>"Model for the proposal"</span>
+                        <input id="revise-model" type="text" placeholder="the Run screen's model"
+                            prop:value=move || meta_model.get()
+                            on:change=move |ev| meta_model.set(event_target_value(&ev))/>
+                    </label>
                     <button type="button" class="secondary" data-testid="revise-ask" on:click=ask_llm prop:disabled=move || busy.get()>"Ask the LLM for a revision"</button>
                     {move || status.get().map(|s| view! { <span class="muted" role="status" data-testid="revise-status">{s}</span> })}
                 </div>
-                <label class="control" for="revise-proposal">
+                <label class="stacked" for="revise-proposal">
                     <span>"Revised prompt (edit it as you like)"</span>
                     <textarea id="revise-proposal" rows="10" prop:value=move || proposal.get()
                         on:input=move |ev| proposal.set(event_target_value(&ev))/>

@@ -503,8 +503,10 @@ pub enum RevisionRunError {
 
 /// Sends `prompts` (tag, prompt) with `sampling` through the run engine (answers cached like
 /// every other) and returns each prompt's answers, in order, with the cost when priced.
+/// `model`, when given, replaces the Run screen's model (same provider, address and key).
 pub async fn ask(
     access: crate::runner::LlmAccess,
+    model: Option<String>,
     prompts: Vec<(String, String)>,
     sampling: concord_core::judge::protocol::Sampling,
     status: RwSignal<Option<String>>,
@@ -516,7 +518,10 @@ pub async fn ask(
 
     use crate::runner::{self, CallSpec, RunControl};
 
-    let form = access.connection.get_untracked();
+    let mut form = access.connection.get_untracked();
+    if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
+        form.model = model.trim().to_owned();
+    }
     if form.model.trim().is_empty() || form.base_url.trim().is_empty() {
         return Err(RevisionRunError::NotConnected);
     }
