@@ -32,6 +32,15 @@ use crate::edge::store::Store;
 use crate::edge::time::monotonic_ms;
 use crate::state::{use_runs, use_storage, use_workspace};
 
+/// Why a reviewer's file could not be imported.
+#[derive(Debug, thiserror::Error)]
+enum ImportFailure {
+    #[error("could not be read ({0}); choose it again")]
+    Read(String),
+    #[error(transparent)]
+    Bad(review::ReviewError),
+}
+
 /// The timer's instance for an item of a run (the CoEval timer counts per instance).
 fn instance(run: &str, item: &str) -> String {
     format!("{run}\u{1f}{item}")
@@ -215,8 +224,8 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             for file in files {
                 let name = file.name();
                 let read = match read_file(&file).await {
-                    Ok(bytes) => review::import(&bytes).map_err(|e| e.to_string()),
-                    Err(e) => Err(e),
+                    Ok(bytes) => review::import(&bytes).map_err(ImportFailure::Bad),
+                    Err(e) => Err(ImportFailure::Read(e)),
                 };
                 match read {
                     Ok(f) => {

@@ -35,8 +35,14 @@
 //!                                             run's spec and raw answers (`study::meta::snapshot`)
 //!   "review": { "reviewer", "order", "seed",   the judge runs' human review: every
 //!               "files": [ { "format": "concord-review", "version", "reviewer",
-//!                            "events": [ accept | change | flag (note) | timer | undo ] } ] }
-//!              | absent                      (`study::workbench::review`)
+//!                            "events": [ accept | change | flag (note) | timer | undo ] } ],
+//!               "split": { "attribute", "seed", "revision_share", "revision": [ids],
+//!                          "held_out": [ids] } (optional),
+//!               "meta_template" (optional),
+//!               "revisions": [ { "number", "run", "attribute", "policy", "meta_prompt",
+//!                                "answer", "prompt_before", "prompt_after",
+//!                                "answers": [[item id, [raw text…]]], "cost_usd" } ] }
+//!              | absent                      (`study::workbench::review`, `revise`)
 //! }
 //! ```
 //!
