@@ -7,7 +7,8 @@
 //
 // The second test revises a judge whose prompt makes the mock uninformative (`noisy_when`):
 // a revision without that text is significantly better on the held-out items, one that keeps
-// it is not; the meta-prompt holds no held-out item.
+// it is not; the meta-prompt holds no held-out item. The third checks that the time on an item
+// stops while the tab is hidden.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -239,5 +240,40 @@ test('a revision proven on the held-out items: better without the noisy instruct
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the time on an item stops while the tab is hidden', { timeout: 120_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json`);
+    const review = new ReviewPage(page);
+    await page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout: 30_000 });
+    await review.setReviewer('cy');
+    const seconds = async () => Number((await page.getByTestId('review-timer').textContent()).match(/(\d+) s/)[1]);
+    const visibility = (state) => page.evaluate((s) => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    }, state);
+    await page.waitForFunction(() => /Time on this item: [2-9]/.test(document.querySelector('[data-testid="review-timer"]').textContent));
+    await visibility('hidden');
+    const hiddenAt = await seconds();
+    await page.waitForTimeout(3500);
+    assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
+    await visibility('visible');
+    await page.waitForTimeout(2500);
+    assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
+    assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
+    // The time is in the reviewer's log: moving on saves it, and it counts in the minutes.
+    await review.press('a');
+    await review.waitSaved();
+    const [, after] = await review.rows();
+    assert.ok(Number(after.cells[9]) > 0, `minutes ${after.cells[9]}`);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
   }
 });
