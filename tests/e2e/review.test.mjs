@@ -216,6 +216,9 @@ test('a revision proven on the held-out items: better without the noisy instruct
     assert.equal(diffs.length, 2);
     assert.ok(diffs[0].split('\n').some((l) => l.startsWith('- ') && l.includes('NOISYJUDGE')), diffs[0]);
     assert.ok(diffs[1].includes('+ Read the reply carefully.'), diffs[1]);
+    const exported = await revise.exportHistoryJson();
+    assert.deepEqual(exported.map((e) => [e.number, e.better, e.held_out_n]), [[1, true, 12], [2, false, 12]]);
+    assert.equal(exported[0].diff, diffs[0]);
     const shown = await revise.exportHistory('CSV');
     const download = await new ResultsPage(page).exportBundle();
     const bundle = join(dir, 'bundle.json');

@@ -179,13 +179,13 @@ fn proposals_are_read_and_checked() {
         d,
         vec![
             DiffLine::Same("a".into()),
-            DiffLine::Added("B".into()),
             DiffLine::Removed("b".into()),
+            DiffLine::Added("B".into()),
             DiffLine::Same("c".into()),
             DiffLine::Added("d".into()),
         ]
     );
-    assert_eq!(revise::diff_text(&d[..2]), "  a\n+ B");
+    assert_eq!(revise::diff_text(&d[..3]), "  a\n- b\n+ B");
 }
 
 fn split_of(dataset: &Dataset) -> Split {
@@ -276,4 +276,18 @@ fn the_history_travels_in_the_bundle_and_concord_report_prints_it() {
     assert_eq!(table.keyed("revision-1/better").unwrap().display(), "yes");
     assert_eq!(table.keyed("revision-1/r_after").unwrap().value, Some(1.0));
     assert_eq!(table.rows[0].cells[8].display(), "+1 −1");
+
+    // The exported history carries each revision's prompts and diff with its test.
+    let done = revise::outcomes(
+        &read.dataset.embedded,
+        &concord_core::study::workbench::report::judges_table(&read),
+        Some(&split),
+        &read.review.as_ref().unwrap().revisions,
+        RESAMPLING,
+    );
+    let json: serde_json::Value = serde_json::from_str(&revise::history_json(&done)).unwrap();
+    assert_eq!(json[0]["diff"], "- Rate.\n+ Rate carefully.\n  {{system_output}}");
+    assert_eq!(json[0]["better"], true);
+    assert_eq!(json[0]["r_after"], 1.0);
+    assert_eq!(json[0]["held_out_n"], 20);
 }

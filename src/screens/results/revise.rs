@@ -18,6 +18,7 @@ use leptos::task::spawn_local;
 
 use super::state::{ReviewState, use_results, use_review};
 use super::tasks;
+use crate::components::download::save_text;
 use crate::components::table_view::TableView;
 use crate::runner::LlmAccess;
 use crate::screens::judge::state::JudgeState;
@@ -109,7 +110,8 @@ pub fn RevisePanel(
             Some(revise::meta_prompt(&meta_template.get(), &template_text(&template), &d, &notes))
         })
     });
-    let history = Memo::new(move |_| {
+    // Each revision with its held-out test: the history table and its JSON export.
+    let outcomes = Memo::new(move |_| {
         let settings = results.settings.get();
         let (t, _) = table.get();
         let revisions = review.revisions.get();
@@ -122,8 +124,19 @@ pub fn RevisePanel(
                 history_resampling(&settings),
             )
         });
-        (!done.is_empty()).then(|| Arc::new(revise::history_table(&done, settings.confidence)))
+        (done, settings.confidence)
     });
+    let history = Memo::new(move |_| {
+        outcomes.with(|(done, confidence)| {
+            (!done.is_empty()).then(|| Arc::new(revise::history_table(done, *confidence)))
+        })
+    });
+    let export_history = move |_| {
+        let json = outcomes.with_untracked(|(done, _)| revise::history_json(done));
+        if let Err(e) = save_text("concord-revisions-history.json", "application/json", &json) {
+            problem.set(Some(e.to_string()));
+        }
+    };
 
     let draw = move |_| {
         let Some(attribute) = judged.with_untracked(|r| r.as_ref().map(|r| r.attribute.clone()))
@@ -327,7 +340,12 @@ pub fn RevisePanel(
                     "Run the revised judge on the held-out items"
                 </button>
             </Show>
-            {move || history.get().map(|t| view! { <TableView table=t testid="revise-history"/> })}
+            {move || history.get().map(|t| view! {
+                <TableView table=t testid="revise-history"/>
+                <button type="button" class="secondary" data-testid="revise-export" on:click=export_history>
+                    "Export the history with the prompts (JSON)"
+                </button>
+            })}
             {move || review.revisions.get().into_iter().map(|r| view! {
                 <details data-testid="revise-past-diff">
                     <summary>{format!("Revision {}: the prompt's changes", r.number)}</summary>

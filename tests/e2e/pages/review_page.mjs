@@ -116,6 +116,14 @@ export class RevisePage {
   async rows() {
     return this.history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim())));
   }
+  /** The history with the prompts and diffs, as exported (parsed JSON). */
+  async exportHistoryJson() {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByTestId('revise-export').click(),
+    ]);
+    return JSON.parse(readFileSync(await download.path(), 'utf8'));
+  }
   async exportHistory(format = 'CSV') {
     const [download] = await Promise.all([
       this.page.waitForEvent('download'),

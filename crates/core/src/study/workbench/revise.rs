@@ -300,12 +300,13 @@ pub fn diff(before: &str, after: &str) -> Vec<DiffLine> {
             out.push(DiffLine::Same(a[i].to_owned()));
             i += 1;
             j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push(DiffLine::Added(b[j].to_owned()));
-            j += 1;
-        } else {
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            // Removed lines before the lines that replace them, as `diff -u` shows them.
             out.push(DiffLine::Removed(a[i].to_owned()));
             i += 1;
+        } else {
+            out.push(DiffLine::Added(b[j].to_owned()));
+            j += 1;
         }
     }
     out
@@ -523,4 +524,45 @@ pub fn outcomes(
             Some((rev.clone(), held))
         })
         .collect()
+}
+
+/// One revision's history entry as exported: its prompts and their diff, its held-out test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryEntry {
+    pub number: usize,
+    pub run: String,
+    pub prompt_before: String,
+    pub prompt_after: String,
+    /// [`diff_text`] of the two.
+    pub diff: String,
+    pub held_out_n: usize,
+    pub r_before: Option<f64>,
+    pub r_after: Option<f64>,
+    pub delta_interval: Option<[f64; 2]>,
+    pub williams_p: Option<f64>,
+    pub better: bool,
+    pub cost_usd: Option<f64>,
+}
+
+/// The history with every revision's prompts and diff, as pretty JSON (the panel's "Export the
+/// history" file; the table's exports carry the numbers only).
+pub fn history_json(revisions: &[(Revision, HeldOut)]) -> String {
+    let entries: Vec<HistoryEntry> = revisions
+        .iter()
+        .map(|(r, h)| HistoryEntry {
+            number: r.number,
+            run: r.run.clone(),
+            prompt_before: r.prompt_before.clone(),
+            prompt_after: r.prompt_after.clone(),
+            diff: diff_text(&diff(&r.prompt_before, &r.prompt_after)),
+            held_out_n: h.n,
+            r_before: h.r_old,
+            r_after: h.r_new,
+            delta_interval: h.diff_ci,
+            williams_p: h.p,
+            better: h.better(),
+            cost_usd: r.cost_usd,
+        })
+        .collect();
+    serde_json::to_string_pretty(&entries).unwrap_or_default()
 }
