@@ -251,6 +251,7 @@ fn the_history_travels_in_the_bundle_and_concord_report_prints_it() {
         prompt_after: "Rate carefully.\n{{system_output}}".into(),
         answers,
         cost_usd: None,
+        split: None,
     };
     assert_eq!(revision.changed_lines(), (1, 1));
     let mut bundle = Bundle::new(
@@ -286,6 +287,21 @@ fn the_history_travels_in_the_bundle_and_concord_report_prints_it() {
         RESAMPLING,
     );
     let json: serde_json::Value = serde_json::from_str(&revise::history_json(&done)).unwrap();
+    // A revision keeps the split it was tested under: a later split changes nothing.
+    let other = revise::split(&read.dataset.embedded, "overall", 99, 0.5).unwrap();
+    let mut kept = read.review.as_ref().unwrap().revisions.clone();
+    kept[0].split = Some(split.clone());
+    let judges = concord_core::study::workbench::report::judges_table(&read);
+    let again = revise::outcomes(&read.dataset.embedded, &judges, Some(&other), &kept, RESAMPLING);
+    assert_eq!(again[0].1, done[0].1);
+    let unkept = revise::outcomes(
+        &read.dataset.embedded,
+        &judges,
+        Some(&other),
+        &read.review.as_ref().unwrap().revisions,
+        RESAMPLING,
+    );
+    assert_ne!(unkept[0].1, done[0].1, "without it, the current split is used");
     assert_eq!(json[0]["diff"], "- Rate.\n+ Rate carefully.\n  {{system_output}}");
     assert_eq!(json[0]["better"], true);
     assert_eq!(json[0]["r_after"], 1.0);

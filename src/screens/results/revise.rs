@@ -257,6 +257,7 @@ pub fn RevisePanel(
                         prompt_after: text,
                         answers: ids.into_iter().zip(answers).collect(),
                         cost_usd: cost,
+                        split: Some(split),
                     };
                     review.revisions.try_update(|r| r.push(revision));
                     persist(review, storage);

@@ -41,7 +41,8 @@
 //!               "meta_template" (optional),
 //!               "revisions": [ { "number", "run", "attribute", "policy", "meta_prompt",
 //!                                "answer", "prompt_before", "prompt_after",
-//!                                "answers": [[item id, [raw text…]]], "cost_usd" } ] }
+//!                                "answers": [[item id, [raw text…]]], "cost_usd",
+//!                                "split": the split it was tested under } ] }
 //!              | absent                      (`study::workbench::review`, `revise`)
 //! }
 //! ```

@@ -177,7 +177,6 @@ impl Reviews {
     pub fn runs(&self) -> Vec<String> {
         let mut out: Vec<String> =
             self.verdicts.keys().chain(self.time_ms.keys()).map(|(r, _)| r.clone()).collect();
-        out.dedup();
         out.sort();
         out.dedup();
         out

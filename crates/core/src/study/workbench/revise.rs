@@ -416,6 +416,10 @@ pub struct Revision {
     /// What the revision's calls cost, when priced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The split it was written and tested under (a later split, e.g. of another attribute,
+    /// does not change its test); `None` in files that did not record it: the current split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
 }
 
 impl Revision {
@@ -501,7 +505,8 @@ pub fn history_table(revisions: &[(Revision, HeldOut)], confidence: f64) -> Tabl
 }
 
 /// Each revision with its held-out comparison against the run it revised, as it is on
-/// `table` (a revision whose run is not on the table, or without a split, is left out).
+/// `table`, under the split it recorded (else `split`). A revision whose run is not on the
+/// table, or without a split, is left out.
 pub fn outcomes(
     dataset: &Dataset,
     table: &super::ResultsTable,
@@ -509,10 +514,10 @@ pub fn outcomes(
     revisions: &[Revision],
     resampling: Resampling,
 ) -> Vec<(Revision, HeldOut)> {
-    let Some(split) = split else { return Vec::new() };
     revisions
         .iter()
         .filter_map(|rev| {
+            let split = rev.split.as_ref().or(split)?;
             let a = table.attributes.iter().position(|x| *x == rev.attribute)?;
             let m = table.methods.iter().enumerate().position(|(m, method)| {
                 super::review::run_key_of(method, &rev.attribute) == rev.run
