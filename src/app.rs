@@ -8,7 +8,7 @@ use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
-use crate::screens::results::state::{ResultsState, ReviewState};
+use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, Screen, Storage, Workspace};
 use crate::workspaces::Workspaces;
@@ -28,7 +28,6 @@ pub fn App() -> impl IntoView {
     let run = RunState::new();
     provide_context(run);
     provide_context(ResultsState::new());
-    provide_context(ReviewState::new());
     provide_context(RateState::new());
     provide_context(JudgeRuns::new());
     let storage = Storage::new();

@@ -19,7 +19,7 @@ use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
-use crate::screens::results::state::{ResultsState, ReviewState};
+use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
@@ -59,7 +59,6 @@ pub struct BundleTargets {
     pub runs: JudgeRuns,
     pub rate: RateState,
     pub results: ResultsState,
-    pub review: ReviewState,
     pub run: RunState,
     pub storage: Storage,
     /// The saved workspaces (a bundle opened from an address becomes a new one).
@@ -75,7 +74,6 @@ impl BundleTargets {
             runs: expect_context(),
             rate: expect_context(),
             results: expect_context(),
-            review: expect_context(),
             run: expect_context(),
             storage: expect_context(),
             saved: expect_context(),
@@ -155,7 +153,7 @@ pub async fn apply_bundle(
     if let Some(snapshot) = review {
         let store = store_of(t).await;
         crate::screens::results::tasks::apply_review_snapshot(
-            t.review,
+            t.results.review,
             &store,
             &scope,
             Some(&snapshot),
@@ -253,6 +251,7 @@ pub async fn save_bundle_with(
                     method: r.method.clone(),
                     attribute: r.attribute.clone(),
                     policy: r.policy,
+                    weighting: r.weighting,
                     origin: r.origin.clone(),
                     run: JudgeRun {
                         name: r.run.name.clone(),
@@ -277,7 +276,9 @@ pub async fn save_bundle_with(
             .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
         // Like CoEval, the review saves itself event by event: a saved workspace leaves it out.
         review: if with_coeval {
-            t.review.snapshot(&concord_core::study::workbench::review::dataset_scope(dataset))
+            t.results
+                .review
+                .snapshot(&concord_core::study::workbench::review::dataset_scope(dataset))
         } else {
             None
         },

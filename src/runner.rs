@@ -20,6 +20,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::judge::ChatRequest;
+use concord_core::judge::aggregate::{ScoreToken, score_tokens};
 use concord_core::run::{
     Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish,
     FinishReason, Job, JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
@@ -162,6 +163,45 @@ impl Calls for Singles<'_> {
     }
 }
 
+/// Some calls of `calls`, renumbered from 0: a run without the calls a pending batch will
+/// answer.
+pub struct Subset<'a> {
+    pub calls: &'a dyn Calls,
+    /// The numbers in `calls` of the calls kept, in order.
+    pub list: Vec<usize>,
+}
+
+impl Calls for Subset<'_> {
+    fn count(&self) -> usize {
+        self.list.len()
+    }
+    fn batch(&self, call: usize) -> SampleBatch {
+        self.list.get(call).map_or(SampleBatch { first: 0, count: 0 }, |&c| self.calls.batch(c))
+    }
+    fn keys(&self, call: usize) -> Vec<String> {
+        self.list.get(call).map_or_else(Vec::new, |&c| self.calls.keys(c))
+    }
+    fn request(&self, call: usize) -> Option<Cow<'_, ChatRequest>> {
+        self.list.get(call).and_then(|&c| self.calls.request(c))
+    }
+    fn size(&self, call: usize) -> CallSize {
+        self.list.get(call).map_or_else(CallSize::default, |&c| self.calls.size(c))
+    }
+}
+
+/// The calls of `calls` none of whose samples is in `skip` (in slices between yields).
+pub async fn without_keys(calls: &dyn Calls, skip: &HashSet<String>) -> Vec<usize> {
+    let mut slice = time::monotonic_ms();
+    let mut list = Vec::with_capacity(calls.count());
+    for call in 0..calls.count() {
+        if !calls.keys(call).iter().any(|k| skip.contains(k)) {
+            list.push(call);
+        }
+        breathe(&mut slice).await;
+    }
+    list
+}
+
 /// What is stored per sample under its cache key (JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredSample {
@@ -175,6 +215,10 @@ pub struct StoredSample {
     /// The provider cut it off at the token limit (`finish_reason: length`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cut_off: bool,
+    /// Its digit-bearing tokens with their top log-probabilities, when the request asked for
+    /// them (a probability-weighted method) and the provider returned them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<ScoreToken>,
 }
 
 thread_local! {
@@ -190,6 +234,24 @@ pub fn is_cut_off(key: &str) -> bool {
 
 fn mark_cut_off(key: &str) {
     CUT_OFF.with(|c| c.borrow_mut().insert(key.to_owned()));
+}
+
+thread_local! {
+    /// The log-probabilities of the stored samples that have some (filled as answers arrive and
+    /// as stored ones are read back): what a probability-weighted method weighs by.
+    static SCORE_TOKENS: RefCell<HashMap<String, Vec<ScoreToken>>> = RefCell::new(HashMap::new());
+}
+
+/// The digit-bearing tokens, with their log-probabilities, of the sample stored under `key`
+/// (empty when it has none).
+pub fn score_tokens_of(key: &str) -> Vec<ScoreToken> {
+    SCORE_TOKENS.with(|c| c.borrow().get(key).cloned().unwrap_or_default())
+}
+
+fn keep_score_tokens(key: &str, tokens: &[ScoreToken]) {
+    if !tokens.is_empty() {
+        SCORE_TOKENS.with(|c| c.borrow_mut().insert(key.to_owned(), tokens.to_vec()));
+    }
 }
 
 /// Requests from the page to a running run. Cheap to clone; shared with the UI.
@@ -323,6 +385,7 @@ pub async fn cached_texts(store: &Store, wanted: impl Fn(&str) -> bool) -> HashM
                         if s.cut_off {
                             mark_cut_off(&key);
                         }
+                        keep_score_tokens(&key, &s.tokens);
                         s.text
                     }
                     Err(_) => value,
@@ -382,37 +445,7 @@ pub async fn execute(
             storage_errors: 0,
         };
     }
-    // Samples not in memory may be in the store (an earlier session, a reload).
-    let samples: usize = (0..calls.count()).map(|c| calls.batch(c).count as usize).sum();
-    let mut wanted: HashSet<u64> = HashSet::with_capacity(samples);
-    let mut slice = time::monotonic_ms();
-    for call in 0..calls.count() {
-        let keys = calls.keys(call);
-        {
-            let mem = memory.borrow();
-            wanted.extend(keys.iter().filter(|k| !mem.contains_key(*k)).map(|k| fingerprint(k)));
-        }
-        breathe(&mut slice).await;
-    }
-    if !wanted.is_empty() {
-        let stored = cached_texts(&store, |k| wanted.contains(&fingerprint(k))).await;
-        memory.borrow_mut().extend(stored);
-    }
-    // Room for every answer to come, now: growing a table of 800,000 entries rehashes it all
-    // at once (a 170 ms pause in the middle of a 10,000-item run).
-    memory.borrow_mut().reserve(wanted.len());
-    drop(wanted);
-    let mut todo: Vec<usize> = Vec::new();
-    let mut cached = 0;
-    for call in 0..calls.count() {
-        let keys = calls.keys(call);
-        if keys.iter().all(|k| memory.borrow().contains_key(k)) {
-            cached += 1;
-        } else {
-            todo.push(call);
-        }
-        breathe(&mut slice).await;
-    }
+    let (todo, cached) = uncached_calls(calls, &store, &memory).await;
     let short = Cell::new(false);
     let problems = Problems::default();
     let mut outcome = pass(
@@ -480,6 +513,89 @@ pub async fn execute(
         }
     }
     outcome
+}
+
+/// The calls of `calls` with a sample not stored yet (numbers), and how many are stored
+/// whole. Samples not in `memory` are looked up in the store (an earlier session, a reload),
+/// in slices between yields, so 40,000 calls are looked up without blocking the page.
+pub async fn uncached_calls(
+    calls: &dyn Calls,
+    store: &Store,
+    memory: &Rc<RefCell<HashMap<String, String>>>,
+) -> (Vec<usize>, usize) {
+    let samples: usize = (0..calls.count()).map(|c| calls.batch(c).count as usize).sum();
+    let mut wanted: HashSet<u64> = HashSet::with_capacity(samples);
+    let mut slice = time::monotonic_ms();
+    for call in 0..calls.count() {
+        let keys = calls.keys(call);
+        {
+            let mem = memory.borrow();
+            wanted.extend(keys.iter().filter(|k| !mem.contains_key(*k)).map(|k| fingerprint(k)));
+        }
+        breathe(&mut slice).await;
+    }
+    if !wanted.is_empty() {
+        let stored = cached_texts(store, |k| wanted.contains(&fingerprint(k))).await;
+        memory.borrow_mut().extend(stored);
+    }
+    // Room for every answer to come, now: growing a table of 800,000 entries rehashes it all
+    // at once (a 170 ms pause in the middle of a 10,000-item run).
+    memory.borrow_mut().reserve(wanted.len());
+    drop(wanted);
+    let mut todo: Vec<usize> = Vec::new();
+    let mut cached = 0;
+    for call in 0..calls.count() {
+        let keys = calls.keys(call);
+        if keys.iter().all(|k| memory.borrow().contains_key(k)) {
+            cached += 1;
+        } else {
+            todo.push(call);
+        }
+        breathe(&mut slice).await;
+    }
+    (todo, cached)
+}
+
+/// Stores answers that arrived another way (a provider batch) exactly as a run stores its
+/// own: under their cache keys, in the store and in `memory`. `Err` counts the answers that
+/// could not be written to the store (they are kept in memory for this session).
+pub async fn store_answers(
+    store: &Store,
+    memory: &Rc<RefCell<HashMap<String, String>>>,
+    answers: &[concord_core::run::batch::BatchAnswer],
+) -> Result<(), usize> {
+    let at = time::now_ms();
+    let mut failed = 0;
+    for chunk in answers.chunks(500) {
+        let entries: Vec<(String, String)> = chunk
+            .iter()
+            .map(|a| {
+                if a.cut_off {
+                    mark_cut_off(&a.key);
+                }
+                keep_score_tokens(&a.key, &a.tokens);
+                let sample = StoredSample {
+                    text: a.text.clone(),
+                    model: a.model.clone(),
+                    at,
+                    cut_off: a.cut_off,
+                    tokens: a.tokens.clone(),
+                };
+                (a.key.clone(), serde_json::to_string(&sample).unwrap_or_default())
+            })
+            .collect();
+        if store.put_many(StoreName::Responses, &entries).await.is_err() {
+            failed += chunk.len();
+        }
+        {
+            let mut mem = memory.borrow_mut();
+            for a in chunk {
+                mem.insert(a.key.clone(), a.text.clone());
+            }
+        }
+        time::yield_now().await;
+    }
+    if failed == 0 { Ok(()) } else { Err(failed) }
 }
 
 /// One pass of the scheduler over the calls numbered in `todo`. The scheduler's jobs carry
@@ -700,11 +816,14 @@ async fn handle(
             if cut_off {
                 mark_cut_off(key);
             }
+            let tokens = choice.top_logprobs.as_deref().map(score_tokens).unwrap_or_default();
+            keep_score_tokens(key, &tokens);
             let sample = StoredSample {
                 text: choice.text.clone(),
                 model: response.model.clone().unwrap_or_default(),
                 at: arrived,
                 cut_off,
+                tokens,
             };
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
         })
@@ -719,7 +838,7 @@ async fn handle(
             mem.insert(key.clone(), choice.text.clone());
         }
     }
-    let _ = scheduler.on_success(id, at, response.usage);
+    let _ = scheduler.on_success_priced(id, at, response.usage, response.cost_usd);
 }
 
 /// What a screen needs to call an LLM outside the Run screen (the meta-evaluation runs,

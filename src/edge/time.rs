@@ -26,6 +26,12 @@ pub fn monotonic_ms() -> f64 {
     }
 }
 
+/// A Unix time in ms as this browser writes local dates and times ("25/11/2026, 21:04:05").
+pub fn local_time(ms: u64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
+    String::from(date.to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED))
+}
+
 /// Resolves after at least `ms` milliseconds (`setTimeout`). Browsers delay timers in
 /// background tabs (to about once a second, or more); callers that pace requests should
 /// re-read [`monotonic_ms`] after waking rather than assume the exact delay.

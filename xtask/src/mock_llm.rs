@@ -10,6 +10,8 @@
 //!   summary only; `POST /__mock/reset` clears the log, the rate window and the counters;
 //!   `POST /__mock/hold` makes chat answers wait until `POST /__mock/release` (a client that
 //!   goes away meanwhile is logged `client_gone`, not answered).
+//! - The batch APIs (OpenAI Files + Batch, Anthropic Message Batches) with accelerated time,
+//!   expiry and per-line errors: see [`batch`] (scenario field `batch`).
 //!
 //! **Sample identity.** Concord sends `seed = sample index` (and `n` samples `seed..seed+n`).
 //! The mock names each sample `<hash of the messages>:<seed + choice index>` (`-` for no
@@ -37,7 +39,9 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
-//! `supports_n`, `reject_params`, `require_key`, `bonus` (`{"contains": "…", "points": 1}`:
+//! `supports_n`, `reject_params`, `require_key`, `usage_cost` (OpenRouter's `usage.cost` on
+//! every answer), `reasoning_tokens` (a reasoning model's
+//! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
 //! a known bias added to the rating of prompts containing the text), `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
 //! and `{"mode": "hash_rating", "length_cap": 4000}` (the default), and
@@ -55,6 +59,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+#[path = "mock_llm/batch.rs"]
+mod batch;
+pub use batch::BatchScenario;
 
 /// How replies are made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,6 +248,16 @@ pub struct Scenario {
     /// and end with `finish_reason: "length"` (Anthropic: `stop_reason: "max_tokens"`), as a
     /// provider does.
     pub cut_at_max_tokens: bool,
+    /// The batch APIs' timing, expiry and per-line errors (see [`batch`]).
+    pub batch: BatchScenario,
+    /// A reasoning model: every OpenAI-shaped answer first spends this many tokens thinking,
+    /// within the request's token limit (`usage.completion_tokens_details.reasoning_tokens`);
+    /// what is left of the limit bounds the answer (none left: an empty answer cut off with
+    /// `finish_reason: length`).
+    pub reasoning_tokens: u64,
+    /// OpenRouter's usage accounting: every OpenAI-shaped answer reports what it cost
+    /// (`usage.cost`, USD).
+    pub usage_cost: Option<f64>,
 }
 
 /// [`Scenario::bonus`].
@@ -272,6 +290,9 @@ impl Default for Scenario {
             close_connections: false,
             bonus: None,
             cut_at_max_tokens: false,
+            batch: BatchScenario::default(),
+            reasoning_tokens: 0,
+            usage_cost: None,
         }
     }
 }
@@ -318,6 +339,11 @@ struct State {
     seen: HashMap<String, u64>,
     script_pos: usize,
     seq: u64,
+    /// Uploaded and generated files (batch input, output and error files) by id.
+    files: HashMap<String, String>,
+    file_seq: u64,
+    batches: Vec<batch::MockBatch>,
+    batch_seq: u64,
 }
 
 struct Shared {
@@ -414,6 +440,10 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
             seen: HashMap::new(),
             script_pos: 0,
             seq: 0,
+            files: HashMap::new(),
+            file_seq: 0,
+            batches: Vec::new(),
+            batch_seq: 0,
         }),
         stop: AtomicBool::new(false),
         hold: AtomicBool::new(false),
@@ -706,6 +736,9 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
         return (Reply::Full { status: 204, headers, body: String::new() }, Duration::ZERO, None);
     }
     let mut state = shared.lock();
+    if let Some(reply) = batch::route(req, &mut state, path) {
+        return (reply, Duration::ZERO, None);
+    }
     let reply = match (req.method.as_str(), path) {
         ("POST", "/__mock/scenario") => match serde_json::from_slice::<Scenario>(&req.body) {
             Ok(scenario) => {
@@ -829,6 +862,24 @@ fn prompt_text(body: &Value, anthropic: bool) -> String {
     text
 }
 
+/// A chat body's sample count, seed, sample names (see the module docs) and request key.
+fn sample_ids(
+    body: &Value,
+    messages_hash: u64,
+    anthropic: bool,
+) -> (u64, Option<u64>, Vec<String>, String) {
+    let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
+    let seed = body.get("seed").and_then(Value::as_u64);
+    let samples = (0..n)
+        .map(|i| match seed {
+            Some(s) => format!("{messages_hash:016x}:{}", s + i),
+            None => format!("{messages_hash:016x}:-{i}"),
+        })
+        .collect();
+    let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
+    (n, seed, samples, request_key)
+}
+
 fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
     let now = Instant::now();
     let t_ms = now.duration_since(state.started).as_millis() as u64;
@@ -858,15 +909,8 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
     };
     let prompt = prompt_text(&body, anthropic);
     let messages_hash = fnv(&[prompt.as_bytes()]);
-    let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
-    let seed = body.get("seed").and_then(Value::as_u64);
-    record.samples = (0..n)
-        .map(|i| match seed {
-            Some(s) => format!("{messages_hash:016x}:{}", s + i),
-            None => format!("{messages_hash:016x}:-{i}"),
-        })
-        .collect();
-    let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
+    let (n, seed, samples, request_key) = sample_ids(&body, messages_hash, anthropic);
+    record.samples = samples;
     let scenario = state.scenario.clone();
 
     let finish =
@@ -1177,10 +1221,29 @@ fn success_body(
     let want_logprobs = body.get("logprobs").and_then(Value::as_bool) == Some(true);
     let top = body.get("top_logprobs").and_then(Value::as_u64).unwrap_or(0).min(20) as usize;
     let mut completion_tokens = 0;
+    let mut reasoning_tokens = 0;
+    let limit = ["max_tokens", "max_completion_tokens"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_u64));
     let choices: Vec<Value> = (0..n)
         .map(|i| {
             let r = rating(scenario, prompt, messages_hash, first + i);
-            let (text, cut) = within_limit(scenario, body, reply_text(scenario, body, r));
+            let (text, cut) = if scenario.reasoning_tokens > 0 {
+                // Thinking first, within the limit; the answer gets what is left.
+                let thought =
+                    limit.map_or(scenario.reasoning_tokens, |l| scenario.reasoning_tokens.min(l));
+                reasoning_tokens += thought;
+                completion_tokens += thought;
+                let full = reply_text(scenario, body, r);
+                match limit.map(|l| l - thought) {
+                    Some(left) if (full.chars().count() as u64) > left * 4 => {
+                        (full.chars().take((left * 4) as usize).collect(), true)
+                    }
+                    _ => (full, false),
+                }
+            } else {
+                within_limit(scenario, body, reply_text(scenario, body, r))
+            };
             completion_tokens += text.chars().count().div_ceil(4) as u64;
             let logprobs =
                 if want_logprobs { logprobs_for(scenario, &text, r, top) } else { Value::Null };
@@ -1202,6 +1265,8 @@ fn success_body(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "cost": scenario.usage_cost,
         },
     })
     .to_string()

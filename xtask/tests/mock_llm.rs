@@ -480,3 +480,197 @@ fn rules_mode_matches_the_last_user_message_first_rule_first() {
     );
     mock.stop();
 }
+
+/// A batch line's chat body: the rating is planted with `RATING=`.
+fn batch_body(i: usize) -> Value {
+    json!({"model": "m", "messages": [{"role": "user", "content": format!("item {i} RATING={}", 1 + i % 5)}], "seed": 0, "max_tokens": 20})
+}
+
+/// Polls a batch until it is no longer running (bounded).
+fn poll(port: u16, path: &str, running: &[&str], field: &str) -> Value {
+    for _ in 0..100 {
+        let v = call(port, "GET", path, &[], "").expect("status").json();
+        if !running.contains(&v[field].as_str().unwrap_or_default()) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{path} still running");
+}
+
+#[test]
+fn openai_batches_upload_run_expire_fail_lines_and_count_every_answer_once() {
+    let mut scenario = Scenario {
+        reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
+        ..Scenario::default()
+    };
+    scenario.batch.ms = 150;
+    let mock = spawn(0, scenario.clone()).expect("spawn");
+    let port = mock.port();
+    let jsonl: String = (0..6)
+        .map(|i| format!("{}\n", json!({"custom_id": format!("c{i}"), "method": "POST", "url": "/v1/chat/completions", "body": batch_body(i)})))
+        .collect();
+    let multipart = format!(
+        "--XB\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--XB\r\nContent-Disposition: form-data; name=\"file\"; filename=\"b.jsonl\"\r\n\r\n{jsonl}\r\n--XB--\r\n"
+    );
+    let up = call(
+        port,
+        "POST",
+        "/v1/files",
+        &[("content-type", "multipart/form-data; boundary=XB")],
+        &multipart,
+    )
+    .expect("upload");
+    assert_eq!(up.status, 200, "{}", up.body);
+    let file = up.json()["id"].as_str().expect("file id").to_owned();
+    let create = json!({"input_file_id": file, "endpoint": "/v1/chat/completions", "completion_window": "24h"});
+    let made = call(port, "POST", "/v1/batches", &[], &create.to_string()).expect("create").json();
+    assert_eq!(made["status"], "in_progress");
+    assert_eq!(made["request_counts"]["total"], 6);
+    let id = made["id"].as_str().expect("id").to_owned();
+    let done = poll(port, &format!("/v1/batches/{id}"), &["in_progress"], "status");
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["request_counts"], json!({"total": 6, "completed": 6, "failed": 0}));
+    assert!(done["error_file_id"].is_null());
+    let out = call(
+        port,
+        "GET",
+        &format!("/v1/files/{}/content", done["output_file_id"].as_str().expect("file")),
+        &[],
+        "",
+    )
+    .expect("out");
+    let lines: Vec<Value> =
+        out.body.lines().map(|l| serde_json::from_str(l).expect("line")).collect();
+    assert_eq!(lines.len(), 6);
+    assert_eq!(lines[2]["custom_id"], "c2");
+    assert_eq!(lines[2]["response"]["body"]["choices"][0]["message"]["content"], "Rating: 3");
+    // The same sample answered by the chat endpoint too is a duplicate the summary names.
+    chat(port, &batch_body(2)).expect("chat");
+    let summary = call(port, "GET", "/__mock/summary", &[], "").expect("summary").json();
+    assert_eq!(summary["answered_ok"], 7);
+    assert_eq!(summary["duplicate_successes"].as_array().map(Vec::len), Some(1));
+
+    // Expiry: half the lines answered, the rest in the error file as expired.
+    scenario.batch.expire = true;
+    call(port, "POST", "/__mock/scenario", &[], &serde_json::to_string(&scenario).expect("json"))
+        .expect("set");
+    let made = call(port, "POST", "/v1/batches", &[], &create.to_string()).expect("create").json();
+    let id = made["id"].as_str().expect("id").to_owned();
+    let expired = poll(port, &format!("/v1/batches/{id}"), &["in_progress"], "status");
+    assert_eq!(expired["status"], "expired");
+    assert_eq!(expired["request_counts"], json!({"total": 6, "completed": 3, "failed": 3}));
+    let errors = call(
+        port,
+        "GET",
+        &format!("/v1/files/{}/content", expired["error_file_id"].as_str().expect("file")),
+        &[],
+        "",
+    )
+    .expect("err");
+    assert_eq!(errors.body.matches("batch_expired").count(), 3);
+
+    // Per-line errors: about the configured share, with a 500 in the error file.
+    scenario.batch.expire = false;
+    scenario.batch.line_error_rate = 0.5;
+    call(port, "POST", "/__mock/scenario", &[], &serde_json::to_string(&scenario).expect("json"))
+        .expect("set");
+    let made = call(port, "POST", "/v1/batches", &[], &create.to_string()).expect("create").json();
+    let id = made["id"].as_str().expect("id").to_owned();
+    let mixed = poll(port, &format!("/v1/batches/{id}"), &["in_progress"], "status");
+    let failed = mixed["request_counts"]["failed"].as_u64().expect("failed");
+    assert!((1..6).contains(&failed), "{failed} of 6 lines failed");
+    let errors = call(
+        port,
+        "GET",
+        &format!("/v1/files/{}/content", mixed["error_file_id"].as_str().expect("file")),
+        &[],
+        "",
+    )
+    .expect("err");
+    assert_eq!(errors.body.matches("\"status_code\":500").count() as u64, failed);
+
+    // Cancelling a running batch: nothing answered.
+    scenario.batch.ms = 60_000;
+    call(port, "POST", "/__mock/scenario", &[], &serde_json::to_string(&scenario).expect("json"))
+        .expect("set");
+    let made = call(port, "POST", "/v1/batches", &[], &create.to_string()).expect("create").json();
+    let id = made["id"].as_str().expect("id").to_owned();
+    let cancelled =
+        call(port, "POST", &format!("/v1/batches/{id}/cancel"), &[], "").expect("cancel").json();
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["request_counts"]["completed"], 0);
+    let missing = call(port, "GET", "/v1/batches/nope", &[], "").expect("404");
+    assert_eq!(missing.status, 404);
+    let listed = call(port, "GET", "/__mock/batches", &[], "").expect("list").json();
+    assert_eq!(listed["batches"].as_array().map(Vec::len), Some(4));
+    mock.stop();
+}
+
+#[test]
+fn anthropic_message_batches_end_with_typed_results() {
+    let mut scenario = Scenario {
+        reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
+        require_key: Some("sk-ant".into()),
+        ..Scenario::default()
+    };
+    scenario.batch.ms = 100;
+    scenario.batch.expire = true;
+    let mock = spawn(0, scenario).expect("spawn");
+    let port = mock.port();
+    let requests: Vec<Value> =
+        (0..4).map(|i| json!({"custom_id": format!("c{i}"), "params": batch_body(i)})).collect();
+    let body = json!({"requests": requests}).to_string();
+    let denied = call(port, "POST", "/v1/messages/batches", &[], &body).expect("denied");
+    assert_eq!(denied.status, 401);
+    let key = [("x-api-key", "sk-ant")];
+    let made = call(port, "POST", "/v1/messages/batches", &key, &body).expect("create").json();
+    assert_eq!(made["processing_status"], "in_progress");
+    let id = made["id"].as_str().expect("id").to_owned();
+    let mut ended = Value::Null;
+    for _ in 0..100 {
+        ended = call(port, "GET", &format!("/v1/messages/batches/{id}"), &key, "")
+            .expect("status")
+            .json();
+        if ended["processing_status"] == "ended" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(ended["processing_status"], "ended");
+    assert_eq!(
+        ended["request_counts"],
+        json!({"processing": 0, "succeeded": 2, "errored": 0, "canceled": 0, "expired": 2})
+    );
+    let results = call(port, "GET", &format!("/v1/messages/batches/{id}/results"), &key, "")
+        .expect("results");
+    let lines: Vec<Value> =
+        results.body.lines().map(|l| serde_json::from_str(l).expect("line")).collect();
+    assert_eq!(lines[0]["result"]["type"], "succeeded");
+    assert_eq!(lines[0]["result"]["message"]["content"][0]["text"], "Rating: 1");
+    assert_eq!(lines[3]["result"]["type"], "expired");
+    mock.stop();
+}
+
+#[test]
+fn a_reasoning_model_thinks_within_the_token_limit_before_it_answers() {
+    let scenario = Scenario { reasoning_tokens: 200, ..Scenario::default() };
+    let mock = spawn(0, scenario).expect("spawn");
+    let port = mock.port();
+    let ask = |limit: u64| {
+        let body = json!({"model": "o3-mini", "messages": [{"role": "user", "content": "Rate"}], "max_completion_tokens": limit});
+        chat(port, &body).expect("response").json()
+    };
+    let starved = ask(128);
+    assert_eq!(starved["choices"][0]["message"]["content"], "");
+    assert_eq!(starved["choices"][0]["finish_reason"], "length");
+    assert_eq!(starved["usage"]["completion_tokens_details"]["reasoning_tokens"], 128);
+    let roomy = ask(4096);
+    assert!(
+        roomy["choices"][0]["message"]["content"].as_str().expect("text").starts_with("Rating: ")
+    );
+    assert_eq!(roomy["choices"][0]["finish_reason"], "stop");
+    assert_eq!(roomy["usage"]["completion_tokens_details"]["reasoning_tokens"], 200);
+    assert!(roomy["usage"]["completion_tokens"].as_u64().expect("tokens") > 200);
+    mock.stop();
+}

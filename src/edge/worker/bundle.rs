@@ -301,6 +301,7 @@ mod tests {
                 method: "m".into(),
                 attribute: attribute.into(),
                 policy: Policy::Concord,
+                weighting: None,
                 origin: "study".into(),
                 run: concord_core::data::JudgeRun {
                     name: format!("m {attribute}"),
@@ -314,6 +315,7 @@ mod tests {
                             prompt_chars: None,
                             responses: vec!["Rating: 3".into(), "Rating: 4".into()],
                             cut_off: Vec::new(),
+                            logprobs: Vec::new(),
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,

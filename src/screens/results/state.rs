@@ -33,6 +33,8 @@ pub struct ResultsState {
     pub bundle_runs: RwSignal<Vec<RunId>>,
     /// Why the last bundle could not be opened.
     pub bundle_error: RwSignal<Option<String>>,
+    /// The review of the judge runs (kept here so bundles reach it with the rest).
+    pub review: ReviewState,
 }
 
 impl ResultsState {
@@ -47,6 +49,7 @@ impl ResultsState {
             bundle_source: RwSignal::new(None),
             bundle_runs: RwSignal::new(Vec::new()),
             bundle_error: RwSignal::new(None),
+            review: ReviewState::new(),
         }
     }
 }
@@ -57,7 +60,7 @@ impl Default for ResultsState {
     }
 }
 
-/// The review of the judge runs ("Review and correct"), provided as context: the reviewer
+/// The review of the judge runs ("Review and correct"), part of [`ResultsState`]: the reviewer
 /// working in this browser and their log, the other reviewers' imported files, the walk.
 /// Every event is written to IndexedDB as it is made ([`super::tasks::append_review`]), so a
 /// reload replays the same state; bundles read and write it.
@@ -164,9 +167,9 @@ impl Default for ReviewState {
     }
 }
 
-/// The review's state from context.
+/// The review's state from context (it lives in the Results screen's state).
 pub fn use_review() -> ReviewState {
-    expect_context::<ReviewState>()
+    use_results().review
 }
 
 /// What names a run on the table: its origin (`study` or a file), method and attribute.
@@ -211,6 +214,7 @@ mod tests {
             method: method.into(),
             attribute: "coherence".into(),
             policy: Policy::Concord,
+            weighting: None,
             run: JudgeRun { name: method.into(), attribute: None, records: Vec::new() },
             origin: origin.into(),
         }

@@ -1,13 +1,17 @@
 //! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
 //! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
-//! run log, errors with what to do, resuming an interrupted run, and the response cache.
-//! Its state is in [`state`], its async work (planning, the run, the manifest) in [`tasks`].
+//! run log, errors with what to do, resuming an interrupted run, batch mode (half price,
+//! answers within 24 hours) with the submitted batches, and the response cache. Its state is in
+//! [`state`], its async work (planning, the run, the manifest) in [`tasks`], batch mode in
+//! [`batch`].
 
+pub mod batch;
 pub mod state;
 pub mod tasks;
 
 use concord_core::data::Dataset;
 use concord_core::report::count;
+use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
 use concord_core::run::{
     Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
     classify_connection, classify_unreachable,
@@ -15,6 +19,7 @@ use concord_core::run::{
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::plan::estimate_study;
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
+use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -23,7 +28,7 @@ use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
 
-use state::{ConnectionForm, RunView, price_key};
+use state::{ConnectionForm, RunMode, RunView, price_key};
 use tasks::{
     Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, save_prices,
     start_run,
@@ -35,6 +40,7 @@ pub fn RunScreen() -> impl IntoView {
         <ResumePanel/>
         <ProviderPanel/>
         <LaunchPanel/>
+        <batch::BatchesPanel/>
         <CachePanel/>
     }
 }
@@ -283,15 +289,24 @@ fn ProviderPanel() -> impl IntoView {
 }
 
 /// The estimate before a run, in words (the numbers are the core's
-/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)).
-fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm) -> String {
+/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)); in batch mode at
+/// the batch price, with what it saves.
+fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm, mode: RunMode) -> String {
     let items = items_of(dataset, form.item_limit);
     let caps = Capabilities::for_model(form.provider, form.model.trim());
     let price = form.price();
-    let Some(e) = estimate_study(dataset, study, &items, &caps, price) else {
+    let batch = mode == RunMode::Batch;
+    let Some(e) = estimate_study(
+        dataset,
+        study,
+        &items,
+        &caps,
+        price.map(|p| if batch { batch_price(p) } else { p }),
+    ) else {
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
+        Some(c) if batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
         Some(c) => format!("about ${c:.2}"),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
@@ -309,22 +324,43 @@ fn LaunchPanel() -> impl IntoView {
         let study = ctx.judge.study.get();
         let form = ctx.run.connection.get();
         // A probe is priced on what it sends: the changed outputs.
+        let mode = ctx.run.mode.get();
         match ctx.run.probe.get() {
             Some(v) => estimate_text(
                 &variant_dataset(&dataset.loaded.dataset, v),
                 &variant_study(&study, v),
                 &form,
+                mode,
             ),
-            None => estimate_text(&dataset.loaded.dataset, &study, &form),
+            None => estimate_text(&dataset.loaded.dataset, &study, &form, mode),
         }
     });
     let run = move |_| {
-        start_run(
-            ctx,
+        let (dataset, study, probe) = (
             ctx.ws.dataset.get_untracked(),
             ctx.judge.study.get_untracked(),
             ctx.run.probe.get_untracked(),
-        )
+        );
+        match ctx.run.mode.get_untracked() {
+            RunMode::Interactive => start_run(ctx, dataset, study, probe),
+            RunMode::Batch => batch::submit(ctx, dataset, study, probe),
+        }
+    };
+    let batch_mode = move || ctx.run.mode.get() == RunMode::Batch;
+    // What batch mode needs from this provider, said before anything is sent.
+    let batch_note = move || {
+        let provider = ctx.run.connection.with(|c| c.provider);
+        match BatchApi::for_provider(provider) {
+            Some(api) => (
+                false,
+                format!(
+                    "{} charges half the interactive price and answers within 24 hours. {}",
+                    api.name(),
+                    api.cors_note()
+                ),
+            ),
+            None => (true, no_batch_api(provider)),
+        }
     };
     // Reads of the run's state borrow it: the log can hold thousands of lines.
     let running = move || ctx.run.view.with(|v| v.running);
@@ -334,9 +370,42 @@ fn LaunchPanel() -> impl IntoView {
         <section class="panel" aria-labelledby="launch-heading">
             <h2 id="launch-heading">"Run"</h2>
             <ProbeChoice/>
+            <div class="row">
+                <label class="probe-choice">"How to run"
+                    <select aria-label="How to run" data-testid="run-mode" on:change=move |ev| {
+                        let batch = event_target_value(&ev) == "batch";
+                        ctx.run.mode.set(if batch { RunMode::Batch } else { RunMode::Interactive });
+                    }>
+                        <option value="interactive" selected=move || !batch_mode()>"interactive: answers as they come"</option>
+                        <option value="batch" selected=batch_mode>"batch: half price, results within 24 h"</option>
+                    </select>
+                </label>
+            </div>
+            {move || batch_mode().then(|| {
+                let (refused, text) = batch_note();
+                view! { <p class=if refused { "warn-box" } else { "muted" } data-testid="batch-note-provider">{text}</p> }
+            })}
+            {move || {
+                // Probability-weighted methods on a provider without log-probabilities: said
+                // before the run, not found out after it.
+                let weighted = ctx.judge.study.with(|s| s.methods.iter().filter(|m| m.weighting.is_some()).count());
+                let (provider, model) = ctx.run.connection.with(|f| (f.provider, f.model.clone()));
+                let caps = Capabilities::for_model(provider, model.trim());
+                (weighted > 0 && caps.max_top_logprobs.is_none()).then(|| view! {
+                    <p class="warn-box" data-testid="no-logprobs">{crate::screens::judge::logprobs_warning(provider, &model)}</p>
+                })
+            }}
+            {move || {
+                // A reasoning model thinks within Max tokens: a budget too small is said before
+                // the run, not found out from its cut-off answers.
+                let model = ctx.run.connection.with(|f| f.model.clone());
+                let caps = ctx.run.connection.with(|f| Capabilities::for_model(f.provider, f.model.trim()));
+                ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
+                    .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+            }}
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
-                <button class="primary" type="button" on:click=run disabled=running>"Run"</button>
+                <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
                 <button class="secondary" type="button" disabled=move || !running() || paused()
                     on:click=move |_| ctx.run.control.get_value().pause()>"Pause"</button>
                 <button class="secondary" type="button" disabled=move || !paused()
@@ -351,7 +420,8 @@ fn LaunchPanel() -> impl IntoView {
                 let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
                 // A model with no price has spent an unknown amount, not $0.
                 let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
-                let cost = if priced { format!("${:.4}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
+                let by_provider = if p.provider_priced > 0 { format!(" ({} priced by the provider)", count(p.provider_priced as usize, "call", "calls")) } else { String::new() };
+                let cost = if priced || p.provider_priced > 0 { format!("${:.4}{by_provider}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">
@@ -360,6 +430,7 @@ fn LaunchPanel() -> impl IntoView {
                             p.done, p.total, p.failed, p.in_flight, cached,
                             p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.concurrency, p.retries
                         )}
+                        {(p.usage.reasoning_tokens > 0).then(|| format!(" · {} of the output tokens spent reasoning", p.usage.reasoning_tokens))}
                         {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
                 }
@@ -446,6 +517,8 @@ fn CachePanel() -> impl IntoView {
     // of the run's start).
     Effect::new(move |_| {
         ctx.storage.store.track();
+        // A collected batch stores its answers too.
+        ctx.run.batches.track();
         running.get();
         last.set_value(time::monotonic_ms());
         refresh();

@@ -1,8 +1,9 @@
 //! The Run screen's state: the connection form (provider, address, model, key, limits), the
 //! current or last run as the screen shows it, and the control that pauses or cancels it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use concord_core::run::batch::BatchRecord;
 use concord_core::run::{Endpoint, Price, ProviderId};
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
@@ -20,6 +21,27 @@ pub struct RunState {
     pub control: StoredValue<RunControl, LocalStorage>,
     /// What the Run button runs: the study, or the length probe on these variants.
     pub probe: RwSignal<Option<Variant>>,
+    /// How the Run button sends the calls: one by one, or as a provider batch.
+    pub mode: RwSignal<RunMode>,
+    /// The batches submitted from this browser, oldest first (kept in IndexedDB).
+    pub batches: RwSignal<Vec<BatchRecord>>,
+    /// The last word on a batch (by its store key): a check that failed, what a collection
+    /// gave, a key that is missing.
+    pub batch_notes: RwSignal<BTreeMap<String, String>>,
+    /// Batches being checked now (a check is never run twice at once).
+    pub checking: StoredValue<BTreeSet<String>>,
+    /// Whether the batch records were read from storage and the periodic check started.
+    pub watching: StoredValue<bool>,
+}
+
+/// How the Run button sends the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunMode {
+    /// Each call as it is planned, answers as they come.
+    #[default]
+    Interactive,
+    /// Through the provider's batch API: half price, answers within 24 hours.
+    Batch,
 }
 
 impl RunState {
@@ -29,6 +51,11 @@ impl RunState {
             view: RwSignal::new(RunView::default()),
             control: StoredValue::new_local(RunControl::new()),
             probe: RwSignal::new(None),
+            mode: RwSignal::new(RunMode::Interactive),
+            batches: RwSignal::new(Vec::new()),
+            batch_notes: RwSignal::new(BTreeMap::new()),
+            checking: StoredValue::new(BTreeSet::new()),
+            watching: StoredValue::new(false),
         }
     }
 }
@@ -102,6 +129,14 @@ impl ConnectionForm {
     /// The model's price: the one entered here, else the shipped table's.
     pub fn price(&self) -> Option<Price> {
         self.entered_price().or_else(|| self.table_price())
+    }
+
+    /// The price of another model (a batch's): the one entered here, else the shipped table's.
+    pub fn price_of(&self, provider: ProviderId, model: &str) -> Option<Price> {
+        self.prices.get(&price_key(provider, model)).copied().or_else(|| {
+            let table = concord_core::run::PriceTable::shipped().map(|(t, _)| t).ok()?;
+            table.lookup(provider, model.trim())
+        })
     }
 
     /// The price entered here for the model.

@@ -37,6 +37,10 @@ pub struct RunContext {
     pub runs: JudgeRuns,
     pub storage: Storage,
     pub judge: JudgeState,
+    /// Everything the saved workspace holds, to save it at once when a batch is submitted (a
+    /// page closed right after must find the study its answers belong to). `None` outside the
+    /// app (a component test).
+    pub targets: Option<crate::bundle::BundleTargets>,
 }
 
 impl RunContext {
@@ -48,6 +52,18 @@ impl RunContext {
             runs: expect_context(),
             storage: expect_context(),
             judge: expect_context(),
+            targets: (|| {
+                Some(crate::bundle::BundleTargets {
+                    ws: use_context()?,
+                    judge: use_context()?,
+                    runs: use_context()?,
+                    rate: use_context()?,
+                    results: use_context()?,
+                    run: use_context()?,
+                    storage: use_context()?,
+                    saved: use_context()?,
+                })
+            })(),
         }
     }
 }
@@ -200,10 +216,10 @@ pub fn items_of(dataset: &Dataset, limit: Option<usize>) -> Vec<usize> {
 /// A planned study's calls for [`runner::execute`]: each request is rendered when it is sent
 /// and each key derived when it is looked up, so a 40,000-call run holds neither its prompt
 /// texts nor its 800,000 keys.
-struct PlanCalls {
-    loaded: Arc<Loaded>,
-    study: Rc<Study>,
-    plan: Rc<Plan>,
+pub struct PlanCalls {
+    pub loaded: Arc<Loaded>,
+    pub study: Rc<Study>,
+    pub plan: Rc<Plan>,
 }
 
 impl runner::Calls for PlanCalls {
@@ -256,6 +272,7 @@ pub async fn refresh_results(
                 at..end,
                 |k| mem.get(k).cloned(),
                 crate::runner::is_cut_off,
+                crate::runner::score_tokens_of,
             );
         }
         budget.tick().await;
@@ -278,8 +295,88 @@ pub async fn refresh_results(
     });
 }
 
+/// A study planned for one endpoint: what is sent (the probe's variants when there is one),
+/// the origin its runs carry, and the plan.
+pub struct Planned {
+    pub loaded: Arc<Loaded>,
+    pub study: Rc<Study>,
+    pub origin: Rc<str>,
+    pub plan: Rc<Plan>,
+}
+
+/// Plans `study` on `loaded` for `endpoint` a slice at a time, saying so on the Run screen
+/// when `say`. `Err` is what the screen shows instead (nothing to run, cancelled while
+/// planning).
+#[allow(clippy::too_many_arguments)]
+pub async fn plan_run(
+    ctx: RunContext,
+    loaded: Arc<Loaded>,
+    study: &Study,
+    probe: Option<Variant>,
+    endpoint: &Endpoint,
+    item_limit: Option<usize>,
+    control: &RunControl,
+    say: bool,
+) -> Result<Planned, RunView> {
+    // A probe judges the same items with changed outputs, under the methods' probe names.
+    let (run_loaded, run_study, origin): (Arc<Loaded>, Rc<Study>, Rc<str>) = match probe {
+        Some(v) => (
+            Arc::new(Loaded { dataset: variant_dataset(&loaded.dataset, v), ..(*loaded).clone() }),
+            Rc::new(variant_study(study, v)),
+            v.origin().into(),
+        ),
+        None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
+    };
+    let caps = concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model);
+    let items = items_of(&loaded.dataset, item_limit);
+    let plan = {
+        let mut planner =
+            Planner::new(&run_loaded.dataset, &run_study, endpoint, &caps, Some(&items));
+        let mut budget = FrameBudget::new();
+        loop {
+            let mut finished = false;
+            while !finished && !budget.spent() {
+                finished = planner.step(100);
+            }
+            if finished {
+                break planner.finish();
+            }
+            if control.is_cancelled() {
+                return Err(RunView {
+                    finished: Some("Run cancelled while it was being planned.".into()),
+                    ..RunView::default()
+                });
+            }
+            let (done, total) = (planner.done(), planner.total());
+            if say {
+                ctx.run.view.update(|v| {
+                    v.planning = Some(format!("Planning the run: {done} of {total} prompts…"));
+                });
+            }
+            budget.yield_now().await;
+        }
+    };
+    if plan.prompts.is_empty() {
+        return Err(RunView {
+            error: Some(if study.methods.is_empty() {
+                "No methods to run: add some on the Judge screen.".into()
+            } else {
+                plan.problems.first().map_or("Nothing to run.".into(), |p| {
+                    format!(
+                        "No prompt could be rendered: {} / {} / item {}: {}",
+                        p.method, p.attribute, p.item_id, p.message
+                    )
+                })
+            }),
+            ..RunView::default()
+        });
+    }
+    Ok(Planned { loaded: run_loaded, study: run_study, origin, plan: Rc::new(plan) })
+}
+
 /// Starts a run of the open study (or of a manifest's when resuming): plans it a slice at a
 /// time (saying so), saves the manifest, then carries it out with [`runner::execute`].
+/// Requests that a pending batch will answer are not sent.
 pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
     let connection = form.connection();
@@ -303,66 +400,26 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         ..RunView::default()
     });
     let loaded = dataset.loaded.clone();
-    // A probe judges the same items with changed outputs, under the methods' probe names.
-    let (run_loaded, run_study, origin): (Arc<Loaded>, Rc<Study>, Rc<str>) = match probe {
-        Some(v) => (
-            Arc::new(Loaded { dataset: variant_dataset(&loaded.dataset, v), ..(*loaded).clone() }),
-            Rc::new(variant_study(&study, v)),
-            v.origin().into(),
-        ),
-        None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
-    };
     let study = Rc::new(study);
     spawn_local(async move {
-        let items = items_of(&loaded.dataset, form.item_limit);
-        let plan = {
-            let mut planner = Planner::new(
-                &run_loaded.dataset,
-                &run_study,
-                &connection.endpoint,
-                &connection.caps,
-                Some(&items),
-            );
-            let mut budget = FrameBudget::new();
-            loop {
-                let mut finished = false;
-                while !finished && !budget.spent() {
-                    finished = planner.step(100);
-                }
-                if finished {
-                    break planner.finish();
-                }
-                if control.is_cancelled() {
-                    ctx.run.view.set(RunView {
-                        finished: Some("Run cancelled while it was being planned.".into()),
-                        ..RunView::default()
-                    });
-                    return;
-                }
-                let (done, total) = (planner.done(), planner.total());
-                ctx.run.view.update(|v| {
-                    v.planning = Some(format!("Planning the run: {done} of {total} prompts…"));
-                });
-                budget.yield_now().await;
+        let planned = plan_run(
+            ctx,
+            loaded.clone(),
+            &study,
+            probe,
+            &connection.endpoint,
+            form.item_limit,
+            &control,
+            true,
+        )
+        .await;
+        let Planned { loaded: run_loaded, study: run_study, origin, plan } = match planned {
+            Ok(p) => p,
+            Err(view) => {
+                ctx.run.view.set(view);
+                return;
             }
         };
-        if plan.prompts.is_empty() {
-            ctx.run.view.set(RunView {
-                error: Some(if study.methods.is_empty() {
-                    "No methods to run: add some on the Judge screen.".into()
-                } else {
-                    plan.problems.first().map_or("Nothing to run.".into(), |p| {
-                        format!(
-                            "No prompt could be rendered: {} / {} / item {}: {}",
-                            p.method, p.attribute, p.item_id, p.message
-                        )
-                    })
-                }),
-                ..RunView::default()
-            });
-            return;
-        }
-        let plan = Rc::new(plan);
         ctx.run.view.update(|v| v.planning = Some("Saving the run's manifest…".into()));
         let manifest = Manifest {
             dataset: Cow::Borrowed(&loaded.dataset),
@@ -387,8 +444,15 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         save_manifest(&store, &manifest).await;
         ctx.run.view.update(|v| v.planning = Some("Looking up stored answers…".into()));
         let provider = form.provider;
-        let calls =
+        let all =
             PlanCalls { loaded: run_loaded.clone(), study: run_study.clone(), plan: plan.clone() };
+        // Requests a pending batch will answer are not asked for again.
+        let kept = super::batch::without_pending(ctx, &all).await;
+        let subset = kept.map(|list| runner::Subset { calls: &all, list });
+        let calls: &dyn runner::Calls = match &subset {
+            Some(s) => s,
+            None => &all,
+        };
         let endpoint = connection.endpoint.clone();
         // The page shows the run's progress at most ten times a second (a fast provider
         // answers hundreds of calls a second), and every log line.
@@ -399,7 +463,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         let refreshing = Rc::new(Cell::new(false));
         let outcome = runner::execute(
             connection,
-            &calls,
+            calls,
             store.clone(),
             ctx.storage.memory.get_value(),
             control,

@@ -18,7 +18,9 @@
 //! | stable cache keys | [`cache`] |
 //! | price table, estimates, spend | [`cost`] |
 //! | Test connection | [`connection`] |
+//! | provider batch APIs (half price, results within 24 h) | [`batch`] |
 
+pub mod batch;
 pub mod cache;
 pub mod connection;
 pub mod cost;

@@ -236,6 +236,8 @@ pub struct Progress {
     pub eta_ms: Option<u64>,
     pub usage: Usage,
     pub cost_usd: f64,
+    /// Calls whose cost the provider reported itself (in `cost_usd` as reported).
+    pub provider_priced: u64,
     /// The current adaptive concurrency limit.
     pub concurrency: u32,
     /// Retries made so far.
@@ -259,6 +261,10 @@ struct Slot<T> {
     job: Job<T>,
     status: Status,
     attempts: u32,
+    /// The parameters already dropped when it was last sent (its request was built without
+    /// them): a call sent with a parameter before another call got it dropped is retried
+    /// without it, not given up.
+    sent_without: BTreeSet<Param>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -302,8 +308,15 @@ impl<T> Scheduler<T> {
     /// A scheduler for `jobs`, in order.
     pub fn new(jobs: Vec<Job<T>>, config: SchedulerConfig) -> Scheduler<T> {
         let queue = (0..jobs.len()).collect();
-        let slots =
-            jobs.into_iter().map(|job| Slot { job, status: Status::Queued, attempts: 0 }).collect();
+        let slots = jobs
+            .into_iter()
+            .map(|job| Slot {
+                job,
+                status: Status::Queued,
+                attempts: 0,
+                sent_without: BTreeSet::new(),
+            })
+            .collect();
         let concurrency = f64::from(config.max_concurrency.max(1));
         let rng = ChaCha8Rng::seed_from_u64(config.seed);
         Scheduler {
@@ -481,6 +494,7 @@ impl<T> Scheduler<T> {
         let slot = &mut self.slots[id];
         slot.attempts += 1;
         slot.status = Status::InFlight { sent_at: now_ms };
+        slot.sent_without.clone_from(&self.dropped);
         self.committed_usd += slot.job.estimated_cost_usd.max(0.0);
         self.in_flight += 1;
         Action::Send(id)
@@ -500,12 +514,24 @@ impl<T> Scheduler<T> {
     pub fn on_success(
         &mut self,
         id: JobId,
+        now_ms: u64,
+        usage: Option<Usage>,
+    ) -> Result<(), SchedulerError> {
+        self.on_success_priced(id, now_ms, usage, None)
+    }
+
+    /// [`Scheduler::on_success`] with the provider's own figure of what the call cost
+    /// (OpenRouter's `usage.cost`), counted instead of usage × price.
+    pub fn on_success_priced(
+        &mut self,
+        id: JobId,
         _now_ms: u64,
         usage: Option<Usage>,
+        reported_usd: Option<f64>,
     ) -> Result<(), SchedulerError> {
         self.take_in_flight(id)?;
         let estimate = self.slots[id].job.estimated_cost_usd;
-        self.meter.record(usage, self.config.price, estimate);
+        self.meter.record_reported(usage, reported_usd, self.config.price, estimate);
         self.slots[id].status = Status::Done;
         self.done += 1;
         // Additive increase: about one more slot per window's worth of successes.
@@ -555,7 +581,8 @@ impl<T> Scheduler<T> {
             }
         }
         let attempts = self.slots[id].attempts;
-        let dropped = &self.dropped;
+        // Dropped before this attempt was built: the API rejects a call that did not send it.
+        let dropped = &self.slots[id].sent_without;
         let decision =
             self.config.retry.decide(&error, attempts, |p| dropped.contains(&p), &mut self.rng);
         let outcome = match decision {
@@ -567,20 +594,18 @@ impl<T> Scheduler<T> {
                 FailureOutcome::Retry { after_ms }
             }
             RetryDecision::DropParamAndRetry(param) => {
-                self.dropped.insert(param);
+                let first = self.dropped.insert(param);
                 let slot = &mut self.slots[id];
                 // Dropping a parameter is a correction, not a retry of the same thing.
                 slot.attempts = slot.attempts.saturating_sub(1);
                 slot.status = Status::Waiting;
                 self.retries_due.push(Reverse((now_ms, id)));
-                self.note(
-                    now_ms,
-                    Some(id),
-                    format!(
-                        "the API rejected `{param}` ({}); continuing without it",
-                        error.message
-                    ),
-                );
+                let said = if first {
+                    format!("the API rejected `{param}` ({}); continuing without it", error.message)
+                } else {
+                    format!("sent with `{param}` before it was dropped; sending it again without")
+                };
+                self.note(now_ms, Some(id), said);
                 FailureOutcome::RetryWithout(param)
             }
             RetryDecision::GiveUp(reason) => {
@@ -632,6 +657,7 @@ impl<T> Scheduler<T> {
             eta_ms,
             usage: self.meter.usage,
             cost_usd: self.meter.total_usd(),
+            provider_priced: self.meter.calls_provider_priced,
             concurrency: self.concurrency_limit(),
             retries: self.retries,
         }
