@@ -55,6 +55,7 @@ fn fixture() -> (Dataset, JudgedRun) {
         method: "judge".into(),
         attribute: "overall".into(),
         policy: Policy::Concord,
+        weighting: None,
         run: data::load("judge.json", records(true).as_bytes()).unwrap().runs.remove(0),
         origin: "judge.json".into(),
     };

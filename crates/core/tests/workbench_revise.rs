@@ -62,6 +62,7 @@ fn run(judge: fn(usize) -> f64) -> JudgedRun {
         method: "judge".into(),
         attribute: "overall".into(),
         policy: Policy::Concord,
+        weighting: None,
         run: data::load("judge.json", records(Some(judge), false).as_bytes())
             .unwrap()
             .runs
