@@ -361,6 +361,6 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
     assert!(review_table(&read).keyed(&key).unwrap().interval.is_none());
     let mut shown = read.clone();
     shown.settings.intervals = true;
-    let interval = review_table(&shown).keyed(&key).unwrap().interval.clone().unwrap();
+    let interval = review_table(&shown).keyed(&key).unwrap().interval.unwrap();
     assert!(interval.low <= interval.high && interval.confidence == 0.95);
 }
