@@ -46,6 +46,9 @@ pub enum BundleFailure {
     /// The meta-evaluation workspace in the bundle could not be rebuilt.
     #[error("the meta-evaluation workspace: {0}")]
     Meta(String),
+    /// The judge runs' review could not be written to this browser's storage.
+    #[error("the review of the judge runs: {0}")]
+    Review(String),
 }
 
 /// Every piece of state a bundle reads or writes.
@@ -96,11 +99,13 @@ pub async fn apply_bundle(
         changed_on_import,
         coeval,
         meta,
+        review,
         ..
     } = bundle;
     // The dataset's own format is kept for what is written next (a re-exported bundle).
     let format = data::Format::from_name(&dataset.format).unwrap_or(data::Format::Csv);
     let dataset = dataset.embedded;
+    let scope = concord_core::study::workbench::review::dataset_scope(&dataset);
     let loaded = data::Loaded {
         summary: data::summarize(format, &dataset, &[]),
         format,
@@ -143,6 +148,18 @@ pub async fn apply_bundle(
         crate::screens::coeval::apply_snapshot(&store, &snapshot)
             .await
             .map_err(|e| BundleFailure::CoEval(e.to_string()))?;
+    }
+    // Like CoEval's, this browser's review is replaced only by a bundle that has one.
+    if let Some(snapshot) = review {
+        let store = store_of(t).await;
+        crate::screens::results::tasks::apply_review_snapshot(
+            t.results.review,
+            &store,
+            &scope,
+            Some(&snapshot),
+        )
+        .await
+        .map_err(|e| BundleFailure::Review(e.to_string()))?;
     }
     Ok(())
 }
@@ -257,6 +274,14 @@ pub async fn save_bundle_with(
         },
         meta: Some(crate::screens::meta::state::snapshot())
             .filter(|s| !s.files.is_empty() || !s.runs.is_empty()),
+        // Like CoEval, the review saves itself event by event: a saved workspace leaves it out.
+        review: if with_coeval {
+            t.results
+                .review
+                .snapshot(&concord_core::study::workbench::review::dataset_scope(dataset))
+        } else {
+            None
+        },
     };
     let name = format!("concord-bundle-{}.json", file_stem(&dataset.name));
     let mut frames = vec![bundle_wire::skeleton_frame(&skeleton)?];

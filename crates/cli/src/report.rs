@@ -25,7 +25,10 @@ concord report BUNDLE [--screen workbench|audit|meta|coeval] [--data DIR] [--for
                   exports (concord-results.csv, …), instead of printing them
 
 Tables come out as the app shows them right after opening the bundle: its statistic, level,
-baseline and layout, with bootstrap intervals when the bundle says they were shown.
+baseline and layout, with bootstrap intervals when the bundle says they were shown. A bundle
+with a review adds, on the workbench screen, the `<method> + review` rows of the results table,
+the before/after table (concord-review), the reviewers' conflicts and the history of revisions
+(concord-revisions).
 ";
 
 struct Args {

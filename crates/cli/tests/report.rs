@@ -200,3 +200,39 @@ fn the_audit_of_a_bundle_is_the_audit_panel() {
     let out = concord(&["audit", demo, "--own", "nobody"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no system `nobody`"));
 }
+
+/// A bundle with a review: `concord report` prints the corrected run's row, the before/after
+/// table and the history of revisions, as the Results screen shows them.
+#[test]
+fn a_reviewed_bundle_prints_the_before_after_table() {
+    use concord_core::study::workbench::review::{
+        ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile, run_key,
+    };
+    let dir = scratch("report-review");
+    let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
+    let mut bundle = Bundle::from_json(&text).unwrap();
+    let run = run_key(&bundle.runs[0]);
+    let mut log = ReviewLog::new();
+    for item in bundle.dataset.embedded.items.iter().take(3) {
+        let rating = 1.0;
+        log.push(ReviewEvent::Change { run: run.clone(), item: item.id.clone(), rating }).unwrap();
+    }
+    log.push(ReviewEvent::Flag {
+        run: run.clone(),
+        item: bundle.dataset.embedded.items[3].id.clone(),
+        note: "off topic".into(),
+    })
+    .unwrap();
+    bundle.review = Some(ReviewSnapshot {
+        reviewer: "ann".into(),
+        files: vec![ReviewerFile::new("ann", &log)],
+        ..ReviewSnapshot::default()
+    });
+    let path = dir.join("reviewed.json");
+    std::fs::write(&path, bundle.to_json()).unwrap();
+    let md = ok(&["report", path.to_str().unwrap()]);
+    assert_eq!(md, bundle_report(&bundle).to_text(Format::Markdown));
+    assert!(md.contains("agreement with the human ratings before and after"), "{md}");
+    assert!(md.contains("| judge + review |"), "{md}");
+    assert!(md.contains(&format!("{} + review", bundle.runs[0].method)), "{md}");
+}

@@ -57,6 +57,9 @@ pub struct SaveSkeleton {
     /// The meta-evaluation workspace, when it holds anything.
     #[serde(default)]
     pub meta: Option<concord_core::study::meta::Snapshot>,
+    /// The judge runs' human review, when anyone reviewed.
+    #[serde(default)]
+    pub review: Option<concord_core::study::workbench::review::ReviewSnapshot>,
 }
 
 fn wire_error(e: impl std::fmt::Display) -> WorkerError {
@@ -187,12 +190,14 @@ pub fn save_json(skeleton: SaveSkeleton) -> Vec<u8> {
         notes,
         coeval,
         meta,
+        review,
     } = skeleton;
     let mut bundle = Bundle::new(&dataset, &format, study, None, runs, raters, settings, created);
     bundle.endpoint = endpoint;
     bundle.notes = notes;
     bundle.coeval = coeval;
     bundle.meta = meta;
+    bundle.review = review;
     bundle.to_json().into_bytes()
 }
 
@@ -357,6 +362,7 @@ mod tests {
             notes: Vec::new(),
             coeval: None,
             meta: None,
+            review: None,
         };
         let mut frames = vec![skeleton_frame(&skeleton).unwrap()];
         for chunk in dataset.items.chunks(4) {

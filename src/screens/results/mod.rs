@@ -2,7 +2,8 @@
 //! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
 //! drill-down, seed 002's Table 4 as printed beside the recomputed values (when Chiang & Lee's
-//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]),
+//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]), human review
+//! and correction of a judge run ([`review`]) and its revision tested on held-out items ([`revise`]),
 //! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
 //! Every table and figure comes from the core's
@@ -13,6 +14,8 @@
 pub mod audit;
 pub mod cell;
 pub mod import;
+pub mod review;
+pub mod revise;
 pub mod state;
 pub mod table;
 pub mod tasks;
@@ -20,6 +23,7 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
+use concord_core::study::workbench::review::with_reviews;
 use concord_core::study::workbench::{ResultsTable, Scored, combined, paper, tabulate};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -33,6 +37,7 @@ use crate::state::{JudgeRuns, use_runs, use_workspace};
 use audit::AuditPanel;
 use cell::CellPanel;
 use import::ImportPanel;
+use review::ReviewPanel;
 use state::use_results;
 use table::TablePanel;
 
@@ -41,6 +46,7 @@ pub fn ResultsScreen() -> impl IntoView {
     let ws = use_workspace();
     let runs = use_runs();
     let results = use_results();
+    let review = state::use_review();
     // Reading every sample (the expensive half) happens off the reactive path: in the
     // background, one run at a time, yielding to the browser, and only for runs not read
     // before. A new baseline, statistic or level re-tabulates the read scores.
@@ -58,20 +64,30 @@ pub fn ResultsScreen() -> impl IntoView {
         let current = move || generation.try_get_value() == Some(this);
         spawn_local(tasks::read_scores(ws, runs, current, scored, reading));
     });
-    let table = Memo::new(move |_| {
+    // The judges alone (the audit and the review read these), and the table shown: the same
+    // with a `<method> + review` row per reviewed run.
+    let tables = Memo::new(move |_| {
         let dataset = ws.dataset.get();
         let settings = results.settings.get();
         let Some((scored, _)) = scored.get() else {
-            return (tabulate(&dataset.loaded.dataset, &Scored::default(), None), 0.0);
+            let empty = tabulate(&dataset.loaded.dataset, &Scored::default(), None);
+            return ((empty.clone(), 0.0), (empty, 0.0));
         };
         let started = time::monotonic_ms();
-        let t = tabulate(
-            &dataset.loaded.dataset,
-            &combined(&scored, &settings),
-            settings.baseline.as_deref(),
-        );
-        (t, time::monotonic_ms() - started)
+        let dataset = &dataset.loaded.dataset;
+        let judges = combined(&scored, &settings);
+        let baseline = settings.baseline.as_deref();
+        let reviewed = match review.merged() {
+            Ok(merged) => with_reviews(dataset, &judges, &merged.reviews),
+            Err(_) => judges.clone(),
+        };
+        let judges = tabulate(dataset, &judges, baseline);
+        let t = tabulate(dataset, &reviewed, baseline);
+        let ms = time::monotonic_ms() - started;
+        ((t, ms), (judges, ms))
     });
+    let table = Memo::new(move |_| tables.with(|(t, _)| t.clone()));
+    let judges = Memo::new(move |_| tables.with(|(_, j)| j.clone()));
     // Intervals belong to one table and one view: computed again (when shown) whenever either
     // changes, a cell at a time in the background.
     let interval_generation = StoredValue::new(0u64);
@@ -116,7 +132,8 @@ pub fn ResultsScreen() -> impl IntoView {
             <PaperPanel table=table/>
             <CellPanel table=table/>
             <CostPanel table=table/>
-            <AuditPanel table=table/>
+            <AuditPanel table=judges/>
+            <ReviewPanel table=judges/>
         </Show>
         <AgreementPanel table=table/>
     }

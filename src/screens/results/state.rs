@@ -3,6 +3,10 @@
 //! shown results came from.
 
 use concord_core::study::workbench::report::CellIntervals;
+use concord_core::study::workbench::review::{
+    self, Merged, Order, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
+};
+use concord_core::study::workbench::revise::{Revision, Split};
 use concord_core::study::workbench::{JudgedRun, Settings};
 use leptos::prelude::*;
 
@@ -29,6 +33,8 @@ pub struct ResultsState {
     pub bundle_runs: RwSignal<Vec<RunId>>,
     /// Why the last bundle could not be opened.
     pub bundle_error: RwSignal<Option<String>>,
+    /// The review of the judge runs (kept here so bundles reach it with the rest).
+    pub review: ReviewState,
 }
 
 impl ResultsState {
@@ -43,6 +49,7 @@ impl ResultsState {
             bundle_source: RwSignal::new(None),
             bundle_runs: RwSignal::new(Vec::new()),
             bundle_error: RwSignal::new(None),
+            review: ReviewState::new(),
         }
     }
 }
@@ -51,6 +58,118 @@ impl Default for ResultsState {
     fn default() -> Self {
         ResultsState::new()
     }
+}
+
+/// The review of the judge runs ("Review and correct"), part of [`ResultsState`]: the reviewer
+/// working in this browser and their log, the other reviewers' imported files, the walk.
+/// Every event is written to IndexedDB as it is made ([`super::tasks::append_review`]), so a
+/// reload replays the same state; bundles read and write it.
+#[derive(Clone, Copy)]
+pub struct ReviewState {
+    /// Who reviews in this browser (their log is `review/<name>/…` in the annotations store).
+    pub reviewer: RwSignal<String>,
+    /// Their events.
+    pub log: RwSignal<ReviewLog>,
+    /// Other reviewers' files, by the name they were imported under, in import order.
+    pub imported: RwSignal<Vec<(String, ReviewerFile)>>,
+    pub order: RwSignal<Order>,
+    pub seed: RwSignal<u64>,
+    /// The run under review, by [`review::run_key`].
+    pub run: RwSignal<Option<String>>,
+    /// The position in the walk.
+    pub cursor: RwSignal<usize>,
+    /// The dataset the review in memory belongs to
+    /// ([`review::dataset_scope`]); `None` before one was read.
+    pub scope: RwSignal<Option<String>>,
+    /// Set once the review was read from storage.
+    pub loaded: RwSignal<bool>,
+    /// Events of the log committed to storage.
+    pub saved: RwSignal<usize>,
+    /// What went wrong last (a refused event, storage, an import).
+    pub error: RwSignal<Option<String>>,
+    /// The revision / held-out split, once drawn (never redrawn without the user asking).
+    pub split: RwSignal<Option<Split>>,
+    /// The meta-prompt's template, when the user edited it.
+    pub meta_template: RwSignal<Option<String>>,
+    /// The revisions made, in order.
+    pub revisions: RwSignal<Vec<Revision>>,
+}
+
+impl ReviewState {
+    pub fn new() -> ReviewState {
+        ReviewState {
+            reviewer: RwSignal::new(String::new()),
+            log: RwSignal::new(ReviewLog::new()),
+            imported: RwSignal::new(Vec::new()),
+            order: RwSignal::new(Order::default()),
+            seed: RwSignal::new(0),
+            run: RwSignal::new(None),
+            cursor: RwSignal::new(0),
+            scope: RwSignal::new(None),
+            loaded: RwSignal::new(false),
+            saved: RwSignal::new(0),
+            error: RwSignal::new(None),
+            split: RwSignal::new(None),
+            meta_template: RwSignal::new(None),
+            revisions: RwSignal::new(Vec::new()),
+        }
+    }
+
+    /// Every file, the imported ones first and this browser's reviewer last (their decisions
+    /// win the merge).
+    pub fn files(&self) -> Vec<ReviewerFile> {
+        let mut files: Vec<ReviewerFile> =
+            self.imported.with(|i| i.iter().map(|(_, f)| f.clone()).collect());
+        let name = self.reviewer.get();
+        if !name.trim().is_empty() {
+            files.push(self.log.with(|log| ReviewerFile::new(&name, log)));
+        }
+        files
+    }
+
+    /// Every reviewer's work merged.
+    pub fn merged(&self) -> Result<Merged, ReviewError> {
+        review::merge(&self.files()).map_err(|(_, e)| e)
+    }
+
+    /// What a bundle of the dataset `scope` carries: `None` when nobody reviewed anything, or
+    /// when the review in memory is another dataset's (the Results screen was not opened since
+    /// the dataset changed).
+    pub fn snapshot(&self, scope: &str) -> Option<ReviewSnapshot> {
+        if self.scope.get_untracked().as_deref() != Some(scope) {
+            return None;
+        }
+        let snapshot = ReviewSnapshot {
+            reviewer: self.reviewer.get_untracked(),
+            order: self.order.get_untracked(),
+            seed: self.seed.get_untracked(),
+            files: untrack(|| self.files()),
+            split: self.split.get_untracked(),
+            meta_template: self.meta_template.get_untracked(),
+            revisions: self.revisions.get_untracked(),
+        };
+        (!snapshot.is_empty()).then_some(snapshot)
+    }
+
+    /// Appends `event` to the reviewer's log; `Err` says why it was refused (nothing changed).
+    pub fn push(&self, event: ReviewEvent) -> Result<usize, ReviewError> {
+        let mut log = self.log.get_untracked();
+        log.push(event)?;
+        let seq = log.events().len() - 1;
+        self.log.set(log);
+        Ok(seq)
+    }
+}
+
+impl Default for ReviewState {
+    fn default() -> Self {
+        ReviewState::new()
+    }
+}
+
+/// The review's state from context (it lives in the Results screen's state).
+pub fn use_review() -> ReviewState {
+    use_results().review
 }
 
 /// What names a run on the table: its origin (`study` or a file), method and attribute.

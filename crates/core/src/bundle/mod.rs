@@ -33,6 +33,17 @@
 //!   "meta": { meta snapshot } | absent       the meta-evaluation workspace: controls, the
 //!                                             released files by name and SHA-256, each live
 //!                                             run's spec and raw answers (`study::meta::snapshot`)
+//!   "review": { "reviewer", "order", "seed",   the judge runs' human review: every
+//!               "files": [ { "format": "concord-review", "version", "reviewer",
+//!                            "events": [ accept | change | flag (note) | timer | undo ] } ],
+//!               "split": { "attribute", "seed", "revision_share", "revision": [ids],
+//!                          "held_out": [ids] } (optional),
+//!               "meta_template" (optional),
+//!               "revisions": [ { "number", "run", "attribute", "policy", "meta_prompt",
+//!                                "answer", "prompt_before", "prompt_after",
+//!                                "answers": [[item id, [raw text…]]], "cost_usd",
+//!                                "split": the split it was tested under } ] }
+//!              | absent                      (`study::workbench::review`, `revise`)
 //! }
 //! ```
 //!
@@ -50,6 +61,7 @@ use crate::run::Endpoint;
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
 use crate::study::meta::Snapshot as MetaSnapshot;
 use crate::study::workbench::results::{self, Granularity, JudgedRun, Statistic};
+use crate::study::workbench::review::ReviewSnapshot;
 use crate::study::workbench::study::Study;
 
 /// The value of `schema`.
@@ -83,6 +95,11 @@ pub struct Bundle {
     /// and each live run's settings, inputs and raw answers. Absent when it was empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<MetaSnapshot>,
+    /// Humans' corrections of the judge runs (Results' "Review and correct"): every reviewer's
+    /// event log — decisions, notes, time per item — with the walk's order and seed. Absent
+    /// when nobody reviewed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewSnapshot>,
     /// What reading the file changed (settings brought within bounds): said to the user who
     /// opens it, not written back.
     #[serde(skip)]
@@ -343,6 +360,7 @@ impl Bundle {
             notes: Vec::new(),
             coeval: None,
             meta: None,
+            review: None,
             changed_on_import: Vec::new(),
         }
     }

@@ -17,6 +17,8 @@
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
 //! | [`audit`] | judge against judge, juries, prediction-powered corrected means |
+//! | [`review`] | humans correct the judge: the review log, merging reviewers, agreement before and after |
+//! | [`revise`] | the judge revised from the disagreements: the split, the meta-prompt, the held-out test |
 //! | [`report`] | the Results screen's tables and figures as one [`crate::report::Report`] |
 //! | [`crate::bundle`] | the versioned, key-free export that recomputes every table on import |
 
@@ -27,6 +29,8 @@ pub mod plan;
 pub mod probe;
 pub mod report;
 pub mod results;
+pub mod review;
+pub mod revise;
 pub mod scores;
 pub mod study;
 

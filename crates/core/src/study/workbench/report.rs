@@ -631,7 +631,7 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
     let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
     let pricing = pricing(endpoint.as_ref(), endpoint.is_some());
-    report(ResultsView {
+    let mut out = report(ResultsView {
         dataset,
         table: &table,
         runs: &bundle.runs,
@@ -639,22 +639,66 @@ pub fn bundle_report(bundle: &super::Bundle) -> Report {
         settings: &bundle.settings,
         intervals: intervals.as_ref(),
         pricing: &pricing,
-    })
+    });
+    // The review panel's tables follow the Results screen's, as the screen shows them.
+    if let Some(review) = &bundle.review {
+        let judges = judges_table(bundle);
+        out.tables.extend(review.tables(
+            dataset,
+            &judges,
+            review_resampling(&bundle.settings),
+            history_resampling(&bundle.settings),
+        ));
+    }
+    out
+}
+
+/// How the review table's intervals are drawn: the Results screen's resamples, seed and
+/// confidence while its intervals are shown, none otherwise (every action recomputes the
+/// table, and a bootstrap of a large run takes long).
+pub fn review_resampling(settings: &Settings) -> super::review::Resampling {
+    super::review::Resampling {
+        resamples: if settings.intervals { settings.resamples } else { 0 },
+        ..history_resampling(settings)
+    }
+}
+
+/// How the revision history's intervals of the difference are drawn: always, with the Results
+/// screen's resamples, seed and confidence (computed once per revision, on the held-out
+/// items only).
+pub fn history_resampling(settings: &Settings) -> super::review::Resampling {
+    super::review::Resampling {
+        resamples: settings.resamples,
+        seed: settings.seed,
+        confidence: settings.confidence,
+    }
 }
 
 /// The judge audit of a bundle as the Results screen's "Judge audit" panel shows it: its runs
 /// read and tabulated as [`bundle_report`] does, audited under its settings.
 pub fn bundle_audit(bundle: &super::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
-    let table = bundle_table(bundle);
+    let table = judges_table(bundle);
     super::audit::Audit::new(dataset, &table, &bundle.settings).finish().report()
 }
 
 /// A bundle's runs read and tabulated against its baseline, with the juries when its settings
-/// show them: the table the Results screen shows after opening it.
+/// show them and a `<method> + review` row per reviewed run: the table the Results screen
+/// shows after opening it.
 pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
     let dataset = &bundle.dataset.embedded;
-    let scored = results::score(dataset, &bundle.runs);
-    let scored = results::combined(&scored, &bundle.settings);
+    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
+    let scored = match bundle.review.as_ref().map(|r| r.merged()) {
+        Some(Ok(merged)) => super::review::with_reviews(dataset, &scored, &merged.reviews),
+        _ => scored,
+    };
+    results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
+}
+
+/// [`bundle_table`] without the reviewed rows: the judges alone, as the judge audit and the
+/// review panel read them.
+pub fn judges_table(bundle: &super::Bundle) -> ResultsTable {
+    let dataset = &bundle.dataset.embedded;
+    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
     results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
 }

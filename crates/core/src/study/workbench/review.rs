@@ -1,0 +1,988 @@
+//! Humans correct the judge: a reviewer walks through a judge run's items and accepts the
+//! judge's rating, changes it, or flags the item with a note. Every action is a
+//! [`ReviewEvent`] in an append-only [`ReviewLog`] (undo is itself an event, as in CoEval's
+//! [`crate::coeval::Log`]), so the browser stores each event the moment it is made and a reload
+//! replays the same state. Reviewers' work travels as [`ReviewerFile`]s; [`merge`] unites them
+//! and reports every item two files decided differently as a [`ReviewConflict`].
+//!
+//! [`review_items`] lists what a reviewer sees (text, judge rating, spread of the samples,
+//! rationale, human rating) and [`order`] arranges it (largest judge−human gap, judge
+//! uncertainty, or a seeded shuffle). [`measure`] is the correction's effect on one run: shares
+//! accepted / changed / flagged, mean absolute change, minutes of review, and agreement with
+//! the human aggregate before and after (Pearson r, Kendall τ-b, Krippendorff's interval α, each
+//! with a percentile bootstrap interval); [`review_table`] is the Results screen's "Review"
+//! table and `concord report`'s `concord-review`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, join};
+use crate::report::{Cell, Column, Row as TableRow, Table};
+use crate::stats::{self, KrippendorffLevel};
+
+use super::results::JudgedRun;
+
+/// The `format` tag of one reviewer's file.
+pub const REVIEWER_FORMAT: &str = "concord-review";
+/// The newest file version this build reads and the one it writes.
+pub const VERSION: u32 = 1;
+/// The review table's id: its export is `concord-review.<ext>`.
+pub const REVIEW_TABLE: &str = "concord-review";
+/// The conflicts table's id.
+pub const CONFLICTS_TABLE: &str = "concord-review-conflicts";
+
+/// What names a judge run in a review: `method / attribute`, as the Results table does (a later
+/// run of the same method and attribute replaces an earlier one there, and here).
+pub fn run_key(run: &JudgedRun) -> String {
+    run_key_of(&run.method, &run.attribute)
+}
+
+/// [`run_key`] from its parts.
+pub fn run_key_of(method: &str, attribute: &str) -> String {
+    format!("{method} / {attribute}")
+}
+
+/// One thing a reviewer did. Events are what is stored, exported and merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ReviewEvent {
+    /// The judge's rating of `item` in `run` stands.
+    Accept { run: String, item: String },
+    /// The judge's rating is replaced by `rating`.
+    Change { run: String, item: String, rating: f64 },
+    /// The item needs another look; `note` says why (the judge's rating is kept).
+    Flag { run: String, item: String, note: String },
+    /// Time spent on the item, in milliseconds, as measured by the app (the core has no clock);
+    /// successive timer events add up and are never undone.
+    Timer { run: String, item: String, ms: u64 },
+    /// Undoes the latest decision not yet undone.
+    Undo,
+}
+
+/// A decision on one item, as the latest event left it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Accept,
+    Change { rating: f64 },
+    Flag { note: String },
+}
+
+impl Verdict {
+    /// What a reviewer reads: `accepted`, `changed to 4`, `flagged: too long`.
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::Accept => "accepted".to_owned(),
+            Verdict::Change { rating } => format!("changed to {}", format_rating(*rating)),
+            Verdict::Flag { note } => format!("flagged: {note}"),
+        }
+    }
+}
+
+/// A rating as shown: at most two decimals, no trailing zeros (`4`, `3.5`, `3.67`).
+pub fn format_rating(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Why an event or a file was refused. Nothing is appended when an event is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReviewError {
+    /// A run or item name is empty.
+    #[error("the {field} is empty; name the run and item reviewed")]
+    EmptyName { field: &'static str },
+    /// A changed rating that is not a number.
+    #[error("the new rating {rating} is not a number; type a rating on the attribute's scale")]
+    NotFinite { rating: f64 },
+    /// A flag without a note.
+    #[error("a flag needs a note saying what is wrong; type one")]
+    EmptyNote,
+    /// Undo with nothing left to undo.
+    #[error("nothing to undo")]
+    NothingToUndo,
+    /// Not JSON, or JSON of another shape (serde's message, with line and column).
+    #[error("not a Concord review file: {0}")]
+    Json(String),
+    /// A JSON file of another tool or kind.
+    #[error(
+        "format is `{found}`, expected `{REVIEWER_FORMAT}`; export the review from Concord's Results screen"
+    )]
+    WrongFormat { found: String },
+    /// Written by a newer Concord.
+    #[error("file version {found} is newer than this Concord reads ({VERSION}); update Concord")]
+    UnsupportedVersion { found: u32 },
+    /// The file names no reviewer, so their work could not be told apart from others'.
+    #[error("the file names no reviewer; set the reviewer's name and export again")]
+    NoReviewer,
+    /// An event that does not replay, by position in the file's event list.
+    #[error("event {index}: {error}")]
+    BadEvent { index: usize, error: Box<ReviewError> },
+}
+
+/// Checks an event on its own (names, rating, note).
+pub fn validate(event: &ReviewEvent) -> Result<(), ReviewError> {
+    let named = |run: &str, item: &str| {
+        if run.trim().is_empty() {
+            Err(ReviewError::EmptyName { field: "run" })
+        } else if item.trim().is_empty() {
+            Err(ReviewError::EmptyName { field: "item" })
+        } else {
+            Ok(())
+        }
+    };
+    match event {
+        ReviewEvent::Accept { run, item } | ReviewEvent::Timer { run, item, .. } => {
+            named(run, item)
+        }
+        ReviewEvent::Change { run, item, rating } => {
+            named(run, item)?;
+            if rating.is_finite() {
+                Ok(())
+            } else {
+                Err(ReviewError::NotFinite { rating: *rating })
+            }
+        }
+        ReviewEvent::Flag { run, item, note } => {
+            named(run, item)?;
+            if note.trim().is_empty() { Err(ReviewError::EmptyNote) } else { Ok(()) }
+        }
+        ReviewEvent::Undo => Ok(()),
+    }
+}
+
+/// What a log replays to: the decision on each (run, item) and the time spent on it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reviews {
+    /// Keyed by (run, item).
+    pub verdicts: BTreeMap<(String, String), Verdict>,
+    /// Milliseconds per (run, item).
+    pub time_ms: BTreeMap<(String, String), u64>,
+}
+
+impl Reviews {
+    /// The decision on `item` of `run`.
+    pub fn verdict(&self, run: &str, item: &str) -> Option<&Verdict> {
+        self.verdicts.get(&(run.to_owned(), item.to_owned()))
+    }
+
+    /// Milliseconds spent on `item` of `run`.
+    pub fn ms_on(&self, run: &str, item: &str) -> u64 {
+        self.time_ms.get(&(run.to_owned(), item.to_owned())).copied().unwrap_or(0)
+    }
+
+    /// Runs that have a decision or time, in key order.
+    pub fn runs(&self) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.verdicts.keys().chain(self.time_ms.keys()).map(|(r, _)| r.clone()).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// An append-only event log. [`ReviewLog::push`] validates before appending, so a log built
+/// through it always replays.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReviewLog {
+    events: Vec<ReviewEvent>,
+}
+
+impl ReviewLog {
+    pub fn new() -> ReviewLog {
+        ReviewLog::default()
+    }
+
+    /// Rebuilds a log from stored events, refusing the first invalid one (by index).
+    pub fn from_events(events: Vec<ReviewEvent>) -> Result<ReviewLog, ReviewError> {
+        let mut log = ReviewLog::new();
+        for (index, e) in events.into_iter().enumerate() {
+            log.push(e).map_err(|error| ReviewError::BadEvent { index, error: Box::new(error) })?;
+        }
+        Ok(log)
+    }
+
+    pub fn events(&self) -> &[ReviewEvent] {
+        &self.events
+    }
+
+    /// Appends `event` if it is valid (and, for undo, if a decision can be undone).
+    pub fn push(&mut self, event: ReviewEvent) -> Result<(), ReviewError> {
+        validate(&event)?;
+        if event == ReviewEvent::Undo && self.live().is_empty() {
+            return Err(ReviewError::NothingToUndo);
+        }
+        self.events.push(event);
+        Ok(())
+    }
+
+    /// Indices of the decisions still in effect after undos, in order.
+    fn live(&self) -> Vec<usize> {
+        let mut live: Vec<usize> = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            match e {
+                ReviewEvent::Undo => {
+                    live.pop();
+                }
+                // Time spent stays spent, and undo after a timer tick still undoes the
+                // reviewer's last decision.
+                ReviewEvent::Timer { .. } => {}
+                _ => live.push(i),
+            }
+        }
+        live
+    }
+
+    /// The latest decision in effect (what undo would take back).
+    pub fn last_decision(&self) -> Option<&ReviewEvent> {
+        self.live().last().and_then(|&i| self.events.get(i))
+    }
+
+    /// The state after every event, honouring undos.
+    pub fn replay(&self) -> Reviews {
+        let mut state = Reviews::default();
+        let live = self.live();
+        for (i, e) in self.events.iter().enumerate() {
+            let timer = matches!(e, ReviewEvent::Timer { .. });
+            if timer || live.binary_search(&i).is_ok() {
+                apply(&mut state, e);
+            }
+        }
+        state
+    }
+}
+
+fn apply(state: &mut Reviews, event: &ReviewEvent) {
+    let key = |run: &str, item: &str| (run.to_owned(), item.to_owned());
+    match event {
+        ReviewEvent::Accept { run, item } => {
+            state.verdicts.insert(key(run, item), Verdict::Accept);
+        }
+        ReviewEvent::Change { run, item, rating } => {
+            state.verdicts.insert(key(run, item), Verdict::Change { rating: *rating });
+        }
+        ReviewEvent::Flag { run, item, note } => {
+            state.verdicts.insert(key(run, item), Verdict::Flag { note: note.clone() });
+        }
+        ReviewEvent::Timer { run, item, ms } => {
+            let t = state.time_ms.entry(key(run, item)).or_default();
+            *t = t.saturating_add(*ms);
+        }
+        ReviewEvent::Undo => {}
+    }
+}
+
+/// One reviewer's work, as exported: the whole event log, so an import replays exactly what
+/// the reviewer did (undos included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewerFile {
+    pub format: String,
+    pub version: u32,
+    pub reviewer: String,
+    pub events: Vec<ReviewEvent>,
+}
+
+impl ReviewerFile {
+    pub fn new(reviewer: &str, log: &ReviewLog) -> ReviewerFile {
+        ReviewerFile {
+            format: REVIEWER_FORMAT.to_owned(),
+            version: VERSION,
+            reviewer: reviewer.to_owned(),
+            events: log.events().to_vec(),
+        }
+    }
+
+    /// The events as a log; files from [`import`] always replay.
+    pub fn log(&self) -> Result<ReviewLog, ReviewError> {
+        ReviewLog::from_events(self.events.clone())
+    }
+
+    /// Pretty JSON, the file a reviewer exports.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+/// Reads a reviewer's file and checks that it replays.
+pub fn import(bytes: &[u8]) -> Result<ReviewerFile, ReviewError> {
+    let header: Header =
+        serde_json::from_slice(bytes).map_err(|e| ReviewError::Json(e.to_string()))?;
+    if header.format != REVIEWER_FORMAT {
+        return Err(ReviewError::WrongFormat { found: header.format });
+    }
+    if header.version > VERSION {
+        return Err(ReviewError::UnsupportedVersion { found: header.version });
+    }
+    let file: ReviewerFile =
+        serde_json::from_slice(bytes).map_err(|e| ReviewError::Json(e.to_string()))?;
+    if file.reviewer.trim().is_empty() {
+        return Err(ReviewError::NoReviewer);
+    }
+    file.log()?;
+    Ok(file)
+}
+
+/// Two files decided the same item of the same run differently. The later file (in the order
+/// given to [`merge`]) wins; both decisions are kept here so they can be seen and settled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewConflict {
+    pub run: String,
+    pub item: String,
+    /// The reviewer and decision kept.
+    pub kept: (String, Verdict),
+    /// The reviewer and decision overridden.
+    pub overridden: (String, Verdict),
+}
+
+/// Several reviewers' work united: one decision per item (the later file's), the time of
+/// every file added up, and the conflicts met on the way.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Merged {
+    pub reviews: Reviews,
+    /// Who made each kept decision.
+    pub by: BTreeMap<(String, String), String>,
+    pub conflicts: Vec<ReviewConflict>,
+    /// The reviewers, in file order, each once.
+    pub reviewers: Vec<String>,
+}
+
+/// Merges reviewers' files in order. Files that fail to replay are refused by index.
+pub fn merge(files: &[ReviewerFile]) -> Result<Merged, (usize, ReviewError)> {
+    let mut out = Merged::default();
+    for (f, file) in files.iter().enumerate() {
+        let state = file.log().map_err(|e| (f, e))?.replay();
+        if !out.reviewers.contains(&file.reviewer) {
+            out.reviewers.push(file.reviewer.clone());
+        }
+        for (key, verdict) in state.verdicts {
+            if let Some(old) = out.reviews.verdicts.get(&key)
+                && *old != verdict
+            {
+                let old_by = out.by.get(&key).cloned().unwrap_or_default();
+                out.conflicts.push(ReviewConflict {
+                    run: key.0.clone(),
+                    item: key.1.clone(),
+                    kept: (file.reviewer.clone(), verdict.clone()),
+                    overridden: (old_by, old.clone()),
+                });
+            }
+            out.by.insert(key.clone(), file.reviewer.clone());
+            out.reviews.verdicts.insert(key, verdict);
+        }
+        for (key, ms) in state.time_ms {
+            let t = out.reviews.time_ms.entry(key).or_default();
+            *t = t.saturating_add(ms);
+        }
+    }
+    Ok(out)
+}
+
+/// What a reviewer sees of one item of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewItem {
+    /// The item's position in the dataset.
+    pub index: usize,
+    pub id: String,
+    /// The judge's rating: the mean of its parsed samples.
+    pub judge: Option<f64>,
+    /// Every parsed sample.
+    pub samples: Vec<f64>,
+    /// The samples' standard deviation (n − 1); `None` below two parsed samples.
+    pub spread: Option<f64>,
+    /// The human aggregate, when the dataset has one.
+    pub human: Option<f64>,
+    /// The judge's first answer as it came (its rationale), shown as text.
+    pub rationale: String,
+}
+
+impl ReviewItem {
+    /// |judge − human| when both exist.
+    pub fn gap(&self) -> Option<f64> {
+        Some((self.judge? - self.human?).abs())
+    }
+}
+
+/// The items `run` rated, in dataset order, with what a reviewer needs to see. Items without a
+/// record are left out.
+pub fn review_items(dataset: &Dataset, run: &JudgedRun) -> Vec<ReviewItem> {
+    let Some(attribute) = dataset.attribute_index(&run.attribute) else { return Vec::new() };
+    let scale = dataset.attributes.get(attribute).map(|a| (a.scale.min, a.scale.max));
+    let human = dataset.human_scores(attribute);
+    let per_item = join(dataset, &run.run).record_per_item(dataset.items.len());
+    let mut out = Vec::new();
+    for (index, record) in per_item.into_iter().enumerate() {
+        let (Some(record), Some(item)) =
+            (record.and_then(|r| run.run.records.get(r)), dataset.items.get(index))
+        else {
+            continue;
+        };
+        let samples: Vec<f64> = if record.responses.is_empty() {
+            record.parsed.iter().filter(|(a, _)| *a == run.attribute).map(|(_, v)| *v).collect()
+        } else {
+            record.responses.iter().filter_map(|r| run.policy.parse(r, scale).ok()).collect()
+        };
+        out.push(ReviewItem {
+            index,
+            id: item.id.clone(),
+            judge: mean(&samples),
+            spread: sd(&samples),
+            samples,
+            human: human.get(index).copied().flatten(),
+            rationale: record.responses.first().cloned().unwrap_or_default(),
+        });
+    }
+    out
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn sd(v: &[f64]) -> Option<f64> {
+    let m = mean(v)?;
+    (v.len() >= 2)
+        .then(|| (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt())
+}
+
+/// How the items are ordered for review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Largest |judge − human| first; items without both last.
+    #[default]
+    Gap,
+    /// Largest spread of the judge's samples first; items with fewer than two samples last.
+    Uncertainty,
+    /// A shuffle seeded by the review's seed (ChaCha8), the same on every device.
+    Random,
+}
+
+impl Order {
+    pub const ALL: [Order; 3] = [Order::Gap, Order::Uncertainty, Order::Random];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Order::Gap => "largest judge−human gap",
+            Order::Uncertainty => "judge uncertainty (spread of samples)",
+            Order::Random => "random (seeded)",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Gap => "gap",
+            Order::Uncertainty => "uncertainty",
+            Order::Random => "random",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Order> {
+        Order::ALL.into_iter().find(|o| o.name() == name)
+    }
+}
+
+/// Positions into `items` in review order. Ties keep dataset order.
+pub fn order(items: &[ReviewItem], by: Order, seed: u64) -> Vec<usize> {
+    let descending = |key: &dyn Fn(&ReviewItem) -> Option<f64>| {
+        let mut out: Vec<usize> = (0..items.len()).collect();
+        out.sort_by(|&a, &b| match (key(&items[a]), key(&items[b])) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        out
+    };
+    match by {
+        Order::Gap => descending(&ReviewItem::gap),
+        Order::Uncertainty => descending(&|i: &ReviewItem| i.spread),
+        Order::Random => stats::shuffled_orders(items.len(), 1, seed).pop().unwrap_or_default(),
+    }
+}
+
+/// Agreement of one rating vector with the human aggregate, each with a percentile bootstrap
+/// interval over the items (`None` when undefined, or undefined on every resample).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Agreement {
+    /// Items with both a human rating and a rating.
+    pub n: usize,
+    pub pearson: Option<f64>,
+    pub pearson_ci: Option<[f64; 2]>,
+    pub kendall_b: Option<f64>,
+    pub kendall_ci: Option<[f64; 2]>,
+    /// Krippendorff's α (interval) between the human aggregate and the rating.
+    pub alpha: Option<f64>,
+    pub alpha_ci: Option<[f64; 2]>,
+}
+
+/// How the intervals are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resampling {
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+fn alpha_of(h: &[f64], s: &[f64]) -> Option<f64> {
+    let two = vec![
+        h.iter().map(|&x| Some(x)).collect::<Vec<_>>(),
+        s.iter().map(|&x| Some(x)).collect::<Vec<_>>(),
+    ];
+    stats::krippendorff_alpha(&two, KrippendorffLevel::Interval).value
+}
+
+/// Pearson r, Kendall τ-b and interval α of `scores` against `human`, with intervals.
+pub fn agreement(human: &[Option<f64>], scores: &[Option<f64>], r: Resampling) -> Agreement {
+    let (h, s): (Vec<f64>, Vec<f64>) =
+        human.iter().zip(scores).filter_map(|(h, s)| Some(((*h)?, (*s)?))).unzip();
+    let pearson = stats::pearson(&h, &s).value;
+    let kendall_b = stats::kendall(&h, &s).tau_b.value;
+    let alpha = alpha_of(&h, &s);
+    let mut draws: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    if h.len() >= 3 {
+        for idx in stats::BootIndices::new(h.len(), r.resamples, r.seed) {
+            let hb: Vec<f64> = idx.iter().map(|&i| h[i]).collect();
+            let sb: Vec<f64> = idx.iter().map(|&i| s[i]).collect();
+            let values = [
+                stats::pearson(&hb, &sb).value,
+                stats::kendall(&hb, &sb).tau_b.value,
+                alpha_of(&hb, &sb),
+            ];
+            for (d, v) in draws.iter_mut().zip(values) {
+                if let Some(v) = v {
+                    d.push(v);
+                }
+            }
+        }
+    }
+    let ci = |value: Option<f64>, d: &mut Vec<f64>| {
+        value?;
+        // An interval from fewer than half the resamples would hide how unstable it is.
+        if d.len() * 2 < r.resamples.max(1) {
+            return None;
+        }
+        d.sort_unstable_by(f64::total_cmp);
+        let tail = (1.0 - r.confidence) / 2.0;
+        Some([stats::quantile_sorted(d, tail), stats::quantile_sorted(d, 1.0 - tail)])
+    };
+    let [dp, dk, da] = &mut draws;
+    Agreement {
+        n: h.len(),
+        pearson_ci: ci(pearson, dp),
+        kendall_ci: ci(kendall_b, dk),
+        alpha_ci: ci(alpha, da),
+        pearson,
+        kendall_b,
+        alpha,
+    }
+}
+
+/// A correction's effect on one judge run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Correction {
+    /// The run's key ([`run_key`]).
+    pub run: String,
+    /// Items the judge rated.
+    pub items: usize,
+    pub accepted: usize,
+    pub changed: usize,
+    pub flagged: usize,
+    /// Mean |new − judge| over the reviewed items (accepted and flagged count as 0); `None`
+    /// when nothing was reviewed.
+    pub mean_abs_change: Option<f64>,
+    /// Minutes of review on this run's items.
+    pub minutes: f64,
+    /// The judge's ratings against the humans.
+    pub before: Agreement,
+    /// The judge's ratings with every change applied against the humans.
+    pub after: Agreement,
+}
+
+impl Correction {
+    pub fn reviewed(&self) -> usize {
+        self.accepted + self.changed + self.flagged
+    }
+}
+
+/// The judge's ratings with the reviewers' changes applied: parallel to `judge` (the run's
+/// item-aligned scores over `dataset`); a changed item takes the reviewer's rating.
+pub fn corrected(
+    dataset: &Dataset,
+    run: &str,
+    judge: &[Option<f64>],
+    reviews: &Reviews,
+) -> Vec<Option<f64>> {
+    dataset
+        .items
+        .iter()
+        .zip(judge)
+        .map(|(item, j)| match reviews.verdict(run, &item.id) {
+            Some(Verdict::Change { rating }) if j.is_some() => Some(*rating),
+            _ => *j,
+        })
+        .collect()
+}
+
+/// Measures the correction of run `run` (key) rating `attribute`, whose item-aligned scores
+/// are `judge`. `None` when the dataset has no such attribute.
+pub fn measure(
+    dataset: &Dataset,
+    run: &str,
+    attribute: &str,
+    judge: &[Option<f64>],
+    reviews: &Reviews,
+    resampling: Resampling,
+) -> Option<Correction> {
+    let human = dataset.human_scores(dataset.attribute_index(attribute)?);
+    let after = corrected(dataset, run, judge, reviews);
+    let (mut accepted, mut changed, mut flagged) = (0, 0, 0);
+    let mut change_sum = 0.0;
+    let mut ms: u64 = 0;
+    let mut items = 0;
+    for ((item, j), a) in dataset.items.iter().zip(judge).zip(&after) {
+        let Some(j) = j else { continue };
+        items += 1;
+        ms = ms.saturating_add(reviews.ms_on(run, &item.id));
+        match reviews.verdict(run, &item.id) {
+            Some(Verdict::Accept) => accepted += 1,
+            Some(Verdict::Change { .. }) => {
+                changed += 1;
+                change_sum += (a.unwrap_or(*j) - j).abs();
+            }
+            Some(Verdict::Flag { .. }) => flagged += 1,
+            None => {}
+        }
+    }
+    let reviewed = accepted + changed + flagged;
+    Some(Correction {
+        run: run.to_owned(),
+        items,
+        accepted,
+        changed,
+        flagged,
+        mean_abs_change: (reviewed > 0).then(|| change_sum / reviewed as f64),
+        minutes: ms as f64 / 60_000.0,
+        before: agreement(&human, judge, resampling),
+        after: agreement(&human, &after, resampling),
+    })
+}
+
+/// The judge-vs-humans row and the judge + review row of each correction.
+pub fn review_table(corrections: &[Correction], resampling: Resampling) -> Table {
+    let confidence = resampling.confidence;
+    let mut out = Table::new(
+        REVIEW_TABLE,
+        "Judges corrected by human review: agreement with the human ratings before and after",
+        "Run",
+    );
+    out.columns = vec![
+        Column::text("Ratings"),
+        Column::number("n"),
+        Column::number("Reviewed"),
+        Column::number("Accepted").described("share of the reviewed items accepted"),
+        Column::number("Changed").described("share of the reviewed items whose rating changed"),
+        Column::number("Flagged").described("share of the reviewed items flagged with a note"),
+        Column::number("Mean |change|")
+            .described("mean absolute change of the rating over the reviewed items"),
+        Column::number("r").described("Pearson r with the human aggregate"),
+        Column::number("τ-b").described("Kendall τ-b with the human aggregate"),
+        Column::number("α").described("Krippendorff's α (interval) with the human aggregate"),
+        Column::number("Minutes").described("minutes of review"),
+    ];
+    let stat = |value: Option<f64>, ci: Option<[f64; 2]>, n: usize, key: String| {
+        let mut cell = Cell::number(value, 3).with_n(n).keyed(key);
+        if let Some([lo, hi]) = ci {
+            cell = cell.with_interval(lo, hi, confidence);
+        }
+        if value.is_none() {
+            cell = cell.with_note("undefined: constant ratings or fewer than two items");
+        }
+        cell
+    };
+    let share = |k: usize, of: usize| {
+        if of == 0 {
+            Cell::blank("nothing reviewed")
+        } else {
+            Cell::number(Some(k as f64 / of as f64), 3)
+        }
+    };
+    for c in corrections {
+        let reviewed = c.reviewed();
+        let not_here = || Cell::blank("the judge's own ratings");
+        for (label, a, review) in [("judge", &c.before, false), ("judge + review", &c.after, true)]
+        {
+            let key = format!("{}/{}", c.run, if review { "review" } else { "judge" });
+            let mut cells = vec![Cell::text(label), Cell::count(a.n)];
+            if review {
+                cells.push(Cell::count(reviewed));
+                cells.push(share(c.accepted, reviewed));
+                cells.push(share(c.changed, reviewed));
+                cells.push(share(c.flagged, reviewed));
+                cells.push(match c.mean_abs_change {
+                    Some(m) => Cell::number(Some(m), 3),
+                    None => Cell::blank("nothing reviewed"),
+                });
+            } else {
+                cells.extend((0..5).map(|_| not_here()));
+            }
+            cells.push(stat(a.pearson, a.pearson_ci, a.n, format!("{key}/pearson")));
+            cells.push(stat(a.kendall_b, a.kendall_ci, a.n, format!("{key}/kendall_b")));
+            cells.push(stat(a.alpha, a.alpha_ci, a.n, format!("{key}/alpha")));
+            cells.push(if review { Cell::number(Some(c.minutes), 1) } else { not_here() });
+            out.rows.push(TableRow::new(c.run.clone(), cells));
+        }
+    }
+    out.notes.push(format!(
+        "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Counts are of the items the judge rated (a decision on an item without a judge rating is kept but not counted); shares are of the reviewed items. {}",
+        if resampling.resamples == 0 {
+            "No intervals: they are drawn (a percentile bootstrap over items) when the Results table's intervals are shown.".to_owned()
+        } else {
+            format!("Intervals: {:.0} % percentile bootstrap over items ({} resamples, seed {}).", confidence * 100.0, resampling.resamples, resampling.seed)
+        }
+    ));
+    out
+}
+
+/// The conflicts of a merge, one row each.
+pub fn conflicts_table(merged: &Merged) -> Table {
+    let mut out = Table::new(CONFLICTS_TABLE, "Reviewers who decided an item differently", "Item");
+    out.columns = vec![
+        Column::text("Run"),
+        Column::text("Kept"),
+        Column::text("Kept from"),
+        Column::text("Overridden"),
+        Column::text("Overridden from"),
+    ];
+    for c in &merged.conflicts {
+        out.rows.push(TableRow::new(
+            c.item.clone(),
+            vec![
+                Cell::text(c.run.clone()),
+                Cell::text(c.kept.1.describe()),
+                Cell::text(c.kept.0.clone()),
+                Cell::text(c.overridden.1.describe()),
+                Cell::text(c.overridden.0.clone()),
+            ],
+        ));
+    }
+    out.notes.push(
+        "The later file wins; import the files in another order to keep the other decision."
+            .to_owned(),
+    );
+    out
+}
+
+/// The review's tables over the runs on a results table: one correction per reviewed run that
+/// is on it (in the table's order), and the conflicts when there are any.
+pub fn review_tables(
+    dataset: &Dataset,
+    table: &super::ResultsTable,
+    merged: &Merged,
+    resampling: Resampling,
+) -> Vec<Table> {
+    let reviewed = merged.reviews.runs();
+    let mut corrections = Vec::new();
+    for (m, method) in table.methods.iter().enumerate() {
+        for (a, attribute) in table.attributes.iter().enumerate() {
+            let key = run_key_of(method, attribute);
+            let Some(cell) = table.cell(m, a).filter(|_| reviewed.contains(&key)) else {
+                continue;
+            };
+            corrections.extend(measure(
+                dataset,
+                &key,
+                attribute,
+                &cell.scores.scores,
+                &merged.reviews,
+                resampling,
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    if !corrections.is_empty() {
+        out.push(review_table(&corrections, resampling));
+    }
+    if !merged.conflicts.is_empty() {
+        out.push(conflicts_table(merged));
+    }
+    out
+}
+
+/// What a reviewer's key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Next,
+    Previous,
+    /// Accept the judge's rating and move on.
+    Accept,
+    /// Change the rating to this digit and move on.
+    Rate(u8),
+    /// Open the note of a flag.
+    Flag,
+    Undo,
+}
+
+/// The command of a key (`KeyboardEvent.key`), with Ctrl or ⌘ held or not.
+pub fn key_command(key: &str, ctrl: bool) -> Option<Command> {
+    if ctrl {
+        return (key == "z" || key == "Z").then_some(Command::Undo);
+    }
+    Some(match key {
+        "j" | "ArrowDown" | "n" => Command::Next,
+        "k" | "ArrowUp" | "p" => Command::Previous,
+        "a" | "Enter" => Command::Accept,
+        "f" => Command::Flag,
+        "u" => Command::Undo,
+        _ => {
+            let mut chars = key.chars();
+            let digit = chars.next().and_then(|c| c.to_digit(10));
+            match (digit, chars.next()) {
+                (Some(d), None) => Command::Rate(d as u8),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// The keys, as the help lists them.
+pub const KEY_HELP: [(&str, &str); 6] = [
+    ("j / ↓ / n", "next item"),
+    ("k / ↑ / p", "previous item"),
+    ("a / Enter", "accept the judge's rating, then the next item"),
+    ("0–9", "change the rating to that number, then the next item"),
+    ("f", "flag the item with a note (Enter saves, Escape cancels)"),
+    ("u / Ctrl+Z", "undo the last decision (also after a reload)"),
+];
+
+/// What a bundle carries of the review: every reviewer's file (the reviewer working in the
+/// browser that wrote it last, so their decisions win the merge) and the walk's order and
+/// seed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReviewSnapshot {
+    /// The reviewer working in the browser that wrote the bundle.
+    #[serde(default)]
+    pub reviewer: String,
+    #[serde(default)]
+    pub order: Order,
+    #[serde(default)]
+    pub seed: u64,
+    pub files: Vec<ReviewerFile>,
+    /// The revision / held-out split, drawn once ([`super::revise::split`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<super::revise::Split>,
+    /// The meta-prompt's template as the user left it, when edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_template: Option<String>,
+    /// Every revision made, in order, with its prompts and raw answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<super::revise::Revision>,
+}
+
+impl ReviewSnapshot {
+    /// The files merged, in order.
+    pub fn merged(&self) -> Result<Merged, (usize, ReviewError)> {
+        merge(&self.files)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.iter().all(|f| f.events.is_empty())
+            && self.split.is_none()
+            && self.revisions.is_empty()
+    }
+
+    /// Every table the review panel shows for this snapshot over `table`: the corrections
+    /// (intervals drawn with `review`), the conflicts, the history of revisions (with
+    /// `history`). A snapshot whose files do not merge shows only its revisions.
+    pub fn tables(
+        &self,
+        dataset: &Dataset,
+        table: &super::ResultsTable,
+        review: Resampling,
+        history: Resampling,
+    ) -> Vec<Table> {
+        let mut out = match self.merged() {
+            Ok(merged) => review_tables(dataset, table, &merged, review),
+            Err(_) => Vec::new(),
+        };
+        let done =
+            super::revise::outcomes(dataset, table, self.split.as_ref(), &self.revisions, history);
+        if !done.is_empty() {
+            out.push(super::revise::history_table(&done, history.confidence));
+        }
+        out
+    }
+}
+
+/// What a reviewed run's row on the Results table is called: `<method> + review`.
+pub const REVIEW_SUFFIX: &str = " + review";
+
+/// `scored` with one more row per reviewed method, `<method> + review`: on each attribute
+/// where the method's run has a decision, the judge's scores with every change applied
+/// ([`corrected`]); the other attributes are empty. Rows like any other (correlations at both
+/// levels, Williams' test against the baseline, intervals). Juries, ensembles and rows already
+/// corrected are not reviewed.
+pub fn with_reviews(dataset: &Dataset, scored: &super::Scored, reviews: &Reviews) -> super::Scored {
+    let mut out = scored.clone();
+    let runs = reviews.runs();
+    for (m, method) in scored.methods.iter().enumerate() {
+        if method.ends_with(REVIEW_SUFFIX) || super::is_jury(method) {
+            continue;
+        }
+        let name = format!("{method}{REVIEW_SUFFIX}");
+        if scored.methods.contains(&name) {
+            continue;
+        }
+        let row: Vec<Option<super::scores::JudgeScores>> = scored
+            .attributes
+            .iter()
+            .enumerate()
+            .map(|(a, attribute)| {
+                let key = run_key_of(method, attribute);
+                if !runs.contains(&key) {
+                    return None;
+                }
+                let judge = scored.scores.get(m)?.get(a)?.as_ref()?;
+                Some(super::scores::JudgeScores {
+                    scores: corrected(dataset, &key, &judge.scores, reviews),
+                    ..judge.clone()
+                })
+            })
+            .collect();
+        if row.iter().any(Option::is_some) {
+            out.methods.push(name);
+            out.scores.push(row);
+        }
+    }
+    out
+}
+
+/// What a review belongs to: a short name of `dataset` (FNV-1a of its name and every item id,
+/// in hex). A browser keeps one review per dataset under it, so a review is never applied to
+/// another dataset's items that happen to share ids and a run name; it is cheap enough to
+/// compute whenever the dataset changes.
+pub fn dataset_scope(dataset: &Dataset) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        // A separator no id contains, so `ab`,`c` and `a`,`bc` differ.
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    eat(dataset.name.as_bytes());
+    for item in &dataset.items {
+        eat(item.id.as_bytes());
+    }
+    format!("{h:016x}")
+}

@@ -1,0 +1,366 @@
+//! Humans correct the judge (`study::workbench::review`): the review log with undo, reviewer
+//! files and their merge with conflicts, the order of the walk, and the correction's
+//! statistics — shares, mean absolute change, minutes, agreement before and after — on a
+//! judge whose errors are known by construction.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use concord_core::bundle::{Bundle, Settings};
+use concord_core::data::{self, Dataset};
+use concord_core::judge::parse::Policy;
+use concord_core::stats::{self, KrippendorffLevel};
+use concord_core::study::workbench::report::bundle_report;
+use concord_core::study::workbench::review::{
+    self, Order, Resampling, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
+    Verdict,
+};
+use concord_core::study::workbench::{self as wb, JudgedRun};
+
+const ITEMS: usize = 12;
+
+fn human(i: usize) -> f64 {
+    1.0 + (i % 3) as f64
+}
+
+/// The judge's two samples of item i: right on items 4 and up, two points too high on the
+/// first four (so those have the largest gaps); the second sample of every third item is one
+/// point higher (so those have a spread).
+fn samples(i: usize) -> [f64; 2] {
+    let base = if i < 4 { human(i) + 2.0 } else { human(i) };
+    [base, base + if i.is_multiple_of(3) { 1.0 } else { 0.0 }]
+}
+
+fn records(judge: bool) -> String {
+    let rows: Vec<String> = (0..ITEMS)
+        .map(|i| {
+            let responses = if judge {
+                let [a, b] = samples(i);
+                format!(r#", "all_responses": ["Because. Rating: {a}", "Rating: {b}"]"#)
+            } else {
+                String::new()
+            };
+            format!(
+                r#"{{"source": "dialogue {}", "system_id": "system {}", "system_output": "reply {i}", "context": "fact", "scores": {{"overall": 2.0, "coherence": 2.0, "engagingness": 2.0, "groundedness": 1.0, "understandability": 1.0, "overall": {}}}{responses}}}"#,
+                i / 3,
+                i % 3,
+                human(i)
+            )
+        })
+        .collect();
+    format!("[{}]", rows.join(",\n"))
+}
+
+fn fixture() -> (Dataset, JudgedRun) {
+    let dataset = data::load("dataset.json", records(false).as_bytes()).unwrap().dataset;
+    let run = JudgedRun {
+        method: "judge".into(),
+        attribute: "overall".into(),
+        policy: Policy::Concord,
+        weighting: None,
+        run: data::load("judge.json", records(true).as_bytes()).unwrap().runs.remove(0),
+        origin: "judge.json".into(),
+    };
+    (dataset, run)
+}
+
+fn id(dataset: &Dataset, i: usize) -> String {
+    dataset.items[i].id.clone()
+}
+
+const RUN: &str = "judge / overall";
+
+fn change(item: &str, rating: f64) -> ReviewEvent {
+    ReviewEvent::Change { run: RUN.into(), item: item.into(), rating }
+}
+
+fn accept(item: &str) -> ReviewEvent {
+    ReviewEvent::Accept { run: RUN.into(), item: item.into() }
+}
+
+fn flag(item: &str, note: &str) -> ReviewEvent {
+    ReviewEvent::Flag { run: RUN.into(), item: item.into(), note: note.into() }
+}
+
+fn timer(item: &str, ms: u64) -> ReviewEvent {
+    ReviewEvent::Timer { run: RUN.into(), item: item.into(), ms }
+}
+
+const RESAMPLING: Resampling = Resampling { resamples: 500, seed: 7, confidence: 0.95 };
+
+#[test]
+fn undo_takes_back_the_last_decision_and_survives_a_reload() {
+    let mut log = ReviewLog::new();
+    log.push(accept("a")).unwrap();
+    log.push(change("b", 2.0)).unwrap();
+    log.push(timer("b", 4000)).unwrap();
+    log.push(ReviewEvent::Undo).unwrap();
+    let state = log.replay();
+    // The change is undone; the time spent on it stays spent.
+    assert_eq!(state.verdict(RUN, "b"), None);
+    assert_eq!(state.verdict(RUN, "a"), Some(&Verdict::Accept));
+    assert_eq!(state.ms_on(RUN, "b"), 4000);
+    assert_eq!(log.last_decision(), Some(&accept("a")));
+    // What the browser stores is the events; read back, they replay to the same state and the
+    // next undo takes back the decision before.
+    let json = serde_json::to_string(log.events()).unwrap();
+    let mut reloaded = ReviewLog::from_events(serde_json::from_str(&json).unwrap()).unwrap();
+    assert_eq!(reloaded.replay(), state);
+    reloaded.push(ReviewEvent::Undo).unwrap();
+    assert_eq!(reloaded.replay().verdict(RUN, "a"), None);
+    assert_eq!(reloaded.push(ReviewEvent::Undo), Err(ReviewError::NothingToUndo));
+}
+
+#[test]
+fn keys() {
+    use review::Command;
+    let cases: [(&str, bool, Option<Command>); 9] = [
+        ("j", false, Some(Command::Next)),
+        ("ArrowUp", false, Some(Command::Previous)),
+        ("a", false, Some(Command::Accept)),
+        ("4", false, Some(Command::Rate(4))),
+        ("0", false, Some(Command::Rate(0))),
+        ("f", false, Some(Command::Flag)),
+        ("z", true, Some(Command::Undo)),
+        ("a", true, None),
+        ("F5", false, None),
+    ];
+    for (key, ctrl, want) in cases {
+        assert_eq!(review::key_command(key, ctrl), want, "{key} ctrl={ctrl}");
+    }
+}
+
+#[test]
+fn a_review_is_scoped_to_its_dataset() {
+    let (dataset, _) = fixture();
+    let scope = review::dataset_scope(&dataset);
+    assert_eq!(scope.len(), 16);
+    assert_eq!(review::dataset_scope(&dataset.clone()), scope);
+    let mut renamed = dataset.clone();
+    renamed.name = "other.json".into();
+    assert_ne!(review::dataset_scope(&renamed), scope);
+    let mut fewer = dataset.clone();
+    fewer.items.pop();
+    assert_ne!(review::dataset_scope(&fewer), scope);
+}
+
+#[test]
+fn bad_events_are_refused() {
+    let mut log = ReviewLog::new();
+    assert_eq!(log.push(flag("a", "  ")), Err(ReviewError::EmptyNote));
+    assert!(matches!(log.push(change("a", f64::NAN)), Err(ReviewError::NotFinite { .. })));
+    assert_eq!(log.push(accept("")), Err(ReviewError::EmptyName { field: "item" }));
+    assert!(log.events().is_empty());
+    let events = vec![accept("a"), flag("b", "")];
+    assert!(matches!(ReviewLog::from_events(events), Err(ReviewError::BadEvent { index: 1, .. })));
+}
+
+#[test]
+fn files_import_and_merge_with_conflicts() {
+    let mut ann = ReviewLog::new();
+    ann.push(change("x", 2.0)).unwrap();
+    ann.push(accept("y")).unwrap();
+    ann.push(timer("x", 60_000)).unwrap();
+    let mut bob = ReviewLog::new();
+    bob.push(change("x", 3.0)).unwrap();
+    bob.push(accept("y")).unwrap();
+    bob.push(flag("z", "off topic")).unwrap();
+    bob.push(timer("x", 30_000)).unwrap();
+    let files = [ReviewerFile::new("ann", &ann), ReviewerFile::new("bob", &bob)];
+    let read = review::import(files[1].to_json().as_bytes()).unwrap();
+    assert_eq!(read, files[1]);
+
+    let merged = review::merge(&files).unwrap();
+    assert_eq!(merged.reviewers, vec!["ann".to_owned(), "bob".to_owned()]);
+    // One conflict: x was changed to 2 by ann and to 3 by bob; bob's file is later and wins.
+    // Both accepted y: no conflict.
+    assert_eq!(merged.conflicts.len(), 1);
+    let c = &merged.conflicts[0];
+    assert_eq!((c.item.as_str(), c.kept.0.as_str(), c.overridden.0.as_str()), ("x", "bob", "ann"));
+    assert_eq!(c.kept.1, Verdict::Change { rating: 3.0 });
+    assert_eq!(c.overridden.1.describe(), "changed to 2");
+    assert_eq!(merged.reviews.verdict(RUN, "x"), Some(&Verdict::Change { rating: 3.0 }));
+    assert_eq!(merged.reviews.verdict(RUN, "z"), Some(&Verdict::Flag { note: "off topic".into() }));
+    assert_eq!(merged.reviews.ms_on(RUN, "x"), 90_000);
+    let table = review::conflicts_table(&merged);
+    assert_eq!(table.rows.len(), 1);
+    assert_eq!(table.rows[0].cells[1].display(), "changed to 3");
+
+    // Files of other kinds and versions say what to do.
+    let mut newer = files[0].clone();
+    newer.version = 9;
+    assert_eq!(
+        review::import(serde_json::to_string(&newer).unwrap().as_bytes()),
+        Err(ReviewError::UnsupportedVersion { found: 9 })
+    );
+    let mut other = files[0].clone();
+    other.format = "concord-coeval-annotations".into();
+    assert!(matches!(
+        review::import(serde_json::to_string(&other).unwrap().as_bytes()),
+        Err(ReviewError::WrongFormat { .. })
+    ));
+    let mut nameless = files[0].clone();
+    nameless.reviewer = " ".into();
+    assert_eq!(
+        review::import(serde_json::to_string(&nameless).unwrap().as_bytes()),
+        Err(ReviewError::NoReviewer)
+    );
+}
+
+#[test]
+fn items_show_the_judge_and_are_ordered_by_gap_spread_or_seed() {
+    let (dataset, run) = fixture();
+    let items = review::review_items(&dataset, &run);
+    assert_eq!(items.len(), ITEMS);
+    let first = &items[0];
+    assert_eq!(first.samples, vec![3.0, 4.0]);
+    assert_eq!(first.judge, Some(3.5));
+    assert_eq!(first.human, Some(1.0));
+    assert_eq!(first.rationale, "Because. Rating: 3");
+    assert!((first.spread.unwrap() - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-12);
+    assert_eq!(items[1].spread, Some(0.0));
+
+    // Gaps: items 0 and 3 are 2.5 off (2 + half a point of spread), 1 and 2 are 2 off, item 6
+    // and 9 half a point, the rest 0; ties keep dataset order.
+    let by_gap = review::order(&items, Order::Gap, 0);
+    assert_eq!(&by_gap[..6], &[0, 3, 1, 2, 6, 9]);
+    let by_spread = review::order(&items, Order::Uncertainty, 0);
+    assert_eq!(&by_spread[..4], &[0, 3, 6, 9]);
+    let random = review::order(&items, Order::Random, 42);
+    assert_eq!(random, review::order(&items, Order::Random, 42));
+    assert_ne!(random, review::order(&items, Order::Random, 43));
+    let mut sorted = random.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..ITEMS).collect::<Vec<_>>());
+}
+
+#[test]
+fn correcting_the_wrong_items_raises_agreement_by_the_amounts_computed_directly() {
+    let (dataset, run) = fixture();
+    let judge = wb::scores::judge_scores(&dataset, "judge", "overall", &run.run, run.policy)
+        .unwrap()
+        .scores;
+    let human: Vec<Option<f64>> = (0..ITEMS).map(|i| Some(human(i))).collect();
+    let mut log = ReviewLog::new();
+    // The four wrong items: two changed to the human rating, one accepted, one flagged.
+    log.push(change(&id(&dataset, 0), 1.0)).unwrap();
+    log.push(timer(&id(&dataset, 0), 45_000)).unwrap();
+    log.push(change(&id(&dataset, 1), 2.0)).unwrap();
+    log.push(timer(&id(&dataset, 1), 75_000)).unwrap();
+    log.push(accept(&id(&dataset, 2))).unwrap();
+    log.push(flag(&id(&dataset, 3), "the judge misread the reply")).unwrap();
+    let reviews = log.replay();
+    let c = review::measure(&dataset, RUN, "overall", &judge, &reviews, RESAMPLING).unwrap();
+    assert_eq!((c.items, c.accepted, c.changed, c.flagged, c.reviewed()), (12, 1, 2, 1, 4));
+    // |1 − 3.5| + |2 − 4| over the four reviewed items.
+    assert!((c.mean_abs_change.unwrap() - 4.5 / 4.0).abs() < 1e-12);
+    assert!((c.minutes - 2.0).abs() < 1e-12);
+
+    let mut after = judge.clone();
+    after[0] = Some(1.0);
+    after[1] = Some(2.0);
+    let r = |s: &[Option<f64>]| stats::pearson(&human, s).value.unwrap();
+    let tau = |s: &[Option<f64>]| stats::kendall(&human, s).tau_b.value.unwrap();
+    let alpha = |s: &[Option<f64>]| {
+        stats::krippendorff_alpha(&[human.clone(), s.to_vec()], KrippendorffLevel::Interval)
+            .value
+            .unwrap()
+    };
+    assert_eq!(c.before.pearson, Some(r(&judge)));
+    assert_eq!(c.after.pearson, Some(r(&after)));
+    assert_eq!(c.before.kendall_b, Some(tau(&judge)));
+    assert_eq!(c.after.kendall_b, Some(tau(&after)));
+    assert!((c.before.alpha.unwrap() - alpha(&judge)).abs() < 1e-12);
+    assert!((c.after.alpha.unwrap() - alpha(&after)).abs() < 1e-12);
+    assert!(c.after.pearson > c.before.pearson, "{c:?}");
+    assert!(c.after.alpha > c.before.alpha, "{c:?}");
+    assert_eq!((c.before.n, c.after.n), (12, 12));
+    for (v, ci) in [
+        (c.before.pearson, c.before.pearson_ci),
+        (c.after.pearson, c.after.pearson_ci),
+        (c.after.kendall_b, c.after.kendall_ci),
+        (c.after.alpha, c.after.alpha_ci),
+    ] {
+        let [lo, hi] = ci.unwrap();
+        assert!(lo <= v.unwrap() && v.unwrap() <= hi, "{lo} {v:?} {hi}");
+    }
+    // The same seed draws the same intervals.
+    let again = review::measure(&dataset, RUN, "overall", &judge, &reviews, RESAMPLING);
+    assert_eq!(again.as_ref(), Some(&c));
+
+    let table = review::review_table(std::slice::from_ref(&c), RESAMPLING);
+    let labels: Vec<String> = table.rows.iter().map(|r| r.cells[0].display()).collect();
+    assert_eq!(labels, vec!["judge", "judge + review"]);
+    let cell = |key: &str| table.keyed(key).unwrap().value;
+    assert_eq!(cell(&format!("{RUN}/judge/pearson")), c.before.pearson);
+    assert_eq!(cell(&format!("{RUN}/review/pearson")), c.after.pearson);
+    assert_eq!(table.rows[1].cells[3].value, Some(0.25)); // accepted 1 of 4
+    assert_eq!(table.rows[1].cells[4].value, Some(0.5)); // changed 2 of 4
+    assert!(table.rows[0].cells[3].is_blank());
+}
+
+#[test]
+fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
+    let (dataset, run) = fixture();
+    let mut bundle = Bundle::new(
+        &dataset,
+        "json",
+        None,
+        None,
+        vec![run],
+        Vec::new(),
+        Settings::default(),
+        "2026-11-26T00:00:00Z".into(),
+    );
+    let without = bundle_report(&bundle);
+    assert!(without.tables.iter().all(|t| t.id != review::REVIEW_TABLE));
+    let mut log = ReviewLog::new();
+    log.push(change(&id(&dataset, 0), 1.0)).unwrap();
+    log.push(timer(&id(&dataset, 0), 30_000)).unwrap();
+    let mut other = ReviewLog::new();
+    other.push(change(&id(&dataset, 0), 2.0)).unwrap();
+    bundle.review = Some(ReviewSnapshot {
+        reviewer: "ann".into(),
+        order: Order::Uncertainty,
+        seed: 3,
+        files: vec![ReviewerFile::new("ann", &log), ReviewerFile::new("bob", &other)],
+        ..ReviewSnapshot::default()
+    });
+    let read = Bundle::from_json(&bundle.to_json()).unwrap();
+    assert_eq!(read.review, bundle.review);
+    let report = bundle_report(&read);
+    let table = report.tables.iter().find(|t| t.id == review::REVIEW_TABLE).unwrap();
+    assert_eq!(table.rows.len(), 2);
+    // bob's later file wins item 0: 2, not ann's 1.
+    let judge =
+        wb::scores::judge_scores(&dataset, "judge", "overall", &read.runs[0].run, Policy::Concord)
+            .unwrap()
+            .scores;
+    let mut after = judge.clone();
+    after[0] = Some(2.0);
+    let human: Vec<Option<f64>> = (0..ITEMS).map(|i| Some(human(i))).collect();
+    assert_eq!(
+        table.keyed(&format!("{RUN}/review/pearson")).unwrap().value,
+        stats::pearson(&human, &after).value
+    );
+    assert!(report.tables.iter().any(|t| t.id == review::CONFLICTS_TABLE));
+    // The corrected run joins the Results table as a row of its own, beside the judge's.
+    let results = report.tables.iter().find(|t| t.id == wb::report::RESULTS_TABLE).unwrap();
+    let labels: Vec<&str> = results.rows.iter().map(|r| r.label.as_str()).collect();
+    assert_eq!(labels, vec!["judge", "judge + review"]);
+    let table = wb::report::bundle_table(&read);
+    let a = table.attributes.iter().position(|x| x == "overall").unwrap();
+    assert_eq!(table.cell(1, a).unwrap().scores.scores, after);
+    assert_eq!(table.cell(1, a).unwrap().row.pearson.dataset, stats::pearson(&human, &after).value);
+    // The judge audit reads the judges alone.
+    assert_eq!(wb::report::judges_table(&read).methods, vec!["judge".to_owned()]);
+
+    // Intervals follow the Results table's: none while hidden, drawn once shown.
+    let key = format!("{RUN}/review/pearson");
+    let review_table = |b: &Bundle| {
+        bundle_report(b).tables.into_iter().find(|t| t.id == review::REVIEW_TABLE).unwrap()
+    };
+    assert!(review_table(&read).keyed(&key).unwrap().interval.is_none());
+    let mut shown = read.clone();
+    shown.settings.intervals = true;
+    let interval = review_table(&shown).keyed(&key).unwrap().interval.unwrap();
+    assert!(interval.low <= interval.high && interval.confidence == 0.95);
+}

@@ -1,0 +1,134 @@
+// Page object for the Results screen's "Review and correct" panel.
+import { readFileSync } from 'node:fs';
+
+export class ReviewPage {
+  constructor(page) {
+    this.page = page;
+    this.panel = page.getByTestId('review-panel');
+    this.walk = page.getByTestId('review-walk');
+    this.position = page.getByTestId('review-position');
+    this.judge = page.getByTestId('review-judge');
+    this.human = page.getByTestId('review-human');
+    this.verdict = page.getByTestId('review-verdict');
+    this.saved = page.getByTestId('review-saved');
+    this.table = page.getByTestId('review-table');
+  }
+  async open() {
+    await this.page.getByRole('tab', { name: 'Results' }).click();
+    await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
+  }
+  async setReviewer(name) {
+    const input = this.page.getByLabel('Your name (reviewer)');
+    await input.fill(name);
+    await input.dispatchEvent('change');
+    await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
+  }
+  /** Presses `keys` one after the other with the walk focused. */
+  async press(...keys) {
+    await this.walk.focus();
+    for (const key of keys) await this.page.keyboard.press(key);
+  }
+  /** What the item under review shows. */
+  async item() {
+    return {
+      position: (await this.position.innerText()).trim(),
+      judge: (await this.judge.innerText()).trim(),
+      human: (await this.human.innerText()).trim(),
+      verdict: (await this.verdict.innerText()).trim(),
+    };
+  }
+  /** Waits (up to 5 s: the view updates after the key's event) until the item under review shows `want` (the fields given). */
+  async expectItem(want) {
+    const deadline = Date.now() + 5_000;
+    let got;
+    for (;;) {
+      got = await this.item();
+      const same = Object.entries(want).every(([k, v]) => got[k] === v);
+      if (same) return got;
+      if (Date.now() > deadline) break;
+      await this.page.waitForTimeout(50);
+    }
+    const shown = Object.fromEntries(Object.keys(want).map((k) => [k, got[k]]));
+    throw new Error(`the item under review shows ${JSON.stringify(shown)}, expected ${JSON.stringify(want)}`);
+  }
+  /** Waits until every action made is in IndexedDB. */
+  async waitSaved() {
+    await this.page.waitForFunction(() => /^All \d+ actions saved/.test(document.querySelector('[data-testid="review-saved"]')?.innerText ?? ''));
+  }
+  /** The review table's rows as { run, label, cells: [text…] } (cells after the label). */
+  async rows() {
+    await this.table.waitFor();
+    return this.table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => {
+      const cells = [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim());
+      return { run: cells[0], label: cells[1], cells: cells.slice(2) };
+    }));
+  }
+  /** The text of the review table's export in `format`. */
+  async exportTable(format = 'CSV') {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.locator(`button[aria-label$=" as ${format}"][data-table="concord-review"]`).click(),
+    ]);
+    return readFileSync(await download.path(), 'utf8');
+  }
+}
+
+/** The "Revise the judge" panel. */
+export class RevisePage {
+  constructor(page) {
+    this.page = page;
+    this.summary = page.getByTestId('revise-split-summary');
+    this.status = page.getByTestId('revise-status');
+    this.history = page.getByTestId('revise-history');
+  }
+  async split() {
+    await this.page.getByTestId('revise-split').click();
+    await this.summary.filter({ hasText: 'held out' }).waitFor();
+    return (await this.summary.innerText()).trim();
+  }
+  /** The meta-prompt as it will be sent. */
+  async metaPrompt() {
+    return this.page.getByTestId('revise-meta').evaluate((el) => el.textContent);
+  }
+  async ask() {
+    await this.page.getByTestId('revise-ask').click();
+    await this.status.filter({ hasText: 'proposed a revision' }).waitFor({ timeout: 30_000 });
+    return this.page.getByLabel('Revised prompt (edit it as you like)').inputValue();
+  }
+  async propose(text) {
+    await this.page.getByLabel('Revised prompt (edit it as you like)').fill(text);
+  }
+  /** Runs the revised judge and waits for revision `number`'s row in the history. */
+  async run(number) {
+    await this.page.getByTestId('revise-run').click();
+    await this.page.waitForFunction((n) => document.querySelector('[data-testid="revise-error"]')
+      || (document.querySelector('[data-testid="revise-status"]')?.innerText ?? '').includes(`Revision ${n} ran`), number, { timeout: 60_000 })
+      .catch(async (e) => {
+        const status = await this.status.count() ? await this.status.innerText() : 'no status';
+        const disabled = await this.page.getByTestId('revise-run').isDisabled();
+        throw new Error(`revision ${number} did not finish (status: ${status}; button disabled: ${disabled}): ${e.message}`);
+      });
+    const error = this.page.getByTestId('revise-error');
+    if (await error.count()) throw new Error(`revision ${number}: ${await error.innerText()}`);
+    await this.history.locator('tbody tr').nth(number - 1).waitFor();
+  }
+  /** The history's rows as [revision, run, n, r before, r after, Δr, p, better, cost, lines]. */
+  async rows() {
+    return this.history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim())));
+  }
+  /** The history with the prompts and diffs, as exported (parsed JSON). */
+  async exportHistoryJson() {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByTestId('revise-export').click(),
+    ]);
+    return JSON.parse(readFileSync(await download.path(), 'utf8'));
+  }
+  async exportHistory(format = 'CSV') {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.locator(`button[aria-label$=" as ${format}"][data-table="concord-revisions"]`).click(),
+    ]);
+    return readFileSync(await download.path(), 'utf8');
+  }
+}
