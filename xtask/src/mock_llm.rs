@@ -46,6 +46,9 @@
 //! `{"mode": "rules", "rules": [{"contains": "Round 2", "model": "judge", "reply": "…"}],
 //! "default": "…"}`: the first rule whose text occurs in the last user message (and whose
 //! optional model is the requested one) gives the reply — a script for multi-step protocols.
+//! `before` holds rules of the same shape tried before any reply mode: `{"before": [{"contains":
+//! "Evaluation Steps:", "reply": "1. …"}], "reply": {"mode": "echo_rating"}}` answers auto-CoT's
+//! steps request with scripted steps and every rating prompt as `echo_rating` does.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -136,6 +139,12 @@ pub fn last_user_message(body: &Value) -> String {
 
 /// The reply [`ReplyMode::Rules`] gives `body`: the first matching rule's, else `default`.
 pub fn rules_reply(rules: &[Rule], default: &str, body: &Value) -> String {
+    rule_reply(rules, body).unwrap_or_else(|| default.to_owned())
+}
+
+/// The reply of the first rule matching `body` (its text in the last user message, its model
+/// if it names one), if any.
+pub fn rule_reply(rules: &[Rule], body: &Value) -> Option<String> {
     let last = last_user_message(body);
     let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
     rules
@@ -143,7 +152,7 @@ pub fn rules_reply(rules: &[Rule], default: &str, body: &Value) -> String {
         .find(|r| {
             last.contains(r.contains.as_str()) && r.model.as_deref().is_none_or(|m| m == model)
         })
-        .map_or_else(|| default.to_owned(), |r| r.reply.clone())
+        .map(|r| r.reply.clone())
 }
 
 fn default_length_cap() -> usize {
@@ -248,6 +257,10 @@ pub struct Scenario {
     pub cut_at_max_tokens: bool,
     /// The batch APIs' timing, expiry and per-line errors (see [`batch`]).
     pub batch: BatchScenario,
+    /// Rules tried before the reply mode (as [`ReplyMode::Rules`]' rules): a matching one
+    /// gives the reply, anything else is answered by `reply` — e.g. scripted auto-CoT steps
+    /// while ratings still come from `echo_rating` or `hash_rating`.
+    pub before: Vec<Rule>,
 }
 
 /// [`Scenario::bonus`].
@@ -281,6 +294,7 @@ impl Default for Scenario {
             bonus: None,
             cut_at_max_tokens: false,
             batch: BatchScenario::default(),
+            before: Vec::new(),
         }
     }
 }
@@ -1111,6 +1125,9 @@ fn plain_rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u
 }
 
 fn reply_text(scenario: &Scenario, body: &Value, rating: Option<i64>) -> String {
+    if let Some(reply) = rule_reply(&scenario.before, body) {
+        return reply;
+    }
     match (&scenario.reply, rating) {
         (ReplyMode::Canned { text }, _) => text.clone(),
         (ReplyMode::Rules { rules, default }, _) => rules_reply(rules, default, body),
