@@ -46,9 +46,11 @@
 //! `{"mode": "rules", "rules": [{"contains": "Round 2", "model": "judge", "reply": "…"}],
 //! "default": "…"}`: the first rule whose text occurs in the last user message (and whose
 //! optional model is the requested one) gives the reply — a script for multi-step protocols.
-//! `before` holds rules of the same shape tried before any reply mode: `{"before": [{"contains":
-//! "Evaluation Steps:", "reply": "1. …"}], "reply": {"mode": "echo_rating"}}` answers auto-CoT's
-//! steps request with scripted steps and every rating prompt as `echo_rating` does.
+//! A rule with `"at_end": true` matches only a message ending with its text. `before` holds
+//! rules of the same shape tried before any reply mode: `{"before": [{"contains": "Evaluation
+//! Steps:", "at_end": true, "reply": "1. …"}], "reply": {"mode": "echo_rating"}}` answers
+//! auto-CoT's steps request with scripted steps and every rating prompt (which has the steps
+//! in its middle) as `echo_rating` does.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -105,6 +107,11 @@ pub enum ReplyMode {
 pub struct Rule {
     /// Text the last user message must contain.
     pub contains: String,
+    /// When true, the last user message must end with `contains` (trailing whitespace aside):
+    /// auto-CoT's steps request ends with `Evaluation Steps:`, a "+cot" rating prompt only
+    /// contains it.
+    #[serde(default)]
+    pub at_end: bool,
     /// When set, only requests for this model match.
     #[serde(default)]
     pub model: Option<String>,
@@ -150,7 +157,12 @@ pub fn rule_reply(rules: &[Rule], body: &Value) -> Option<String> {
     rules
         .iter()
         .find(|r| {
-            last.contains(r.contains.as_str()) && r.model.as_deref().is_none_or(|m| m == model)
+            let found = if r.at_end {
+                last.trim_end().ends_with(r.contains.trim_end())
+            } else {
+                last.contains(r.contains.as_str())
+            };
+            found && r.model.as_deref().is_none_or(|m| m == model)
         })
         .map(|r| r.reply.clone())
 }

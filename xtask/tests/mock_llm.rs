@@ -487,7 +487,7 @@ fn before_rules_answer_first_and_the_reply_mode_answers_the_rest() {
     let port = mock.port();
     let steps = "1. Read the text.\n2. Rate it.";
     let scenario = json!({
-        "before": [{"contains": "Evaluation Steps:", "reply": steps}],
+        "before": [{"contains": "Evaluation Steps:", "at_end": true, "reply": steps}],
         "reply": {"mode": "echo_rating", "marker": "RATING="}
     });
     let set = call(port, "POST", "/__mock/scenario", &[], &scenario.to_string()).expect("response");
@@ -500,8 +500,10 @@ fn before_rules_answer_first_and_the_reply_mode_answers_the_rest() {
     };
     // The steps request (G-Eval's prompt ends with "Evaluation Steps:") gets the script.
     assert_eq!(ask("Task. Criteria.\n\nEvaluation Steps:\n", 1), [steps]);
-    // A rating prompt gets the reply mode's answer, every sample.
+    // A rating prompt gets the reply mode's answer, every sample, even with the steps inside.
     assert_eq!(ask("Rate this. RATING=4", 2), ["Rating: 4", "Rating: 4"]);
+    let rating = "Evaluation Steps:\n\n1. Read.\n\nText: RATING=2";
+    assert_eq!(ask(rating, 1), ["Rating: 2"]);
     // Without `before`, the same steps request is the reply mode's (no marker: no rating).
     let plain = json!({"reply": {"mode": "echo_rating", "marker": "RATING="}});
     call(port, "POST", "/__mock/scenario", &[], &plain.to_string()).expect("response");

@@ -201,7 +201,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                     }.into_any()
                 }
                 Some(StepsSource::Own { text }) => view! {
-                    <label for=text_id.clone() class="sr-only">"Steps"</label>
+                    <label for=text_id.clone() class="sr-only">{format!("Evaluation steps for {}", attr.get_value())}</label>
                     <textarea id=text_id.clone() class="steps-text part-steps" rows="6" data-testid="steps-text"
                         prop:value=text on:change=move |ev| edit(event_target_value(&ev))></textarea>
                 }.into_any(),
@@ -218,7 +218,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                         </p>
                         {stale.then(|| view! { <p class="warn-box" data-testid="steps-stale">"The task or criteria changed since the judge wrote these steps: write them again to follow G-Eval's procedure."</p> })}
                         {other_model.then(|| view! { <p class="muted">{format!("The Run screen now names {}; these steps stay {}'s until you write them again.", connection.model.trim(), w.endpoint.model)}</p> })}
-                        <label for=text_id.clone() class="sr-only">"Steps"</label>
+                        <label for=text_id.clone() class="sr-only">{format!("Evaluation steps for {}", attr.get_value())}</label>
                         <textarea id=text_id.clone() class="steps-text part-steps" rows="6" data-testid="steps-text"
                             prop:value=w.steps.clone() on:change=move |ev| edit(event_target_value(&ev))></textarea>
                         <details data-testid="steps-request">
