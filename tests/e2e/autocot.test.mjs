@@ -175,6 +175,9 @@ test('on SummEval-like data the +cot methods start from G-Eval\'s released steps
     assert.equal(await select.locator('option:checked').innerText(), "G-Eval's released steps");
     assert.match(await panel.innerText(), /G-Eval's released steps \(Liu et al\., 2023\)/);
     assert.match(await panel.getByTestId('steps-released').innerText(), /^Evaluation Steps:/);
+    if (process.env.CONCORD_SCREENSHOTS) {
+      await page.getByTestId('steps-panel').screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/judge-steps-released.png` });
+    }
     // Switched to the user's own steps, the prompt follows; back to released, the paper's text.
     await select.selectOption('own');
     await panel.getByTestId('steps-text').fill('1. My own step.');

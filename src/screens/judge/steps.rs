@@ -223,7 +223,9 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                             prop:value=w.steps.clone() on:change=move |ev| edit(event_target_value(&ev))></textarea>
                         <details data-testid="steps-request">
                             <summary>"The request that made them, and the judge's answer"</summary>
+                            <h3>"Request (one sample, the provider's defaults)"</h3>
                             <pre class="prompt">{request_text}</pre>
+                            <h3>"The judge's answer, as received"</h3>
                             <pre class="response">{w.answer.clone()}</pre>
                         </details>
                     }.into_any()
