@@ -76,6 +76,11 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     const run = new RunPage(page);
     await run.open();
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-cot-secret' });
+    // The run is refused as a whole, saying why, before the steps exist.
+    await run.run();
+    await run.error.waitFor();
+    assert.match(await run.error.innerText(), /"rate-explain \+cot" uses auto-CoT but has no evaluation steps for `helpfulness`/);
+    assert.equal(chats.length, 0, 'nothing sent');
     await judge.open();
     await panel.getByRole('button', { name: 'Write the helpfulness steps with the judge' }).click();
     await panel.getByTestId('steps-text').waitFor();

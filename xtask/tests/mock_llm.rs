@@ -493,7 +493,8 @@ fn before_rules_answer_first_and_the_reply_mode_answers_the_rest() {
     let set = call(port, "POST", "/__mock/scenario", &[], &scenario.to_string()).expect("response");
     assert_eq!(set.status, 200);
     let ask = |content: &str, n: u64| {
-        let body = json!({"model": "m", "n": n, "messages": [{"role": "user", "content": content}]});
+        let body =
+            json!({"model": "m", "n": n, "messages": [{"role": "user", "content": content}]});
         let r = chat(port, &body).expect("response");
         assert_eq!(r.status, 200);
         texts(&r)

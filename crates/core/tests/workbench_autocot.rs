@@ -15,7 +15,7 @@ use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::{PartKind, Persona};
 use concord_core::run::{Capabilities, Endpoint, ProviderId};
 use concord_core::study::workbench::steps::{
-    has_released_steps, is_current, missing_steps, steps_request, written_steps,
+    check, has_released_steps, is_current, missing_steps, steps_request, written_steps,
 };
 use concord_core::study::workbench::{self as wb, GridSpec, StepsError, StepsSource, Study};
 
@@ -124,6 +124,16 @@ fn without_a_built_in_prompt_a_cot_method_has_no_steps_until_someone_writes_them
     // The methods without auto-CoT are planned: 2 methods × 2 attributes × 3 items.
     assert_eq!(p.prompts.len(), 12);
     assert!(missing_steps(s.method("score-only +cot").unwrap(), "tone"));
+    assert_eq!(
+        check(&s),
+        Err(StepsError::Missing {
+            method: "score-only +cot".into(),
+            attribute: "helpfulness".into()
+        })
+    );
+    assert!(
+        check(&s).unwrap_err().to_string().contains("under Evaluation steps on the Judge screen")
+    );
 
     // The user's own steps fill every "+cot" template of that attribute.
     s.set_steps(&d, "tone", StepsSource::Own { text: "1. Mind the tone.".into() }).unwrap();
@@ -199,6 +209,7 @@ fn the_judge_writes_the_steps_once_per_attribute_and_every_cot_method_uses_them(
     );
     let after = wb::plan(&d, &s, &endpoint(), &caps, None);
     assert!(after.problems.is_empty(), "{:?}", after.problems);
+    assert_eq!(check(&s), Ok(()));
     assert_eq!(after.prompts.len(), 8 * 2 * 3);
 
     // Edited steps are new prompts (new cache keys) for the "+cot" methods only.

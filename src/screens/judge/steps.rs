@@ -81,7 +81,8 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
         "released" => set(StepsSource::Released),
         "judge" => match last_written.get_untracked() {
             Some(w) => set(StepsSource::Judge(w)),
-            None => status.set(Some("Nothing written yet: press “Write the steps with the judge”.".into())),
+            None => status
+                .set(Some("Nothing written yet: press “Write the steps with the judge”.".into())),
         },
         "own" => {
             let text = match source() {
@@ -109,7 +110,8 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
             return;
         }
         let Some(store) = wb.store.get_untracked() else {
-            status.set(Some("The browser's storage is not open yet: try again in a moment.".into()));
+            status
+                .set(Some("The browser's storage is not open yet: try again in a moment.".into()));
             return;
         };
         let attribute = attr.get_value();
@@ -129,9 +131,15 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
         busy.set(true);
         status.set(Some(format!("Asking {} for the {attribute} steps…", endpoint.model)));
         spawn_local(async move {
-            let outcome =
-                runner::execute(connection, &calls, store, memory.clone(), RunControl::new(), |_| {})
-                    .await;
+            let outcome = runner::execute(
+                connection,
+                &calls,
+                store,
+                memory.clone(),
+                RunControl::new(),
+                |_| {},
+            )
+            .await;
             busy.try_set(false);
             let answer = memory.borrow().get(&key).cloned();
             let Some(answer) = answer else {

@@ -75,6 +75,26 @@ pub enum StepsError {
         "`{attribute}` has no released G-Eval steps: no built-in prompt fits this dataset; write the steps with the judge or type your own"
     )]
     NoReleasedSteps { attribute: String },
+    #[error(
+        "\"{method}\" uses auto-CoT but has no evaluation steps for `{attribute}`: write them with the judge, or type your own, under Evaluation steps on the Judge screen (or remove the method)"
+    )]
+    Missing { method: String, attribute: String },
+}
+
+/// `Err` naming the first "+cot" method and attribute without evaluation steps: a run is
+/// refused as a whole rather than run without those prompts.
+pub fn check(study: &Study) -> Result<(), StepsError> {
+    for method in &study.methods {
+        for attribute in &study.attributes {
+            if missing_steps(method, attribute) {
+                return Err(StepsError::Missing {
+                    method: method.name.clone(),
+                    attribute: attribute.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// G-Eval's released steps part for `attribute` in output mode `mode`, when the dataset fits
