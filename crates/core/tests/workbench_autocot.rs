@@ -189,7 +189,7 @@ fn the_judge_writes_the_steps_once_per_attribute_and_every_cot_method_uses_them(
     let caps = Capabilities::for_model(ProviderId::Vllm, "m");
     s.set_steps(&d, "tone", StepsSource::Own { text: "1. Mind the tone.".into() }).unwrap();
     let before = wb::plan(&d, &s, &endpoint(), &caps, None);
-    s.set_steps(&d, "helpfulness", StepsSource::Judge(written.clone())).unwrap();
+    s.set_steps(&d, "helpfulness", StepsSource::Judge(Box::new(written.clone()))).unwrap();
     assert_eq!(s.steps_source("helpfulness").unwrap().label(), "written by the judge");
     let cot: Vec<&str> = s.methods.iter().filter(|m| m.auto_cot).map(|m| m.name.as_str()).collect();
     assert_eq!(cot.len(), 4, "two modes × two personas");
@@ -215,7 +215,7 @@ fn the_judge_writes_the_steps_once_per_attribute_and_every_cot_method_uses_them(
     // Edited steps are new prompts (new cache keys) for the "+cot" methods only.
     let mut edited = written.clone();
     edited.steps = format!("{STEPS}\n4. Be strict.");
-    s.set_steps(&d, "helpfulness", StepsSource::Judge(edited)).unwrap();
+    s.set_steps(&d, "helpfulness", StepsSource::Judge(Box::new(edited))).unwrap();
     let again = wb::plan(&d, &s, &endpoint(), &caps, None);
     let digests = |p: &wb::Plan| -> HashMap<(usize, String, usize), String> {
         p.prompts
@@ -246,7 +246,7 @@ fn the_study_carries_the_steps_request_and_answer_into_the_bundle_without_a_key(
     let mut s = grid_study(&d, vec![true], vec![Persona::None]);
     let (method, request) = steps_request(&s, "helpfulness").unwrap();
     let written = written_steps("helpfulness", &endpoint(), method, request, STEPS).unwrap();
-    s.set_steps(&d, "helpfulness", StepsSource::Judge(written.clone())).unwrap();
+    s.set_steps(&d, "helpfulness", StepsSource::Judge(Box::new(written.clone()))).unwrap();
     s.set_steps(&d, "tone", StepsSource::Own { text: "1. Tone.".into() }).unwrap();
     let b = Bundle::new(
         &d,
@@ -263,7 +263,7 @@ fn the_study_carries_the_steps_request_and_answer_into_the_bundle_without_a_key(
     let back = Bundle::from_json(&json).unwrap();
     let study = back.study.unwrap();
     assert_eq!(study, s);
-    assert_eq!(study.steps_source("helpfulness"), Some(&StepsSource::Judge(written)));
+    assert_eq!(study.steps_source("helpfulness"), Some(&StepsSource::Judge(Box::new(written))));
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     let entry = &value["study"]["steps"]["helpfulness"];
     assert_eq!(entry["kind"], "judge");

@@ -155,7 +155,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
             match written_steps(&attribute, &endpoint, method, request, &answer) {
                 Ok(w) => {
                     let model = w.endpoint.model.clone();
-                    set(StepsSource::Judge(w));
+                    set(StepsSource::Judge(Box::new(w)));
                     let cached = if outcome.cached > 0 { " (from the cache)" } else { "" };
                     status.try_set(Some(format!("{model} wrote the {attribute} steps{cached}.")));
                 }

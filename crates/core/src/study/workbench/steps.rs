@@ -28,7 +28,7 @@ pub enum StepsSource {
     /// Topical-Chat-like datasets only), byte for byte.
     Released,
     /// Steps the judge wrote from the task and criteria.
-    Judge(WrittenSteps),
+    Judge(Box<WrittenSteps>),
     /// The user's own steps.
     Own { text: String },
 }
