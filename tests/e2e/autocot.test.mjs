@@ -61,7 +61,8 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     const judge = new JudgePage(page);
     await judge.open();
     await openCotSelect(page);
-    await judge.addMethods({ modes: ['rate-explain'], n: 1 });
+    // G-Eval's form: score-only with auto-CoT (and without, to compare).
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
     const panel = page.getByTestId('steps-helpfulness');
     await panel.waitFor();
     // No released steps for this attribute, and nothing made up: the +cot method waits.
@@ -79,7 +80,7 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     // The run is refused as a whole, saying why, before the steps exist.
     await run.run();
     await run.error.waitFor();
-    assert.match(await run.error.innerText(), /"rate-explain \+cot" uses auto-CoT but has no evaluation steps for `helpfulness`/);
+    assert.match(await run.error.innerText(), /"score-only \+cot" uses auto-CoT but has no evaluation steps for `helpfulness`/);
     assert.equal(chats.length, 0, 'nothing sent');
     await judge.open();
     await panel.getByRole('button', { name: 'Write the helpfulness steps with the judge' }).click();
@@ -87,7 +88,7 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.match(await panel.getByTestId('steps-status').innerText(), /mock-model wrote the helpfulness steps\./);
     assert.equal(await panel.getByTestId('steps-text').inputValue(), STEPS);
     assert.equal(await panel.getByLabel('Steps', { exact: true }).inputValue(), 'judge');
-    assert.match(await panel.getByTestId('steps-origin').innerText(), /Written by mock-model at http:\/\/127\.0\.0\.1:\d+\/v1, asked from the task and criteria of “rate-explain \+cot”\./);
+    assert.match(await panel.getByTestId('steps-origin').innerText(), /Written by mock-model at http:\/\/127\.0\.0\.1:\d+\/v1, asked from the task and criteria of “score-only \+cot”\./);
     // The request that made them: G-Eval's, from the task and criteria, ending in "Evaluation Steps:".
     assert.equal(chats.length, 1);
     const asked = chats[0].messages.at(-1).content;
@@ -104,14 +105,14 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.equal(chats.length, 1, 'nothing sent the second time');
 
     // The preview of the +cot method shows them; the method without auto-CoT has none.
-    await promptMethod(page).selectOption({ label: 'rate-explain +cot' });
+    await promptMethod(page).selectOption({ label: 'score-only +cot' });
     assert.match(await judge.preview.innerText(), /Evaluation Steps:\n\n1\. Read the question and the answer\./);
     // Edited: every +cot prompt follows.
     await panel.getByTestId('steps-text').fill(`${STEPS}\n${EDIT}`);
     await panel.getByTestId('steps-text').dispatchEvent('change');
     await page.waitForFunction((edit) => document.querySelector('[data-testid="prompt-preview"]')?.innerText.includes(edit), EDIT);
     assert.match(await panel.getByTestId('steps-origin').innerText(), /edited since/);
-    await promptMethod(page).selectOption({ label: 'rate-explain' });
+    await promptMethod(page).selectOption({ label: 'score-only' });
     assert.doesNotMatch(await judge.preview.innerText(), /Evaluation Steps/);
 
     const shots = process.env.CONCORD_SCREENSHOTS;
@@ -151,10 +152,10 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.equal(steps.answer, `  ${STEPS}\n`);
     assert.equal(steps.steps, `${STEPS}\n${EDIT}`);
     assert.equal(steps.endpoint.model, 'mock-model');
-    assert.equal(steps.method, 'rate-explain +cot');
+    assert.equal(steps.method, 'score-only +cot');
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', join(dir, 'cli')]);
     const csv = await results.exportTable('concord-results');
-    assert.match(csv, /rate-explain \+cot/);
+    assert.match(csv, /score-only \+cot/);
     assert.equal(csv, readFileSync(join(dir, 'cli', 'concord-results.csv'), 'utf8'));
     assert.deepEqual(seen.problems, []);
   } finally {
