@@ -157,6 +157,14 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     const csv = await results.exportTable('concord-results');
     assert.match(csv, /score-only \+cot/);
     assert.equal(csv, readFileSync(join(dir, 'cli', 'concord-results.csv'), 'utf8'));
+
+    // The saved workspace keeps them across a reload.
+    await page.waitForTimeout(2000);
+    await page.reload();
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await judge.open();
+    assert.equal(await panel.getByLabel('Steps', { exact: true }).inputValue(), 'judge');
+    assert.equal(await panel.getByTestId('steps-text').inputValue(), `${STEPS}\n${EDIT}`);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
