@@ -15,7 +15,8 @@ use concord_core::judge::protocol::Sampling;
 use concord_core::judge::template::{PartKind, Persona};
 use concord_core::run::{Capabilities, Endpoint, ProviderId};
 use concord_core::study::workbench::steps::{
-    check, has_released_steps, is_current, missing_steps, steps_request, written_steps,
+    check, current_steps, has_released_steps, is_current, missing_steps, steps_request,
+    written_steps,
 };
 use concord_core::study::workbench::{self as wb, GridSpec, StepsError, StepsSource, Study};
 
@@ -85,6 +86,13 @@ fn summeval_like_data_names_g_evals_released_steps_as_its_choice() {
             );
         }
     }
+    assert!(
+        current_steps(&s, "coherence").unwrap().starts_with("1. Read the news article carefully")
+    );
+    // A study saved before steps had sources runs with its templates' steps, which stay readable.
+    let mut old = s.clone();
+    old.steps.clear();
+    assert_eq!(current_steps(&old, "fluency"), current_steps(&s, "fluency"));
     // Methods without auto-CoT have no steps at all.
     assert!(
         s.method("score-only")
@@ -103,6 +111,7 @@ fn without_a_built_in_prompt_a_cot_method_has_no_steps_until_someone_writes_them
     let d = generic();
     let mut s = grid_study(&d, vec![false, true], vec![Persona::None]);
     assert!(s.steps.is_empty(), "no released steps to fall back on");
+    assert_eq!(current_steps(&s, "helpfulness"), None);
     assert_eq!(
         s.set_steps(&d, "helpfulness", StepsSource::Released),
         Err(StepsError::NoReleasedSteps { attribute: "helpfulness".into() })
@@ -141,6 +150,7 @@ fn without_a_built_in_prompt_a_cot_method_has_no_steps_until_someone_writes_them
         steps_text(&s, "rate-explain +cot", "tone"),
         "Evaluation Steps:\n\n1. Mind the tone.\n\n"
     );
+    assert_eq!(current_steps(&s, "tone").as_deref(), Some("1. Mind the tone."));
     assert!(!missing_steps(s.method("score-only +cot").unwrap(), "tone"));
     assert_eq!(wb::plan(&d, &s, &endpoint(), &caps, None).problems.len(), 2);
 }

@@ -8,7 +8,7 @@
 use concord_core::run::{Finish, cache_key};
 use concord_core::study::workbench::StepsSource;
 use concord_core::study::workbench::steps::{
-    has_released_steps, is_current, released_steps, steps_request, written_steps,
+    current_steps, has_released_steps, is_current, released_steps, steps_request, written_steps,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -85,11 +85,11 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                 .set(Some("Nothing written yet: press “Write the steps with the judge”.".into())),
         },
         "own" => {
-            let text = match source() {
-                Some(StepsSource::Judge(w)) => w.steps,
-                Some(StepsSource::Own { text }) => text,
-                _ => String::new(),
-            };
+            // Starting from the steps the "+cot" methods carry now.
+            let text = judge
+                .study
+                .with_untracked(|s| current_steps(s, &attr.get_value()))
+                .unwrap_or_default();
             set(StepsSource::Own { text })
         }
         _ => {}
@@ -195,11 +195,20 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                 <span role="status" class="muted" data-testid="steps-status">{move || status.get().unwrap_or_default()}</span>
             </div>
             {move || match source() {
-                None => view! {
-                    <p class="warn-box" data-testid="steps-missing">
-                        "No steps yet: the \"+cot\" methods do not run on this attribute until the judge writes the steps or you type your own."
-                    </p>
-                }.into_any(),
+                None => match judge.study.with(|s| current_steps(s, &attr.get_value())) {
+                    None => view! {
+                        <p class="warn-box" data-testid="steps-missing">
+                            "No steps yet: the \"+cot\" methods do not run on this attribute until the judge writes the steps or you type your own."
+                        </p>
+                    }.into_any(),
+                    // A study saved before steps had sources: its templates' steps, named as such.
+                    Some(text) => view! {
+                        <p class="muted" data-testid="steps-unsourced">
+                            "The \"+cot\" methods carry these steps from a study saved before Concord recorded where steps come from; choose a source to replace them."
+                        </p>
+                        <pre class="prompt part-steps">{text}</pre>
+                    }.into_any(),
+                },
                 Some(StepsSource::Released) => {
                     let dataset = ws.dataset.get();
                     let text = released_steps(&dataset.loaded.dataset, &attr.get_value(), concord_core::judge::builtin::OutputMode::ScoreOnly).unwrap_or_default();

@@ -158,6 +158,23 @@ pub fn is_current(study: &Study, attribute: &str, written: &WrittenSteps) -> boo
     steps_request(study, attribute).is_ok_and(|(_, r)| r.messages == written.request.messages)
 }
 
+/// The steps the first "+cot" method judging `attribute` carries now, without their
+/// `Evaluation Steps:` heading: what a study saved before steps had sources runs with, and
+/// where "my own steps" start from. `None` when no "+cot" method has any.
+pub fn current_steps(study: &Study, attribute: &str) -> Option<String> {
+    let part = study
+        .methods
+        .iter()
+        .filter(|m| m.auto_cot)
+        .find_map(|m| m.template(attribute)?.part(PartKind::Steps))?;
+    let text = part.text.trim();
+    let lower = text.to_ascii_lowercase();
+    let body =
+        if lower.starts_with("evaluation steps:") { text.get(17..).unwrap_or(text) } else { text };
+    let body = body.trim();
+    (!body.is_empty()).then(|| body.to_owned())
+}
+
 /// Whether the method's template for `attribute` lacks evaluation steps although the method
 /// uses auto-CoT (such a prompt is not run).
 pub fn missing_steps(method: &super::Method, attribute: &str) -> bool {
