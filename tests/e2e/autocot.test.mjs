@@ -103,6 +103,15 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     await panel.getByRole('button', { name: 'Write the helpfulness steps with the judge' }).click();
     await page.waitForFunction(() => /from the cache/.test(document.querySelector('[data-testid="steps-helpfulness"] [data-testid="steps-status"]')?.textContent ?? ''));
     assert.equal(chats.length, 1, 'nothing sent the second time');
+    // The steps stay the judge's that wrote them; another model on the Run screen is said.
+    await run.open();
+    await run.setModel('mock-model-2');
+    await judge.open();
+    assert.match(await panel.innerText(), /The Run screen now names mock-model-2; these steps stay mock-model's until you write them again\./);
+    await run.open();
+    await run.setModel('mock-model');
+    await judge.open();
+    assert.doesNotMatch(await panel.innerText(), /The Run screen now names/);
 
     // The preview of the +cot method shows them; the method without auto-CoT has none.
     await promptMethod(page).selectOption({ label: 'score-only +cot' });

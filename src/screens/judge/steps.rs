@@ -53,7 +53,8 @@ pub fn StepsPanel() -> impl IntoView {
 fn AttributeSteps(attribute: String) -> impl IntoView {
     let ws = use_workspace();
     let judge = use_judge();
-    let wb = LlmAccess::from_context();
+    // `None` outside the app (a component test): writing then says so instead of panicking.
+    let wb = LlmAccess::try_from_context();
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     // The judge's last steps for this attribute, kept while another source is chosen.
@@ -95,6 +96,10 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
         _ => {}
     };
     let write = move |_| {
+        let Some(wb) = wb else {
+            status.set(Some("This page has no Run screen connection to ask a judge with.".into()));
+            return;
+        };
         let form = wb.connection.get_untracked();
         if form.model.trim().is_empty() || form.base_url.trim().is_empty() {
             status.set(Some(
@@ -224,8 +229,8 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                 }.into_any(),
                 Some(StepsSource::Judge(w)) => {
                     let stale = judge.study.with(|s| !is_current(s, &attr.get_value(), &w));
-                    let connection = wb.connection.get();
-                    let other_model = connection.model.trim() != w.endpoint.model;
+                    let model = wb.map(|wb| wb.connection.get().model.trim().to_owned()).unwrap_or_default();
+                    let other_model = !model.is_empty() && model != w.endpoint.model;
                     let edited = w.steps != w.answer.trim();
                     let request_text = w.request.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n\n");
                     view! {
@@ -234,7 +239,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                                 w.endpoint.model, w.endpoint.base_url, w.method, if edited { "; edited since" } else { "" })}
                         </p>
                         {stale.then(|| view! { <p class="warn-box" data-testid="steps-stale">"The task or criteria changed since the judge wrote these steps: write them again to follow G-Eval's procedure."</p> })}
-                        {other_model.then(|| view! { <p class="muted">{format!("The Run screen now names {}; these steps stay {}'s until you write them again.", connection.model.trim(), w.endpoint.model)}</p> })}
+                        {other_model.then(|| view! { <p class="muted">{format!("The Run screen now names {model}; these steps stay {}'s until you write them again.", w.endpoint.model)}</p> })}
                         <label for=text_id.clone() class="sr-only">{format!("Evaluation steps for {}", attr.get_value())}</label>
                         <textarea id=text_id.clone() class="steps-text part-steps" rows="6" data-testid="steps-text"
                             prop:value=w.steps.clone() on:change=move |ev| edit(event_target_value(&ev))></textarea>
