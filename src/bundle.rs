@@ -234,6 +234,7 @@ pub async fn save_bundle_with(
                     method: r.method.clone(),
                     attribute: r.attribute.clone(),
                     policy: r.policy,
+                    weighting: r.weighting,
                     origin: r.origin.clone(),
                     run: JudgeRun {
                         name: r.run.name.clone(),

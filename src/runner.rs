@@ -20,6 +20,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::judge::ChatRequest;
+use concord_core::judge::aggregate::{ScoreToken, score_tokens};
 use concord_core::run::{
     Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish,
     FinishReason, Job, JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
@@ -214,6 +215,10 @@ pub struct StoredSample {
     /// The provider cut it off at the token limit (`finish_reason: length`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cut_off: bool,
+    /// Its digit-bearing tokens with their top log-probabilities, when the request asked for
+    /// them (a probability-weighted method) and the provider returned them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<ScoreToken>,
 }
 
 thread_local! {
@@ -229,6 +234,24 @@ pub fn is_cut_off(key: &str) -> bool {
 
 fn mark_cut_off(key: &str) {
     CUT_OFF.with(|c| c.borrow_mut().insert(key.to_owned()));
+}
+
+thread_local! {
+    /// The log-probabilities of the stored samples that have some (filled as answers arrive and
+    /// as stored ones are read back): what a probability-weighted method weighs by.
+    static SCORE_TOKENS: RefCell<HashMap<String, Vec<ScoreToken>>> = RefCell::new(HashMap::new());
+}
+
+/// The digit-bearing tokens, with their log-probabilities, of the sample stored under `key`
+/// (empty when it has none).
+pub fn score_tokens_of(key: &str) -> Vec<ScoreToken> {
+    SCORE_TOKENS.with(|c| c.borrow().get(key).cloned().unwrap_or_default())
+}
+
+fn keep_score_tokens(key: &str, tokens: &[ScoreToken]) {
+    if !tokens.is_empty() {
+        SCORE_TOKENS.with(|c| c.borrow_mut().insert(key.to_owned(), tokens.to_vec()));
+    }
 }
 
 /// Requests from the page to a running run. Cheap to clone; shared with the UI.
@@ -362,6 +385,7 @@ pub async fn cached_texts(store: &Store, wanted: impl Fn(&str) -> bool) -> HashM
                         if s.cut_off {
                             mark_cut_off(&key);
                         }
+                        keep_score_tokens(&key, &s.tokens);
                         s.text
                     }
                     Err(_) => value,
@@ -549,11 +573,13 @@ pub async fn store_answers(
                 if a.cut_off {
                     mark_cut_off(&a.key);
                 }
+                keep_score_tokens(&a.key, &a.tokens);
                 let sample = StoredSample {
                     text: a.text.clone(),
                     model: a.model.clone(),
                     at,
                     cut_off: a.cut_off,
+                    tokens: a.tokens.clone(),
                 };
                 (a.key.clone(), serde_json::to_string(&sample).unwrap_or_default())
             })
@@ -790,11 +816,14 @@ async fn handle(
             if cut_off {
                 mark_cut_off(key);
             }
+            let tokens = choice.top_logprobs.as_deref().map(score_tokens).unwrap_or_default();
+            keep_score_tokens(key, &tokens);
             let sample = StoredSample {
                 text: choice.text.clone(),
                 model: response.model.clone().unwrap_or_default(),
                 at: arrived,
                 cut_off,
+                tokens,
             };
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
         })

@@ -212,7 +212,7 @@ test('an expired batch and failed lines are listed by cause and re-run without p
   }
 });
 
-test('a batch is held to the spend cap at the batch price', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
+test('a batch is held to the spend cap at the batch price, and cancelled from the page', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
   await setScenario({ batch: { ms: 60_000 } });
   const browser = await launch();
   try {
@@ -245,6 +245,12 @@ test('a batch is held to the spend cap at the batch price', { skip: !MOCK_URL, t
     const reserved = await page.getByTestId('batch-cost').first().innerText();
     const most = Number(reserved.match(/At most \$(\d+\.\d+) at the batch price/)[1]);
     assert.ok(most <= 1 && most > 0.5, reserved);
+    // Cancelled from the page: nothing was answered, every request is listed as cancelled.
+    await page.getByTestId('batch').first().getByRole('button', { name: 'Cancel batch' }).click();
+    const cancelled = await checkUntil(page, /collected/);
+    assert.match(cancelled, new RegExp(`^cancelled · collected: 0 answers stored, ${lines} requests without an answer`));
+    assert.match(await page.getByTestId('batch-failures').first().innerText(), new RegExp(`cancelled before it was answered — ${lines}`));
+    assert.equal((await mockBatches()).at(-1).status, 'cancelled');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -39,7 +39,8 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
-//! `supports_n`, `reject_params`, `require_key`, `bonus` (`{"contains": "…", "points": 1}`:
+//! `supports_n`, `reject_params`, `require_key`, `reasoning_tokens` (a reasoning model's
+//! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
 //! a known bias added to the rating of prompts containing the text), `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
 //! and `{"mode": "hash_rating", "length_cap": 4000}` (the default), and
@@ -269,6 +270,11 @@ pub struct Scenario {
     pub cut_at_max_tokens: bool,
     /// The batch APIs' timing, expiry and per-line errors (see [`batch`]).
     pub batch: BatchScenario,
+    /// A reasoning model: every OpenAI-shaped answer first spends this many tokens thinking,
+    /// within the request's token limit (`usage.completion_tokens_details.reasoning_tokens`);
+    /// what is left of the limit bounds the answer (none left: an empty answer cut off with
+    /// `finish_reason: length`).
+    pub reasoning_tokens: u64,
     /// Rules tried before the reply mode (as [`ReplyMode::Rules`]' rules): a matching one
     /// gives the reply, anything else is answered by `reply` — e.g. scripted auto-CoT steps
     /// while ratings still come from `echo_rating` or `hash_rating`.
@@ -306,6 +312,7 @@ impl Default for Scenario {
             bonus: None,
             cut_at_max_tokens: false,
             batch: BatchScenario::default(),
+            reasoning_tokens: 0,
             before: Vec::new(),
         }
     }
@@ -1238,10 +1245,29 @@ fn success_body(
     let want_logprobs = body.get("logprobs").and_then(Value::as_bool) == Some(true);
     let top = body.get("top_logprobs").and_then(Value::as_u64).unwrap_or(0).min(20) as usize;
     let mut completion_tokens = 0;
+    let mut reasoning_tokens = 0;
+    let limit = ["max_tokens", "max_completion_tokens"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_u64));
     let choices: Vec<Value> = (0..n)
         .map(|i| {
             let r = rating(scenario, prompt, messages_hash, first + i);
-            let (text, cut) = within_limit(scenario, body, reply_text(scenario, body, r));
+            let (text, cut) = if scenario.reasoning_tokens > 0 {
+                // Thinking first, within the limit; the answer gets what is left.
+                let thought =
+                    limit.map_or(scenario.reasoning_tokens, |l| scenario.reasoning_tokens.min(l));
+                reasoning_tokens += thought;
+                completion_tokens += thought;
+                let full = reply_text(scenario, body, r);
+                match limit.map(|l| l - thought) {
+                    Some(left) if (full.chars().count() as u64) > left * 4 => {
+                        (full.chars().take((left * 4) as usize).collect(), true)
+                    }
+                    _ => (full, false),
+                }
+            } else {
+                within_limit(scenario, body, reply_text(scenario, body, r))
+            };
             completion_tokens += text.chars().count().div_ceil(4) as u64;
             let logprobs =
                 if want_logprobs { logprobs_for(scenario, &text, r, top) } else { Value::Null };
@@ -1263,6 +1289,7 @@ fn success_body(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
         },
     })
     .to_string()

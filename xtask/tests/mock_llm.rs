@@ -683,3 +683,26 @@ fn anthropic_message_batches_end_with_typed_results() {
     assert_eq!(lines[3]["result"]["type"], "expired");
     mock.stop();
 }
+
+#[test]
+fn a_reasoning_model_thinks_within_the_token_limit_before_it_answers() {
+    let scenario = Scenario { reasoning_tokens: 200, ..Scenario::default() };
+    let mock = spawn(0, scenario).expect("spawn");
+    let port = mock.port();
+    let ask = |limit: u64| {
+        let body = json!({"model": "o3-mini", "messages": [{"role": "user", "content": "Rate"}], "max_completion_tokens": limit});
+        chat(port, &body).expect("response").json()
+    };
+    let starved = ask(128);
+    assert_eq!(starved["choices"][0]["message"]["content"], "");
+    assert_eq!(starved["choices"][0]["finish_reason"], "length");
+    assert_eq!(starved["usage"]["completion_tokens_details"]["reasoning_tokens"], 128);
+    let roomy = ask(4096);
+    assert!(
+        roomy["choices"][0]["message"]["content"].as_str().expect("text").starts_with("Rating: ")
+    );
+    assert_eq!(roomy["choices"][0]["finish_reason"], "stop");
+    assert_eq!(roomy["usage"]["completion_tokens_details"]["reasoning_tokens"], 200);
+    assert!(roomy["usage"]["completion_tokens"].as_u64().expect("tokens") > 200);
+    mock.stop();
+}

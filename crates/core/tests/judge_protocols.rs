@@ -92,11 +92,37 @@ fn token(t: &str, alts: &[(&str, f64)]) -> TokenLogprobs {
 }
 
 #[test]
+fn the_weighted_score_is_taken_at_the_rating_the_parser_read_not_the_first_digit() {
+    use concord_core::judge::aggregate::{score_tokens, weighted_at_rating};
+    let text = "Summary 2 is fine. Rating: 4";
+    let lp = vec![
+        token("Summary", &[("Summary", 1.0)]),
+        token(" 2", &[(" 2", 0.9), (" 3", 0.1)]),
+        token(" is fine. Rating:", &[(" is fine. Rating:", 1.0)]),
+        token(" 4", &[(" 4", 0.5), ("5", 0.5)]),
+    ];
+    let tokens = score_tokens(&lp);
+    assert_eq!(
+        tokens.iter().map(|t| (t.at, t.token.as_str())).collect::<Vec<_>>(),
+        [(7, " 2"), (26, " 4")]
+    );
+    let w = weighted_at_rating(text, Some(&tokens), (1, 5), Policy::Concord);
+    assert_eq!((w.score, w.fallback), (Some(4.5), None));
+    // No log-probabilities, or a rating no token starts: the parsed rating, said as a fallback.
+    let none = weighted_at_rating(text, None, (1, 5), Policy::Concord);
+    assert_eq!((none.score, none.fallback), (Some(4.0), Some(Fallback::NoLogprobs)));
+    let elsewhere = weighted_at_rating(text, Some(&tokens[..1]), (1, 5), Policy::Concord);
+    assert_eq!((elsewhere.score, elsewhere.fallback), (Some(4.0), Some(Fallback::NoScoreToken)));
+    let unread = weighted_at_rating("no rating here", Some(&tokens), (1, 5), Policy::Concord);
+    assert_eq!((unread.score, unread.fallback), (None, Some(Fallback::NoScoreToken)));
+}
+
+#[test]
 fn geval_probability_weighted_score() {
     // 0.5·3 + 0.3·2 + 0.1·1 over valid mass 0.9 (" the" is not a score), renormalised.
     let lp = vec![
         token("-", &[("-", 1.0)]),
-        token("3", &[("3", 0.5), ("2", 0.3), (" 1", 0.1), (" the", 0.1)]),
+        token(" 3", &[(" 3", 0.5), ("2", 0.3), (" 1", 0.1), (" the", 0.1)]),
     ];
     let w = probability_weighted("- 3", Some(&lp), (1, 3), Policy::Concord);
     assert!((w.score.unwrap() - 2.2 / 0.9).abs() < 1e-12);
@@ -450,4 +476,40 @@ fn individual_scoring_reads_the_rating_tag() {
     );
     answer(&mut p, &["<Explanation>ok</Explanation> <Rating> 4 </Rating>"]);
     assert_eq!(p.outcome().unwrap().score.mean, Some(4.0));
+}
+
+#[test]
+fn a_weighted_method_drops_or_reads_plainly_the_samples_it_cannot_weigh() {
+    use concord_core::judge::aggregate::{ItemScore, WeightFallback, read_samples, score_tokens};
+    let with = score_tokens(&[
+        token("Rating: ", &[("Rating: ", 1.0)]),
+        token("4", &[("4", 0.5), ("5", 0.5)]),
+    ]);
+    let responses = vec!["Rating: 4".to_owned(), "Rating: 2".to_owned(), "none".to_owned()];
+    // The second sample came without log-probabilities, the third has no rating.
+    let logprobs = vec![with, Vec::new(), Vec::new()];
+    let drop = read_samples(
+        &responses,
+        &logprobs,
+        Policy::Concord,
+        Some(WeightFallback::Drop),
+        Some((1.0, 5.0)),
+    );
+    assert_eq!((drop.weighted, drop.fell_back), (1, 1));
+    assert_eq!(drop.samples, vec![Ok(4.5), Err(ParseFailure::NoNumber)]);
+    assert_eq!(ItemScore::from_samples(&drop.samples).mean, Some(4.5));
+    let parsed = read_samples(
+        &responses,
+        &logprobs,
+        Policy::Concord,
+        Some(WeightFallback::Parsed),
+        Some((1.0, 5.0)),
+    );
+    assert_eq!((parsed.weighted, parsed.fell_back), (1, 1));
+    assert_eq!(parsed.samples, vec![Ok(4.5), Ok(2.0), Err(ParseFailure::NoNumber)]);
+    // Not weighted: the parsed ratings, whatever the log-probabilities.
+    let plain = read_samples(&responses, &logprobs, Policy::Concord, None, Some((1.0, 5.0)));
+    assert_eq!((plain.weighted, plain.fell_back), (0, 0));
+    assert_eq!(plain.samples, vec![Ok(4.0), Ok(2.0), Err(ParseFailure::NoNumber)]);
+    assert_eq!(WeightFallback::from_name("parsed"), Some(WeightFallback::Parsed));
 }

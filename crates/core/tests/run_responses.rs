@@ -23,7 +23,10 @@ fn openai_response_with_n_choices_logprobs_and_usage() {
         "usage":{"prompt_tokens":120,"completion_tokens":7,"total_tokens":127}}"#;
     let r = parse_chat_response(Api::OpenAiCompatible, body).expect("parses");
     assert_eq!(r.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 120, completion_tokens: 7 }));
+    assert_eq!(
+        r.usage,
+        Some(Usage { prompt_tokens: 120, completion_tokens: 7, reasoning_tokens: 0 })
+    );
     assert_eq!(r.choices.len(), 2);
     assert_eq!(r.choices[0].text, "Rating: 4");
     assert_eq!(r.choices[0].finish_reason, Some(FinishReason::Stop));
@@ -50,7 +53,10 @@ fn anthropic_response_joins_text_blocks_and_skips_thinking() {
     assert_eq!(r.choices.len(), 1);
     assert_eq!(r.choices[0].text, "Coherence: 3");
     assert_eq!(r.choices[0].finish_reason, Some(FinishReason::Stop));
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 50, completion_tokens: 4 }));
+    assert_eq!(
+        r.usage,
+        Some(Usage { prompt_tokens: 50, completion_tokens: 4, reasoning_tokens: 0 })
+    );
 }
 
 #[test]
@@ -68,7 +74,10 @@ fn gemini_response_with_candidates_and_logprobs() {
     assert_eq!((lp[0].token.as_str(), lp[0].logprob), ("5", -0.1));
     assert_eq!(lp[0].top_logprobs[1].logprob, -2.4);
     assert_eq!(r.choices[1].finish_reason, Some(FinishReason::Length));
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 30, completion_tokens: 2 }));
+    assert_eq!(
+        r.usage,
+        Some(Usage { prompt_tokens: 30, completion_tokens: 2, reasoning_tokens: 0 })
+    );
 }
 
 #[test]
@@ -553,10 +562,21 @@ fn estimate_before_a_run() {
     // Reconciling with reported usage: two calls reported, one did not (estimated instead).
     let mut meter = CostMeter::default();
     assert_eq!(meter.projected_total_usd(0, 10), None);
-    meter.record(Some(Usage { prompt_tokens: 2000, completion_tokens: 60 }), Some(price), 1.0);
-    meter.record(Some(Usage { prompt_tokens: 1000, completion_tokens: 40 }), Some(price), 1.0);
+    meter.record(
+        Some(Usage { prompt_tokens: 2000, completion_tokens: 60, reasoning_tokens: 0 }),
+        Some(price),
+        1.0,
+    );
+    meter.record(
+        Some(Usage { prompt_tokens: 1000, completion_tokens: 40, reasoning_tokens: 0 }),
+        Some(price),
+        1.0,
+    );
     meter.record(None, Some(price), 0.0005);
-    assert_eq!(meter.usage, Usage { prompt_tokens: 3000, completion_tokens: 100 });
+    assert_eq!(
+        meter.usage,
+        Usage { prompt_tokens: 3000, completion_tokens: 100, reasoning_tokens: 0 }
+    );
     assert_eq!(meter.calls_without_usage, 1);
     // 3000 × 0.15/M + 100 × 0.6/M = 0.00045 + 0.00006, plus the 0.0005 estimate.
     assert!((meter.reported_usd - 0.00051).abs() < 1e-15);
@@ -586,4 +606,34 @@ fn a_timeout_is_its_own_retryable_kind_with_its_own_advice() {
     assert!(bad_gateway.to_string().starts_with("server error (HTTP 502)"));
     let malformed = ApiError::malformed("expected `,` or `}` at line 1");
     assert!(malformed.advice(ProviderId::OpenAi).contains("not valid JSON"));
+}
+
+#[test]
+fn reasoning_tokens_are_counted_within_the_output_tokens_they_are_billed_as() {
+    let openai = r#"{"model":"o3-mini","choices":[{"message":{"content":""},"finish_reason":"length"}],
+        "usage":{"prompt_tokens":50,"completion_tokens":128,"completion_tokens_details":{"reasoning_tokens":128}}}"#;
+    let r = parse_chat_response(Api::OpenAiCompatible, openai).expect("parses");
+    assert_eq!(
+        r.usage,
+        Some(Usage { prompt_tokens: 50, completion_tokens: 128, reasoning_tokens: 128 })
+    );
+    assert_eq!(r.choices[0].finish_reason, Some(FinishReason::Length));
+    // Gemini counts thoughts apart from the candidates; both are billed as output.
+    let gemini = r#"{"candidates":[{"content":{"parts":[{"text":"Rating: 3"}]},"finishReason":"STOP"}],
+        "usageMetadata":{"promptTokenCount":40,"candidatesTokenCount":4,"thoughtsTokenCount":300}}"#;
+    let g = parse_chat_response(Api::Gemini, gemini).expect("parses");
+    assert_eq!(
+        g.usage,
+        Some(Usage { prompt_tokens: 40, completion_tokens: 304, reasoning_tokens: 300 })
+    );
+    let price = Price { input_per_million: 1.0, output_per_million: 4.0 };
+    let cost = price.cost_usd(g.usage.expect("usage"));
+    assert!(
+        (cost - (40.0 + 304.0 * 4.0) / 1e6).abs() < 1e-15,
+        "reasoning priced as output: {cost}"
+    );
+    let mut total = Usage::default();
+    total.add(r.usage.expect("usage"));
+    total.add(g.usage.expect("usage"));
+    assert_eq!(total.reasoning_tokens, 428);
 }

@@ -124,7 +124,11 @@ fn simulate(
                     s.on_success(
                         id,
                         now,
-                        Some(Usage { prompt_tokens: 1000, completion_tokens: 10 }),
+                        Some(Usage {
+                            prompt_tokens: 1000,
+                            completion_tokens: 10,
+                            reasoning_tokens: 0,
+                        }),
                     )
                     .expect("in flight");
                 }
@@ -187,7 +191,10 @@ fn a_flaky_provider_run_completes_with_every_job_answered_exactly_once() {
     let extra = (out.sends - 1440) as f64 / 1440.0;
     assert!((0.15..0.35).contains(&extra), "{} sends", out.sends);
     assert_eq!(p.retries as usize, out.sends - 1440);
-    assert_eq!(p.usage, Usage { prompt_tokens: 1_440_000, completion_tokens: 14_400 });
+    assert_eq!(
+        p.usage,
+        Usage { prompt_tokens: 1_440_000, completion_tokens: 14_400, reasoning_tokens: 0 }
+    );
 }
 
 #[test]
@@ -308,7 +315,7 @@ fn calls_in_flight_hold_their_reservation_until_they_land() {
         Action::AwaitResponses,
         "$0.04 reserved, $0.02 more would pass $0.05"
     );
-    let usage = Usage { prompt_tokens: 1000, completion_tokens: 10 };
+    let usage = Usage { prompt_tokens: 1000, completion_tokens: 10, reasoning_tokens: 0 };
     s.on_success(0, 10, Some(usage)).expect("in flight");
     s.on_success(1, 10, Some(usage)).expect("in flight");
     // $0.022 spent: a call more is $0.042 at most.
@@ -376,6 +383,38 @@ fn a_rejected_parameter_is_dropped_once_and_logged() {
 }
 
 #[test]
+fn calls_in_flight_when_a_parameter_is_dropped_are_sent_again_without_it() {
+    let config = SchedulerConfig { max_concurrency: 3, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(jobs(3, 0.0), config);
+    let sent: Vec<_> = (0..3)
+        .map(|_| match s.next_action(0) {
+            Action::Send(id) => id,
+            other => panic!("expected a send, got {other:?}"),
+        })
+        .collect();
+    let rejected = classify_error(
+        400,
+        &[],
+        r#"{"error":{"message":"Unsupported parameter: 'logprobs'","param":"logprobs","code":"unsupported_parameter"}}"#,
+        0,
+    );
+    // All three were built with logprobs; each rejection is a correction, none a failure.
+    for &id in &sent {
+        assert_eq!(
+            s.on_failure(id, 10, rejected.clone()),
+            Ok(FailureOutcome::RetryWithout(Param::Logprobs))
+        );
+    }
+    assert!(s.log().iter().any(|l| l.message.contains("before it was dropped")));
+    for _ in 0..3 {
+        assert!(matches!(s.next_action(10), Action::Send(_)));
+    }
+    assert_eq!(s.progress(10).failed, 0);
+    // Sent without it and still rejected: that one fails.
+    assert_eq!(s.on_failure(sent[0], 20, rejected), Ok(FailureOutcome::Failed));
+}
+
+#[test]
 fn pause_resume_cancel_and_abort() {
     let config = SchedulerConfig { max_concurrency: 2, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(jobs(5, 0.0), config);
@@ -411,14 +450,18 @@ fn progress_reports_rate_and_eta() {
     for id in 0..5 {
         assert_eq!(s.next_action(now), Action::Send(id));
         now += 1_000;
-        s.on_success(id, now, Some(Usage { prompt_tokens: 100, completion_tokens: 50 }))
-            .expect("in flight");
+        s.on_success(
+            id,
+            now,
+            Some(Usage { prompt_tokens: 100, completion_tokens: 50, reasoning_tokens: 0 }),
+        )
+        .expect("in flight");
     }
     let p = s.progress(now);
     assert_eq!((p.done, p.total), (5, 10));
     assert_eq!(p.rate_per_minute, 60.0, "5 in 5 s");
     assert_eq!(p.eta_ms, Some(5_000));
-    assert_eq!(p.usage, Usage { prompt_tokens: 500, completion_tokens: 250 });
+    assert_eq!(p.usage, Usage { prompt_tokens: 500, completion_tokens: 250, reasoning_tokens: 0 });
     assert!((p.cost_usd - 0.001).abs() < 1e-15, "500 × $1/M + 250 × $2/M");
 }
 

@@ -96,6 +96,7 @@ fn a_grid_names_each_method_by_what_varies() {
         temperatures: vec![Some(0.0), Some(1.0)],
         sampling: sampling(1),
         policy: Policy::Concord,
+        weighting: None,
     };
     let methods = wb::grid(&d, &attrs(&d), &spec);
     let names: Vec<&str> = methods.iter().map(|m| m.name.as_str()).collect();
@@ -113,6 +114,19 @@ fn a_grid_names_each_method_by_what_varies() {
         ]
     );
     assert_eq!(methods[1].sampling.temperature, Some(1.0));
+    assert!(methods.iter().all(|m| m.weighting.is_none() && m.sampling.logprobs.is_none()));
+    // Probability-weighted: named so, asking for the top log-probabilities.
+    let weighted = wb::grid(
+        &d,
+        &attrs(&d),
+        &GridSpec {
+            weighting: Some(concord_core::judge::aggregate::WeightFallback::Parsed),
+            ..spec.clone()
+        },
+    );
+    assert_eq!(weighted[0].name, "score-only T=0 +weighted");
+    assert_eq!(weighted[0].sampling.logprobs, Some(wb::study::WEIGHTING_TOP_LOGPROBS));
+    assert_eq!(weighted[0].weighting, Some(concord_core::judge::aggregate::WeightFallback::Parsed));
     let hhh = wb::method(
         &d,
         &attrs(&d),
@@ -272,7 +286,16 @@ fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
         let mut at = 0;
         while at < whole.prompts.len() {
             let end = (at + slice).min(whole.prompts.len());
-            wb::results::collect_into(&mut sliced, &d, &s, &whole, at..end, lookup, |_| false);
+            wb::results::collect_into(
+                &mut sliced,
+                &d,
+                &s,
+                &whole,
+                at..end,
+                lookup,
+                |_| false,
+                |_| Vec::new(),
+            );
             at = end;
         }
         assert_eq!(sliced, runs, "slices of {slice}");
@@ -299,6 +322,7 @@ fn table_fixture() -> (Dataset, Vec<JudgedRun>) {
         method: name.into(),
         attribute: "naturalness".into(),
         policy: Policy::CloserLook,
+        weighting: None,
         run: load(&dir.join(file)).runs.remove(0),
         origin: file.into(),
     };
@@ -496,6 +520,7 @@ fn released_topical_chat_runs_give_concord_tables_numbers() {
             method: (*m).into(),
             attribute: "naturalness".into(),
             policy: Policy::CloserLook,
+            weighting: None,
             run: run.clone(),
             origin: "file".into(),
         })
@@ -674,6 +699,7 @@ fn cut_off_samples_are_told_apart_from_answers_without_a_rating() {
         0..p.prompts.len(),
         |k| store.get(k).cloned(),
         |k| cut.contains(k),
+        |_| Vec::new(),
     );
     assert!(runs[0].run.records.iter().all(|r| r.cut_off == [1]));
     assert!(runs[2].run.records.iter().all(|r| r.cut_off.is_empty()));

@@ -73,6 +73,7 @@ fn fixture_with(judges: &[Judge<'_>]) -> (Dataset, Vec<JudgedRun>) {
         method: name.into(),
         attribute: "naturalness".into(),
         policy: Policy::Concord,
+        weighting: None,
         run: data::load(&format!("{name}.json"), records(Some(judge)).as_bytes())
             .unwrap()
             .runs

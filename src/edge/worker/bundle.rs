@@ -296,6 +296,7 @@ mod tests {
                 method: "m".into(),
                 attribute: attribute.into(),
                 policy: Policy::Concord,
+                weighting: None,
                 origin: "study".into(),
                 run: concord_core::data::JudgeRun {
                     name: format!("m {attribute}"),
@@ -309,6 +310,7 @@ mod tests {
                             prompt_chars: None,
                             responses: vec!["Rating: 3".into(), "Rating: 4".into()],
                             cut_off: Vec::new(),
+                            logprobs: Vec::new(),
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,

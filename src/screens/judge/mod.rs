@@ -6,10 +6,14 @@
 pub mod state;
 pub mod steps;
 
+use concord_core::judge::aggregate::WeightFallback;
 use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
-use concord_core::study::workbench::study::parse_sampling_fields;
+use concord_core::run::provider::REASONING_DEFAULT_MAX_TOKENS;
+use concord_core::study::workbench::study::{
+    parse_sampling_fields, short_budget_warning, short_budgets,
+};
 use concord_core::study::workbench::{GridSpec, grid};
 use leptos::prelude::*;
 
@@ -128,6 +132,15 @@ fn AttributesPanel() -> impl IntoView {
     }
 }
 
+/// Why a probability-weighted method cannot be weighted with this provider, said before a run.
+pub fn logprobs_warning(provider: concord_core::run::ProviderId, model: &str) -> String {
+    let model =
+        if model.trim().is_empty() { "this model".to_owned() } else { model.trim().to_owned() };
+    format!(
+        "{provider} returns no log-probabilities for {model} (as the Run screen's provider is set now): a probability-weighted method's samples cannot be weighted, and are left out or read plainly, as chosen. Providers that return them: OpenAI, OpenRouter, Together, Gemini, vLLM, llama.cpp, Ollama (not for reasoning models)."
+    )
+}
+
 /// Adds `value` to `list` or removes it.
 fn toggle<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, value: T, on: bool) {
     list.update(|l| {
@@ -148,13 +161,32 @@ fn AddMethodsPanel() -> impl IntoView {
     let temperatures = RwSignal::new("1".to_owned());
     let n = RwSignal::new("1".to_owned());
     let top_p = RwSignal::new(String::new());
-    let max_tokens = RwSignal::new("128".to_owned());
+    let run = crate::screens::run::state::use_run();
+    // New methods get room to think when the Run screen's model is a reasoning model; the
+    // default follows the model until the field is edited.
+    let reasoning = Memo::new(move |_| {
+        run.connection.with(|f| {
+            concord_core::run::Capabilities::for_model(f.provider, f.model.trim()).reasoning
+        })
+    });
+    let default_max = move |reasoning: bool| {
+        if reasoning { REASONING_DEFAULT_MAX_TOKENS.to_string() } else { "128".to_owned() }
+    };
+    let max_tokens = RwSignal::new(default_max(reasoning.get_untracked()));
+    Effect::new(move |_| {
+        let now = reasoning.get();
+        if max_tokens.get_untracked() == default_max(!now) {
+            max_tokens.set(default_max(now));
+        }
+    });
     let policy = RwSignal::new(Policy::Concord);
+    // Probability-weighted score (G-Eval), and what to do with a sample it cannot weigh.
+    let weighted = RwSignal::new(false);
+    let fallback = RwSignal::new(WeightFallback::Drop);
     let message = RwSignal::new(None::<String>);
     let set_mode = move |v, on| toggle(modes, v, on);
     let set_cot = move |v, on| toggle(cot, v, on);
     let set_persona = move |v, on| toggle(personas, v, on);
-    let run = crate::screens::run::state::use_run();
     let add = move |_| {
         let dataset = ws.dataset.get_untracked();
         let study = judge.study.get_untracked();
@@ -192,6 +224,7 @@ fn AddMethodsPanel() -> impl IntoView {
             temperatures: temps,
             sampling,
             policy: policy.get_untracked(),
+            weighting: weighted.get_untracked().then(|| fallback.get_untracked()),
         };
         let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
         let before = study.methods.len();
@@ -242,6 +275,27 @@ fn AddMethodsPanel() -> impl IntoView {
                         on:change=move |ev| set_persona(p, event_target_checked(&ev))/>{persona_name(p)}</label>
                 }).collect_view()}
             </fieldset>
+            <fieldset class="row">
+                <legend>"Score"</legend>
+                <label class="check"><input type="checkbox" data-testid="weighted" prop:checked=move || weighted.get()
+                    on:change=move |ev| weighted.set(event_target_checked(&ev))/>
+                    "probability-weighted (G-Eval: Σ p(s)·s over the scale at the rating's token)"</label>
+                <label>"A sample with no usable log-probabilities: "
+                    <select aria-label="Weighting fallback" data-testid="weighting-fallback" on:change=move |ev| {
+                        if let Some(f) = WeightFallback::from_name(&event_target_value(&ev)) { fallback.set(f) }
+                    }>
+                        <option value="drop" selected=move || fallback.get() == WeightFallback::Drop>"leave it out"</option>
+                        <option value="parsed" selected=move || fallback.get() == WeightFallback::Parsed>"use its parsed rating"</option>
+                    </select>
+                </label>
+            </fieldset>
+            {move || {
+                let (provider, model) = run.connection.with(|f| (f.provider, f.model.clone()));
+                let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+                (weighted.get() && caps.max_top_logprobs.is_none()).then(|| view! {
+                    <p class="warn-box" data-testid="no-logprobs">{logprobs_warning(provider, &model)}</p>
+                })
+            }}
             <div class="row">
                 <label>"Temperatures " <input type="text" size="10" prop:value=move || temperatures.get()
                     on:input=move |ev| temperatures.set(event_target_value(&ev))
@@ -274,6 +328,7 @@ fn AddMethodsPanel() -> impl IntoView {
 #[component]
 fn MethodsPanel() -> impl IntoView {
     let judge = use_judge();
+    let run = crate::screens::run::state::use_run();
     let ws = use_workspace();
     view! {
         <section class="panel" aria-labelledby="methods-heading">
@@ -313,6 +368,11 @@ fn MethodsPanel() -> impl IntoView {
                     </table>
                     </div>
                     <p class="muted">{format!("{count} (method, attribute) runs per item.")}</p>
+                    {move || {
+                        let (model, caps) = run.connection.with(|f| (f.model.clone(), concord_core::run::Capabilities::for_model(f.provider, f.model.trim())));
+                        judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
+                            .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+                    }}
                     <button class="primary" type="button" on:click=move |_| ws.screen.set(Screen::Run)>"Go to Run"</button>
                 }.into_any()
             }}

@@ -95,6 +95,7 @@ mod tests {
             method: method.into(),
             attribute: "coherence".into(),
             policy: Policy::Concord,
+            weighting: None,
             run: JudgeRun { name: method.into(), attribute: None, records: Vec::new() },
             origin: origin.into(),
         }

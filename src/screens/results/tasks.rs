@@ -26,9 +26,11 @@ struct RunKey {
     method: String,
     attribute: String,
     policy: &'static str,
+    weighting: Option<&'static str>,
     records: usize,
     responses: usize,
-    /// FNV-1a of every record's key and responses, in order.
+    /// FNV-1a of every record's key, responses, cut-off marks and log-probabilities, in
+    /// order: a run of another model can answer the same texts with other log-probabilities.
     content: u64,
 }
 
@@ -57,12 +59,27 @@ impl RunKey {
                 content = fnv(content, text.as_bytes());
                 content = fnv(content, &[0xff]);
             }
+            for &i in &rec.cut_off {
+                content = fnv(content, &(i as u64).to_le_bytes());
+            }
+            content = fnv(content, &[0xfd]);
+            for tokens in &rec.logprobs {
+                for token in tokens {
+                    content = fnv(content, &(token.at as u64).to_le_bytes());
+                    for (alt, logprob) in &token.alternatives {
+                        content = fnv(content, alt.as_bytes());
+                        content = fnv(content, &logprob.to_bits().to_le_bytes());
+                    }
+                }
+                content = fnv(content, &[0xfc]);
+            }
         }
         RunKey {
             origin: r.origin.clone(),
             method: r.method.clone(),
             attribute: r.attribute.clone(),
             policy: r.policy.name(),
+            weighting: r.weighting.map(|w| w.name()),
             records: r.run.records.len(),
             responses,
             content,
@@ -141,6 +158,7 @@ pub async fn read_scores(
                 runs.get(i).map(|r| {
                     (!r.run.records.is_empty()).then(|| {
                         ScoreReader::new(dataset, &r.method, &r.attribute, &r.run, r.policy)
+                            .map(|reader| reader.with_weighting(r.weighting))
                     })
                 })
             });

@@ -19,6 +19,7 @@ use concord_core::run::{
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::plan::estimate_study;
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
+use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -384,6 +385,24 @@ fn LaunchPanel() -> impl IntoView {
                 let (refused, text) = batch_note();
                 view! { <p class=if refused { "warn-box" } else { "muted" } data-testid="batch-note-provider">{text}</p> }
             })}
+            {move || {
+                // Probability-weighted methods on a provider without log-probabilities: said
+                // before the run, not found out after it.
+                let weighted = ctx.judge.study.with(|s| s.methods.iter().filter(|m| m.weighting.is_some()).count());
+                let (provider, model) = ctx.run.connection.with(|f| (f.provider, f.model.clone()));
+                let caps = Capabilities::for_model(provider, model.trim());
+                (weighted > 0 && caps.max_top_logprobs.is_none()).then(|| view! {
+                    <p class="warn-box" data-testid="no-logprobs">{crate::screens::judge::logprobs_warning(provider, &model)}</p>
+                })
+            }}
+            {move || {
+                // A reasoning model thinks within Max tokens: a budget too small is said before
+                // the run, not found out from its cut-off answers.
+                let model = ctx.run.connection.with(|f| f.model.clone());
+                let caps = ctx.run.connection.with(|f| Capabilities::for_model(f.provider, f.model.trim()));
+                ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
+                    .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+            }}
             <p data-testid="estimate">{move || estimate.get()}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
@@ -410,6 +429,7 @@ fn LaunchPanel() -> impl IntoView {
                             p.done, p.total, p.failed, p.in_flight, cached,
                             p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.concurrency, p.retries
                         )}
+                        {(p.usage.reasoning_tokens > 0).then(|| format!(" · {} of the output tokens spent reasoning", p.usage.reasoning_tokens))}
                         {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
                 }

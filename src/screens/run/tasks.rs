@@ -272,6 +272,7 @@ pub async fn refresh_results(
                 at..end,
                 |k| mem.get(k).cloned(),
                 crate::runner::is_cut_off,
+                crate::runner::score_tokens_of,
             );
         }
         budget.tick().await;

@@ -388,7 +388,14 @@ fn with_parsed(dataset: &Dataset, mut run: JudgedRun) -> JudgedRun {
         if record.responses.is_empty() {
             continue;
         }
-        let score = crate::judge::aggregate::ItemScore::parse(&record.responses, run.policy, scale);
+        let read = crate::judge::aggregate::read_samples(
+            &record.responses,
+            &record.logprobs,
+            run.policy,
+            run.weighting,
+            scale,
+        );
+        let score = crate::judge::aggregate::ItemScore::from_samples(&read.samples);
         record.parsed = score.mean.map(|m| vec![(run.attribute.clone(), m)]).unwrap_or_default();
     }
     run

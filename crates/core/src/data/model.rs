@@ -367,6 +367,11 @@ pub struct JudgeRecord {
     /// outputs, which do not say.
     #[serde(default)]
     pub cut_off: Vec<usize>,
+    /// The log-probabilities of each response's digit-bearing tokens, parallel to `responses`
+    /// (empty when the run asked for none, or the provider returned none): what a
+    /// probability-weighted method weighs the rating by. Always written (see `prompt_chars`).
+    #[serde(default)]
+    pub logprobs: Vec<Vec<crate::judge::aggregate::ScoreToken>>,
     /// Scores already parsed by the file's authors (UniEval `predict_scores`, meta-evaluation
     /// `score`), by attribute name; the response parser fills this for raw runs.
     pub parsed: Vec<(String, f64)>,

@@ -127,34 +127,116 @@ fn score_token(token: &str, scale: (i64, i64)) -> Option<i64> {
     (scale.0..=scale.1).contains(&v).then_some(v)
 }
 
-/// Computes G-Eval's weighted score. `text` is the response (used for the fallback under
-/// `policy`), `logprobs` its tokens, `scale` the integer score range.
-pub fn probability_weighted(
+/// A generated token that contains a digit — one a rating can be read from — where it starts
+/// in the response (bytes) and its most likely alternatives with their natural-log
+/// probabilities. A sample keeps only these (a 128-token answer with 20 alternatives a token
+/// would otherwise be stored whole).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreToken {
+    /// Byte offset of the token in the response text.
+    pub at: usize,
+    pub token: String,
+    pub alternatives: Vec<(String, f64)>,
+}
+
+/// The digit-bearing tokens of a response, located in its text by concatenating the tokens
+/// (the generated text is their concatenation; where a provider's tokens do not spell the
+/// text, offsets follow the tokens' lengths, and a rating may then find no token).
+pub fn score_tokens(tokens: &[TokenLogprobs]) -> Vec<ScoreToken> {
+    let mut at = 0;
+    let mut out = Vec::new();
+    for t in tokens {
+        if t.token.bytes().any(|b| b.is_ascii_digit()) {
+            out.push(ScoreToken {
+                at,
+                token: t.token.clone(),
+                alternatives: t.top_logprobs.iter().map(|a| (a.token.clone(), a.logprob)).collect(),
+            });
+        }
+        at += t.token.len();
+    }
+    out
+}
+
+/// What a probability-weighted method does with a sample whose rating cannot be weighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WeightFallback {
+    /// Leave the sample out of the item's mean (counted as a parse failure).
+    #[default]
+    Drop,
+    /// Use the rating the parser read from its text.
+    Parsed,
+}
+
+impl WeightFallback {
+    pub const ALL: [WeightFallback; 2] = [WeightFallback::Drop, WeightFallback::Parsed];
+
+    /// Stable name (settings, bundles, `concord`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightFallback::Drop => "drop",
+            WeightFallback::Parsed => "parsed",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<WeightFallback> {
+        WeightFallback::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// In words, for a table's note.
+    pub fn describe(self) -> &'static str {
+        match self {
+            WeightFallback::Drop => "left out",
+            WeightFallback::Parsed => "their parsed rating used",
+        }
+    }
+}
+
+/// G-Eval's probability-weighted score of one sample **at its rating**: the parser under
+/// `policy` reads the rating from `text`; the token that starts where the rating starts is the
+/// rating's token, and Σ p(s)·s over the score tokens among its alternatives (renormalised over
+/// those valid tokens) is the score. Falls back (with the parsed rating in `score`) when the
+/// sample has no log-probabilities, the parser read no rating, no token starts the rating or it
+/// is not a score on the scale, or it has no alternatives.
+pub fn weighted_at_rating(
     text: &str,
-    logprobs: Option<&[TokenLogprobs]>,
+    tokens: Option<&[ScoreToken]>,
     scale: (i64, i64),
     policy: Policy,
 ) -> WeightedScore {
+    let bounds = Some((scale.0 as f64, scale.1 as f64));
+    let reading = policy.read(text, bounds).ok();
     let fallback = |reason| WeightedScore {
-        score: policy.parse(text, Some((scale.0 as f64, scale.1 as f64))).ok(),
+        score: reading.as_ref().map(|r| r.value),
         valid_mass: None,
         fallback: Some(reason),
     };
-    let Some(tokens) = logprobs.filter(|t| !t.is_empty()) else {
+    let Some(tokens) = tokens.filter(|t| !t.is_empty()) else {
         return fallback(Fallback::NoLogprobs);
     };
-    let Some(at) = tokens.iter().find(|t| score_token(&t.token, scale).is_some()) else {
+    let Some(start) = reading.as_ref().and_then(|r| r.span.as_ref()).map(|s| s.start) else {
         return fallback(Fallback::NoScoreToken);
     };
-    if at.top_logprobs.is_empty() {
+    // The token holding the rating's first byte (a token may carry a leading space).
+    let Some(at) = tokens.iter().find(|t| {
+        let digits = t.token.len() - t.token.trim_start().len();
+        t.at + digits == start || (t.at <= start && start < t.at + t.token.len())
+    }) else {
+        return fallback(Fallback::NoScoreToken);
+    };
+    if score_token(&at.token, scale).is_none() {
+        return fallback(Fallback::NoScoreToken);
+    }
+    if at.alternatives.is_empty() {
         return fallback(Fallback::NoAlternatives);
     }
     // Several alternatives can spell the same score (`"3"`, `" 3"`); their masses add up.
     let mut mass = 0.0;
     let mut weighted = 0.0;
-    for alt in &at.top_logprobs {
-        if let Some(s) = score_token(&alt.token, scale) {
-            let p = alt.logprob.exp();
+    for (token, logprob) in &at.alternatives {
+        if let Some(s) = score_token(token, scale) {
+            let p = logprob.exp();
             mass += p;
             weighted += p * s as f64;
         }
@@ -163,4 +245,79 @@ pub fn probability_weighted(
         return fallback(Fallback::NoScoreToken);
     }
     WeightedScore { score: Some(weighted / mass), valid_mass: Some(mass), fallback: None }
+}
+
+/// [`weighted_at_rating`] on a provider's token list.
+pub fn probability_weighted(
+    text: &str,
+    logprobs: Option<&[TokenLogprobs]>,
+    scale: (i64, i64),
+    policy: Policy,
+) -> WeightedScore {
+    let tokens = logprobs.map(score_tokens);
+    match (logprobs, tokens) {
+        // Tokens with no digit at all: the rating has no token to be weighted at.
+        (Some(l), Some(t)) if !l.is_empty() && t.is_empty() => {
+            let bounds = Some((scale.0 as f64, scale.1 as f64));
+            WeightedScore {
+                score: policy.parse(text, bounds).ok(),
+                valid_mass: None,
+                fallback: Some(Fallback::NoScoreToken),
+            }
+        }
+        (_, t) => weighted_at_rating(text, t.as_deref(), scale, policy),
+    }
+}
+
+/// One record's samples as a method reads them: each rating, parsed or probability-weighted.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SamplesRead {
+    /// Per sample kept, its score or why no rating could be read (a sample dropped because it
+    /// could not be weighted is not here).
+    pub samples: Vec<Result<f64, ParseFailure>>,
+    /// Samples scored by their log-probabilities.
+    pub weighted: usize,
+    /// Samples with a rating that could not be weighted (dropped or read plainly, as the method
+    /// says).
+    pub fell_back: usize,
+}
+
+/// Reads `responses` under `policy`; with `weighting`, each sample whose rating can be weighted
+/// by its `logprobs` (parallel to `responses`, empty when there are none) is scored G-Eval's
+/// way ([`weighted_at_rating`]) and the others are dropped or read plainly.
+pub fn read_samples(
+    responses: &[String],
+    logprobs: &[Vec<ScoreToken>],
+    policy: Policy,
+    weighting: Option<WeightFallback>,
+    scale: Option<(f64, f64)>,
+) -> SamplesRead {
+    let mut out = SamplesRead::default();
+    let Some(fallback) = weighting else {
+        out.samples = responses.iter().map(|r| policy.parse(r, scale)).collect();
+        return out;
+    };
+    let (lo, hi) = scale.unwrap_or((1.0, 5.0));
+    let int_scale = (lo.round() as i64, hi.round() as i64);
+    for (i, response) in responses.iter().enumerate() {
+        let parsed = policy.parse(response, scale);
+        if parsed.is_err() {
+            out.samples.push(parsed);
+            continue;
+        }
+        let tokens = logprobs.get(i).map(Vec::as_slice);
+        let w = weighted_at_rating(response, tokens, int_scale, policy);
+        match (w.fallback, fallback) {
+            (None, _) => {
+                out.weighted += 1;
+                out.samples.push(w.score.ok_or(ParseFailure::NoNumber));
+            }
+            (Some(_), WeightFallback::Parsed) => {
+                out.fell_back += 1;
+                out.samples.push(parsed);
+            }
+            (Some(_), WeightFallback::Drop) => out.fell_back += 1,
+        }
+    }
+    out
 }

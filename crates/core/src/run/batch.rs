@@ -538,6 +538,8 @@ pub struct BatchAnswer {
     pub model: String,
     /// The provider cut it off at the token limit.
     pub cut_off: bool,
+    /// Its digit-bearing tokens with their log-probabilities, when the line asked for them.
+    pub tokens: Vec<crate::judge::aggregate::ScoreToken>,
 }
 
 /// A line that brought no answer, with its cause.
@@ -610,6 +612,11 @@ pub fn collect(
                                     text: choice.text.clone(),
                                     model: model.clone(),
                                     cut_off: choice.finish_reason == Some(FinishReason::Length),
+                                    tokens: choice
+                                        .top_logprobs
+                                        .as_deref()
+                                        .map(crate::judge::aggregate::score_tokens)
+                                        .unwrap_or_default(),
                                 });
                             }
                             if response.choices.len() < line.keys.len() {
@@ -772,6 +779,7 @@ impl BatchRecord {
         self.collected.as_ref().map_or_else(Usage::default, |c| Usage {
             prompt_tokens: c.prompt_tokens,
             completion_tokens: c.completion_tokens,
+            reasoning_tokens: 0,
         })
     }
 

@@ -51,7 +51,11 @@ impl Price {
         let prompt = size.prompt_chars.div_ceil(RESERVE_CHARS_PER_TOKEN) as u64;
         let output = u64::from(size.samples.max(1))
             * u64::from(size.max_tokens.unwrap_or(RESERVED_OUTPUT_TOKENS));
-        self.cost_usd(Usage { prompt_tokens: prompt, completion_tokens: output })
+        self.cost_usd(Usage {
+            prompt_tokens: prompt,
+            completion_tokens: output,
+            reasoning_tokens: 0,
+        })
     }
 }
 
@@ -282,7 +286,11 @@ pub fn estimate_run(input: EstimateInput, price: Option<Price>) -> Estimate {
     let input_tokens = calls * estimate_tokens(input.prompt_chars);
     let output_tokens = prompts * input.samples * input.output_tokens_per_sample;
     let cost_usd = price.map(|p| {
-        p.cost_usd(Usage { prompt_tokens: input_tokens, completion_tokens: output_tokens })
+        p.cost_usd(Usage {
+            prompt_tokens: input_tokens,
+            completion_tokens: output_tokens,
+            reasoning_tokens: 0,
+        })
     });
     Estimate { calls, input_tokens, output_tokens, cost_usd }
 }

@@ -400,6 +400,13 @@ impl Capabilities {
     }
 }
 
+/// Max tokens below which a reasoning model is likely to spend the whole budget thinking
+/// (its reasoning counts against `max_completion_tokens`) and never write its answer.
+pub const REASONING_MIN_MAX_TOKENS: u32 = 1024;
+/// The Judge screen's Max tokens for new methods when the model is a reasoning model (room
+/// for its thinking and its answer).
+pub const REASONING_DEFAULT_MAX_TOKENS: u32 = 4096;
+
 /// OpenAI reasoning models (o1, o3, o4-mini, gpt-5…), also when routed as `openai/o3`.
 pub fn is_reasoning_model(model: &str) -> bool {
     let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();

@@ -13,7 +13,13 @@ use crate::run::provider::Api;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
     pub prompt_tokens: u64,
+    /// Every generated token the provider bills as output, reasoning included.
     pub completion_tokens: u64,
+    /// Of the completion tokens, those a reasoning model spent thinking before its answer
+    /// (OpenAI `completion_tokens_details.reasoning_tokens`; Gemini `thoughtsTokenCount`, which
+    /// Gemini counts apart from its candidates and Concord adds to the completion). They are
+    /// billed at the output price, as the providers bill them.
+    pub reasoning_tokens: u64,
 }
 
 impl Usage {
@@ -21,6 +27,7 @@ impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
     }
 }
 
@@ -184,6 +191,10 @@ fn parse_openai(v: &Value) -> Result<ChatResponse, ParseError> {
         Some(Usage {
             prompt_tokens: u64_at(u, "prompt_tokens")?,
             completion_tokens: u64_at(u, "completion_tokens").unwrap_or(0),
+            reasoning_tokens: u
+                .pointer("/completion_tokens_details/reasoning_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
         })
     });
     Ok(ChatResponse { choices: out, usage, model: model_of(v, "model") })
@@ -223,7 +234,9 @@ fn parse_anthropic(v: &Value) -> Result<ChatResponse, ParseError> {
     let usage = v.get("usage").and_then(|u| {
         Some(Usage {
             prompt_tokens: u64_at(u, "input_tokens")?,
+            // Extended thinking is billed within the output tokens, not reported apart.
             completion_tokens: u64_at(u, "output_tokens").unwrap_or(0),
+            reasoning_tokens: 0,
         })
     });
     Ok(ChatResponse {
@@ -263,7 +276,10 @@ fn parse_gemini(v: &Value) -> Result<ChatResponse, ParseError> {
     let usage = v.get("usageMetadata").and_then(|u| {
         Some(Usage {
             prompt_tokens: u64_at(u, "promptTokenCount")?,
-            completion_tokens: u64_at(u, "candidatesTokenCount").unwrap_or(0),
+            // Thoughts are billed as output but counted apart from the candidates.
+            completion_tokens: u64_at(u, "candidatesTokenCount").unwrap_or(0)
+                + u64_at(u, "thoughtsTokenCount").unwrap_or(0),
+            reasoning_tokens: u64_at(u, "thoughtsTokenCount").unwrap_or(0),
         })
     });
     Ok(ChatResponse { choices: out, usage, model: model_of(v, "modelVersion") })

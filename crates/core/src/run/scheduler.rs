@@ -259,6 +259,10 @@ struct Slot<T> {
     job: Job<T>,
     status: Status,
     attempts: u32,
+    /// The parameters already dropped when it was last sent (its request was built without
+    /// them): a call sent with a parameter before another call got it dropped is retried
+    /// without it, not given up.
+    sent_without: BTreeSet<Param>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -302,8 +306,15 @@ impl<T> Scheduler<T> {
     /// A scheduler for `jobs`, in order.
     pub fn new(jobs: Vec<Job<T>>, config: SchedulerConfig) -> Scheduler<T> {
         let queue = (0..jobs.len()).collect();
-        let slots =
-            jobs.into_iter().map(|job| Slot { job, status: Status::Queued, attempts: 0 }).collect();
+        let slots = jobs
+            .into_iter()
+            .map(|job| Slot {
+                job,
+                status: Status::Queued,
+                attempts: 0,
+                sent_without: BTreeSet::new(),
+            })
+            .collect();
         let concurrency = f64::from(config.max_concurrency.max(1));
         let rng = ChaCha8Rng::seed_from_u64(config.seed);
         Scheduler {
@@ -481,6 +492,7 @@ impl<T> Scheduler<T> {
         let slot = &mut self.slots[id];
         slot.attempts += 1;
         slot.status = Status::InFlight { sent_at: now_ms };
+        slot.sent_without.clone_from(&self.dropped);
         self.committed_usd += slot.job.estimated_cost_usd.max(0.0);
         self.in_flight += 1;
         Action::Send(id)
@@ -555,7 +567,8 @@ impl<T> Scheduler<T> {
             }
         }
         let attempts = self.slots[id].attempts;
-        let dropped = &self.dropped;
+        // Dropped before this attempt was built: the API rejects a call that did not send it.
+        let dropped = &self.slots[id].sent_without;
         let decision =
             self.config.retry.decide(&error, attempts, |p| dropped.contains(&p), &mut self.rng);
         let outcome = match decision {
@@ -567,20 +580,18 @@ impl<T> Scheduler<T> {
                 FailureOutcome::Retry { after_ms }
             }
             RetryDecision::DropParamAndRetry(param) => {
-                self.dropped.insert(param);
+                let first = self.dropped.insert(param);
                 let slot = &mut self.slots[id];
                 // Dropping a parameter is a correction, not a retry of the same thing.
                 slot.attempts = slot.attempts.saturating_sub(1);
                 slot.status = Status::Waiting;
                 self.retries_due.push(Reverse((now_ms, id)));
-                self.note(
-                    now_ms,
-                    Some(id),
-                    format!(
-                        "the API rejected `{param}` ({}); continuing without it",
-                        error.message
-                    ),
-                );
+                let said = if first {
+                    format!("the API rejected `{param}` ({}); continuing without it", error.message)
+                } else {
+                    format!("sent with `{param}` before it was dropped; sending it again without")
+                };
+                self.note(now_ms, Some(id), said);
                 FailureOutcome::RetryWithout(param)
             }
             RetryDecision::GiveUp(reason) => {

@@ -65,6 +65,7 @@ pub fn imported_runs(
             method: method_name(file),
             attribute,
             policy,
+            weighting: None,
             run: run.clone(),
             origin: file.to_owned(),
         });

@@ -176,6 +176,15 @@ pub fn results_table(
                         ));
                     }
                 }
+                if let Some(fallback) = c.scores.weighting {
+                    note.push_str(&format!(
+                        "; probability-weighted: {} of {} weighted by their log-probabilities, {} could not be ({})",
+                        c.scores.weighted,
+                        count(c.scores.samples, "sample", "samples"),
+                        c.scores.fell_back,
+                        fallback.describe()
+                    ));
+                }
                 if cell.value.is_none()
                     && let Some(why) = undefined_reason(&c.row, column)
                 {
@@ -257,27 +266,59 @@ pub fn parse_failures_table(table: &ResultsTable) -> Table {
         TableColumn::number("Cut off, all")
             .described("samples cut off at the token limit, whether a rating could be read or not"),
     ];
+    // Columns for probability-weighted methods, when the table has one.
+    let weighted = table.cells.iter().flatten().flatten().any(|c| c.scores.weighting.is_some());
+    if weighted {
+        out.columns.push(TableColumn::number("Weighted").described(
+            "samples scored G-Eval's way: Σ p(s)·s over the scale's tokens at the rating's token",
+        ));
+        out.columns.push(TableColumn::number("Not weighted").described(
+            "samples with a rating but no usable log-probabilities at it (the provider returned none, or the rating's token has no alternatives): left out, or read plainly, as the method says",
+        ));
+    }
     let mut cut = 0;
+    let mut fell_back = 0;
     for (m, method) in table.methods.iter().enumerate() {
         for (a, attribute) in table.attributes.iter().enumerate() {
             if let Some(c) = table.cell(m, a) {
                 let s = &c.scores;
                 cut += s.cut_off;
                 let key = format!("{method}/{attribute}");
-                out.rows.push(TableRow::new(
-                    method.clone(),
-                    vec![
-                        Cell::text(attribute.clone()),
-                        Cell::count(s.samples),
-                        Cell::count(s.parse_failures).keyed(format!("{key}/unparseable")),
-                        Cell::count(s.cut_off_failures).keyed(format!("{key}/cut_off_failures")),
-                        Cell::count(s.parse_failures.saturating_sub(s.cut_off_failures))
-                            .keyed(format!("{key}/complete_failures")),
-                        Cell::count(s.cut_off).keyed(format!("{key}/cut_off")),
-                    ],
-                ));
+                let mut cells = vec![
+                    Cell::text(attribute.clone()),
+                    Cell::count(s.samples),
+                    Cell::count(s.parse_failures).keyed(format!("{key}/unparseable")),
+                    Cell::count(s.cut_off_failures).keyed(format!("{key}/cut_off_failures")),
+                    Cell::count(s.parse_failures.saturating_sub(s.cut_off_failures))
+                        .keyed(format!("{key}/complete_failures")),
+                    Cell::count(s.cut_off).keyed(format!("{key}/cut_off")),
+                ];
+                if weighted {
+                    match s.weighting {
+                        Some(fallback) => {
+                            fell_back += s.fell_back;
+                            cells.push(Cell::count(s.weighted).keyed(format!("{key}/weighted")));
+                            cells.push(
+                                Cell::count(s.fell_back)
+                                    .keyed(format!("{key}/not_weighted"))
+                                    .with_note(fallback.describe()),
+                            );
+                        }
+                        None => {
+                            cells.push(Cell::blank("not a probability-weighted method"));
+                            cells.push(Cell::blank("not a probability-weighted method"));
+                        }
+                    }
+                }
+                out.rows.push(TableRow::new(method.clone(), cells));
             }
         }
+    }
+    if fell_back > 0 {
+        out.notes.push(format!(
+            "{} could not be weighted by their log-probabilities (the provider returned none at the rating, or no alternatives): a probability-weighted method left them out or read their rating plainly, as set on the Judge screen.",
+            count(fell_back, "sample with a rating", "samples with a rating")
+        ));
     }
     if cut > 0 {
         out.notes.push(format!(

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::scores::{self as table, JudgeScores, Row, TableError};
 use crate::data::{Dataset, JudgeRecord, JudgeRun, RecordKey};
+use crate::judge::aggregate::WeightFallback;
 use crate::judge::parse::Policy;
 use crate::stats::{self, KrippendorffLevel, Level, ResampleInput, ResampleStat};
 
@@ -20,6 +21,11 @@ pub struct JudgedRun {
     pub attribute: String,
     /// How its samples are read.
     pub policy: Policy,
+    /// Probability-weighted (G-Eval): each sample scored at its rating's token by its
+    /// log-probabilities, and what is done with a sample that cannot be weighted; `None`: the
+    /// parsed rating.
+    #[serde(default)]
+    pub weighting: Option<WeightFallback>,
     pub run: JudgeRun,
     /// Where it came from: `study` for runs made here, else the imported file's name.
     pub origin: String,
@@ -80,7 +86,16 @@ pub fn collect(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<JudgedRun> {
     let mut runs = empty_runs(study);
-    collect_into(&mut runs, dataset, study, plan, 0..plan.prompts.len(), lookup, |_| false);
+    collect_into(
+        &mut runs,
+        dataset,
+        study,
+        plan,
+        0..plan.prompts.len(),
+        lookup,
+        |_| false,
+        |_| Vec::new(),
+    );
     runs
 }
 
@@ -94,6 +109,7 @@ pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
                 method: method.name.clone(),
                 attribute: attribute.clone(),
                 policy: method.policy,
+                weighting: method.weighting,
                 run: JudgeRun {
                     name: format!("{} / {attribute}", method.name),
                     attribute: Some(attribute.clone()),
@@ -109,7 +125,10 @@ pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
 /// [`collect`] for the plan's prompts in `prompts` only, appended to `runs` (from
 /// [`empty_runs`]): a large run is collected a slice at a time, in prompt order, giving the
 /// same runs as one [`collect`]. `cut_off` says which stored samples the provider cut off at
-/// the token limit (kept in each record's [`JudgeRecord::cut_off`]).
+/// the token limit (kept in each record's [`JudgeRecord::cut_off`]); `logprobs` gives a stored
+/// sample's digit-bearing tokens with their log-probabilities (empty when it has none; kept in
+/// [`JudgeRecord::logprobs`] when any sample of the record has some).
+#[allow(clippy::too_many_arguments)]
 pub fn collect_into(
     runs: &mut [JudgedRun],
     dataset: &Dataset,
@@ -118,6 +137,7 @@ pub fn collect_into(
     prompts: std::ops::Range<usize>,
     lookup: impl Fn(&str) -> Option<String>,
     cut_off: impl Fn(&str) -> bool,
+    logprobs: impl Fn(&str) -> Vec<crate::judge::aggregate::ScoreToken>,
 ) {
     let slot = |method: usize, attribute: &str| {
         study
@@ -134,13 +154,19 @@ pub fn collect_into(
         };
         let mut responses: Vec<String> = Vec::new();
         let mut cut = Vec::new();
+        let mut tokens = Vec::new();
         for key in prompt.keys() {
             if let Some(text) = lookup(&key) {
                 if cut_off(&key) {
                     cut.push(responses.len());
                 }
                 responses.push(text);
+                tokens.push(logprobs(&key));
             }
+        }
+        // A record of samples without log-probabilities keeps none (the common case).
+        if tokens.iter().all(Vec::is_empty) {
+            tokens.clear();
         }
         if responses.is_empty() {
             continue;
@@ -156,6 +182,7 @@ pub fn collect_into(
                 prompt_chars: Some(prompt.chars),
                 responses,
                 cut_off: cut,
+                logprobs: tokens,
                 parsed: Vec::new(),
                 line: 0,
                 meta: None,
@@ -316,7 +343,13 @@ pub fn score_run(dataset: &Dataset, r: &JudgedRun) -> Option<Result<JudgeScores,
     if r.run.records.is_empty() {
         return None;
     }
-    Some(table::judge_scores(dataset, &r.method, &r.attribute, &r.run, r.policy))
+    let reader = match table::ScoreReader::new(dataset, &r.method, &r.attribute, &r.run, r.policy) {
+        Ok(reader) => reader.with_weighting(r.weighting),
+        Err(e) => return Some(Err(e)),
+    };
+    let mut reader = reader;
+    while !reader.step(&r.run, usize::MAX) {}
+    Some(Ok(reader.finish()))
 }
 
 /// Arranges read runs into methods × attributes (in order of first appearance; a later run
@@ -472,6 +505,9 @@ fn push_combination(
                 samples: 0,
                 cut_off: 0,
                 cut_off_failures: 0,
+                weighted: 0,
+                fell_back: 0,
+                weighting: None,
             })
         })
         .collect();
@@ -761,6 +797,7 @@ pub fn cost_quality(
                 p.cost_usd(crate::run::Usage {
                     prompt_tokens: input_tokens,
                     completion_tokens: output_tokens,
+                    reasoning_tokens: 0,
                 })
             });
             let quality_per_usd = match (quality, cost_usd) {

@@ -44,7 +44,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, JudgeRun, join};
-use crate::judge::aggregate::ItemScore;
+use crate::judge::aggregate::{ItemScore, WeightFallback, read_samples};
 use crate::judge::parse::Policy;
 use crate::stats::{self, GroupOptions, Undefined};
 
@@ -177,6 +177,11 @@ pub struct JudgeScores {
     pub cut_off: usize,
     /// Of the parse failures, those whose sample was cut off at the token limit.
     pub cut_off_failures: usize,
+    /// Probability-weighted runs: samples scored by their log-probabilities, and samples with
+    /// a rating that could not be weighted (dropped or read plainly, as `weighting` says).
+    pub weighted: usize,
+    pub fell_back: usize,
+    pub weighting: Option<WeightFallback>,
 }
 
 /// Parses every sample of `run` under `policy` (with the attribute's scale), averages per item
@@ -201,6 +206,7 @@ pub fn judge_scores(
 pub struct ScoreReader {
     attribute: String,
     policy: Policy,
+    weighting: Option<WeightFallback>,
     scale: Option<(f64, f64)>,
     /// The record of each dataset item, if any.
     per_item: Vec<Option<usize>>,
@@ -229,6 +235,7 @@ impl ScoreReader {
         Ok(ScoreReader {
             attribute: attribute.to_owned(),
             policy,
+            weighting: None,
             scale,
             per_item: joined.record_per_item(dataset.items.len()),
             next: 0,
@@ -238,8 +245,19 @@ impl ScoreReader {
                 samples: 0,
                 cut_off: 0,
                 cut_off_failures: 0,
+                weighted: 0,
+                fell_back: 0,
+                weighting: None,
             },
         })
+    }
+
+    /// Reads the samples probability-weighted (G-Eval), with `weighting`'s fallback; `None`
+    /// leaves the parsed ratings.
+    pub fn with_weighting(mut self, weighting: Option<WeightFallback>) -> ScoreReader {
+        self.weighting = weighting;
+        self.out.weighting = weighting;
+        self
     }
 
     /// Dataset items in all, and how many have been read.
@@ -257,7 +275,16 @@ impl ScoreReader {
             self.out.scores[item] = if rec.responses.is_empty() {
                 rec.parsed.iter().find(|(a, _)| *a == self.attribute).map(|(_, v)| *v)
             } else {
-                let s = ItemScore::parse(&rec.responses, self.policy, self.scale);
+                let read = read_samples(
+                    &rec.responses,
+                    &rec.logprobs,
+                    self.policy,
+                    self.weighting,
+                    self.scale,
+                );
+                self.out.weighted += read.weighted;
+                self.out.fell_back += read.fell_back;
+                let s = ItemScore::from_samples(&read.samples);
                 self.out.parse_failures += s.failures.len();
                 self.out.samples += rec.responses.len();
                 for r in rec.cut_off.iter().filter_map(|&i| rec.responses.get(i)) {

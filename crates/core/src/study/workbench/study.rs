@@ -10,10 +10,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, RatingItem, Scale};
+use crate::judge::aggregate::WeightFallback;
 use crate::judge::builtin::{Benchmark, OutputMode, builtin};
 use crate::judge::parse::Policy;
 use crate::judge::protocol::Sampling;
 use crate::judge::template::{Part, PartKind, Persona, PromptTemplate};
+use crate::run::provider::{Capabilities, REASONING_DEFAULT_MAX_TOKENS, REASONING_MIN_MAX_TOKENS};
 
 /// One judging configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,6 +28,12 @@ pub struct Method {
     pub sampling: Sampling,
     /// How each sample is read.
     pub policy: Policy,
+    /// G-Eval's probability-weighted score: each sample is scored at its rating's token as
+    /// Σ p(s)·s over the scale's tokens (the request asks for top log-probabilities), and a
+    /// sample that cannot be weighted is dropped or read plainly, as chosen. `None`: the
+    /// parsed rating.
+    #[serde(default)]
+    pub weighting: Option<WeightFallback>,
     /// The prompt per attribute, after the user's edits.
     pub templates: BTreeMap<String, PromptTemplate>,
 }
@@ -185,6 +193,34 @@ fn generic_template(
     PromptTemplate::new(parts)
 }
 
+/// The methods of `study` whose Max tokens leaves a reasoning model too little room to think
+/// and answer (below [`REASONING_MIN_MAX_TOKENS`]): empty unless `caps` is a reasoning model's.
+pub fn short_budgets<'a>(study: &'a Study, caps: &Capabilities) -> Vec<&'a str> {
+    if !caps.reasoning {
+        return Vec::new();
+    }
+    study
+        .methods
+        .iter()
+        .filter(|m| m.sampling.max_tokens.is_some_and(|t| t < REASONING_MIN_MAX_TOKENS))
+        .map(|m| m.name.as_str())
+        .collect()
+}
+
+/// What a reasoning model needs of Max tokens, in words, when `methods` have too little.
+pub fn short_budget_warning(model: &str, methods: &[&str]) -> Option<String> {
+    (!methods.is_empty()).then(|| {
+        format!(
+            "{} is a reasoning model: it thinks before it answers, and its thinking counts against Max tokens. {} {} less than {REASONING_MIN_MAX_TOKENS} tokens, so {} will likely be cut off before the rating; add {} again with Max tokens of {REASONING_DEFAULT_MAX_TOKENS} or more on the Judge screen.",
+            model.trim(),
+            methods.join(", "),
+            if methods.len() == 1 { "has" } else { "have" },
+            if methods.len() == 1 { "its answers" } else { "their answers" },
+            if methods.len() == 1 { "it" } else { "them" },
+        )
+    })
+}
+
 /// What to vary in a comparison grid; one method per combination.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GridSpec {
@@ -195,7 +231,16 @@ pub struct GridSpec {
     /// Settings shared by every method (its temperature is overridden per cell).
     pub sampling: Sampling,
     pub policy: Policy,
+    /// Every method of the grid probability-weighted (G-Eval), with this fallback: the
+    /// requests ask for the top [`WEIGHTING_TOP_LOGPROBS`] log-probabilities (as many as the
+    /// provider gives) and the names end in ` +weighted`.
+    #[serde(default)]
+    pub weighting: Option<WeightFallback>,
 }
+
+/// How many alternatives a probability-weighted method asks for at each token (OpenAI's
+/// maximum; providers that give fewer are asked for their maximum).
+pub const WEIGHTING_TOP_LOGPROBS: u8 = 20;
 
 /// A method's name from its settings: `rate-explain`, `rate-explain +cot`, `… T=0.7`, `… hhh`.
 pub fn method_name(
@@ -240,6 +285,7 @@ pub fn method(
         persona,
         sampling,
         policy,
+        weighting: None,
         templates,
     }
 }
@@ -262,6 +308,11 @@ pub fn grid(dataset: &Dataset, attributes: &[String], spec: &GridSpec) -> Vec<Me
                     let mut m =
                         method(dataset, attributes, mode, cot, persona, sampling, spec.policy);
                     m.name = method_name(mode, cot, persona, vary_t.then_some(t).flatten());
+                    if let Some(fallback) = spec.weighting {
+                        m.weighting = Some(fallback);
+                        m.sampling.logprobs = Some(WEIGHTING_TOP_LOGPROBS);
+                        m.name.push_str(" +weighted");
+                    }
                     out.push(m);
                 }
             }
