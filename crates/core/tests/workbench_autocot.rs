@@ -41,6 +41,7 @@ fn grid_study(d: &Dataset, cot: Vec<bool>, personas: Vec<Persona>) -> Study {
         temperatures: vec![Some(1.0)],
         sampling: Sampling::single(),
         policy: Policy::Concord,
+        weighting: None,
     };
     let methods = wb::grid(d, &attributes, &spec);
     let mut s = Study { attributes, methods, ..Study::default() };
