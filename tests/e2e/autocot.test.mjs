@@ -2,8 +2,9 @@
 // methods do not run until the judge writes the evaluation steps from the task and criteria;
 // the steps are shown, editable, cached (asking again sends nothing), in every "+cot" prompt
 // (the preview and the requests sent), recorded in the bundle with the request and the
-// judge's answer, and `concord report` prints the same results table. On SummEval-like data
-// G-Eval's released steps are a named choice.
+// judge's answer, and `concord report` prints the same results table — with
+// "score-only +cot +weighted", G-Eval as its paper describes it (judge-written steps, then
+// probability-weighted scores). On SummEval-like data G-Eval's released steps are a named choice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -123,6 +124,13 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.match(await panel.getByTestId('steps-origin').innerText(), /edited since/);
     await promptMethod(page).selectOption({ label: 'score-only' });
     assert.doesNotMatch(await judge.preview.innerText(), /Evaluation Steps/);
+    // G-Eval in full: probability-weighted methods added now take the same (edited) steps.
+    await openCotSelect(page);
+    await page.getByTestId('weighted').check();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    await page.getByTestId('methods').getByText('score-only +cot +weighted').waitFor();
+    await promptMethod(page).selectOption({ label: 'score-only +cot +weighted' });
+    await page.waitForFunction((edit) => document.querySelector('[data-testid="prompt-preview"]')?.innerText.includes(edit), EDIT);
 
     const shots = process.env.CONCORD_SCREENSHOTS;
     if (shots) {
@@ -144,13 +152,16 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.match(await run.waitFinished(), /Run complete/);
     const ratings = chats.slice(1).map((c) => c.messages.at(-1).content);
     const cot = ratings.filter((p) => p.includes('Evaluation Steps:'));
-    assert.equal(ratings.length, 24, 'two methods × 12 items');
-    assert.equal(cot.length, 12);
+    assert.equal(ratings.length, 48, 'four methods × 12 items');
+    assert.equal(cot.length, 24);
     assert.ok(cot.every((p) => p.includes(`Evaluation Steps:\n\n${STEPS}\n${EDIT}\n\n`)), 'the edited steps in every +cot prompt');
 
     // The bundle records where the steps came from; the CLI prints the same table.
     const results = new ResultsPage(page);
     await results.open();
+    await page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
+    const weighted = page.locator('table[data-table="parse-failures"] td[data-cell="score-only +cot +weighted/helpfulness/weighted"]');
+    assert.equal(await weighted.innerText(), '12', 'every sample of G-Eval weighted');
     const bundle = join(dir, 'bundle.json');
     await (await results.exportBundle()).saveAs(bundle);
     const text = readFileSync(bundle, 'utf8');
@@ -164,7 +175,7 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.equal(steps.method, 'score-only +cot');
     execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', join(dir, 'cli')]);
     const csv = await results.exportTable('concord-results');
-    assert.match(csv, /score-only \+cot/);
+    assert.match(csv, /score-only \+cot \+weighted/);
     assert.equal(csv, readFileSync(join(dir, 'cli', 'concord-results.csv'), 'utf8'));
 
     // The saved workspace keeps them across a reload.
