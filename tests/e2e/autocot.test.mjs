@@ -74,6 +74,10 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     // Without a judge the button says what is missing.
     await panel.getByRole('button', { name: 'Write the helpfulness steps with the judge' }).click();
     assert.match(await panel.getByTestId('steps-status').innerText(), /No judge yet: set a provider, base URL and model/);
+    // Choosing "written by the judge" asks it too.
+    await panel.getByTestId('steps-status').evaluate((e) => { e.textContent = ''; });
+    await panel.getByLabel('Steps', { exact: true }).selectOption('judge');
+    await page.waitForFunction(() => /No judge yet/.test(document.querySelector('[data-testid="steps-helpfulness"] [data-testid="steps-status"]')?.textContent ?? ''));
 
     const run = new RunPage(page);
     await run.open();

@@ -78,24 +78,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
         });
         status.try_set(result.err().map(|e| e.to_string()));
     };
-    let choose = move |value: String| match value.as_str() {
-        "released" => set(StepsSource::Released),
-        "judge" => match last_written.get_untracked() {
-            Some(w) => set(StepsSource::Judge(w)),
-            None => status
-                .set(Some("Nothing written yet: press “Write the steps with the judge”.".into())),
-        },
-        "own" => {
-            // Starting from the steps the "+cot" methods carry now.
-            let text = judge
-                .study
-                .with_untracked(|s| current_steps(s, &attr.get_value()))
-                .unwrap_or_default();
-            set(StepsSource::Own { text })
-        }
-        _ => {}
-    };
-    let write = move |_| {
+    let write = move || {
         let Some(wb) = wb else {
             status.set(Some("This page has no Run screen connection to ask a judge with.".into()));
             return;
@@ -170,6 +153,23 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
             }
         });
     };
+    let choose = move |value: String| match value.as_str() {
+        "released" => set(StepsSource::Released),
+        "judge" => match last_written.get_untracked() {
+            Some(w) => set(StepsSource::Judge(w)),
+            // Nothing written yet: choosing the judge asks it.
+            None => write(),
+        },
+        "own" => {
+            // Starting from the steps the "+cot" methods carry now.
+            let text = judge
+                .study
+                .with_untracked(|s| current_steps(s, &attr.get_value()))
+                .unwrap_or_default();
+            set(StepsSource::Own { text })
+        }
+        _ => {}
+    };
     let edit = move |text: String| match source() {
         Some(StepsSource::Judge(mut w)) => {
             w.steps = text;
@@ -196,7 +196,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                     <option value="own" selected=move || matches!(source(), Some(StepsSource::Own { .. }))>"my own steps"</option>
                 </select>
                 <button class="secondary" type="button" aria-label=write_label disabled=move || busy.get()
-                    on:click=write>"Write the steps with the judge"</button>
+                    on:click=move |_| write()>"Write the steps with the judge"</button>
                 <span role="status" class="muted" data-testid="steps-status">{move || status.get().unwrap_or_default()}</span>
             </div>
             {move || match source() {
