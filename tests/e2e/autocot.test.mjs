@@ -71,13 +71,10 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     assert.deepEqual(options, ['none yet', 'written by the judge', 'my own steps']);
     await panel.getByTestId('steps-missing').waitFor();
 
-    // Without a judge the button says what is missing.
-    await panel.getByRole('button', { name: 'Write the helpfulness steps with the judge' }).click();
-    assert.match(await panel.getByTestId('steps-status').innerText(), /No judge yet: set a provider, base URL and model/);
-    // Choosing "written by the judge" asks it too.
-    await panel.getByTestId('steps-status').evaluate((e) => { e.textContent = ''; });
+    // Without a judge, choosing "written by the judge" (which asks it) says what is missing.
+    assert.equal(await panel.getByTestId('steps-status').innerText(), '');
     await panel.getByLabel('Steps', { exact: true }).selectOption('judge');
-    await page.waitForFunction(() => /No judge yet/.test(document.querySelector('[data-testid="steps-helpfulness"] [data-testid="steps-status"]')?.textContent ?? ''));
+    await page.waitForFunction(() => /No judge yet: set a provider, base URL and model/.test(document.querySelector('[data-testid="steps-helpfulness"] [data-testid="steps-status"]')?.textContent ?? ''));
 
     const run = new RunPage(page);
     await run.open();
