@@ -838,7 +838,7 @@ async fn handle(
             mem.insert(key.clone(), choice.text.clone());
         }
     }
-    let _ = scheduler.on_success(id, at, response.usage);
+    let _ = scheduler.on_success_priced(id, at, response.usage, response.cost_usd);
 }
 
 /// What a screen needs to call an LLM outside the Run screen (the meta-evaluation runs,

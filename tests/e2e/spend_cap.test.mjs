@@ -71,3 +71,29 @@ test('a spend cap needs a price, and with one the run stops within a call of the
     await browser.close();
   }
 });
+
+test('a cost the provider reports (OpenRouter usage.cost) is what the run counts', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    await data.loadFile('graded.csv', gradedCsv());
+    await setScenario({ usage_cost: 0.001 });
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    const run = new RunPage(page);
+    await run.open();
+    // A model the price list does not know: only the provider's own figures price it.
+    await run.connect({ provider: 'openrouter', baseUrl: `${MOCK_URL}/v1`, model: 'mock/unlisted', key: 'sk-or' });
+    assert.match(await run.estimate.innerText(), /unknown cost/);
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
+    assert.match(await run.progress.innerText(), /\$0\.0600 \(60 calls priced by the provider\)/);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -39,7 +39,8 @@
 //! the first 4 s after a reset (`retry_after_s` absent: no `retry-after` header).
 //!
 //! Other fields: `template` (`"Rating: {rating}"`), `scale_min`/`scale_max` (1–5), `models`,
-//! `supports_n`, `reject_params`, `require_key`, `reasoning_tokens` (a reasoning model's
+//! `supports_n`, `reject_params`, `require_key`, `usage_cost` (OpenRouter's `usage.cost` on
+//! every answer), `reasoning_tokens` (a reasoning model's
 //! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
 //! a known bias added to the rating of prompts containing the text), `script` (`[{"status": 503, "body": {…},
 //! "headers": [["retry-after", "2"]]}]`), and `reply` modes `{"mode": "canned", "text": …}`
@@ -275,6 +276,9 @@ pub struct Scenario {
     /// what is left of the limit bounds the answer (none left: an empty answer cut off with
     /// `finish_reason: length`).
     pub reasoning_tokens: u64,
+    /// OpenRouter's usage accounting: every OpenAI-shaped answer reports what it cost
+    /// (`usage.cost`, USD).
+    pub usage_cost: Option<f64>,
     /// Rules tried before the reply mode (as [`ReplyMode::Rules`]' rules): a matching one
     /// gives the reply, anything else is answered by `reply` — e.g. scripted auto-CoT steps
     /// while ratings still come from `echo_rating` or `hash_rating`.
@@ -313,6 +317,7 @@ impl Default for Scenario {
             cut_at_max_tokens: false,
             batch: BatchScenario::default(),
             reasoning_tokens: 0,
+            usage_cost: None,
             before: Vec::new(),
         }
     }
@@ -1290,6 +1295,7 @@ fn success_body(
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "cost": scenario.usage_cost,
         },
     })
     .to_string()

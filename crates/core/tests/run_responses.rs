@@ -637,3 +637,25 @@ fn reasoning_tokens_are_counted_within_the_output_tokens_they_are_billed_as() {
     total.add(g.usage.expect("usage"));
     assert_eq!(total.reasoning_tokens, 428);
 }
+
+#[test]
+fn a_cost_the_provider_reports_replaces_usage_times_price() {
+    let body = r#"{"model":"openai/gpt-4o-mini","choices":[{"message":{"content":"Rating: 3"},"finish_reason":"stop"}],
+        "usage":{"prompt_tokens":1000,"completion_tokens":10,"cost":0.00042}}"#;
+    let r = parse_chat_response(Api::OpenAiCompatible, body).expect("parses");
+    assert_eq!(r.cost_usd, Some(0.00042));
+    let price = Price { input_per_million: 100.0, output_per_million: 100.0 };
+    let mut meter = CostMeter::default();
+    meter.record_reported(r.usage, r.cost_usd, Some(price), 9.0);
+    // Without a figure from the provider: usage × price, as before.
+    meter.record_reported(r.usage, None, Some(price), 9.0);
+    assert_eq!(meter.calls_provider_priced, 1);
+    assert!((meter.total_usd() - (0.00042 + 0.101)).abs() < 1e-12, "{}", meter.total_usd());
+    assert_eq!(meter.usage.prompt_tokens, 2000);
+    // A provider figure counts even when the model has no price.
+    let mut unpriced = CostMeter::default();
+    unpriced.record_reported(r.usage, r.cost_usd, None, 0.0);
+    assert!((unpriced.total_usd() - 0.00042).abs() < 1e-15);
+    let plain = parse_chat_response(Api::OpenAiCompatible, r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":1,"cost":null}}"#).expect("parses");
+    assert_eq!(plain.cost_usd, None);
+}

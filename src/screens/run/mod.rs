@@ -420,7 +420,8 @@ fn LaunchPanel() -> impl IntoView {
                 let eta = p.eta_ms.map_or("–".to_owned(), |ms| format!("{:.0} s", ms as f64 / 1000.0));
                 // A model with no price has spent an unknown amount, not $0.
                 let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
-                let cost = if priced { format!("${:.4}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
+                let by_provider = if p.provider_priced > 0 { format!(" ({} priced by the provider)", count(p.provider_priced as usize, "call", "calls")) } else { String::new() };
+                let cost = if priced || p.provider_priced > 0 { format!("${:.4}{by_provider}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">

@@ -306,11 +306,34 @@ pub struct CostMeter {
     pub estimated_usd: f64,
     /// Calls that came back without usage.
     pub calls_without_usage: u64,
+    /// Calls whose cost the provider reported itself (OpenRouter's `usage.cost`), used instead
+    /// of usage × price.
+    pub calls_provider_priced: u64,
 }
 
 impl CostMeter {
     /// Adds one call. `estimated_usd` is used only when `usage` is `None`.
     pub fn record(&mut self, usage: Option<Usage>, price: Option<Price>, estimated_usd: f64) {
+        self.record_reported(usage, None, price, estimated_usd);
+    }
+
+    /// [`CostMeter::record`] with the provider's own figure of the call's cost, which replaces
+    /// usage × price (and the estimate) when there is one.
+    pub fn record_reported(
+        &mut self,
+        usage: Option<Usage>,
+        reported_usd: Option<f64>,
+        price: Option<Price>,
+        estimated_usd: f64,
+    ) {
+        if let Some(cost) = reported_usd.filter(|c| c.is_finite() && *c >= 0.0) {
+            if let Some(u) = usage {
+                self.usage.add(u);
+            }
+            self.reported_usd += cost;
+            self.calls_provider_priced += 1;
+            return;
+        }
         match usage {
             Some(u) => {
                 self.usage.add(u);

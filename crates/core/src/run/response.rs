@@ -79,6 +79,9 @@ pub struct ChatResponse {
     pub usage: Option<Usage>,
     /// The model that answered, as the provider names it (may differ from the one asked for).
     pub model: Option<String>,
+    /// What the call cost in USD, when the provider says so itself (OpenRouter's
+    /// `usage.cost`): counted instead of usage × the price list.
+    pub cost_usd: Option<f64>,
 }
 
 /// Why a 2xx body could not be read.
@@ -197,7 +200,8 @@ fn parse_openai(v: &Value) -> Result<ChatResponse, ParseError> {
                 .unwrap_or(0),
         })
     });
-    Ok(ChatResponse { choices: out, usage, model: model_of(v, "model") })
+    let cost_usd = v.pointer("/usage/cost").and_then(Value::as_f64);
+    Ok(ChatResponse { choices: out, usage, model: model_of(v, "model"), cost_usd })
 }
 
 fn openai_token(t: &Value) -> Option<TokenLogprobs> {
@@ -243,6 +247,7 @@ fn parse_anthropic(v: &Value) -> Result<ChatResponse, ParseError> {
         choices: vec![Choice { text, top_logprobs: None, finish_reason }],
         usage,
         model: model_of(v, "model"),
+        cost_usd: None,
     })
 }
 
@@ -282,7 +287,7 @@ fn parse_gemini(v: &Value) -> Result<ChatResponse, ParseError> {
             reasoning_tokens: u64_at(u, "thoughtsTokenCount").unwrap_or(0),
         })
     });
-    Ok(ChatResponse { choices: out, usage, model: model_of(v, "modelVersion") })
+    Ok(ChatResponse { choices: out, usage, model: model_of(v, "modelVersion"), cost_usd: None })
 }
 
 fn gemini_logprobs(result: &Value) -> Vec<TokenLogprobs> {

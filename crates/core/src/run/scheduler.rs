@@ -236,6 +236,8 @@ pub struct Progress {
     pub eta_ms: Option<u64>,
     pub usage: Usage,
     pub cost_usd: f64,
+    /// Calls whose cost the provider reported itself (in `cost_usd` as reported).
+    pub provider_priced: u64,
     /// The current adaptive concurrency limit.
     pub concurrency: u32,
     /// Retries made so far.
@@ -512,12 +514,24 @@ impl<T> Scheduler<T> {
     pub fn on_success(
         &mut self,
         id: JobId,
+        now_ms: u64,
+        usage: Option<Usage>,
+    ) -> Result<(), SchedulerError> {
+        self.on_success_priced(id, now_ms, usage, None)
+    }
+
+    /// [`Scheduler::on_success`] with the provider's own figure of what the call cost
+    /// (OpenRouter's `usage.cost`), counted instead of usage × price.
+    pub fn on_success_priced(
+        &mut self,
+        id: JobId,
         _now_ms: u64,
         usage: Option<Usage>,
+        reported_usd: Option<f64>,
     ) -> Result<(), SchedulerError> {
         self.take_in_flight(id)?;
         let estimate = self.slots[id].job.estimated_cost_usd;
-        self.meter.record(usage, self.config.price, estimate);
+        self.meter.record_reported(usage, reported_usd, self.config.price, estimate);
         self.slots[id].status = Status::Done;
         self.done += 1;
         // Additive increase: about one more slot per window's worth of successes.
@@ -643,6 +657,7 @@ impl<T> Scheduler<T> {
             eta_ms,
             usage: self.meter.usage,
             cost_usd: self.meter.total_usd(),
+            provider_priced: self.meter.calls_provider_priced,
             concurrency: self.concurrency_limit(),
             retries: self.retries,
         }
