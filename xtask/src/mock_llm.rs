@@ -52,6 +52,11 @@
 //! `{"mode": "rules", "rules": [{"contains": "Round 2", "model": "judge", "reply": "…"}],
 //! "default": "…"}`: the first rule whose text occurs in the last user message (and whose
 //! optional model is the requested one) gives the reply — a script for multi-step protocols.
+//! A rule with `"at_end": true` matches only a message ending with its text. `before` holds
+//! rules of the same shape tried before any reply mode: `{"before": [{"contains": "Evaluation
+//! Steps:", "at_end": true, "reply": "1. …"}], "reply": {"mode": "echo_rating"}}` answers
+//! auto-CoT's steps request with scripted steps and every rating prompt (which has the steps
+//! in its middle) as `echo_rating` does.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -108,6 +113,11 @@ pub enum ReplyMode {
 pub struct Rule {
     /// Text the last user message must contain.
     pub contains: String,
+    /// When true, the last user message must end with `contains` (trailing whitespace aside):
+    /// auto-CoT's steps request ends with `Evaluation Steps:`, a "+cot" rating prompt only
+    /// contains it.
+    #[serde(default)]
+    pub at_end: bool,
     /// When set, only requests for this model match.
     #[serde(default)]
     pub model: Option<String>,
@@ -142,14 +152,25 @@ pub fn last_user_message(body: &Value) -> String {
 
 /// The reply [`ReplyMode::Rules`] gives `body`: the first matching rule's, else `default`.
 pub fn rules_reply(rules: &[Rule], default: &str, body: &Value) -> String {
+    rule_reply(rules, body).unwrap_or_else(|| default.to_owned())
+}
+
+/// The reply of the first rule matching `body` (its text in the last user message, its model
+/// if it names one), if any.
+pub fn rule_reply(rules: &[Rule], body: &Value) -> Option<String> {
     let last = last_user_message(body);
     let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
     rules
         .iter()
         .find(|r| {
-            last.contains(r.contains.as_str()) && r.model.as_deref().is_none_or(|m| m == model)
+            let found = if r.at_end {
+                last.trim_end().ends_with(r.contains.trim_end())
+            } else {
+                last.contains(r.contains.as_str())
+            };
+            found && r.model.as_deref().is_none_or(|m| m == model)
         })
-        .map_or_else(|| default.to_owned(), |r| r.reply.clone())
+        .map(|r| r.reply.clone())
 }
 
 fn default_length_cap() -> usize {
@@ -262,6 +283,10 @@ pub struct Scenario {
     /// OpenRouter's usage accounting: every OpenAI-shaped answer reports what it cost
     /// (`usage.cost`, USD).
     pub usage_cost: Option<f64>,
+    /// Rules tried before the reply mode (as [`ReplyMode::Rules`]' rules): a matching one
+    /// gives the reply, anything else is answered by `reply` — e.g. scripted auto-CoT steps
+    /// while ratings still come from `echo_rating` or `hash_rating`.
+    pub before: Vec<Rule>,
 }
 
 /// [`Scenario::bonus`].
@@ -297,6 +322,7 @@ impl Default for Scenario {
             batch: BatchScenario::default(),
             reasoning_tokens: 0,
             usage_cost: None,
+            before: Vec::new(),
         }
     }
 }
@@ -1150,6 +1176,9 @@ fn structured_text(schema: &Value, rating: Option<i64>) -> String {
 }
 
 fn reply_text(scenario: &Scenario, body: &Value, rating: Option<i64>) -> String {
+    if let Some(reply) = rule_reply(&scenario.before, body) {
+        return reply;
+    }
     if let Some(schema) = requested_schema(body)
         && matches!(scenario.reply, ReplyMode::HashRating { .. } | ReplyMode::EchoRating { .. })
     {

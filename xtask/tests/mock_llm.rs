@@ -481,6 +481,38 @@ fn rules_mode_matches_the_last_user_message_first_rule_first() {
     mock.stop();
 }
 
+#[test]
+fn before_rules_answer_first_and_the_reply_mode_answers_the_rest() {
+    let mock = spawn(0, Scenario::default()).expect("spawn");
+    let port = mock.port();
+    let steps = "1. Read the text.\n2. Rate it.";
+    let scenario = json!({
+        "before": [{"contains": "Evaluation Steps:", "at_end": true, "reply": steps}],
+        "reply": {"mode": "echo_rating", "marker": "RATING="}
+    });
+    let set = call(port, "POST", "/__mock/scenario", &[], &scenario.to_string()).expect("response");
+    assert_eq!(set.status, 200);
+    let ask = |content: &str, n: u64| {
+        let body =
+            json!({"model": "m", "n": n, "messages": [{"role": "user", "content": content}]});
+        let r = chat(port, &body).expect("response");
+        assert_eq!(r.status, 200);
+        texts(&r)
+    };
+    // The steps request (G-Eval's prompt ends with "Evaluation Steps:") gets the script.
+    assert_eq!(ask("Task. Criteria.\n\nEvaluation Steps:\n", 1), [steps]);
+    // A rating prompt gets the reply mode's answer, every sample, even with the steps inside.
+    assert_eq!(ask("Rate this. RATING=4", 2), ["Rating: 4", "Rating: 4"]);
+    let rating = "Evaluation Steps:\n\n1. Read.\n\nText: RATING=2";
+    assert_eq!(ask(rating, 1), ["Rating: 2"]);
+    // Without `before`, the same steps request is the reply mode's (no marker: no rating).
+    let plain = json!({"reply": {"mode": "echo_rating", "marker": "RATING="}});
+    call(port, "POST", "/__mock/scenario", &[], &plain.to_string()).expect("response");
+    assert_eq!(ask("Task. Criteria.\n\nEvaluation Steps:\n", 1), ["I cannot rate this."]);
+    assert_eq!(Scenario::default().before, Vec::new());
+    mock.stop();
+}
+
 /// A batch line's chat body: the rating is planted with `RATING=`.
 fn batch_body(i: usize) -> Value {
     json!({"model": "m", "messages": [{"role": "user", "content": format!("item {i} RATING={}", 1 + i % 5)}], "seed": 0, "max_tokens": 20})

@@ -80,7 +80,9 @@ fn a_generic_dataset_gets_a_generic_template_naming_its_fields() {
     let text = t.render(&d.items[0]).unwrap();
     assert!(text.contains("Helpfulness (1-5)"), "{text}");
     assert!(text.contains("Question:\n\nWhat is 2+2?"), "{text}");
-    assert!(text.contains("Evaluation Steps:"), "{text}");
+    // No hand-written steps pass for auto-CoT: the judge or the user writes them.
+    assert!(!text.contains("Evaluation Steps:"), "{text}");
+    assert_eq!(t.part(concord_core::judge::template::PartKind::Steps).unwrap().text, "");
     assert!(text.contains("Answer by starting with \"Rating:\""), "{text}");
 }
 
@@ -145,7 +147,7 @@ fn study(d: &Dataset, n: u32) -> Study {
         .into_iter()
         .map(|m| wb::method(d, &attributes, m, false, Persona::None, sampling(n), Policy::Concord))
         .collect();
-    Study { attributes, methods }
+    Study { attributes, methods, ..Study::default() }
 }
 
 #[test]
@@ -595,7 +597,7 @@ fn rows_sharing_document_and_system_each_keep_their_scores() {
         sampling(1),
         Policy::Concord,
     );
-    let s = Study { attributes, methods: vec![method] };
+    let s = Study { attributes, methods: vec![method], ..Study::default() };
     let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
     let p = wb::plan(&d, &s, &endpoint(), &caps, None);
     // The judge answers each row's own human rating.

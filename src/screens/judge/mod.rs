@@ -1,8 +1,10 @@
 //! The Judge screen: which attributes, which methods (output mode, auto-CoT, persona, N,
 //! temperature, top-p, parser), a prompt editor that shows seed 002's parts in their colours,
-//! and a live preview of the exact prompt for any item.
+//! the evaluation steps of the "+cot" methods (`steps`: G-Eval's released ones, the judge's or
+//! the user's), and a live preview of the exact prompt for any item.
 
 pub mod state;
+pub mod steps;
 
 use concord_core::judge::aggregate::WeightFallback;
 use concord_core::judge::builtin::OutputMode;
@@ -80,6 +82,7 @@ pub fn JudgeScreen() -> impl IntoView {
             <AttributesPanel/>
             <AddMethodsPanel/>
             <MethodsPanel/>
+            <steps::StepsPanel/>
             <PromptPanel/>
         </Show>
     }
@@ -234,6 +237,8 @@ fn AddMethodsPanel() -> impl IntoView {
                     s.methods.push(m);
                 }
             }
+            // New "+cot" methods take each attribute's chosen steps.
+            s.apply_steps(&dataset.loaded.dataset);
         });
         let added = judge.study.with_untracked(|s| s.methods.len()) - before;
         message.set(Some(if added == 0 {
@@ -410,7 +415,7 @@ fn PromptPanel() -> impl IntoView {
         let m = study.methods.get(method.get())?.clone();
         let a = study.attributes.get(attribute.get())?.clone();
         let t = m.template(&a)?.clone();
-        Some((m.name, a, t))
+        Some((m.auto_cot, a, t))
     };
     // The part being typed in, shown in the preview as it is typed; it becomes part of the
     // study when the text area loses focus (re-rendering the editor on every key would move
@@ -459,12 +464,15 @@ fn PromptPanel() -> impl IntoView {
                 <div class="prompt-grid">
                     <div class="prompt-editor">
                         <h3>"Template"</h3>
-                        {move || selected().map(|(_, _, t)| t.parts.iter().enumerate().map(|(i, part)| {
+                        {move || selected().map(|(cot, _, t)| t.parts.iter().enumerate().map(|(i, part)| {
                             let id = format!("part-{i}");
                             let label = part_label(part.kind);
+                            // A "+cot" method's steps are the attribute's: edited above, for every method.
+                            let shared = cot && part.kind == PartKind::Steps;
                             view! {
                                 <label for=id.clone() class=part_class(part.kind)>{label}</label>
-                                <textarea id=id class=part_class(part.kind) rows="4"
+                                {shared.then(|| view! { <p class="muted">"Shared by every \"+cot\" method: edit them under Evaluation steps above."</p> })}
+                                <textarea id=id class=part_class(part.kind) rows="4" readonly=shared
                                     prop:value=part.text.clone()
                                     on:input=move |ev| draft.set(Some((i, event_target_value(&ev))))
                                     on:change=move |ev| { edit(i, event_target_value(&ev)); draft.set(None); }

@@ -33,5 +33,6 @@ pub fn study_for(dataset: &Dataset) -> Study {
     Study {
         attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
         methods: Vec::new(),
+        steps: Default::default(),
     }
 }

@@ -318,6 +318,10 @@ pub async fn plan_run(
     control: &RunControl,
     say: bool,
 ) -> Result<Planned, RunView> {
+    // A "+cot" method without steps is not run with the rest, silently missing: it is said.
+    if let Err(e) = concord_core::study::workbench::steps::check(study) {
+        return Err(RunView { error: Some(e.to_string()), ..RunView::default() });
+    }
     // A probe judges the same items with changed outputs, under the methods' probe names.
     let (run_loaded, run_study, origin): (Arc<Loaded>, Rc<Study>, Rc<str>) = match probe {
         Some(v) => (

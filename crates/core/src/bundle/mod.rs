@@ -17,7 +17,10 @@
 //!     "embedded": { Dataset }             items, attributes, every human rating per rater
 //!   },
 //!   "study": { "attributes", "methods": [ { name, mode, auto_cot, persona, sampling,
-//!              policy, templates } ] } | null,
+//!              policy, templates } ],
+//!              "steps": { attribute: { "kind": "released" } | { "kind": "own", text }
+//!                         | { "kind": "judge", endpoint, method, request, answer, steps } }
+//!                       (optional: auto-CoT's steps per attribute) } | null,
 //!   "endpoint": { "provider", "base_url", "model" } | null,   never a key; the URL loses
 //!                                                             user info, query and fragment
 //!   "runs": [ { "method", "attribute", "policy", "origin",

@@ -10,6 +10,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
+//! | [`steps`] | auto-CoT's evaluation steps per attribute: G-Eval's released ones, the judge's, or the user's |
 //! | [`import`] | released judge outputs joined as runs (method names, attributes) |
 //! | [`probe`] | the length probe's variants: outputs padded or truncated, methods renamed |
 //! | [`paper`] | seed 002's Table 4: Chiang & Lee's released files (pinned, hashed), printed against recomputed |
@@ -32,6 +33,7 @@ pub mod results;
 pub mod review;
 pub mod revise;
 pub mod scores;
+pub mod steps;
 pub mod study;
 
 pub use crate::bundle::{Bundle, BundleError, ExtraRater, Settings};
@@ -42,4 +44,5 @@ pub use results::{
     collect, combined, compute, ensemble_members, ensemble_name, is_jury, score, score_run,
     tabulate, with_ensembles, with_juries,
 };
+pub use steps::{StepsError, StepsSource, WrittenSteps};
 pub use study::{GridSpec, Method, Study, default_template, grid, method};

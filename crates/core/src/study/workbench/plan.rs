@@ -218,6 +218,20 @@ impl<'a> Planner<'a> {
                 self.next = 0;
                 continue;
             };
+            if super::steps::missing_steps(method, attribute) {
+                self.plan.problems.push(PlanProblem {
+                    method: method.name.clone(),
+                    attribute: attribute.clone(),
+                    item_id: String::new(),
+                    message: "the method uses auto-CoT but has no evaluation steps for this \
+                              attribute: write them with the judge, or type your own, under \
+                              Evaluation steps on the Judge screen"
+                        .into(),
+                });
+                self.cell += 1;
+                self.next = 0;
+                continue;
+            }
             while budget > 0 && self.next < self.items.len() {
                 let i = self.items[self.next];
                 self.next += 1;

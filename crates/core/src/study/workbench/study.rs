@@ -55,6 +55,10 @@ impl Method {
 pub struct Study {
     pub attributes: Vec<String>,
     pub methods: Vec<Method>,
+    /// Where each attribute's auto-CoT evaluation steps come from (see [`super::steps`]);
+    /// absent in studies saved before it existed, whose templates carry their steps as written.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub steps: BTreeMap<String, super::steps::StepsSource>,
 }
 
 impl Study {
@@ -83,7 +87,9 @@ pub fn benchmark_for(dataset: &Dataset, attribute: &str) -> Option<Benchmark> {
 
 /// The default prompt for `attribute`: the paper's built-in template when the dataset fits
 /// one (placeholders re-bound to the dataset's field names), else a generic G-Eval-style
-/// template with the same parts. Auto-CoT adds an evaluation-steps part the user can edit.
+/// template with the same parts. With auto-CoT the built-in template carries G-Eval's released
+/// steps; the generic one an empty Steps part, filled by [`Study::apply_steps`] from the steps
+/// the judge wrote or the user's own (the plan refuses a "+cot" prompt without steps).
 pub fn default_template(
     dataset: &Dataset,
     attribute: &str,
@@ -161,14 +167,8 @@ fn generic_template(
         ),
     ];
     if auto_cot {
-        parts.push(Part::new(
-            PartKind::Steps,
-            format!(
-                "Evaluation Steps:\n\n1. Read the input and the output carefully.\n2. Judge the \
-                 output against the Evaluation Criteria.\n3. Assign a {attribute} score from \
-                 {range} based on the Evaluation Criteria.\n\n"
-            ),
-        ));
+        // No steps of our own: the judge writes them, or the user does (`super::steps`).
+        parts.push(Part::new(PartKind::Steps, String::new()));
     }
     let mut sample = String::from("Example:\n\n");
     if let Some(item) = item {
