@@ -1155,8 +1155,9 @@ fn plain_rating(scenario: &Scenario, prompt: &str, messages_hash: u64, sample: u
 /// The schema a request asks the answer to follow: OpenAI-style `response_format`, or an
 /// Anthropic forced tool's `input_schema`.
 fn requested_schema(body: &Value) -> Option<&Value> {
-    body.pointer("/response_format/json_schema/schema")
-        .or_else(|| body.pointer("/tools/0/input_schema").filter(|_| body.get("tool_choice").is_some()))
+    body.pointer("/response_format/json_schema/schema").or_else(|| {
+        body.pointer("/tools/0/input_schema").filter(|_| body.get("tool_choice").is_some())
+    })
 }
 
 /// A structured answer following `schema`: the rating under `rating`, a short text in every
@@ -1270,8 +1271,10 @@ fn success_body(
         // A forced tool: the answer is the tool's input.
         let forced = requested_schema(body).is_some() && !cut;
         let content = match serde_json::from_str::<Value>(&text) {
-            Ok(input) if forced => json!([{"type": "tool_use", "id": format!("toolu_mock_{messages_hash:016x}"),
-                "name": body.pointer("/tool_choice/name").cloned().unwrap_or(Value::Null), "input": input}]),
+            Ok(input) if forced => {
+                json!([{"type": "tool_use", "id": format!("toolu_mock_{messages_hash:016x}"),
+                "name": body.pointer("/tool_choice/name").cloned().unwrap_or(Value::Null), "input": input}])
+            }
             _ => json!([{"type": "text", "text": text}]),
         };
         return json!({

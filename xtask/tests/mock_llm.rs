@@ -709,7 +709,14 @@ fn a_reasoning_model_thinks_within_the_token_limit_before_it_answers() {
 
 #[test]
 fn structured_output_requests_get_the_rating_as_json() {
-    let mock = spawn(0, Scenario { reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None }, ..Scenario::default() }).expect("spawn");
+    let mock = spawn(
+        0,
+        Scenario {
+            reply: ReplyMode::EchoRating { marker: "RATING=".into(), noisy_when: None },
+            ..Scenario::default()
+        },
+    )
+    .expect("spawn");
     let port = mock.port();
     let schema = json!({"type": "object", "properties": {"rating": {"type": "number"}, "rationale": {"type": "string"}}, "required": ["rating", "rationale"], "additionalProperties": false});
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "RATING=4"}],
@@ -720,7 +727,15 @@ fn structured_output_requests_get_the_rating_as_json() {
     assert!(answer["rationale"].is_string());
     let anthropic = json!({"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "RATING=2"}],
         "tools": [{"name": "record_rating", "input_schema": schema}], "tool_choice": {"type": "tool", "name": "record_rating"}});
-    let reply = call(port, "POST", "/v1/messages", &[("content-type", "application/json")], &anthropic.to_string()).expect("response").json();
+    let reply = call(
+        port,
+        "POST",
+        "/v1/messages",
+        &[("content-type", "application/json")],
+        &anthropic.to_string(),
+    )
+    .expect("response")
+    .json();
     assert_eq!(reply["stop_reason"], "tool_use");
     assert_eq!(reply["content"][0]["type"], "tool_use");
     assert_eq!(reply["content"][0]["input"]["rating"], 2);

@@ -332,7 +332,10 @@ fn the_json_policy_reads_the_rating_of_a_structured_answer() {
     assert_eq!(r.value, 4.0);
     let text = r#"{"rating": 4, "rationale": "x"}"#;
     assert_eq!(&text[r.span.expect("span")], "4");
-    assert_eq!(j("```json\n{\"analysis\": \"fine\", \"rating\": \"3.5\"}\n```").map(|r| r.value), Ok(3.5));
+    assert_eq!(
+        j("```json\n{\"analysis\": \"fine\", \"rating\": \"3.5\"}\n```").map(|r| r.value),
+        Ok(3.5)
+    );
     assert_eq!(j(r#"{"rating": 9}"#), Err(ParseFailure::OutOfScale { value: 9.0 }));
     assert_eq!(j(r#"{"score": 3}"#), Err(ParseFailure::NoNumber));
     assert_eq!(j("Rating: 3"), Err(ParseFailure::NoNumber));

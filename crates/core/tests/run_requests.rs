@@ -383,7 +383,15 @@ fn structured_output_is_asked_for_in_each_api_s_own_way() {
     let body = |provider: ProviderId| -> Value {
         let ep = Endpoint::preset(provider, "m");
         let caps = Capabilities::for_model(provider, "m");
-        let built = build_chat(&ep, &caps, &req, SampleBatch { first: 0, count: 1 }, "k", CallOptions::default()).expect("builds");
+        let built = build_chat(
+            &ep,
+            &caps,
+            &req,
+            SampleBatch { first: 0, count: 1 },
+            "k",
+            CallOptions::default(),
+        )
+        .expect("builds");
         serde_json::from_str(&built.http.body).expect("json")
     };
     let openai = body(ProviderId::OpenAi);
@@ -400,7 +408,15 @@ fn structured_output_is_asked_for_in_each_api_s_own_way() {
     let mut caps = Capabilities::for_model(ProviderId::Vllm, "m");
     caps.drop_param(Param::ResponseFormat);
     let ep = Endpoint::preset(ProviderId::Vllm, "m");
-    let built = build_chat(&ep, &caps, &req, SampleBatch { first: 0, count: 1 }, "", CallOptions::default()).expect("builds");
+    let built = build_chat(
+        &ep,
+        &caps,
+        &req,
+        SampleBatch { first: 0, count: 1 },
+        "",
+        CallOptions::default(),
+    )
+    .expect("builds");
     assert!(!built.http.body.contains("response_format"));
     assert!(built.notes.iter().any(|n| n.starts_with("structured output not requested")));
     assert_eq!(Param::from_api_name("response_format"), Some(Param::ResponseFormat));

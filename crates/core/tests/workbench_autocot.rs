@@ -42,6 +42,7 @@ fn grid_study(d: &Dataset, cot: Vec<bool>, personas: Vec<Persona>) -> Study {
         sampling: Sampling::single(),
         policy: Policy::Concord,
         weighting: None,
+        structured: false,
     };
     let methods = wb::grid(d, &attributes, &spec);
     let mut s = Study { attributes, methods, ..Study::default() };

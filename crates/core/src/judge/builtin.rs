@@ -78,7 +78,8 @@ pub enum OutputMode {
 /// every field required, nothing else allowed (what OpenAI's strict mode demands).
 pub fn rating_schema(mode: OutputMode) -> serde_json::Value {
     use serde_json::json;
-    let rating = json!({"type": "number", "description": "the rating, on the scale the prompt gives"});
+    let rating =
+        json!({"type": "number", "description": "the rating, on the scale the prompt gives"});
     let text = |what: &str| json!({"type": "string", "description": what});
     let fields: Vec<(&str, serde_json::Value)> = match mode {
         OutputMode::ScoreOnly | OutputMode::FreeText => vec![("rating", rating)],

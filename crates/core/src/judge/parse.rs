@@ -277,8 +277,8 @@ fn concord(response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFa
 /// it in a code fence or a sentence), with where its value was written.
 fn json_rating(response: &str, scale: Option<(f64, f64)>) -> Result<Reading, ParseFailure> {
     let start = response.find('{').ok_or(ParseFailure::NoNumber)?;
-    let mut stream = serde_json::Deserializer::from_str(&response[start..])
-        .into_iter::<serde_json::Value>();
+    let mut stream =
+        serde_json::Deserializer::from_str(&response[start..]).into_iter::<serde_json::Value>();
     let Some(Ok(object)) = stream.next() else { return Err(ParseFailure::NoNumber) };
     let value = match object.get("rating") {
         Some(serde_json::Value::Number(n)) => n.as_f64(),
