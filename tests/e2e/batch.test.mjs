@@ -100,7 +100,7 @@ test('a batch of 240 requests survives a reload, is collected, and gives the Res
       await page.getByTestId('batch-note').filter({ hasText: 'Enter the OpenAI API key above' }).waitFor();
       await page.getByLabel('API key').fill('sk-batch');
       await page.getByLabel('API key').dispatchEvent('change');
-      const done = await checkUntil(page, /collected/);
+      const done = await checkUntil(page, /· collected:/);
       assert.match(done, /ended · collected: 240 answers stored, 0 requests without an answer/);
       const cost = await page.getByTestId('batch-cost').first().innerText();
       const [, spent, full, saved] = cost.match(/Spent \$(\d+\.\d+) at the batch price; the same answers interactively: \$(\d+\.\d+) \(saved \$(\d+\.\d+)\)/);
@@ -162,7 +162,7 @@ test('an expired batch and failed lines are listed by cause and re-run without p
     assert.match(await page.getByTestId('batch-note-provider').innerText(), /does not answer browser preflights/);
     await page.getByRole('button', { name: 'Submit batch' }).click();
     await run.finished.filter({ hasText: 'Submitted 1 batch (60 requests) to Anthropic' }).waitFor({ timeout: 60_000 });
-    const expired = await checkUntil(page, /collected/);
+    const expired = await checkUntil(page, /· collected:/);
     assert.match(expired, /expired \(its 24 hours ran out\) · collected: 30 answers stored, 30 requests without an answer/);
     assert.match(await page.getByTestId('batch-failures').innerText(), /expired: the batch's 24 hours ran out before it was answered — 30/);
 
@@ -171,7 +171,7 @@ test('an expired batch and failed lines are listed by cause and re-run without p
     await page.getByRole('button', { name: 'Re-run failed as a new batch' }).click();
     await run.finished.filter({ hasText: 'Submitted 1 batch (30 requests) to Anthropic at half price. Not sent again: 30 already answered, 0 waiting in a pending batch.' }).waitFor({ timeout: 60_000 });
     assert.equal((await mockBatches()).at(-1).lines, 30);
-    const second = await checkUntil(page, /collected/);
+    const second = await checkUntil(page, /· collected:/);
     const m = second.match(/ended · collected: (\d+) answers stored, (\d+) requests? without an answer/);
     assert.ok(m, second);
     const failed = Number(m[2]);
@@ -247,7 +247,7 @@ test('a batch is held to the spend cap at the batch price, and cancelled from th
     assert.ok(most <= 1 && most > 0.5, reserved);
     // Cancelled from the page: nothing was answered, every request is listed as cancelled.
     await page.getByTestId('batch').first().getByRole('button', { name: 'Cancel batch' }).click();
-    const cancelled = await checkUntil(page, /collected/);
+    const cancelled = await checkUntil(page, /· collected:/);
     assert.match(cancelled, new RegExp(`^cancelled · collected: 0 answers stored, ${lines} requests without an answer`));
     assert.match(await page.getByTestId('batch-failures').first().innerText(), new RegExp(`cancelled before it was answered — ${lines}`));
     assert.equal((await mockBatches()).at(-1).status, 'cancelled');
