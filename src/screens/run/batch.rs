@@ -14,7 +14,7 @@ use concord_core::run::batch::{
     self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
     failure_causes, fit_under_cap,
 };
-use concord_core::run::{Endpoint, Finish, HttpRequest, ProviderId, StopReason};
+use concord_core::run::{Endpoint, HttpRequest, ProviderId};
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
@@ -429,15 +429,8 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
             .set(RunView { error: Some(batch::no_batch_api(form.provider)), ..RunView::default() });
         return;
     };
-    if connection.spend_cap_usd.is_some() && connection.price.is_none() {
-        let said =
-            Finish::Stopped(StopReason::NoPrice { model: connection.endpoint.model.clone() })
-                .describe(form.provider);
-        let advice = said.advice.map(|a| format!(" {a}")).unwrap_or_default();
-        ctx.run.view.set(RunView {
-            error: Some(format!("{}{advice}", said.message)),
-            ..RunView::default()
-        });
+    if let Some(refused) = super::tasks::cap_without_price(&form) {
+        ctx.run.view.set(refused);
         return;
     }
     let Some(store) = store_of(ctx) else {

@@ -378,6 +378,19 @@ pub async fn plan_run(
     Ok(Planned { loaded: run_loaded, study: run_study, origin, plan: Rc::new(plan) })
 }
 
+/// What the Run screen says instead of starting, when a spend cap is set on a model with no
+/// price (the cap could not hold anything back).
+pub fn cap_without_price(form: &super::state::ConnectionForm) -> Option<RunView> {
+    let connection = form.connection();
+    if connection.spend_cap_usd.is_none() || connection.price.is_some() {
+        return None;
+    }
+    let reason = StopReason::NoPrice { model: connection.endpoint.model.clone() };
+    let said = Finish::Stopped(reason).describe(form.provider);
+    let advice = said.advice.map(|a| format!(" {a}")).unwrap_or_default();
+    Some(RunView { error: Some(format!("{}{advice}", said.message)), ..RunView::default() })
+}
+
 /// Starts a run of the open study (or of a manifest's when resuming): plans it a slice at a
 /// time (saying so), saves the manifest, then carries it out with [`runner::execute`].
 /// Requests that a pending batch will answer are not sent.
@@ -386,14 +399,8 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
     let connection = form.connection();
     // A cap the run could not hold to: said before anything is planned or saved for resuming
     // (the run engine refuses it too, for every screen).
-    if connection.spend_cap_usd.is_some() && connection.price.is_none() {
-        let reason = StopReason::NoPrice { model: connection.endpoint.model.clone() };
-        let said = Finish::Stopped(reason).describe(form.provider);
-        let advice = said.advice.map(|a| format!(" {a}")).unwrap_or_default();
-        ctx.run.view.set(RunView {
-            error: Some(format!("{}{advice}", said.message)),
-            ..RunView::default()
-        });
+    if let Some(refused) = cap_without_price(&form) {
+        ctx.run.view.set(refused);
         return;
     }
     let control = RunControl::new();

@@ -293,6 +293,24 @@ fn batch_url(api: BatchApi, base: &str, id: &str) -> String {
     }
 }
 
+/// A bodiless request about batch `id` (its URL plus `suffix`).
+fn batch_call(
+    api: BatchApi,
+    endpoint: &Endpoint,
+    api_key: &str,
+    id: &str,
+    method: Method,
+    suffix: &str,
+) -> Result<HttpRequest, BuildError> {
+    let base = base_of(endpoint)?;
+    Ok(HttpRequest {
+        method,
+        url: format!("{}{suffix}", batch_url(api, &base, id)),
+        headers: auth_headers(api, api_key, false),
+        body: String::new(),
+    })
+}
+
 /// The request that reads a batch's status.
 pub fn status_request(
     api: BatchApi,
@@ -300,13 +318,7 @@ pub fn status_request(
     api_key: &str,
     id: &str,
 ) -> Result<HttpRequest, BuildError> {
-    let base = base_of(endpoint)?;
-    Ok(HttpRequest {
-        method: Method::Get,
-        url: batch_url(api, &base, id),
-        headers: auth_headers(api, api_key, false),
-        body: String::new(),
-    })
+    batch_call(api, endpoint, api_key, id, Method::Get, "")
 }
 
 /// The request that cancels a batch.
@@ -316,13 +328,7 @@ pub fn cancel_request(
     api_key: &str,
     id: &str,
 ) -> Result<HttpRequest, BuildError> {
-    let base = base_of(endpoint)?;
-    Ok(HttpRequest {
-        method: Method::Post,
-        url: format!("{}/cancel", batch_url(api, &base, id)),
-        headers: auth_headers(api, api_key, false),
-        body: String::new(),
-    })
+    batch_call(api, endpoint, api_key, id, Method::Post, "/cancel")
 }
 
 /// The requests that download an ended batch's results: OpenAI's output and error files,
