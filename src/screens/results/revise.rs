@@ -51,7 +51,7 @@ pub fn RevisePanel(
     table: Memo<(ResultsTable, f64)>,
     run: Memo<Option<String>>,
     judged: Memo<Option<JudgedRun>>,
-    items: Memo<Arc<Vec<ReviewItem>>>,
+    items: RwSignal<Arc<Vec<ReviewItem>>>,
     reviews: Memo<Reviews>,
 ) -> impl IntoView {
     let ws = use_workspace();
