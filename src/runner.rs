@@ -26,6 +26,7 @@ use concord_core::run::{
     FinishReason, Job, JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
     build_chat, classify_error, parse_chat_response,
 };
+use concord_core::study::workbench::results::SampleInfo;
 use futures::StreamExt;
 use futures::channel::mpsc;
 use futures::future::{Either, select};
@@ -219,38 +220,32 @@ pub struct StoredSample {
     /// them (a probability-weighted method) and the provider returned them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<ScoreToken>,
+    /// The reasoning tokens it cost (its call's reported count shared among the call's
+    /// samples), when the provider reported some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
 }
 
 thread_local! {
-    /// The keys of the stored samples known to be cut off at the token limit (filled as answers
-    /// arrive and as stored ones are read back): the few a collected run marks as such.
-    static CUT_OFF: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    /// What the stored samples that carry anything beside their text carry (filled as answers
+    /// arrive and as stored ones are read back): the few a collected run marks as cut off, the
+    /// log-probabilities a probability-weighted method weighs by, reasoning tokens.
+    static SAMPLE_INFO: RefCell<HashMap<String, SampleInfo>> = RefCell::new(HashMap::new());
 }
 
-/// Whether the sample stored under `key` was cut off at the token limit.
-pub fn is_cut_off(key: &str) -> bool {
-    CUT_OFF.with(|c| c.borrow().contains(key))
+/// What the sample stored under `key` carries beside its text (nothing when it is unknown).
+pub fn sample_info(key: &str) -> SampleInfo {
+    SAMPLE_INFO.with(|c| c.borrow().get(key).cloned().unwrap_or_default())
 }
 
-fn mark_cut_off(key: &str) {
-    CUT_OFF.with(|c| c.borrow_mut().insert(key.to_owned()));
-}
-
-thread_local! {
-    /// The log-probabilities of the stored samples that have some (filled as answers arrive and
-    /// as stored ones are read back): what a probability-weighted method weighs by.
-    static SCORE_TOKENS: RefCell<HashMap<String, Vec<ScoreToken>>> = RefCell::new(HashMap::new());
-}
-
-/// The digit-bearing tokens, with their log-probabilities, of the sample stored under `key`
-/// (empty when it has none).
-pub fn score_tokens_of(key: &str) -> Vec<ScoreToken> {
-    SCORE_TOKENS.with(|c| c.borrow().get(key).cloned().unwrap_or_default())
-}
-
-fn keep_score_tokens(key: &str, tokens: &[ScoreToken]) {
-    if !tokens.is_empty() {
-        SCORE_TOKENS.with(|c| c.borrow_mut().insert(key.to_owned(), tokens.to_vec()));
+fn keep_info(key: &str, sample: &StoredSample) {
+    let info = SampleInfo {
+        cut_off: sample.cut_off,
+        tokens: sample.tokens.clone(),
+        reasoning_tokens: sample.reasoning_tokens,
+    };
+    if info != SampleInfo::default() {
+        SAMPLE_INFO.with(|c| c.borrow_mut().insert(key.to_owned(), info));
     }
 }
 
@@ -382,10 +377,7 @@ pub async fn cached_texts(store: &Store, wanted: impl Fn(&str) -> bool) -> HashM
             if wanted(&key) {
                 let text = match serde_json::from_str::<StoredSample>(&value) {
                     Ok(s) => {
-                        if s.cut_off {
-                            mark_cut_off(&key);
-                        }
-                        keep_score_tokens(&key, &s.tokens);
+                        keep_info(&key, &s);
                         s.text
                     }
                     Err(_) => value,
@@ -570,17 +562,15 @@ pub async fn store_answers(
         let entries: Vec<(String, String)> = chunk
             .iter()
             .map(|a| {
-                if a.cut_off {
-                    mark_cut_off(&a.key);
-                }
-                keep_score_tokens(&a.key, &a.tokens);
                 let sample = StoredSample {
                     text: a.text.clone(),
                     model: a.model.clone(),
                     at,
                     cut_off: a.cut_off,
                     tokens: a.tokens.clone(),
+                    reasoning_tokens: a.reasoning_tokens,
                 };
+                keep_info(&a.key, &sample);
                 (a.key.clone(), serde_json::to_string(&sample).unwrap_or_default())
             })
             .collect();
@@ -808,23 +798,21 @@ async fn handle(
         short.set(true);
     }
     let arrived = time::now_ms();
+    let reasoning_tokens =
+        response.usage.and_then(|u| u.reasoning_per_sample(response.choices.len()));
     let entries: Vec<(String, String)> = keys
         .iter()
         .zip(&response.choices)
         .map(|(key, choice)| {
-            let cut_off = choice.finish_reason == Some(FinishReason::Length);
-            if cut_off {
-                mark_cut_off(key);
-            }
-            let tokens = choice.top_logprobs.as_deref().map(score_tokens).unwrap_or_default();
-            keep_score_tokens(key, &tokens);
             let sample = StoredSample {
                 text: choice.text.clone(),
                 model: response.model.clone().unwrap_or_default(),
                 at: arrived,
-                cut_off,
-                tokens,
+                cut_off: choice.finish_reason == Some(FinishReason::Length),
+                tokens: choice.top_logprobs.as_deref().map(score_tokens).unwrap_or_default(),
+                reasoning_tokens,
             };
+            keep_info(key, &sample);
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())
         })
         .collect();

@@ -2,7 +2,7 @@
 // limit before it answers): new methods get room to think by default, a budget too small is
 // said on the Judge and Run screens before anything is sent, answers starved by the thinking
 // are counted as cut off (not as "no rating"), the reasoning tokens are shown with the run's
-// output tokens, and with room the same method rates every item.
+// output tokens and beside each sample, and with room the same method rates every item.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
@@ -58,6 +58,12 @@ test('a reasoning model gets room to think, and a budget too small is said befor
     await page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
     await page.waitForFunction(() => document.querySelector('table[data-table="parse-failures"] td[data-cell="score-only/coherence/unparseable"]')?.innerText === '0');
     assert.equal(await cell('score-only/coherence/cut_off'), '0');
+    // Each sample keeps the reasoning tokens its call reported (200 here, the limit leaving
+    // room): shown beside its response, and billed as output in the cost and quality table.
+    await page.getByTestId('results-table').locator('tbody tr').first().locator('td button').first().click();
+    await page.getByRole('button', { name: 'Show item row1', exact: true }).click();
+    const detail = page.getByTestId('item-detail');
+    assert.equal(await detail.getByTestId('reasoning-tokens').innerText(), '200 reasoning tokens');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -43,6 +43,10 @@
 //! or an Anthropic forced tool) gets the rating as JSON with the schema's required fields (as
 //! the tool's input for Anthropic).
 //!
+//! Usage: prompts are billed at four characters a token, except OpenAI-style requests to a
+//! model named `gpt-4o…`, billed by OpenAI's `o200k_base` as OpenAI bills them (each message's
+//! tokens plus the chat format's four, then three priming the reply).
+//!
 //! `supports_n`, `reject_params`, `require_key`, `usage_cost` (OpenRouter's `usage.cost` on
 //! every answer), `reasoning_tokens` (a reasoning model's
 //! thinking, spent within the token limit before the answer), `bonus` (`{"contains": "…", "points": 1}`:
@@ -1252,6 +1256,25 @@ fn within_limit(scenario: &Scenario, body: &Value, text: String) -> (String, boo
     }
 }
 
+/// What OpenAI bills a chat body's input: each message's content, three tokens framing it and
+/// its role's one, then three priming the reply (OpenAI's "How to count tokens").
+fn openai_prompt_tokens(bpe: &tiktoken_rs::CoreBPE, body: &Value) -> u64 {
+    let messages = body.get("messages").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let content =
+        |m: &Value| m.get("content").and_then(Value::as_str).unwrap_or_default().to_owned();
+    messages.iter().map(|m| bpe.encode_ordinary(&content(m)).len() as u64 + 4).sum::<u64>() + 3
+}
+
+/// The o200k_base encoding for the OpenAI-style requests to a model named `gpt-4o…`, which
+/// the mock bills as OpenAI does (every other prompt at four characters a token).
+fn o200k_billed(model: &str, anthropic: bool) -> Option<&'static tiktoken_rs::CoreBPE> {
+    static O200K: std::sync::OnceLock<Option<tiktoken_rs::CoreBPE>> = std::sync::OnceLock::new();
+    if anthropic || !model.starts_with("gpt-4o") {
+        return None;
+    }
+    O200K.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+}
+
 fn success_body(
     scenario: &Scenario,
     body: &Value,
@@ -1262,7 +1285,10 @@ fn success_body(
     anthropic: bool,
 ) -> String {
     let model = body.get("model").and_then(Value::as_str).unwrap_or("mock-model");
-    let prompt_tokens = prompt.chars().count().div_ceil(4) as u64;
+    let prompt_tokens = match o200k_billed(model, anthropic) {
+        Some(bpe) => openai_prompt_tokens(bpe, body),
+        None => prompt.chars().count().div_ceil(4) as u64,
+    };
     let first = seed.unwrap_or(0);
     if anthropic {
         let r = rating(scenario, prompt, messages_hash, first);

@@ -287,16 +287,9 @@ fn stepwise_planning_collecting_and_reading_equal_the_one_shot_results() {
         let mut at = 0;
         while at < whole.prompts.len() {
             let end = (at + slice).min(whole.prompts.len());
-            wb::results::collect_into(
-                &mut sliced,
-                &d,
-                &s,
-                &whole,
-                at..end,
-                lookup,
-                |_| false,
-                |_| Vec::new(),
-            );
+            wb::results::collect_into(&mut sliced, &d, &s, &whole, at..end, lookup, |_| {
+                wb::results::SampleInfo::default()
+            });
             at = end;
         }
         assert_eq!(sliced, runs, "slices of {slice}");
@@ -699,10 +692,25 @@ fn cut_off_samples_are_told_apart_from_answers_without_a_rating() {
         &p,
         0..p.prompts.len(),
         |k| store.get(k).cloned(),
-        |k| cut.contains(k),
-        |_| Vec::new(),
+        |k| wb::results::SampleInfo {
+            cut_off: cut.contains(k),
+            reasoning_tokens: cut.contains(k).then_some(64),
+            ..Default::default()
+        },
     );
     assert!(runs[0].run.records.iter().all(|r| r.cut_off == [1]));
+    // The cut-off samples spent their budget reasoning: kept per response, 0 for the others,
+    // and billed as output in the cost–quality view's tokens.
+    assert!(runs[0].run.records.iter().all(|r| r.reasoning_tokens == [0, 64]));
+    let (_, output) = wb::results::estimated_tokens(&runs[0], 1);
+    let visible: u64 = runs[0]
+        .run
+        .records
+        .iter()
+        .flat_map(|r| &r.responses)
+        .map(|t| concord_core::run::estimate_tokens(t.len() as u64))
+        .sum();
+    assert_eq!(output, visible + 64 * runs[0].run.records.len() as u64);
     assert!(runs[2].run.records.iter().all(|r| r.cut_off.is_empty()));
     let t = wb::compute(&d, &runs, None);
     let even = d.items.iter().enumerate().filter(|(i, _)| i % 2 == 0).count();
@@ -725,7 +733,9 @@ fn cut_off_samples_are_told_apart_from_answers_without_a_rating() {
     let json = serde_json::to_string(&runs[0].run.records[0]).unwrap();
     let back: data::JudgeRecord = serde_json::from_str(&json).unwrap();
     assert_eq!(back.cut_off, [1]);
-    // Records written before the field existed read as not cut off.
-    let old = json.replace(",\"cut_off\":[1]", "");
-    assert!(serde_json::from_str::<data::JudgeRecord>(&old).unwrap().cut_off.is_empty());
+    assert_eq!(back.reasoning_tokens, [0, 64]);
+    // Records written before the fields existed read as not cut off, with no reasoning.
+    let old = json.replace(",\"cut_off\":[1]", "").replace(",\"reasoning_tokens\":[0,64]", "");
+    let old = serde_json::from_str::<data::JudgeRecord>(&old).unwrap();
+    assert!(old.cut_off.is_empty() && old.reasoning_tokens.is_empty());
 }

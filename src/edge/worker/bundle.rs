@@ -316,6 +316,7 @@ mod tests {
                             responses: vec!["Rating: 3".into(), "Rating: 4".into()],
                             cut_off: Vec::new(),
                             logprobs: Vec::new(),
+                            reasoning_tokens: Vec::new(),
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,

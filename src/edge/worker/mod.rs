@@ -1,12 +1,14 @@
 //! Work done in the loader's Web Worker so the page never freezes: loading datasets
-//! ([`load`]) and opening or writing bundles ([`bundle`]), over one conversation
-//! ([`protocol`]); [`entry`] is the worker's side of it. Modules depend downwards only:
-//! `entry` → `load`, `bundle` → `protocol`.
+//! ([`load`]), opening or writing bundles ([`bundle`]) and counting prompt tokens with
+//! OpenAI's encodings ([`tokens`]), over one conversation ([`protocol`]); [`entry`] is the
+//! worker's side of it. Modules depend downwards only: `entry` → `load`, `bundle`, `tokens` →
+//! `protocol`.
 
 pub mod bundle;
 pub mod entry;
 pub mod load;
 pub mod protocol;
+pub mod tokens;
 
 pub use load::{
     LoadStage, decode, encode, load_buffer_in_worker, load_buffer_with_mapping_in_worker,

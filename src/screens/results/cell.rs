@@ -187,6 +187,11 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                                 let cut = rec.cut_off.contains(&i).then(|| view! {
                                     <span class="badge bad" title="The provider stopped the answer at the method's Max tokens (finish_reason: length)">"cut off at the token limit"</span>
                                 });
+                                // A reasoning model's thinking, billed as output, shows in no response.
+                                let reasoning = rec.reasoning_tokens.get(i).filter(|&&t| t > 0).map(|t| view! {
+                                    <span class="badge" data-testid="reasoning-tokens" title="Tokens the model spent reasoning before this answer (its call's reported count shared among the call's samples), billed as output">{format!("{t} reasoning tokens")}</span>
+                                });
+                                let cut = (cut, reasoning);
                                 match policy.read(r, scale) {
                                     Ok(reading) => {
                                         let v = reading.value;

@@ -9,15 +9,16 @@ pub mod batch;
 pub mod state;
 pub mod tasks;
 
-use concord_core::data::Dataset;
 use concord_core::report::count;
 use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
+use concord_core::run::tokens::Encoding;
 use concord_core::run::{
     Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
     classify_connection, classify_unreachable,
 };
-use concord_core::study::workbench::Study;
-use concord_core::study::workbench::plan::estimate_study;
+use concord_core::study::workbench::plan::{
+    CountedPrompts, EstimateGroup, estimate_groups, estimate_inputs,
+};
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
 use leptos::prelude::*;
@@ -28,7 +29,7 @@ use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
 
-use state::{ConnectionForm, RunMode, RunView, price_key};
+use state::{ConnectionForm, Counting, RunMode, RunView, price_key};
 use tasks::{
     Manifest, RunContext, clear_manifest, items_of, load_manifest, remember_key, save_prices,
     start_run,
@@ -288,30 +289,72 @@ fn ProviderPanel() -> impl IntoView {
     }
 }
 
+/// What an estimate is computed from: the study's prompts (a probe's on what it sends), the
+/// model's encoding when one is known, and the price.
+#[derive(Clone, PartialEq)]
+struct EstimateSetup {
+    groups: Vec<EstimateGroup>,
+    encoding: Option<Encoding>,
+    caps: Capabilities,
+    price: Option<Price>,
+    batch: bool,
+}
+
+/// The counts of every group's prompts under `encoding`, when all are known.
+fn counted_prompts(
+    counts: &std::collections::HashMap<(Encoding, String), u64>,
+    encoding: Encoding,
+    groups: &[EstimateGroup],
+) -> Option<CountedPrompts> {
+    let tokens = groups
+        .iter()
+        .map(|g| g.prompts.iter().map(|p| counts.get(&(encoding, p.clone())).copied()).collect())
+        .collect::<Option<Vec<Vec<u64>>>>()?;
+    Some(CountedPrompts { encoding, tokens })
+}
+
 /// The estimate before a run, in words (the numbers are the core's
-/// [`estimate_study`](concord_core::study::workbench::plan::estimate_study)); in batch mode at
-/// the batch price, with what it saves.
-fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm, mode: RunMode) -> String {
-    let items = items_of(dataset, form.item_limit);
-    let caps = Capabilities::for_model(form.provider, form.model.trim());
-    let price = form.price();
-    let batch = mode == RunMode::Batch;
-    let Some(e) = estimate_study(
-        dataset,
-        study,
-        &items,
-        &caps,
-        price.map(|p| if batch { batch_price(p) } else { p }),
-    ) else {
+/// [`estimate_groups`]); in batch mode at the batch price, with what it saves. Input tokens
+/// are counted with the model's encoding once its counts are in, approximate until then and
+/// for models without a known tokenizer — and the text says which.
+fn estimate_text(
+    setup: &EstimateSetup,
+    counted: Option<&CountedPrompts>,
+    counting: &Counting,
+) -> String {
+    let price = setup.price.map(|p| if setup.batch { batch_price(p) } else { p });
+    let Some(e) = estimate_groups(&setup.groups, counted, &setup.caps, price) else {
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
-        Some(c) if batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
+        Some(c) if setup.batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
         Some(c) => format!("about ${c:.2}"),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
+    let basis = match (counted, setup.encoding, counting) {
+        (Some(c), _, _) => format!(
+            "Input tokens counted with {} (the encoding this model reads, and the chat format's {} tokens a call); output tokens estimated.",
+            c.encoding,
+            concord_core::run::tokens::CHAT_TOKENS_PER_CALL
+        ),
+        (None, Some(enc), Counting::Busy(_)) => {
+            format!(
+                "Tokens approximate (4 characters a token) while the prompts are counted with {enc}…"
+            )
+        }
+        (None, Some(_), Counting::Failed(why)) => {
+            format!("Tokens approximate (4 characters a token): {why}.")
+        }
+        (None, Some(enc), Counting::Idle) => format!(
+            "Tokens approximate (4 characters a token) until the prompts are counted with {enc}."
+        ),
+        (None, None, _) => {
+            "Tokens approximate (4 characters a token: no tokenizer is known for this model)."
+                .into()
+        }
+    };
     format!(
-        "{} calls, ~{} input and ~{} output tokens: {money}.",
+        "{} calls, ~{} input and ~{} output tokens: {money}. {basis}",
         e.calls, e.input_tokens, e.output_tokens
     )
 }
@@ -319,22 +362,94 @@ fn estimate_text(dataset: &Dataset, study: &Study, form: &ConnectionForm, mode: 
 #[component]
 fn LaunchPanel() -> impl IntoView {
     let ctx = RunContext::from_context();
-    let estimate = Memo::new(move |_| {
+    let setup = Memo::new(move |_| {
         let dataset = ctx.ws.dataset.get();
         let study = ctx.judge.study.get();
         let form = ctx.run.connection.get();
+        let items = items_of(&dataset.loaded.dataset, form.item_limit);
         // A probe is priced on what it sends: the changed outputs.
-        let mode = ctx.run.mode.get();
-        match ctx.run.probe.get() {
-            Some(v) => estimate_text(
-                &variant_dataset(&dataset.loaded.dataset, v),
-                &variant_study(&study, v),
-                &form,
-                mode,
-            ),
-            None => estimate_text(&dataset.loaded.dataset, &study, &form, mode),
+        let groups = if study.methods.is_empty() || study.attributes.is_empty() {
+            Vec::new()
+        } else {
+            match ctx.run.probe.get() {
+                Some(v) => estimate_inputs(
+                    &variant_dataset(&dataset.loaded.dataset, v),
+                    &variant_study(&study, v),
+                    &items,
+                ),
+                None => estimate_inputs(&dataset.loaded.dataset, &study, &items),
+            }
+        };
+        EstimateSetup {
+            groups,
+            encoding: Encoding::for_model(&form.model),
+            caps: Capabilities::for_model(form.provider, form.model.trim()),
+            price: form.price(),
+            batch: ctx.run.mode.get() == RunMode::Batch,
         }
     });
+    // The prompts of a model with a known encoding are counted (each text once a session, in
+    // the worker, the tokenizer's chunk fetched the first time).
+    Effect::new(move |_| {
+        ctx.run.counted.track();
+        let (encoding, missing) = setup.with(|s| {
+            let Some(enc) = s.encoding else { return (None, Vec::new()) };
+            let mut seen = std::collections::HashSet::new();
+            let missing: Vec<String> = ctx.run.token_counts.with_value(|counts| {
+                s.groups
+                    .iter()
+                    .flat_map(|g| &g.prompts)
+                    .filter(|p| !counts.contains_key(&(enc, (*p).clone())) && seen.insert(*p))
+                    .cloned()
+                    .collect()
+            });
+            (Some(enc), missing)
+        });
+        let Some(encoding) = encoding else { return };
+        if missing.is_empty() || matches!(ctx.run.counting.get_untracked(), Counting::Busy(_)) {
+            return;
+        }
+        ctx.run.counting.set(Counting::Busy(encoding));
+        spawn_local(async move {
+            match crate::edge::worker::tokens::count_prompts(encoding, &missing).await {
+                Ok(counts) => {
+                    ctx.run.token_counts.update_value(|c| {
+                        c.extend(missing.into_iter().map(|p| (encoding, p)).zip(counts));
+                    });
+                    ctx.run.counting.set(Counting::Idle);
+                    ctx.run.counted.update(|n| *n += 1);
+                }
+                Err(e) => ctx.run.counting.set(Counting::Failed(e.to_string())),
+            }
+        });
+    });
+    let estimate = Memo::new(move |_| {
+        ctx.run.counted.track();
+        let counting = ctx.run.counting.get();
+        setup.with(|s| {
+            let counted = s.encoding.and_then(|enc| {
+                ctx.run.token_counts.with_value(|c| counted_prompts(c, enc, &s.groups))
+            });
+            estimate_text(s, counted.as_ref(), &counting)
+        })
+    });
+    // What the estimate's input tokens rest on, for tests and styling.
+    let tokens_state = move || {
+        ctx.run.counted.track();
+        setup.with(|s| match s.encoding {
+            None => "approximate",
+            Some(enc) => {
+                if ctx.run.token_counts.with_value(|c| counted_prompts(c, enc, &s.groups)).is_some()
+                {
+                    "counted"
+                } else if matches!(ctx.run.counting.get(), Counting::Busy(_)) {
+                    "counting"
+                } else {
+                    "approximate"
+                }
+            }
+        })
+    };
     let run = move |_| {
         let (dataset, study, probe) = (
             ctx.ws.dataset.get_untracked(),
@@ -403,7 +518,7 @@ fn LaunchPanel() -> impl IntoView {
                 ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
                     .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
             }}
-            <p data-testid="estimate">{move || estimate.get()}</p>
+            <p data-testid="estimate" data-tokens=tokens_state>{move || estimate.get()}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
                 <button class="secondary" type="button" disabled=move || !running() || paused()

@@ -1,9 +1,10 @@
 //! The Run screen's state: the connection form (provider, address, model, key, limits), the
 //! current or last run as the screen shows it, and the control that pauses or cancels it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use concord_core::run::batch::BatchRecord;
+use concord_core::run::tokens::Encoding;
 use concord_core::run::{Endpoint, Price, ProviderId};
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
@@ -32,6 +33,22 @@ pub struct RunState {
     pub checking: StoredValue<BTreeSet<String>>,
     /// Whether the batch records were read from storage and the periodic check started.
     pub watching: StoredValue<bool>,
+    /// Prompts' input tokens counted by their model's encoding this session (each text once).
+    pub token_counts: StoredValue<HashMap<(Encoding, String), u64>>,
+    /// Bumped when counts arrive (the estimate reads the store again).
+    pub counted: RwSignal<u32>,
+    /// Whether prompts are being counted, or why they could not be.
+    pub counting: RwSignal<Counting>,
+}
+
+/// The state of counting the estimate's prompt tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Counting {
+    #[default]
+    Idle,
+    Busy(Encoding),
+    /// What went wrong (the estimate stays approximate).
+    Failed(String),
 }
 
 /// How the Run button sends the calls.
@@ -56,6 +73,9 @@ impl RunState {
             batch_notes: RwSignal::new(BTreeMap::new()),
             checking: StoredValue::new(BTreeSet::new()),
             watching: StoredValue::new(false),
+            token_counts: StoredValue::new(HashMap::new()),
+            counted: RwSignal::new(0),
+            counting: RwSignal::new(Counting::Idle),
         }
     }
 }

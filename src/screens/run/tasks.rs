@@ -271,8 +271,7 @@ pub async fn refresh_results(
                 &plan,
                 at..end,
                 |k| mem.get(k).cloned(),
-                crate::runner::is_cut_off,
-                crate::runner::score_tokens_of,
+                crate::runner::sample_info,
             );
         }
         budget.tick().await;

@@ -372,6 +372,12 @@ pub struct JudgeRecord {
     /// probability-weighted method weighs the rating by. Always written (see `prompt_chars`).
     #[serde(default)]
     pub logprobs: Vec<Vec<crate::judge::aggregate::ScoreToken>>,
+    /// The reasoning tokens each response cost, parallel to `responses` (a call's reported
+    /// count shared among its samples), empty when the provider reported none: a reasoning
+    /// model's thinking is billed as output though no response shows it. Always written (see
+    /// `prompt_chars`).
+    #[serde(default)]
+    pub reasoning_tokens: Vec<u64>,
     /// Scores already parsed by the file's authors (UniEval `predict_scores`, meta-evaluation
     /// `score`), by attribute name; the response parser fills this for raw runs.
     pub parsed: Vec<(String, f64)>,

@@ -546,6 +546,8 @@ pub struct BatchAnswer {
     pub cut_off: bool,
     /// Its digit-bearing tokens with their log-probabilities, when the line asked for them.
     pub tokens: Vec<crate::judge::aggregate::ScoreToken>,
+    /// The reasoning tokens it cost (its line's reported count shared among its samples).
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// A line that brought no answer, with its cause.
@@ -612,6 +614,9 @@ pub fn collect(
                                 out.usage.add(u);
                             }
                             let model = response.model.clone().unwrap_or_default();
+                            let reasoning = response
+                                .usage
+                                .and_then(|u| u.reasoning_per_sample(response.choices.len()));
                             for (key, choice) in line.keys.iter().zip(&response.choices) {
                                 out.answers.push(BatchAnswer {
                                     key: key.clone(),
@@ -623,6 +628,7 @@ pub fn collect(
                                         .as_deref()
                                         .map(crate::judge::aggregate::score_tokens)
                                         .unwrap_or_default(),
+                                    reasoning_tokens: reasoning,
                                 });
                             }
                             if response.choices.len() < line.keys.len() {

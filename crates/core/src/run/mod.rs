@@ -17,6 +17,7 @@
 //! | queue, concurrency (AIMD), pacing, pause/cancel, progress | [`scheduler`] |
 //! | stable cache keys | [`cache`] |
 //! | price table, estimates, spend | [`cost`] |
+//! | prompt tokens counted with OpenAI's encodings | [`tokens`] |
 //! | Test connection | [`connection`] |
 //! | provider batch APIs (half price, results within 24 h) | [`batch`] |
 
@@ -31,6 +32,7 @@ pub mod response;
 pub mod retry;
 pub mod scheduler;
 pub mod time;
+pub mod tokens;
 
 pub use cache::{cache_key, canonical_text, prompt_digest, sample_key};
 pub use connection::{

@@ -29,6 +29,13 @@ impl Usage {
         self.completion_tokens += other.completion_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
     }
+
+    /// The reasoning tokens of one of the call's `samples` samples: the call's count shared
+    /// evenly (providers report one count a call, not a sample; rounded up). `None` when the
+    /// call reported none.
+    pub fn reasoning_per_sample(&self, samples: usize) -> Option<u64> {
+        (self.reasoning_tokens > 0).then(|| self.reasoning_tokens.div_ceil(samples.max(1) as u64))
+    }
 }
 
 /// Why generation stopped, normalised across APIs.

@@ -278,10 +278,130 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// What a study would cost on `items` before it runs: each (method, attribute)'s prompt length
-/// averaged over up to 20 rendered items, the method's expected output per sample (a few
-/// tokens for a score, more with an explanation, never above its `max_tokens`), summed.
-/// `None` in `cost_usd` when the model has no price.
+/// What one (method, attribute) of a study sends, for its estimate: up to 20 of its prompts
+/// rendered (the rest are assumed alike), and what it asks of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateGroup {
+    /// The rendered prompts of the first items (at most [`ESTIMATE_SAMPLE`]).
+    pub prompts: Vec<String>,
+    /// Items the group runs on.
+    pub items: u64,
+    /// Samples an item.
+    pub samples: u64,
+    /// Expected output tokens a sample.
+    pub output_tokens: u64,
+}
+
+/// Prompts rendered a (method, attribute) for an estimate.
+pub const ESTIMATE_SAMPLE: usize = 20;
+
+/// The (method, attribute) groups of a study on `items`, in grid order, for
+/// [`estimate_groups`]: each one's first prompts rendered, the method's samples, and its
+/// expected output a sample (a few tokens for a score, more with an explanation, never above
+/// its `max_tokens`). Empty when nothing would run.
+pub fn estimate_inputs(dataset: &Dataset, study: &Study, items: &[usize]) -> Vec<EstimateGroup> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let mut groups = Vec::new();
+    for method in &study.methods {
+        for attribute in &study.attributes {
+            let Some(t) = method.template(attribute) else { continue };
+            let prompts = items
+                .iter()
+                .take(ESTIMATE_SAMPLE)
+                .filter_map(|&i| dataset.items.get(i))
+                .filter_map(|it| t.render(it).ok())
+                .collect();
+            let output_tokens =
+                u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
+                    crate::judge::builtin::OutputMode::ScoreOnly => 5,
+                    _ => 80,
+                });
+            groups.push(EstimateGroup {
+                prompts,
+                items: items.len() as u64,
+                samples: u64::from(method.sampling.n),
+                output_tokens,
+            });
+        }
+    }
+    groups
+}
+
+/// The input tokens of every group's prompts, counted by a real tokenizer (parallel to the
+/// groups and their prompts, each a whole call's input: the prompt and the chat format's own
+/// tokens), and which encoding counted them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountedPrompts {
+    pub encoding: crate::run::tokens::Encoding,
+    pub tokens: Vec<Vec<u64>>,
+}
+
+/// What the groups would cost: each group's prompt length averaged over its rendered prompts
+/// — tokens counted by `counted` when given (and matching the groups), else characters at
+/// four a token — times its calls, plus its expected output, at `price`. `None` when there is
+/// no group; `cost_usd` is `None` when the model has no price.
+pub fn estimate_groups(
+    groups: &[EstimateGroup],
+    counted: Option<&CountedPrompts>,
+    caps: &Capabilities,
+    price: Option<crate::run::Price>,
+) -> Option<crate::run::Estimate> {
+    if groups.is_empty() {
+        return None;
+    }
+    let counted = counted.filter(|c| {
+        c.tokens.len() == groups.len()
+            && c.tokens.iter().zip(groups).all(|(t, g)| t.len() == g.prompts.len())
+    });
+    let mut total =
+        crate::run::Estimate { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: Some(0.0) };
+    for (i, g) in groups.iter().enumerate() {
+        let n = g.prompts.len().max(1) as u64;
+        let chars: usize = g.prompts.iter().map(|p| p.len()).sum();
+        let e = crate::run::estimate_run(
+            crate::run::EstimateInput {
+                items: g.items,
+                attributes: 1,
+                samples: g.samples,
+                samples_per_call: u64::from(caps.samples_per_call()),
+                prompt_chars: chars as u64 / n,
+                output_tokens_per_sample: g.output_tokens,
+            },
+            price,
+        );
+        let e = match counted.and_then(|c| c.tokens.get(i)) {
+            Some(tokens) if !tokens.is_empty() => {
+                // The counted prompts' total scaled to every item (exact when all were
+                // counted), paid once a call.
+                let calls_per_item = e.calls / g.items.max(1);
+                let all_items = (tokens.iter().sum::<u64>() * g.items + n / 2) / n;
+                let input_tokens = calls_per_item * all_items;
+                let usage = crate::run::Usage {
+                    prompt_tokens: input_tokens,
+                    completion_tokens: e.output_tokens,
+                    reasoning_tokens: 0,
+                };
+                crate::run::Estimate {
+                    input_tokens,
+                    cost_usd: price.map(|p| p.cost_usd(usage)),
+                    ..e
+                }
+            }
+            _ => e,
+        };
+        total.calls += e.calls;
+        total.input_tokens += e.input_tokens;
+        total.output_tokens += e.output_tokens;
+        total.cost_usd = total.cost_usd.zip(e.cost_usd).map(|(a, b)| a + b);
+    }
+    Some(total)
+}
+
+/// What a study would cost on `items` before it runs, at four characters a token
+/// ([`estimate_inputs`] then [`estimate_groups`] with nothing counted). `None` when nothing
+/// would run; `None` in `cost_usd` when the model has no price.
 pub fn estimate_study(
     dataset: &Dataset,
     study: &Study,
@@ -289,43 +409,8 @@ pub fn estimate_study(
     caps: &Capabilities,
     price: Option<crate::run::Price>,
 ) -> Option<crate::run::Estimate> {
-    if items.is_empty() || study.methods.is_empty() || study.attributes.is_empty() {
+    if study.methods.is_empty() || study.attributes.is_empty() {
         return None;
     }
-    let mut total =
-        crate::run::Estimate { calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: Some(0.0) };
-    for method in &study.methods {
-        for attribute in &study.attributes {
-            let Some(t) = method.template(attribute) else { continue };
-            let sample: Vec<usize> = items.iter().copied().take(20).collect();
-            let chars: usize = sample
-                .iter()
-                .filter_map(|&i| dataset.items.get(i))
-                .filter_map(|it| t.render(it).ok())
-                .map(|s| s.len())
-                .sum();
-            let avg = chars / sample.len().max(1);
-            let out_tokens =
-                u64::from(method.sampling.max_tokens.unwrap_or(128)).min(match method.mode {
-                    crate::judge::builtin::OutputMode::ScoreOnly => 5,
-                    _ => 80,
-                });
-            let e = crate::run::estimate_run(
-                crate::run::EstimateInput {
-                    items: items.len() as u64,
-                    attributes: 1,
-                    samples: u64::from(method.sampling.n),
-                    samples_per_call: u64::from(caps.samples_per_call()),
-                    prompt_chars: avg as u64,
-                    output_tokens_per_sample: out_tokens,
-                },
-                price,
-            );
-            total.calls += e.calls;
-            total.input_tokens += e.input_tokens;
-            total.output_tokens += e.output_tokens;
-            total.cost_usd = total.cost_usd.zip(e.cost_usd).map(|(a, b)| a + b);
-        }
-    }
-    Some(total)
+    estimate_groups(&estimate_inputs(dataset, study, items), None, caps, price)
 }

@@ -389,7 +389,7 @@ pub fn cost_table(
     }
     let model = if pricing.model.is_empty() { "(no model)" } else { pricing.model.as_str() };
     out.notes.push(format!(
-        "Quality is {} at {}. Tokens are estimated from the prompts and responses (4 characters a token); cost uses the shipped list price of {model} on {} ({}).",
+        "Quality is {} at {}. Tokens are estimated from the prompts and responses (4 characters a token), plus the reasoning tokens providers reported as output; cost uses the shipped list price of {model} on {} ({}).",
         statistic.label(),
         level.label(),
         pricing.provider.preset().name,

@@ -86,17 +86,21 @@ pub fn collect(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Vec<JudgedRun> {
     let mut runs = empty_runs(study);
-    collect_into(
-        &mut runs,
-        dataset,
-        study,
-        plan,
-        0..plan.prompts.len(),
-        lookup,
-        |_| false,
-        |_| Vec::new(),
-    );
+    collect_into(&mut runs, dataset, study, plan, 0..plan.prompts.len(), lookup, |_| {
+        SampleInfo::default()
+    });
     runs
+}
+
+/// What a stored sample carries beside its text, for [`collect_into`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampleInfo {
+    /// The provider cut it off at the token limit.
+    pub cut_off: bool,
+    /// Its digit-bearing tokens with their log-probabilities (empty when it has none).
+    pub tokens: Vec<crate::judge::aggregate::ScoreToken>,
+    /// The reasoning tokens it cost, when the provider reported some.
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// One empty [`JudgedRun`] per (method, attribute) of `study`, methods first: what
@@ -124,10 +128,11 @@ pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
 
 /// [`collect`] for the plan's prompts in `prompts` only, appended to `runs` (from
 /// [`empty_runs`]): a large run is collected a slice at a time, in prompt order, giving the
-/// same runs as one [`collect`]. `cut_off` says which stored samples the provider cut off at
-/// the token limit (kept in each record's [`JudgeRecord::cut_off`]); `logprobs` gives a stored
-/// sample's digit-bearing tokens with their log-probabilities (empty when it has none; kept in
-/// [`JudgeRecord::logprobs`] when any sample of the record has some).
+/// same runs as one [`collect`]. `info` gives what a stored sample carries beside its text:
+/// whether the provider cut it off at the token limit (kept in each record's
+/// [`JudgeRecord::cut_off`]), its digit-bearing tokens with their log-probabilities (kept in
+/// [`JudgeRecord::logprobs`] when any sample of the record has some) and its reasoning tokens
+/// (kept in [`JudgeRecord::reasoning_tokens`] when any sample of the record reported some).
 #[allow(clippy::too_many_arguments)]
 pub fn collect_into(
     runs: &mut [JudgedRun],
@@ -136,8 +141,7 @@ pub fn collect_into(
     plan: &Plan,
     prompts: std::ops::Range<usize>,
     lookup: impl Fn(&str) -> Option<String>,
-    cut_off: impl Fn(&str) -> bool,
-    logprobs: impl Fn(&str) -> Vec<crate::judge::aggregate::ScoreToken>,
+    info: impl Fn(&str) -> SampleInfo,
 ) {
     let slot = |method: usize, attribute: &str| {
         study
@@ -155,18 +159,25 @@ pub fn collect_into(
         let mut responses: Vec<String> = Vec::new();
         let mut cut = Vec::new();
         let mut tokens = Vec::new();
+        let mut reasoning = Vec::new();
         for key in prompt.keys() {
             if let Some(text) = lookup(&key) {
-                if cut_off(&key) {
+                let info = info(&key);
+                if info.cut_off {
                     cut.push(responses.len());
                 }
                 responses.push(text);
-                tokens.push(logprobs(&key));
+                tokens.push(info.tokens);
+                reasoning.push(info.reasoning_tokens.unwrap_or(0));
             }
         }
-        // A record of samples without log-probabilities keeps none (the common case).
+        // A record of samples without log-probabilities or reasoning keeps none (the common
+        // case).
         if tokens.iter().all(Vec::is_empty) {
             tokens.clear();
+        }
+        if reasoning.iter().all(|&r| r == 0) {
+            reasoning.clear();
         }
         if responses.is_empty() {
             continue;
@@ -183,6 +194,7 @@ pub fn collect_into(
                 responses,
                 cut_off: cut,
                 logprobs: tokens,
+                reasoning_tokens: reasoning,
                 parsed: Vec::new(),
                 line: 0,
                 meta: None,
@@ -724,8 +736,9 @@ pub fn agreement(
 
 /// Estimated tokens a run consumed, from its prompts and responses (`chars / 4`, the same
 /// rule as the pre-run estimate): the prompt is paid once per call of `samples_per_call`
-/// samples, every response once. Used by the cost–quality view when the provider's reported
-/// usage is not kept per method.
+/// samples, every response once, and each response's reported reasoning tokens as output (a
+/// reasoning model's thinking shows in no response). Used by the cost–quality view when the
+/// provider's reported usage is not kept per method.
 pub fn estimated_tokens(run: &JudgedRun, samples_per_call: u32) -> (u64, u64) {
     let per_call = u64::from(samples_per_call.max(1));
     let mut input = 0;
@@ -740,6 +753,7 @@ pub fn estimated_tokens(run: &JudgedRun, samples_per_call: u32) -> (u64, u64) {
             .iter()
             .map(|r| crate::run::estimate_tokens(r.len() as u64))
             .sum::<u64>();
+        output += record.reasoning_tokens.iter().sum::<u64>();
     }
     (input, output)
 }
