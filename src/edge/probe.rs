@@ -35,7 +35,7 @@ pub async fn edge_probe_load(name: String, bytes: Uint8Array, in_worker: bool) -
         })
         .await
     } else {
-        worker::load_on_main_thread(&name, &bytes.to_vec())
+        worker::load_on_main_thread(&name, &bytes.to_vec()).await
     };
     let out = Object::new();
     set(&out, "ms", time::monotonic_ms() - started);

@@ -121,3 +121,32 @@ test('a screen whose chunk cannot be fetched says so, the app keeps working, and
     await browser.close();
   }
 });
+
+test('the loaders are fetched by the worker when a file is first loaded; offline it is said and nothing is lost', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    // Worker requests too: the worker fetches the loaders' chunk.
+    const fetched = [];
+    browser.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    assert.equal(await data.itemCount.textContent(), '15');
+    await page.waitForLoadState('networkidle');
+    assert.ok(!fetched.includes('split_worker_loader.wasm'), 'the example opens without the loaders');
+
+    const blocked = /split_worker_loader\.wasm/;
+    await browser.context.route(blocked, (route) => route.abort('internetdisconnected'));
+    await data.fileInput.setInputFiles({ name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from('doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n') });
+    await data.loadError.waitFor();
+    assert.match(await data.loadError.innerText(), /part of Concord's program could not be downloaded .*check the connection and try again/);
+    assert.equal(await data.itemCount.textContent(), '15', 'the open dataset stays');
+
+    await browser.context.unroute(blocked);
+    await data.loadFile('mine.csv', 'doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n');
+    assert.equal(await data.itemCount.textContent(), '2');
+    assert.ok(fetched.includes('split_worker_loader.wasm'), 'the worker fetched the loaders');
+  } finally {
+    await browser.close();
+  }
+});

@@ -64,6 +64,17 @@ test('a reasoning model gets room to think, and a budget too small is said befor
     await page.getByRole('button', { name: 'Show item row1', exact: true }).click();
     const detail = page.getByTestId('item-detail');
     assert.equal(await detail.getByTestId('reasoning-tokens').innerText(), '200 reasoning tokens');
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      for (const [theme, width, suffix] of [['light', 1280, ''], ['dark', 1280, '-dark'], ['light', 375, '-375']]) {
+        await page.getByTestId('theme').selectOption(theme);
+        await page.setViewportSize({ width, height: 900 });
+        await detail.getByTestId('reasoning-tokens').first().scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${shots}/results-item-reasoning${suffix}.png` });
+      }
+      await page.getByTestId('theme').selectOption('auto');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

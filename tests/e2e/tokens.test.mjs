@@ -54,6 +54,17 @@ test('an OpenAI model\'s prompt tokens are counted with its encoding and equal w
     const text = await run.estimate.innerText();
     assert.match(text, /^24 calls, .*Input tokens counted with o200k_base/);
     const counted = await inputTokens(run);
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      for (const [theme, width, suffix] of [['light', 1280, ''], ['dark', 1280, '-dark'], ['light', 375, '-375']]) {
+        await page.getByTestId('theme').selectOption(theme);
+        await page.setViewportSize({ width, height: 900 });
+        await run.estimate.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${shots}/run-estimate-counted${suffix}.png` });
+      }
+      await page.getByTestId('theme').selectOption('auto');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     if (!DEV) {
       const tokenizers = fetched.filter((f) => f.startsWith('split_tokenizer'));
       assert.deepEqual(tokenizers, ['split_tokenizer_o200k.wasm'], 'only the encoding the model reads is fetched');

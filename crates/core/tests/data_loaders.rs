@@ -324,6 +324,14 @@ fn pairwise_labels_and_votes() {
 fn example_dataset_loads_through_the_csv_loader() {
     let loaded = data::example().unwrap();
     assert_eq!(loaded.diagnostics, []);
+    // The short path the app opens with reads exactly what the general loader reads.
+    let general = data::load_with_mapping(
+        concord_core::example::EXAMPLE_NAME,
+        concord_core::example::EXAMPLE_CSV.as_bytes(),
+        Some(&data::example_mapping()),
+    )
+    .unwrap();
+    assert_eq!(loaded, general);
     let d = data::example_dataset();
     assert_eq!(d.items.len(), 15);
     assert_eq!(

@@ -28,8 +28,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use super::protocol::{
-    CHUNK, Chunk, ChunkRef, JobOutcome, WorkerError, buffers_of, frames_of, post_done, post_error,
-    run_job, whole_buffer,
+    CHUNK, Chunk, ChunkRef, JobOutcome, WorkerError, buffers_of, call_split, frames_of, post_done,
+    post_error, run_job, whole_buffer,
 };
 use crate::edge::js;
 use crate::edge::time::{self, FrameBudget};
@@ -217,7 +217,8 @@ pub async fn open(name: &str, bytes: Uint8Array) -> Result<Bundle, WorkerError> 
         JobOutcome::Failed(why) => Err(why),
         JobOutcome::Unavailable(_) => {
             time::yield_now().await;
-            open_here(&bytes.to_vec())
+            let open = call_split!(bundle_reader)?;
+            open(&bytes.to_vec())
         }
     }
 }
@@ -227,6 +228,35 @@ fn open_here(bytes: &[u8]) -> Result<Bundle, WorkerError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| WorkerError::Job("not UTF-8 text, so not a bundle".to_owned()))?;
     Bundle::from_json(text).map_err(|e| WorkerError::Job(e.to_string()))
+}
+
+/// Opens a bundle's bytes (the reader's chunk).
+type OpenFn = fn(&[u8]) -> Result<Bundle, WorkerError>;
+/// Writes a bundle from its frames (the writer's chunk).
+type SaveFn = fn(&[Vec<u8>]) -> Result<Vec<u8>, WorkerError>;
+
+/// Writes the bundle the frames describe ([`SaveSkeleton`] + chunks) as JSON.
+fn save_here(frames: &[Vec<u8>]) -> Result<Vec<u8>, WorkerError> {
+    Ok(save_json(decode::<SaveSkeleton>(frames)?))
+}
+
+// The bundle's reader and writer (the whole bundle as JSON, read and checked or written) are
+// chunks of their own, fetched by the worker the first time it opens or writes a bundle: the
+// page only ever decodes and encodes frames.
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(bundle_reader, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn bundle_reader() -> Result<OpenFn, WorkerError> {
+    Ok(open_here)
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(bundle_writer, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn bundle_writer() -> Result<SaveFn, WorkerError> {
+    Ok(save_here)
 }
 
 /// Copies each frame into wasm memory when its turn comes, yielding every ~25 ms.
@@ -256,8 +286,8 @@ pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, WorkerError> {
         JobOutcome::Failed(why) => Err(why),
         JobOutcome::Unavailable(_) => {
             time::yield_now().await;
-            let json = save_json(decode(&frames)?);
-            Ok(Uint8Array::from(json.as_slice()).buffer())
+            let save = call_split!(bundle_writer)?;
+            Ok(Uint8Array::from(save(&frames)?.as_slice()).buffer())
         }
     }
 }
@@ -265,26 +295,33 @@ pub async fn save(frames: Vec<Vec<u8>>) -> Result<ArrayBuffer, WorkerError> {
 /// The worker's side of `bundle-open`.
 pub(super) fn open_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
     let bytes = Uint8Array::new(&js::property(message, "bytes")).to_vec();
-    match open_here(&bytes).and_then(encode_bundle) {
-        Ok(frames) => {
-            drop(bytes);
-            let buffers = buffers_of(frames);
-            post_done(scope, &[("frames", &buffers)], &buffers);
+    let scope = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let opened = call_split!(bundle_reader).and_then(|open| open(&bytes));
+        match opened.and_then(encode_bundle) {
+            Ok(frames) => {
+                drop(bytes);
+                let buffers = buffers_of(frames);
+                post_done(&scope, &[("frames", &buffers)], &buffers);
+            }
+            Err(e) => post_error(&scope, &e.to_string()),
         }
-        Err(e) => post_error(scope, &e.to_string()),
-    }
+    });
 }
 
 /// The worker's side of `bundle-save`.
 pub(super) fn save_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
-    match decode::<SaveSkeleton>(&frames_of(message)) {
-        Ok(skeleton) => {
-            let json = save_json(skeleton);
-            let buffer = Uint8Array::from(json.as_slice()).buffer();
-            post_done(scope, &[("bytes", &buffer)], &Array::of1(&buffer));
+    let frames = frames_of(message);
+    let scope = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        match call_split!(bundle_writer).and_then(|save| save(&frames)) {
+            Ok(json) => {
+                let buffer = Uint8Array::from(json.as_slice()).buffer();
+                post_done(&scope, &[("bytes", &buffer)], &Array::of1(&buffer));
+            }
+            Err(e) => post_error(&scope, &e.to_string()),
         }
-        Err(e) => post_error(scope, &e.to_string()),
-    }
+    });
 }
 
 #[cfg(test)]

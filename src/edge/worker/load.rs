@@ -21,7 +21,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use super::protocol::{
-    CHUNK, Chunk, ChunkRef, JobOutcome, WorkerError, buffers_of, post_done, post_error,
+    CHUNK, Chunk, ChunkRef, JobOutcome, WorkerError, buffers_of, call_split, post_done, post_error,
     post_progress, run_job, whole_buffer,
 };
 use crate::edge::js;
@@ -88,18 +88,41 @@ pub async fn load_buffer_with_mapping_in_worker(
 }
 
 /// Loads on the calling thread (the fallback; also what a worker runs). Blocks for as long as
-/// the load takes.
-pub fn load_on_main_thread(name: &str, bytes: &[u8]) -> Result<Loaded, WorkerError> {
-    load_with_mapping_on_main_thread(name, bytes, None)
+/// the load takes (after fetching the loaders' chunk the first time, in a split build).
+pub async fn load_on_main_thread(name: &str, bytes: &[u8]) -> Result<Loaded, WorkerError> {
+    load_with_mapping_on_main_thread(name, bytes, None).await
 }
 
 /// [`load_on_main_thread`] with a column mapping (`None`: the guess).
-pub fn load_with_mapping_on_main_thread(
+pub async fn load_with_mapping_on_main_thread(
+    name: &str,
+    bytes: &[u8],
+    mapping: Option<&ColumnMapping>,
+) -> Result<Loaded, WorkerError> {
+    let load = call_split!(loader)?;
+    load(name, bytes, mapping)
+}
+
+/// Reads a file with every loader (`mapping`: the column mapping of a tabular file).
+type LoadFn = fn(&str, &[u8], Option<&ColumnMapping>) -> Result<Loaded, WorkerError>;
+
+fn load_here(
     name: &str,
     bytes: &[u8],
     mapping: Option<&ColumnMapping>,
 ) -> Result<Loaded, WorkerError> {
     data::load_with_mapping(name, bytes, mapping).map_err(|e| WorkerError::Job(e.to_string()))
+}
+
+// The loaders (every format's reader: megabytes of JSON handling that the first screen does
+// not need — it opens on the example through the CSV reader alone) are a chunk of their own,
+// fetched by the worker the first time it loads a file.
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(worker_loader, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn loader() -> Result<LoadFn, WorkerError> {
+    Ok(load_here)
 }
 
 type Progress = Rc<RefCell<dyn FnMut(LoadStage)>>;
@@ -144,7 +167,7 @@ async fn load_js(
         JobOutcome::Unavailable(_why) => {
             report(&on_progress, LoadStage::Parsing { in_worker: false });
             time::yield_now().await;
-            load_with_mapping_on_main_thread(name, &source.to_vec(), mapping)
+            load_with_mapping_on_main_thread(name, &source.to_vec(), mapping).await
         }
     }
 }
@@ -160,18 +183,21 @@ pub(super) fn load_job(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
             .map(Some)
             .map_err(|e| WorkerError::Decode(format!("the column mapping: {e}"))),
     };
-    let result = mapping.and_then(|m| {
-        data::load_with_mapping(&name, &bytes, m.as_ref())
-            .map_err(|e| WorkerError::Job(e.to_string()))
-    });
-    match result.and_then(|l| encode(&l)) {
-        Ok(frames) => {
-            drop(bytes);
-            let buffers = buffers_of(frames);
-            post_done(scope, &[("frames", &buffers)], &buffers);
+    let scope = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = match (mapping, call_split!(loader)) {
+            (Ok(m), Ok(load)) => load(&name, &bytes, m.as_ref()),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        match result.and_then(|l| encode(&l)) {
+            Ok(frames) => {
+                drop(bytes);
+                let buffers = buffers_of(frames);
+                post_done(&scope, &[("frames", &buffers)], &buffers);
+            }
+            Err(e) => post_error(&scope, &e.to_string()),
         }
-        Err(e) => post_error(scope, &e.to_string()),
-    }
+    });
 }
 
 /// [`Loaded`] on the wire: a header, then the items, pairs and judge records in chunks, each

@@ -48,7 +48,37 @@ pub enum WorkerError {
     /// What was to be sent to or from the worker could not be written.
     #[error("the data could not be passed to or from the worker: {0}")]
     Encode(String),
+    /// The part of the program that does the job (a wasm chunk, fetched when first needed)
+    /// could not be downloaded.
+    #[error(
+        "part of Concord's program could not be downloaded ({0}); check the connection and try again"
+    )]
+    Chunk(String),
 }
+
+#[cfg(feature = "split")]
+impl From<leptos::wasm_split::SplitLoaderError> for WorkerError {
+    fn from(e: leptos::wasm_split::SplitLoaderError) -> WorkerError {
+        WorkerError::Chunk(e.to_string())
+    }
+}
+
+/// Calls a split point (a function returning the code that does a job, kept in a wasm chunk
+/// of its own: loaders, the bundle reader and writer, tokenizers): awaited when the build is
+/// split, where the first call fetches the chunk; called directly otherwise.
+macro_rules! call_split {
+    ($point:ident) => {{
+        #[cfg(feature = "split")]
+        {
+            $point().await
+        }
+        #[cfg(not(feature = "split"))]
+        {
+            $point()
+        }
+    }};
+}
+pub(crate) use call_split;
 
 /// How a worker job ended.
 pub enum JobOutcome {

@@ -13,7 +13,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::edge::js;
 
-use super::protocol::{JobOutcome, WorkerError, post_done, post_error, run_job};
+use super::protocol::{JobOutcome, WorkerError, call_split, post_done, post_error, run_job};
 
 /// Why prompt tokens could not be counted (the estimate then stays approximate).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -73,19 +73,9 @@ fn counter_cl100k() -> Result<Counter, CountError> {
 }
 
 async fn load_counter(encoding: Encoding) -> Result<Counter, CountError> {
-    #[cfg(feature = "split")]
-    {
-        match encoding {
-            Encoding::O200kBase => counter_o200k().await,
-            Encoding::Cl100kBase => counter_cl100k().await,
-        }
-    }
-    #[cfg(not(feature = "split"))]
-    {
-        match encoding {
-            Encoding::O200kBase => counter_o200k(),
-            Encoding::Cl100kBase => counter_cl100k(),
-        }
+    match encoding {
+        Encoding::O200kBase => call_split!(counter_o200k),
+        Encoding::Cl100kBase => call_split!(counter_cl100k),
     }
 }
 
