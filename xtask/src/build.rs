@@ -49,9 +49,10 @@ pub fn print_report(report: &BuildReport) {
         .map(|b| format!("{} gzipped", kb(b)))
         .unwrap_or_else(|| "gzip size unknown (no gzip)".to_string());
     println!(
-        "{} (loaded first): {}, {gz}{}",
+        "{} (loaded first): {}, {gz}{}{}",
         report.wasm.display(),
         kb(report.wasm_bytes),
+        brotli_size(&report.wasm).map(|b| format!(", {} brotli", kb(b))).unwrap_or_default(),
         if report.optimized { ", wasm-opt -Oz applied" } else { ", not optimized by wasm-opt" }
     );
     if report.chunks.is_empty() {
@@ -138,7 +139,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
         }
     }
     if release {
-        util::step("precompress (gzip -9)", || precompress(&pkg))?;
+        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
     }
     let wasm_bytes = file_size(&wasm)?;
     let mut chunks = Vec::new();
@@ -196,10 +197,10 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
-/// Writes `F.gz` beside every `.wasm` and `.js` file `F` of `pkg` (`gzip -9 -n`, so the same
-/// build gives the same bytes): a static host that serves precompressed files (and
-/// `cargo xtask static`) sends these to browsers that accept gzip. Without a `gzip` command the
-/// site is served uncompressed, and this says so.
+/// Writes `F.gz` (`gzip -9 -n`) and `F.br` (brotli, quality 11, window 2^24) beside every
+/// `.wasm` and `.js` file `F` of `pkg`, the same bytes for the same build: a static host that
+/// serves precompressed files (and `cargo xtask static`) sends these to browsers that accept
+/// them. Without a `gzip` command there is no `.gz`, and this says so.
 fn precompress(pkg: &Path) -> Result<(), String> {
     let files: Vec<PathBuf> = std::fs::read_dir(pkg)
         .map_err(|e| format!("cannot list {}: {e}", pkg.display()))?
@@ -207,20 +208,50 @@ fn precompress(pkg: &Path) -> Result<(), String> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "js"))
         .collect();
+    let mut gzip = true;
     for file in &files {
-        let out = match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
-            Ok(out) if out.status.success() => out.stdout,
-            _ => {
-                println!("no gzip command: the site is served uncompressed");
-                return Ok(());
-            }
+        let beside = |ext: &str| {
+            let mut path = file.clone().into_os_string();
+            path.push(ext);
+            PathBuf::from(path)
         };
-        let mut gz = file.clone().into_os_string();
-        gz.push(".gz");
-        std::fs::write(&gz, out).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let br = brotli_bytes(&bytes)?;
+        std::fs::write(beside(".br"), br)
+            .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
+        if !gzip {
+            continue;
+        }
+        match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
+            Ok(out) if out.status.success() => std::fs::write(beside(".gz"), out.stdout)
+                .map_err(|e| format!("cannot write {}.gz: {e}", file.display()))?,
+            _ => {
+                println!(
+                    "no gzip command: no .gz files (browsers without brotli get the plain files)"
+                );
+                gzip = false;
+            }
+        }
     }
     println!("{} files precompressed", files.len());
     Ok(())
+}
+
+/// `bytes` compressed with brotli at its best (quality 11, a 16 MB window: the wasm is ~3 MB).
+pub fn brotli_bytes(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 24, ..Default::default() };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
+        .map_err(|e| format!("brotli compression failed: {e}"))?;
+    Ok(out)
+}
+
+/// The size of the build's `F.br` beside `path` (a release build writes one).
+fn brotli_size(path: &Path) -> Option<u64> {
+    let mut br = path.to_path_buf().into_os_string();
+    br.push(".br");
+    std::fs::metadata(PathBuf::from(br)).ok().map(|m| m.len())
 }
 
 fn gzip_size(path: &Path) -> Option<u64> {
