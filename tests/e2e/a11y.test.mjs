@@ -211,6 +211,13 @@ test('a change of screen moves the focus to its heading, but not at start-up nor
       assert.ok(await page.locator('#screen-panel section').first().isVisible(), `${screen}'s view is shown`);
     }
 
+    // A button that opens another screen (the recorded run opens on Results).
+    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
+    await page.waitForFunction(() => document.activeElement?.id === 'screen-heading'
+      && document.activeElement.textContent === 'Results', null, { timeout: 30_000 });
+    await page.getByRole('tab', { name: 'Data', exact: true }).click();
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Data');
+
     // The keyboard: the selected tab, then → and ← select the neighbours with the focus on
     // the tab (so the arrows keep working), Enter or Space go to the screen's heading.
     await page.getByRole('tab', { name: 'Data', exact: true }).focus();
