@@ -170,7 +170,7 @@ pub fn App() -> impl IntoView {
 
 /// Moves the focus to the heading of `screen` once its view is in (a split screen's chunk
 /// may still be on its way: the "Loading …" note is there until it is), unless the user went
-/// on to another screen meanwhile. Waits at most 30 s.
+/// on to another screen meanwhile or the screen put the focus in itself. Waits at most 30 s.
 fn focus_heading(ws: Workspace, screen: Screen) {
     leptos::task::spawn_local(async move {
         for attempt in 0..600 {
@@ -187,7 +187,14 @@ fn focus_heading(ws: Workspace, screen: Screen) {
                 .filter(|h| h.text_content().as_deref() == Some(screen.label()))
                 .and_then(|h| h.dyn_into::<web_sys::HtmlElement>().ok());
             if let (None, Some(heading)) = (loading, heading) {
-                let _ = heading.focus();
+                // A screen that took the focus itself as it showed keeps it.
+                let claimed = doc.active_element().is_some_and(|el| {
+                    el.id() != "screen-heading"
+                        && el.closest("#screen-panel").ok().flatten().is_some()
+                });
+                if !claimed {
+                    let _ = heading.focus();
+                }
                 return;
             }
         }
