@@ -51,14 +51,11 @@ pub fn App() -> impl IntoView {
     let keep_focus = StoredValue::new(false);
     Effect::new(move |_| {
         let screen = ws.screen.get();
+        let by_arrows = keep_focus.get_value();
+        keep_focus.set_value(false);
         let Some(before) = focus_from.get_value() else { return };
         focus_from.set_value(Some(screen));
-        if before == screen {
-            return;
-        }
-        if keep_focus.get_value() {
-            keep_focus.set_value(false);
-        } else {
+        if before != screen && !by_arrows {
             focus_heading(ws, screen);
         }
     });
