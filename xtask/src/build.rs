@@ -212,7 +212,7 @@ fn precompress(pkg: &Path) -> Result<(), String> {
         .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
     // The biggest first, on every core: the main module takes longest.
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     let next = AtomicUsize::new(0);
     let no_gzip = AtomicBool::new(false);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
