@@ -1,5 +1,6 @@
 // Accessibility: axe-core finds no serious or critical violation on any screen with data
-// loaded (the built-in example and its recorded judge runs with a Results cell open, seed
+// loaded (the built-in example and its recorded judge runs with a Results cell open, the judge
+// audit computed and the revision's split drawn, seed
 // 003's released meta-evaluation files, a CoEval study and CoEval's released files), with
 // every folded panel open, in the light and the dark theme and at 375 px; no screen scrolls
 // sideways at 375 px with those files loaded (theme.test.mjs checks it with the demo only);
@@ -139,6 +140,11 @@ test('axe-core finds no serious or critical violation on any screen with data lo
     await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
     await page.locator('[data-testid="results-table"] td button').first().click();
     await page.locator('svg.plot').first().waitFor();
+    // The judge audit computed, and the revision's split drawn.
+    await openFolded(page);
+    await page.getByTestId('audit-compute').click();
+    await page.locator('table[data-table^="audit-"]').first().waitFor({ timeout: 60_000 });
+    await page.getByTestId('revise-split').click();
     // Released meta-evaluation files.
     const meta = new MetaPage(page);
     await meta.openTab();
