@@ -42,6 +42,23 @@ pub fn App() -> impl IntoView {
     // memory only, and the Run screen says so); then the saved workspace is restored, and
     // only then are the screens shown.
     let link_problem = RwSignal::new(None::<String>);
+    // A change of screen moves the focus to its heading (`focus_heading`), so a screen
+    // reader says where the user landed: not at start-up (the screen shown before
+    // `focus_from` is set is where the page starts, nothing to announce), and not when the
+    // arrow keys walk the tabs (`keep_focus`: the focus stays on the tab, as the ARIA tabs
+    // pattern wants, so the next arrow works).
+    let focus_from = StoredValue::new(None::<Screen>);
+    let keep_focus = StoredValue::new(false);
+    Effect::new(move |_| {
+        let screen = ws.screen.get();
+        let by_arrows = keep_focus.get_value();
+        keep_focus.set_value(false);
+        let Some(before) = focus_from.get_value() else { return };
+        focus_from.set_value(Some(screen));
+        if before != screen && !by_arrows {
+            focus_heading(ws, screen);
+        }
+    });
     let owner = Owner::current();
     leptos::task::spawn_local(async move {
         let (store, problem) = Store::open_or_memory().await;
@@ -75,6 +92,8 @@ pub fn App() -> impl IntoView {
             Some(owner) => owner.with(|| crate::links::follow(targets)),
             None => crate::links::follow(targets),
         }
+        // From now on a change of screen is the user's: its heading takes the focus.
+        focus_from.set_value(Some(ws.screen.get_untracked()));
     });
     leptos::task::spawn_local(crate::workspaces::start_deadline(storage, saved));
     view! {
@@ -94,7 +113,10 @@ pub fn App() -> impl IntoView {
                     _ => return,
                 };
                 ev.prevent_default();
-                ws.screen.set(Screen::ALL[next]);
+                if next != index {
+                    keep_focus.set_value(true);
+                    ws.screen.set(Screen::ALL[next]);
+                }
                 if let Some(tab) = document().get_element_by_id(&tab_id(Screen::ALL[next]))
                     && let Ok(tab) = tab.dyn_into::<web_sys::HtmlElement>()
                 {
@@ -109,7 +131,15 @@ pub fn App() -> impl IntoView {
                             <button role="tab" type="button" id=tab_id(screen) aria-controls="screen-panel"
                                 aria-selected=move || selected().to_string()
                                 tabindex=move || if selected() { "0" } else { "-1" }
-                                on:click=move |_| ws.screen.set(screen)>
+                                on:click=move |_| {
+                                    // Enter or Space on the selected tab (after the arrows
+                                    // chose it) goes to the screen, as a click on another.
+                                    if ws.screen.get_untracked() == screen {
+                                        focus_heading(ws, screen);
+                                    } else {
+                                        ws.screen.set(screen);
+                                    }
+                                }>
                                 {screen.label()}
                             </button>
                         }
@@ -122,6 +152,9 @@ pub fn App() -> impl IntoView {
         <main>
             {move || link_problem.get().map(|text| view! { <p class="error-box" role="alert" data-testid="link-problem">{text}</p> })}
             <div id="screen-panel" role="tabpanel" aria-labelledby=move || tab_id(ws.screen.get())>
+            // The screen's name, for screen readers (the selected tab shows it): what takes the
+            // focus when the user goes to another screen.
+            <h2 id="screen-heading" class="visually-hidden" tabindex="-1">{move || ws.screen.get().label()}</h2>
             {move || if !saved.ready.get() {
                 view! { <p class="muted" role="status" data-testid="workspace-restoring">"Opening your saved workspace…"</p> }.into_any()
             } else {
@@ -130,6 +163,39 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
     }
+}
+
+/// Moves the focus to the heading of `screen` once its view is in (a split screen's chunk
+/// may still be on its way: the "Loading …" note is there until it is), unless the user went
+/// on to another screen meanwhile or the screen put the focus in itself. Waits at most 30 s.
+fn focus_heading(ws: Workspace, screen: Screen) {
+    leptos::task::spawn_local(async move {
+        for attempt in 0..600 {
+            // First a pause: the heading's text and the panel follow the change in effects.
+            crate::edge::time::sleep(if attempt == 0 { 0 } else { 50 }).await;
+            if ws.screen.get_untracked() != screen {
+                return;
+            }
+            let doc = document();
+            let loading =
+                doc.query_selector("#screen-panel [data-testid='screen-loading']").ok().flatten();
+            let heading = doc
+                .get_element_by_id("screen-heading")
+                .filter(|h| h.text_content().as_deref() == Some(screen.label()))
+                .and_then(|h| h.dyn_into::<web_sys::HtmlElement>().ok());
+            if let (None, Some(heading)) = (loading, heading) {
+                // A screen that took the focus itself as it showed keeps it.
+                let claimed = doc.active_element().is_some_and(|el| {
+                    el.id() != "screen-heading"
+                        && el.closest("#screen-panel").ok().flatten().is_some()
+                });
+                if !claimed {
+                    let _ = heading.focus();
+                }
+                return;
+            }
+        }
+    });
 }
 
 /// Where the theme chosen on this device is kept (`light`, `dark`; absent: the system's).

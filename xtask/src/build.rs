@@ -1,7 +1,8 @@
 //! Builds the web app. Release: wasm32 compile (the `split` feature, linked with
 //! `--emit-relocs`), the split at the app's split points (`wasm_split`, `#[lazy]`) into a main module and chunks,
 //! wasm-bindgen (`--target web`) of the main module into `pkg/`, then wasm-opt on every `.wasm`
-//! of `pkg/`. `--dev`: one unsplit, unoptimized module.
+//! of `pkg/`, then `.br` and `.gz` beside every `.wasm` and `.js`. `--dev`: one unsplit,
+//! unoptimized module.
 //!
 //! The order matters: the splitter reads the relocations rustc's linker keeps, which wasm-opt
 //! would drop, so it runs on the raw rustc output; wasm-bindgen then processes the main module
@@ -9,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::toolchain::{self, WasmToolchain};
 use crate::util::{self, has_flag, repo_root};
@@ -49,9 +51,10 @@ pub fn print_report(report: &BuildReport) {
         .map(|b| format!("{} gzipped", kb(b)))
         .unwrap_or_else(|| "gzip size unknown (no gzip)".to_string());
     println!(
-        "{} (loaded first): {}, {gz}{}",
+        "{} (loaded first): {}, {gz}{}{}",
         report.wasm.display(),
         kb(report.wasm_bytes),
+        brotli_size(&report.wasm).map(|b| format!(", {} brotli", kb(b))).unwrap_or_default(),
         if report.optimized { ", wasm-opt -Oz applied" } else { ", not optimized by wasm-opt" }
     );
     if report.chunks.is_empty() {
@@ -138,7 +141,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
         }
     }
     if release {
-        util::step("precompress (gzip -9)", || precompress(&pkg))?;
+        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
     }
     let wasm_bytes = file_size(&wasm)?;
     let mut chunks = Vec::new();
@@ -196,31 +199,87 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
-/// Writes `F.gz` beside every `.wasm` and `.js` file `F` of `pkg` (`gzip -9 -n`, so the same
-/// build gives the same bytes): a static host that serves precompressed files (and
-/// `cargo xtask static`) sends these to browsers that accept gzip. Without a `gzip` command the
-/// site is served uncompressed, and this says so.
+/// Writes `F.gz` (`gzip -9 -n`) and `F.br` (brotli, quality 11, window 2^24) beside every
+/// `.wasm` and `.js` file `F` of `pkg`, the same bytes for the same build: a static host that
+/// serves precompressed files (and `cargo xtask static`) sends these to browsers that accept
+/// them. Without a `gzip` command there is no `.gz`, and this says so.
 fn precompress(pkg: &Path) -> Result<(), String> {
-    let files: Vec<PathBuf> = std::fs::read_dir(pkg)
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(pkg)
         .map_err(|e| format!("cannot list {}: {e}", pkg.display()))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "js"))
+        .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
-    for file in &files {
-        let out = match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
-            Ok(out) if out.status.success() => out.stdout,
-            _ => {
-                println!("no gzip command: the site is served uncompressed");
-                return Ok(());
-            }
-        };
-        let mut gz = file.clone().into_os_string();
-        gz.push(".gz");
-        std::fs::write(&gz, out).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    // The biggest first, on every core: the main module takes longest.
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let next = AtomicUsize::new(0);
+    let no_gzip = AtomicBool::new(false);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
+    let outcomes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    loop {
+                        let Some((_, file)) = files.get(next.fetch_add(1, Ordering::Relaxed))
+                        else {
+                            return Ok(());
+                        };
+                        precompress_file(file, &no_gzip)?;
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a compression thread panicked".to_string())))
+            .collect()
+    });
+    outcomes.into_iter().collect::<Result<Vec<()>, String>>()?;
+    if no_gzip.load(Ordering::Relaxed) {
+        println!("no gzip command: no .gz files (browsers without brotli get the plain files)");
     }
     println!("{} files precompressed", files.len());
     Ok(())
+}
+
+/// `file.br` and (with a `gzip` command) `file.gz` beside `file`.
+fn precompress_file(file: &Path, no_gzip: &AtomicBool) -> Result<(), String> {
+    let beside = |ext: &str| {
+        let mut path = file.to_path_buf().into_os_string();
+        path.push(ext);
+        PathBuf::from(path)
+    };
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    std::fs::write(beside(".br"), brotli_bytes(&bytes)?)
+        .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
+    if no_gzip.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
+        Ok(out) if out.status.success() => std::fs::write(beside(".gz"), out.stdout)
+            .map_err(|e| format!("cannot write {}.gz: {e}", file.display())),
+        _ => {
+            no_gzip.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+    }
+}
+
+/// `bytes` compressed with brotli at its best (quality 11, a 16 MB window: the wasm is ~3 MB).
+pub fn brotli_bytes(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 24, ..Default::default() };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params)
+        .map_err(|e| format!("brotli compression failed: {e}"))?;
+    Ok(out)
+}
+
+/// The size of the build's `F.br` beside `path` (a release build writes one).
+fn brotli_size(path: &Path) -> Option<u64> {
+    let mut br = path.to_path_buf().into_os_string();
+    br.push(".br");
+    std::fs::metadata(PathBuf::from(br)).ok().map(|m| m.len())
 }
 
 fn gzip_size(path: &Path) -> Option<u64> {

@@ -1,7 +1,7 @@
 //! A small static file server for the built site (index.html, style/, pkg/), optionally under a
 //! sub-path, so the app can be opened locally and tested the way a static host serves it: the
-//! build's precompressed `.gz` files to browsers that accept gzip, an ETag on every file and a
-//! 304 when the browser already has it.
+//! build's precompressed `.br` (brotli) or `.gz` files to browsers that accept them, an ETag on
+//! every file and a 304 when the browser already has it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -122,7 +122,21 @@ fn serve_forever(listener: TcpListener, site: Site) {
 #[derive(Default)]
 struct Asked {
     gzip: bool,
+    brotli: bool,
     if_none_match: Option<String>,
+}
+
+/// Whether an `Accept-Encoding` value accepts `coding` (named or `*`, without `q=0`).
+fn accepts(value: &str, coding: &str) -> bool {
+    value.split(',').any(|e| {
+        let mut parts = e.split(';');
+        let name = parts.next().unwrap_or("").trim();
+        let refused = parts.any(|p| {
+            let p = p.replace(' ', "");
+            p.strip_prefix("q=").and_then(|q| q.parse::<f64>().ok()) == Some(0.0)
+        });
+        (name.eq_ignore_ascii_case(coding) || name == "*") && !refused
+    })
 }
 
 fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
@@ -139,12 +153,8 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
         let value = value.trim();
         match name.trim().to_ascii_lowercase().as_str() {
             "accept-encoding" => {
-                asked.gzip = value.split(',').any(|e| {
-                    let mut parts = e.split(';');
-                    let coding = parts.next().unwrap_or("").trim();
-                    let refused = parts.any(|p| p.trim().replace(' ', "") == "q=0");
-                    (coding == "gzip" || coding == "*") && !refused
-                });
+                asked.gzip = accepts(value, "gzip");
+                asked.brotli = accepts(value, "br");
             }
             "if-none-match" => asked.if_none_match = Some(value.to_owned()),
             _ => {}
@@ -167,12 +177,17 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
     }
     match site.resolve(target).and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))) {
         Some((file, body)) => {
-            let (body, gzipped) = match precompressed(&file).filter(|_| asked.gzip) {
-                Some(gz) => (gz, true),
-                None => (body, false),
+            // Brotli first (about a fifth smaller than gzip on the wasm), then gzip.
+            let compressed = [("br", asked.brotli), ("gzip", asked.gzip)]
+                .into_iter()
+                .filter(|(_, ok)| *ok)
+                .find_map(|(coding, _)| precompressed(&file, coding).map(|b| (b, coding)));
+            let (body, encoding) = match compressed {
+                Some((bytes, coding)) => (bytes, Some(coding)),
+                None => (body, None),
             };
             let etag = etag(&body);
-            let reply = Reply { content_type: mime(&file), etag: Some(&etag), gzipped };
+            let reply = Reply { content_type: mime(&file), etag: Some(&etag), encoding };
             if asked
                 .if_none_match
                 .as_deref()
@@ -188,13 +203,14 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
     }
 }
 
-/// `file.gz` when the build wrote it after `file` (an older one is not what `file` is now).
-fn precompressed(file: &Path) -> Option<Vec<u8>> {
-    let mut gz = file.to_path_buf().into_os_string();
-    gz.push(".gz");
-    let gz = PathBuf::from(gz);
+/// `file.br` (`coding` "br") or `file.gz` ("gzip") when the build wrote it after `file` (an
+/// older one is not what `file` is now).
+fn precompressed(file: &Path, coding: &str) -> Option<Vec<u8>> {
+    let mut packed = file.to_path_buf().into_os_string();
+    packed.push(if coding == "br" { ".br" } else { ".gz" });
+    let packed = PathBuf::from(packed);
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    (modified(&gz)? >= modified(file)?).then(|| std::fs::read(&gz).ok()).flatten()
+    (modified(&packed)? >= modified(file)?).then(|| std::fs::read(&packed).ok()).flatten()
 }
 
 /// A strong validator of exactly these bytes: their length and 64-bit FNV-1a hash.
@@ -211,12 +227,13 @@ fn etag(body: &[u8]) -> String {
 struct Reply<'a> {
     content_type: &'a str,
     etag: Option<&'a str>,
-    gzipped: bool,
+    /// `Content-Encoding` of the body: `br`, `gzip` or none.
+    encoding: Option<&'static str>,
 }
 
 impl Reply<'_> {
     fn text() -> Reply<'static> {
-        Reply { content_type: "text/plain", etag: None, gzipped: false }
+        Reply { content_type: "text/plain", etag: None, encoding: None }
     }
 }
 
@@ -234,8 +251,8 @@ fn respond(
     if let Some(etag) = reply.etag {
         extra.push_str(&format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n"));
     }
-    if reply.gzipped {
-        extra.push_str("Content-Encoding: gzip\r\n");
+    if let Some(coding) = reply.encoding {
+        extra.push_str(&format!("Content-Encoding: {coding}\r\n"));
     }
     // A 304 has no body, and no length of its own to announce.
     if !status.starts_with("304") {
@@ -360,6 +377,58 @@ mod tests {
         let (_, h, body) = get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip\r\n");
         assert_eq!(header(&h, "content-encoding"), None);
         assert_eq!(body, b"newer");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn prefers_brotli_then_gzip_then_the_plain_file() {
+        let dir = std::env::temp_dir().join(format!("concord-serve-br-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        let js: String = (0..2_000).map(|i| format!("export const v{i} = {};\n", i % 7)).collect();
+        let file = dir.join("pkg/concord.js");
+        std::fs::write(&file, &js).unwrap();
+        let br = crate::build::brotli_bytes(js.as_bytes()).unwrap();
+        std::fs::write(dir.join("pkg/concord.js.br"), &br).unwrap();
+        let Ok(gz) =
+            std::process::Command::new("gzip").args(["-9", "-n", "-c"]).arg(&file).output()
+        else {
+            eprintln!("skipped: no gzip command");
+            return;
+        };
+        std::fs::write(dir.join("pkg/concord.js.gz"), &gz.stdout).unwrap();
+        let port = spawn_static_at(dir.clone(), "/").unwrap();
+
+        // The .br decodes to the file, and is smaller than the .gz.
+        let mut decoded = Vec::new();
+        brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
+        assert_eq!(decoded, js.as_bytes());
+        assert!(br.len() < gz.stdout.len(), "brotli {} vs gzip {}", br.len(), gz.stdout.len());
+
+        let (status, h, body) =
+            get(port, "/pkg/concord.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(header(&h, "content-encoding"), Some("br"));
+        assert_eq!(header(&h, "vary"), Some("Accept-Encoding"));
+        assert_eq!(header(&h, "content-length"), Some(br.len().to_string().as_str()));
+        assert_eq!(body, br);
+        let br_tag = header(&h, "etag").unwrap().to_owned();
+        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: br;q=0, gzip\r\n");
+        assert_eq!(header(&h, "content-encoding"), Some("gzip"), "q=0 refuses brotli");
+        assert_eq!(body, gz.stdout);
+        assert_ne!(header(&h, "etag").unwrap(), br_tag, "each form its own validator");
+        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: BR\r\n");
+        assert_eq!(header(&h, "content-encoding"), Some("br"), "codings are case-insensitive");
+        assert_eq!(body, br);
+        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: identity\r\n");
+        assert_eq!(header(&h, "content-encoding"), None);
+        assert_eq!(body, js.as_bytes());
+        let (status, _, body) = get(
+            port,
+            "/pkg/concord.js",
+            &format!("Accept-Encoding: br\r\nIf-None-Match: {br_tag}\r\n"),
+        );
+        assert_eq!(status, "HTTP/1.1 304 Not Modified");
+        assert!(body.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

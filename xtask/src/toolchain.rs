@@ -1,6 +1,7 @@
 //! Installs what the build and tests need, on demand, on a fresh machine without internet
 //! (only package registries): the wasm32 target, wasm-bindgen-cli at the version locked in
-//! Cargo.lock, npm's binaryen (wasm-opt) and playwright-core, Debian's Chromium + ChromeDriver.
+//! Cargo.lock, npm's binaryen (wasm-opt), playwright-core and axe-core, Debian's Chromium +
+//! ChromeDriver.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -139,12 +140,14 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     Ok(local)
 }
 
-/// Installs the npm dev tools (binaryen, playwright-core) from package.json when missing.
+/// Installs the npm dev tools (binaryen, playwright-core, axe-core) from package.json when
+/// any is missing.
 /// Returns false (with a notice) when npm is not available.
 pub fn ensure_npm_tools() -> Result<bool, String> {
     let root = repo_root();
     if root.join("node_modules/playwright-core/package.json").exists()
         && root.join("node_modules/binaryen/bin/wasm-opt").exists()
+        && root.join("node_modules/axe-core/axe.min.js").exists()
     {
         return Ok(true);
     }

@@ -202,8 +202,8 @@ fn Scrutiny(current: Memo<Option<Focus>>) -> impl IntoView {
                     <span class="muted" data-testid="scrutiny-progress">{c.progress()}</span>
                 </div>
                 <div class="instance-texts">
-                    <div><h3>"Input"</h3><p class="long-text" data-testid="instance-input">{c.instance.input.clone()}</p></div>
-                    <div><h3>"Output"</h3><p class="long-text" data-testid="instance-output">{c.instance.output.clone()}</p></div>
+                    <div><h3>"Input"</h3><p class="long-text" data-testid="instance-input" tabindex="0" role="region" aria-label="Input">{c.instance.input.clone()}</p></div>
+                    <div><h3>"Output"</h3><p class="long-text" data-testid="instance-output" tabindex="0" role="region" aria-label="Output">{c.instance.output.clone()}</p></div>
                 </div>
                 <h3>"Criterion: " <span data-testid="scrutiny-criterion">{c.criterion.name.clone()}</span></h3>
                 {c.evaluation.is_none().then(|| view! { <p class="muted">"The LLM has no evaluation for this criterion: add evidence and score it yourself."</p> })}

@@ -482,7 +482,7 @@ fn PromptPanel() -> impl IntoView {
                     </div>
                     <div class="prompt-preview">
                         <h3>"Exact prompt for this item"</h3>
-                        <pre class="prompt" data-testid="prompt-preview">
+                        <pre class="prompt" data-testid="prompt-preview" tabindex="0" role="region" aria-label="Exact prompt for this item">
                             {move || {
                                 let dataset = ws.dataset.get();
                                 let Some((_, _, mut t)) = selected() else { return Vec::new() };

@@ -211,7 +211,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                         <p class="muted" data-testid="steps-unsourced">
                             "The \"+cot\" methods carry these steps from a study saved before Concord recorded where steps come from; choose a source to replace them."
                         </p>
-                        <pre class="prompt part-steps">{text}</pre>
+                        <pre class="prompt part-steps" tabindex="0" role="region" aria-label="Evaluation steps">{text}</pre>
                     }.into_any(),
                 },
                 Some(StepsSource::Released) => {
@@ -219,7 +219,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                     let text = released_steps(&dataset.loaded.dataset, &attr.get_value(), concord_core::judge::builtin::OutputMode::ScoreOnly).unwrap_or_default();
                     view! {
                         <p class="muted">"G-Eval's released steps (Liu et al., 2023), byte for byte as in the paper's prompts; no LLM wrote them for this study."</p>
-                        <pre class="prompt part-steps" data-testid="steps-released">{text}</pre>
+                        <pre class="prompt part-steps" data-testid="steps-released" tabindex="0" role="region" aria-label="G-Eval's released steps">{text}</pre>
                     }.into_any()
                 }
                 Some(StepsSource::Own { text }) => view! {
@@ -246,9 +246,9 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
                         <details data-testid="steps-request">
                             <summary>"The request that made them, and the judge's answer"</summary>
                             <h3>"Request (one sample, the provider's defaults)"</h3>
-                            <pre class="prompt">{request_text}</pre>
+                            <pre class="prompt" tabindex="0" role="region" aria-label="Request">{request_text}</pre>
                             <h3>"The judge's answer, as received"</h3>
-                            <pre class="response">{w.answer.clone()}</pre>
+                            <pre class="response" tabindex="0" role="region" aria-label="The judge's answer">{w.answer.clone()}</pre>
                         </details>
                     }.into_any()
                 }

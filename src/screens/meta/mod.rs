@@ -141,9 +141,9 @@ fn ImportPanel() -> impl IntoView {
             {move || {
                 let errors = state.errors.get();
                 (!errors.is_empty()).then(|| view! {
-                    <ul class="error-box" role="alert">
+                    <div class="error-box" role="alert"><ul>
                         {errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}
-                    </ul>
+                    </ul></div>
                 })
             }}
             {move || {

@@ -42,16 +42,16 @@ pub(super) fn DebatePanel() -> impl IntoView {
                         <article class="debate" data-testid="debate">
                             <p class="muted">{format!("Line {} · gold: {}", d.line, d.label)}</p>
                             <h3>"Question"</h3>
-                            <div class="text-block">{d.question}</div>
+                            <div class="text-block" tabindex="0" role="region" aria-label="Question">{d.question}</div>
                             <div class="two-col">
-                                <div><h3>"Answer 1"</h3><div class="text-block">{d.answer_1}</div></div>
-                                <div><h3>"Answer 2"</h3><div class="text-block">{d.answer_2}</div></div>
+                                <div><h3>"Answer 1"</h3><div class="text-block" tabindex="0" role="region" aria-label="Answer 1">{d.answer_1}</div></div>
+                                <div><h3>"Answer 2"</h3><div class="text-block" tabindex="0" role="region" aria-label="Answer 2">{d.answer_2}</div></div>
                             </div>
                             {d.opening.map(|opening| view! {
                                 <h3>"Assessments"</h3>
                                 <div class="two-col">
                                     {opening.into_iter().enumerate().map(|(k, (name, text))| view! {
-                                        <div><h4>{format!("Assistant {} ({name})", k + 1)}</h4><div class="text-block">{text}</div></div>
+                                        <div><h4>{format!("Assistant {} ({name})", k + 1)}</h4><div class="text-block" tabindex="0" role="region" aria-label=format!("Assessment of assistant {}", k + 1)>{text}</div></div>
                                     }).collect_view()}
                                 </div>
                             })}
@@ -60,14 +60,14 @@ pub(super) fn DebatePanel() -> impl IntoView {
                                 {r.judge_question.map(|q| view! { <p class="judge-question">"Judge: " {q}</p> })}
                                 <div class="two-col">
                                     {r.debaters.into_iter().enumerate().map(|(k, (name, text))| view! {
-                                        <div><h4>{format!("Assistant {} ({name})", k + 1)}</h4><div class="text-block">{text}</div></div>
+                                        <div><h4>{format!("Assistant {} ({name})", k + 1)}</h4><div class="text-block" tabindex="0" role="region" aria-label=format!("Round {}, assistant {}", i + 1, k + 1)>{text}</div></div>
                                     }).collect_view()}
                                 </div>
                             }).collect_view()}
                             <h3>"Decision"</h3>
                             <p data-testid="debate-verdict"><strong>"Better assessor: " {d.verdict}</strong>
                                 " · the meta-evaluator's answer choice: " {d.better_answer}</p>
-                            <div class="text-block">{d.decision}</div>
+                            <div class="text-block" tabindex="0" role="region" aria-label="Decision">{d.decision}</div>
                         </article>
                     })
                 }}
@@ -123,15 +123,15 @@ pub(super) fn BranchPanel() -> impl IntoView {
                             <p class="muted">{format!("Line {} · gold score: {} · meta score: {}", r.line,
                                 format_value(r.gold, 1), format_value(r.score, 2))}</p>
                             <h3>"Text"</h3>
-                            <div class="text-block">{r.text}</div>
+                            <div class="text-block" tabindex="0" role="region" aria-label="Text">{r.text}</div>
                             <h3>"The evaluator's assessment"</h3>
-                            <div class="text-block">{r.assessment}</div>
+                            <div class="text-block" tabindex="0" role="region" aria-label="The evaluator's assessment">{r.assessment}</div>
                             <ol class="branch-list">
                                 {r.branches.into_iter().enumerate().map(|(i, b)| view! {
                                     <li>
                                         <h4>{format!("Branch {} · score {}", i + 1, format_value(b.score, 1))}</h4>
                                         {b.subtask.map(|t| view! { <p class="subtask">"Sub-task: " {t}</p> })}
-                                        <div class="text-block">{b.response}</div>
+                                        <div class="text-block" tabindex="0" role="region" aria-label=format!("Branch {} response", i + 1)>{b.response}</div>
                                     </li>
                                 }).collect_view()}
                             </ol>

@@ -201,10 +201,10 @@ pub fn RateScreen() -> impl IntoView {
                     <div class="rate-item">
                         {item.inputs.names().map(|n| {
                             let text = item.inputs.get(n).unwrap_or_default().to_owned();
-                            view! { <h3>{n.to_owned()}</h3><pre class="source">{text}</pre> }
+                            view! { <h3>{n.to_owned()}</h3><pre class="source" tabindex="0" role="region" aria-label=n.to_owned()>{text}</pre> }
                         }).collect_view()}
                         <h3>{item.output_name.clone()}</h3>
-                        <pre class="output" data-testid="rate-output">{item.output.clone()}</pre>
+                        <pre class="output" data-testid="rate-output" tabindex="0" role="region" aria-label=item.output_name.clone()>{item.output.clone()}</pre>
                     </div>
                 })}
                 <div class="row" role="group" aria-label="Rating">

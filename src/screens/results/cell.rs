@@ -180,7 +180,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                     let score = ItemScore::parse(&rec.responses, policy, scale);
                     view! {
                         <h4>"Prompt"</h4>
-                        <pre class="prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
+                        <pre class="prompt" tabindex="0" role="region" aria-label="Prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
                         <h4>{format!("{}, mean {}", count(rec.responses.len(), "response", "responses"), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
                         <ol class="responses">
                             {rec.responses.iter().enumerate().map(|(i, r)| {
@@ -196,9 +196,9 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                                     Ok(reading) => {
                                         let v = reading.value;
                                         let (before, hit, after) = highlight(r, reading.span);
-                                        view! { <li><pre class="response">{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span>{cut}</li> }.into_any()
+                                        view! { <li><pre class="response" tabindex="0" role="region" aria-label=format!("Response {}", i + 1)>{before}<mark>{hit}</mark>{after}</pre><span class="badge">{format!("rating {v}")}</span>{cut}</li> }.into_any()
                                     }
-                                    Err(e) => view! { <li><pre class="response">{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span>{cut}</li> }.into_any(),
+                                    Err(e) => view! { <li><pre class="response" tabindex="0" role="region" aria-label=format!("Response {}", i + 1)>{r.clone()}</pre><span class="badge bad">{format!("unparseable: {e}")}</span>{cut}</li> }.into_any(),
                                 }
                             }).collect_view()}
                         </ol>

@@ -529,10 +529,10 @@ fn Walker(
                 </dl>
             })}
             {move || texts().map(|fields| fields.into_iter().map(|(name, text)| view! {
-                <div><h3>{name}</h3><p class="long-text">{text}</p></div>
+                <div><h3>{name.clone()}</h3><p class="long-text" tabindex="0" role="region" aria-label=name>{text}</p></div>
             }).collect_view())}
             {move || current.get().map(|(_, _, item)| view! {
-                <div><h3>"The judge's answer"</h3><p class="long-text" data-testid="review-rationale">{item.rationale.clone()}</p></div>
+                <div><h3>"The judge's answer"</h3><p class="long-text" data-testid="review-rationale" tabindex="0" role="region" aria-label="The judge's answer">{item.rationale.clone()}</p></div>
             })}
         </div>
         <Show when=move || flagging.get()>

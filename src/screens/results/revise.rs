@@ -312,7 +312,7 @@ pub fn RevisePanel(
                 </label>
                 <details>
                     <summary>"The meta-prompt as it will be sent"</summary>
-                    <pre class="long-text" data-testid="revise-meta">{move || meta.get().unwrap_or_default()}</pre>
+                    <pre class="long-text" data-testid="revise-meta" tabindex="0" role="region" aria-label="The meta-prompt">{move || meta.get().unwrap_or_default()}</pre>
                 </details>
                 <div class="row">
                     <label class="control" for="revise-model">
@@ -331,7 +331,7 @@ pub fn RevisePanel(
                 </label>
                 <details>
                     <summary>"What changes"</summary>
-                    <pre class="long-text" data-testid="revise-diff">{move || {
+                    <pre class="long-text" data-testid="revise-diff" tabindex="0" role="region" aria-label="What changes">{move || {
                         let before = old_template.get().map(|(t, _, _)| template_text(&t)).unwrap_or_default();
                         diff_text(&diff(&before, &proposal.get()))
                     }}</pre>
@@ -350,7 +350,7 @@ pub fn RevisePanel(
             {move || review.revisions.get().into_iter().map(|r| view! {
                 <details data-testid="revise-past-diff">
                     <summary>{format!("Revision {}: the prompt's changes", r.number)}</summary>
-                    <pre class="long-text">{diff_text(&diff(&r.prompt_before, &r.prompt_after))}</pre>
+                    <pre class="long-text" tabindex="0" role="region" aria-label=format!("Revision {}: the prompt's changes", r.number)>{diff_text(&diff(&r.prompt_before, &r.prompt_after))}</pre>
                 </details>
             }).collect_view()}
         </section>

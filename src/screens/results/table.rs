@@ -116,7 +116,7 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
             {move || {
                 let errors = table.get().0.errors;
                 (!errors.is_empty()).then(|| view! {
-                    <ul class="error-box" role="alert">{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                    <div class="error-box" role="alert"><ul>{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul></div>
                 })
             }}
         </section>

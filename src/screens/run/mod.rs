@@ -572,7 +572,7 @@ fn LaunchPanel() -> impl IntoView {
             <Show when=move || ctx.run.view.with(|v| !v.log.is_empty())>
                 <details>
                     <summary>{move || format!("Run log ({} lines)", ctx.run.view.with(|v| v.log.len()))}</summary>
-                    <ul class="run-log" data-testid="run-log">
+                    <ul class="run-log" data-testid="run-log" tabindex="0" aria-label="Run log">
                         {move || ctx.run.view.with(|v| v.log.iter().rev().take(200).cloned().collect::<Vec<_>>()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
                     </ul>
                 </details>
