@@ -243,6 +243,31 @@ fn the_judge_writes_the_steps_once_per_attribute_and_every_cot_method_uses_them(
     }
     assert!(before.prompts.len() < after.prompts.len());
 
+    // One "+cot" method with criteria of its own: the steps were written from the others',
+    // so the run is refused, naming both.
+    let mut apart = s.clone();
+    if let Some(t) = apart
+        .methods
+        .iter_mut()
+        .rev()
+        .find(|m| m.auto_cot)
+        .and_then(|m| m.templates.get_mut("helpfulness"))
+    {
+        t.set_part(PartKind::Criteria, "Evaluation Criteria:\n\nHelpfulness (1-5) - other.\n\n");
+    }
+    let last = apart.methods.iter().rev().find(|m| m.auto_cot).unwrap().name.clone();
+    assert_eq!(
+        check(&apart),
+        Err(StepsError::DifferentCriteria {
+            attribute: "helpfulness".into(),
+            method: "score-only +cot".into(),
+            other: last,
+        })
+    );
+    // Own steps are the user's choice for every method: allowed.
+    apart.set_steps(&d, "helpfulness", StepsSource::Own { text: STEPS.into() }).unwrap();
+    assert_eq!(check(&apart), Ok(()));
+
     // Editing the criteria the steps were asked from makes them stale.
     for m in &mut s.methods {
         if let Some(t) = m.templates.get_mut("helpfulness") {

@@ -79,10 +79,16 @@ pub enum StepsError {
         "\"{method}\" uses auto-CoT but has no evaluation steps for `{attribute}`: write them with the judge, or type your own, under Evaluation steps on the Judge screen (or remove the method)"
     )]
     Missing { method: String, attribute: String },
+    #[error(
+        "\"{method}\" and \"{other}\" judge `{attribute}` with different tasks or criteria, and one text of evaluation steps written from one of them cannot serve both: give them the same task and criteria, use your own steps, or remove one"
+    )]
+    DifferentCriteria { attribute: String, method: String, other: String },
 }
 
-/// `Err` naming the first "+cot" method and attribute without evaluation steps: a run is
-/// refused as a whole rather than run without those prompts.
+/// `Err` naming the first "+cot" method and attribute without evaluation steps, or the first
+/// attribute whose judge-written steps would serve "+cot" methods of different tasks or
+/// criteria (steps are written from one task and criteria): a run is refused as a whole
+/// rather than run with prompts the steps do not fit.
 pub fn check(study: &Study) -> Result<(), StepsError> {
     for method in &study.methods {
         for attribute in &study.attributes {
@@ -94,7 +100,43 @@ pub fn check(study: &Study) -> Result<(), StepsError> {
             }
         }
     }
+    for attribute in &study.attributes {
+        if !matches!(study.steps_source(attribute), Some(StepsSource::Judge(_))) {
+            continue;
+        }
+        let mut first: Option<(&str, ChatRequest)> = None;
+        for method in study.methods.iter().filter(|m| m.auto_cot) {
+            let Some(request) = method.template(attribute).and_then(|t| cot_request(t, attribute))
+            else {
+                continue;
+            };
+            match &first {
+                None => first = Some((&method.name, request)),
+                Some((name, r)) if r.messages != request.messages => {
+                    return Err(StepsError::DifferentCriteria {
+                        attribute: attribute.clone(),
+                        method: (*name).to_owned(),
+                        other: method.name.clone(),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
     Ok(())
+}
+
+/// The [`AutoCot`] request for `template`'s task and criteria (without its persona: one steps
+/// text serves every persona), one sample at the provider's defaults.
+fn cot_request(
+    template: &crate::judge::template::PromptTemplate,
+    attribute: &str,
+) -> Option<ChatRequest> {
+    let template = template.clone().without(PartKind::Persona);
+    AutoCot::new(&format!("steps/{attribute}"), &template, &Sampling::single())
+        .pending()
+        .into_iter()
+        .next()
 }
 
 /// G-Eval's released steps part for `attribute` in output mode `mode`, when the dataset fits
@@ -121,11 +163,7 @@ pub fn steps_request(study: &Study, attribute: &str) -> Result<(String, ChatRequ
         .filter(|m| m.auto_cot)
         .find_map(|m| m.template(attribute).map(|t| (m, t)))
         .ok_or_else(|| StepsError::NoCotMethod { attribute: attribute.to_owned() })?;
-    let template = template.clone().without(PartKind::Persona);
-    let request = AutoCot::new(&format!("steps/{attribute}"), &template, &Sampling::single())
-        .pending()
-        .into_iter()
-        .next()
+    let request = cot_request(template, attribute)
         .ok_or_else(|| StepsError::NoCotMethod { attribute: attribute.to_owned() })?;
     Ok((method.name.clone(), request))
 }
