@@ -8,6 +8,7 @@
 //! context, so opening a bundle, restoring a workspace or a run on another screen never waits
 //! for a chunk.
 
+pub mod class;
 pub mod coeval;
 pub mod data;
 pub mod judge;
@@ -66,6 +67,7 @@ pub fn screen_view(screen: Screen) -> AnyView {
         Screen::Rate => lazy_view!(screen, rate_view),
         Screen::Meta => lazy_view!(screen, meta_view),
         Screen::CoEval => lazy_view!(screen, coeval_view),
+        Screen::Class => lazy_view!(screen, class_view),
     }
 }
 
@@ -167,4 +169,12 @@ fn meta_view() -> Result<fn() -> AnyView, ChunkError> {
 )]
 fn coeval_view() -> Result<fn() -> AnyView, ChunkError> {
     Ok(|| view! { <coeval::CoEvalPage/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_class, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn class_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <class::ClassScreen/> }.into_any())
 }

@@ -1,0 +1,126 @@
+//! The teacher's class view: the exercise file and many submissions dropped at once (or the
+//! exercise just made), merged and measured by the core ([`class_report`]) and rendered as
+//! its tables and figures, each with the export buttons `concord class` matches byte for byte.
+
+use std::sync::Arc;
+
+use concord_core::study::exercise::class::{ClassReport, RESAMPLING, class_report};
+use concord_core::study::exercise::{Exercise, ExerciseError, Submission};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::components::drop_zone::DropZone;
+use crate::components::figure_view::FigureView;
+use crate::components::table_view::TableView;
+
+use super::state::use_class;
+
+/// What one dropped file turned out to be.
+enum Dropped {
+    Exercise(Exercise),
+    Submission(Submission),
+}
+
+/// Reads a dropped file as an exercise or, failing that, a submission; the error names the
+/// file and says what it is not.
+fn read_dropped(name: &str, text: &str) -> Result<Dropped, String> {
+    match Exercise::from_json(text) {
+        Ok(ex) => Ok(Dropped::Exercise(ex)),
+        Err(ExerciseError::NotAnExercise { .. }) => Submission::from_json(text)
+            .map(Dropped::Submission)
+            .map_err(|e| format!("{name}: {e}")),
+        Err(e) => Err(format!("{name}: {e}")),
+    }
+}
+
+#[component]
+pub fn ClassViewPanel() -> impl IntoView {
+    let class = use_class();
+    let problems = RwSignal::new(Vec::<String>::new());
+    let report = RwSignal::new(None::<Arc<ClassReport>>);
+    let computing = RwSignal::new(false);
+    // Recomputed after any change, in a task of its own (the page shows "Computing…" first).
+    Effect::new(move |_| {
+        let exercise = class.class_exercise.get();
+        let files = class.submissions.get();
+        let Some((_, exercise)) = exercise else {
+            report.set(None);
+            return;
+        };
+        if files.is_empty() {
+            report.set(None);
+            return;
+        }
+        computing.set(true);
+        spawn_local(async move {
+            crate::edge::time::yield_now().await;
+            let out = class_report(&exercise, &files, RESAMPLING);
+            report.try_set(Some(Arc::new(out)));
+            computing.try_set(false);
+        });
+    });
+    let on_files = Callback::new(move |files: Vec<web_sys::File>| {
+        spawn_local(async move {
+            let mut said = Vec::new();
+            let mut added = Vec::new();
+            for file in files {
+                let name = file.name();
+                let text = match crate::browser::read_file(&file).await {
+                    Err(why) => {
+                        said.push(why);
+                        continue;
+                    }
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(t) => t,
+                        Err(_) => {
+                            said.push(format!("{name}: not a text file; drop .json submissions"));
+                            continue;
+                        }
+                    },
+                };
+                match read_dropped(&name, &text) {
+                    Ok(Dropped::Exercise(ex)) => {
+                        class.class_exercise.try_set(Some((name, Arc::new(ex))));
+                    }
+                    Ok(Dropped::Submission(s)) => added.push((name, s)),
+                    Err(e) => said.push(e),
+                }
+            }
+            if !added.is_empty() {
+                class.submissions.try_update(|s| s.extend(added));
+            }
+            problems.try_set(said);
+        });
+    });
+    view! {
+        <section class="panel" aria-labelledby="class-heading" data-testid="class-panel">
+            <h2 id="class-heading">"Class view"</h2>
+            <p class="muted">"Drop the students' submission files — many at once — and the exercise file (or make the exercise above). A later file of the same student with other ratings replaces the earlier one, and the items they differ on are listed; a file twice, or one for another exercise, is named and left out."</p>
+            <DropZone id="class-files" label="Exercise and submissions" accept=".json,application/json" multiple=true on_files=on_files>
+                <button type="button" class="secondary" on:click=move |_| { class.submissions.set(Vec::new()); problems.set(Vec::new()); }>"Clear submissions"</button>
+            </DropZone>
+            <p class="muted" data-testid="class-exercise">{move || match class.class_exercise.get() {
+                Some((file, ex)) => format!("Exercise “{}” ({file}); {} submission file(s).", ex.title, class.submissions.with(Vec::len)),
+                None => "No exercise yet: drop its file with the submissions.".to_owned(),
+            }}</p>
+            {move || (!problems.with(Vec::is_empty)).then(|| view! {
+                <ul class="error-box" role="alert" data-testid="class-file-errors">
+                    {problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                </ul>
+            })}
+            {move || computing.get().then(|| view! { <p class="muted" role="status">"Computing the class view…"</p> })}
+            {move || report.get().map(|r| {
+                let tables = r.report.tables.iter().map(|t| {
+                    let id = t.id.clone();
+                    view! { <TableView table=Arc::new(t.clone()) testid=id/> }
+                }).collect_view();
+                let figures = r.report.figures.iter().map(|f| {
+                    let id = f.id.clone();
+                    let label = f.title().to_owned();
+                    view! { <FigureView figure=f.clone() label=label testid=id/> }
+                }).collect_view();
+                view! { <div data-testid="class-report">{tables}{figures}</div> }
+            })}
+        </section>
+    }
+}
