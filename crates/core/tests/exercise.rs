@@ -275,3 +275,32 @@ fn a_second_file_of_a_student_with_other_ratings_is_a_conflict_the_later_wins() 
     let agreement = out.report.table(class::AGREEMENT_TABLE).unwrap();
     assert_eq!(agreement.rows[0].cells[2].note.as_deref(), Some("needs two students' ratings"));
 }
+
+/// The seed-002 workbench takes raters from several files without replacing its own.
+#[test]
+fn raters_from_several_files_join_without_replacing_those_here() {
+    use concord_core::study::workbench::import::add_raters;
+    let d = dataset();
+    let ex = exercise();
+    let mut here = vec![rater("Ann", [1.0, 2.0, 3.0, 4.0])];
+    // A submission of Bob, one of Ann with other ratings, one of Ann with the same.
+    let bob = submit(&ex, "Bob", [4.0, 3.0, 2.0, 1.0]);
+    let added = add_raters(&d, &mut here, bob.ratings, "bob.json");
+    assert_eq!((added.added, added.already_here, added.conflicts.len()), (1, 0, 0));
+    let other_ann = submit(&ex, "Ann", [5.0; 4]);
+    let added = add_raters(&d, &mut here, other_ann.ratings, "ann2.json");
+    assert_eq!(added.added, 0);
+    assert_eq!(
+        added.conflicts[0].to_string(),
+        "ann2.json: “Ann” already rated quality here with other scores; the ones here are kept (rename the rater in one of the files to keep both)"
+    );
+    let same = submit(&ex, "Ann", [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(add_raters(&d, &mut here, same.ratings, "ann.json").already_here, 1);
+    assert_eq!(here.len(), 2);
+    assert_eq!(here[0], rater("Ann", [1.0, 2.0, 3.0, 4.0]), "the rater here is kept");
+    // A rater of items this dataset does not have is named and left out.
+    let stranger = ExtraRater { scores: vec![("zz".into(), 1.0)], ..rater("Dee", [1.0; 4]) };
+    let added = add_raters(&d, &mut here, vec![stranger], "dee.json");
+    assert_eq!(added.unmatched, ["Dee (quality)"]);
+    assert_eq!(here.len(), 2);
+}
