@@ -147,7 +147,7 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       // The reference is hidden before the export.
       await page.getByTestId('reference-hidden').waitFor();
       assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
-      await sclass.rateAll(name, scores);
+      await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS);
       assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
       const download = await sclass.exportSubmission();
       const path = join(dir, download.suggestedFilename());
@@ -205,8 +205,10 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       await tpage.screenshot({ path: join(shots, 'class.png'), fullPage: true });
       await tpage.emulateMedia({ colorScheme: 'dark' });
       await tpage.screenshot({ path: join(shots, 'class-dark.png'), fullPage: true });
+      await tpage.emulateMedia({ colorScheme: 'light' });
       await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.screenshot({ path: join(shots, 'class-375.png'), fullPage: true });
+      await tpage.getByTestId('make-panel').screenshot({ path: join(shots, 'class-make-375.png') });
+      await tpage.getByTestId('class-students').screenshot({ path: join(shots, 'class-students-375.png') });
     }
     assert.deepEqual(tseen.problems, [], "the teacher's page");
   } finally {

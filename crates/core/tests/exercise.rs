@@ -167,6 +167,8 @@ fn a_submission_holds_the_exercise_hash_the_ratings_and_the_time_never_a_key() {
     assert_eq!(s.ratings, vec![rater("Ann", [1.0, 2.0, 3.0, 4.0])]);
     assert_eq!(s.time_ms, vec![("i1".to_owned(), 1500)]);
     assert_eq!(s.items_rated(), 4);
+    let untimed = Submission::new(&ex, "Ann", "t".into(), &raters, &[]).unwrap();
+    assert!(untimed.minutes().is_sign_positive(), "no time is 0.0, not -0.0");
     assert_eq!(s.file_name(), "concord-submission-ex1-Ann.json");
     let json = s.to_json();
     assert!(!json.to_lowercase().contains("key"), "{json}");

@@ -26,9 +26,9 @@ enum Dropped {
 fn read_dropped(name: &str, text: &str) -> Result<Dropped, String> {
     match Exercise::from_json(text) {
         Ok(ex) => Ok(Dropped::Exercise(ex)),
-        Err(ExerciseError::NotAnExercise { .. }) => Submission::from_json(text)
-            .map(Dropped::Submission)
-            .map_err(|e| format!("{name}: {e}")),
+        Err(ExerciseError::NotAnExercise { .. }) => {
+            Submission::from_json(text).map(Dropped::Submission).map_err(|e| format!("{name}: {e}"))
+        }
         Err(e) => Err(format!("{name}: {e}")),
     }
 }
@@ -116,7 +116,9 @@ pub fn ClassViewPanel() -> impl IntoView {
                 }).collect_view();
                 let figures = r.report.figures.iter().map(|f| {
                     let id = f.id.clone();
-                    let label = f.title().to_owned();
+                    // "The students' ratings of x" → "Export the students' ratings of x SVG".
+                    let title = f.title();
+                    let label = title.get(..1).map_or_else(String::new, str::to_lowercase) + title.get(1..).unwrap_or_default();
                     view! { <FigureView figure=f.clone() label=label testid=id/> }
                 }).collect_view();
                 view! { <div data-testid="class-report">{tables}{figures}</div> }

@@ -78,7 +78,10 @@ pub fn MakePanel() -> impl IntoView {
                     return;
                 }
                 (_, Err(_)) => {
-                    said.set(Some((false, "The seed must be a whole number (0 or more).".to_owned())));
+                    said.set(Some((
+                        false,
+                        "The seed must be a whole number (0 or more).".to_owned(),
+                    )));
                     return;
                 }
             },
@@ -175,8 +178,10 @@ pub fn MakePanel() -> impl IntoView {
                     "Hide the reference until a student exports"
                 </label>
             </div>
-            <label for="exercise-instructions">"Instructions (Markdown: # headings, - lists, *emphasis*, **strong**, `code`)"</label>
-            <textarea id="exercise-instructions" rows="6" prop:value=move || instructions.get() on:input=move |ev| instructions.set(event_target_value(&ev))></textarea>
+            <label class="stacked" for="exercise-instructions">
+                <span>"Instructions (Markdown: # headings, - lists, *emphasis*, **strong**, `code`; shown as text)"</span>
+                <textarea id="exercise-instructions" rows="6" prop:value=move || instructions.get() on:input=move |ev| instructions.set(event_target_value(&ev))></textarea>
+            </label>
             <details>
                 <summary>"Preview the instructions"</summary>
                 <div class="instructions" data-testid="instructions-preview">{move || super::instructions_view(&instructions.get())}</div>

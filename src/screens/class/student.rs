@@ -59,8 +59,13 @@ pub fn StudentPanel() -> impl IntoView {
             let outcome = match crate::browser::read_file(&file).await {
                 Err(why) => Err(why),
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Err(_) => Err(format!("{} is not a text file; pick the exercise's .json file", file.name())),
-                    Ok(text) => session::open_text(t, class, &text, &file.name()).await.map_err(|e| e.to_string()),
+                    Err(_) => Err(format!(
+                        "{} is not a text file; pick the exercise's .json file",
+                        file.name()
+                    )),
+                    Ok(text) => session::open_text(t, class, &text, &file.name())
+                        .await
+                        .map_err(|e| e.to_string()),
                 },
             };
             busy.try_set(None);
@@ -112,12 +117,15 @@ pub fn StudentPanel() -> impl IntoView {
         let s = submission(class, rate, &ex, &class.student.get()).ok()?;
         let report = class_report(&ex, &[(s.file_name(), s)], RESAMPLING).report;
         let table = Arc::new(report.table(STUDENTS_TABLE)?.clone());
-        Some(view! {
-            <div data-testid="exercise-feedback">
-                <h3>"Your ratings against the reference"</h3>
-                <TableView table=table testid="exercise-feedback-table"/>
-            </div>
-        }.into_any())
+        Some(
+            view! {
+                <div data-testid="exercise-feedback">
+                    <h3>"Your ratings against the reference"</h3>
+                    <TableView table=table testid="exercise-feedback-table" caption=false/>
+                </div>
+            }
+            .into_any(),
+        )
     };
     view! {
         <section class="panel" aria-labelledby="student-heading" data-testid="student-panel">

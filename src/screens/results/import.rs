@@ -28,9 +28,7 @@ async fn raters_of(
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
     if head.contains("\"concord-submission\"") {
         let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))?;
-        return Submission::from_json(&text)
-            .map(|s| s.ratings)
-            .map_err(|e| format!("{name}: {e}"));
+        return Submission::from_json(&text).map(|s| s.ratings).map_err(|e| format!("{name}: {e}"));
     }
     crate::edge::worker::bundle::open(name, Uint8Array::from(bytes.as_slice()))
         .await
@@ -105,7 +103,8 @@ pub fn ImportPanel() -> impl IntoView {
                     Ok(incoming) => {
                         let dataset = ws.dataset.get_untracked();
                         let mut raters = rate.raters.get_untracked();
-                        let done = add_raters(&dataset.loaded.dataset, &mut raters, incoming, &name);
+                        let done =
+                            add_raters(&dataset.loaded.dataset, &mut raters, incoming, &name);
                         added += done.added;
                         same += done.already_here;
                         problems.extend(done.conflicts.iter().map(ToString::to_string));

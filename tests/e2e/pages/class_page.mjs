@@ -34,7 +34,7 @@ export class ClassPage {
   }
 
   /** Types the name, rates every item with the keyboard on the Rate screen, comes back. */
-  async rateAll(name, scores) {
+  async rateAll(name, scores, screenshots) {
     const p = this.page;
     await p.locator('#student-name').fill(name);
     await p.getByRole('button', { name: 'Rate the items' }).click();
@@ -47,6 +47,7 @@ export class ClassPage {
       await card.press(String(s));
     }
     await card.getByRole('heading', { name: new RegExp(`${scores.length} rated$`) }).waitFor();
+    if (screenshots) await p.screenshot({ path: `${screenshots}/exercise-rate.png` });
     await p.getByRole('button', { name: 'Back to the exercise' }).click();
     await p.getByTestId('exercise-progress').waitFor();
   }

@@ -149,7 +149,8 @@ impl Submission {
 
     /// Minutes spent in all.
     pub fn minutes(&self) -> f64 {
-        self.time_ms.iter().map(|(_, ms)| *ms as f64).sum::<f64>() / 60_000.0
+        // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
+        self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 60_000.0
     }
 
     /// Items rated on at least one attribute.
