@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use concord_core::study::exercise::class::{ClassReport, RESAMPLING, class_report};
-use concord_core::study::exercise::{Exercise, ExerciseError, Submission};
+use concord_core::study::exercise::{Exercise, ExerciseError, Submission, SubmissionError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -17,19 +17,32 @@ use super::state::use_class;
 
 /// What one dropped file turned out to be.
 enum Dropped {
-    Exercise(Exercise),
-    Submission(Submission),
+    Exercise(Arc<Exercise>),
+    Submission(Box<Submission>),
+}
+
+/// Why a dropped file was left out.
+#[derive(Debug, Clone, thiserror::Error)]
+enum DropProblem {
+    #[error("{file}: {error}")]
+    Exercise { file: String, error: ExerciseError },
+    #[error("{file}: {error}")]
+    Submission { file: String, error: SubmissionError },
+    #[error("{file}: not a text file; drop the .json exercise and submissions")]
+    NotText { file: String },
+    #[error("{0}")]
+    Read(String),
 }
 
 /// Reads a dropped file as an exercise or, failing that, a submission; the error names the
 /// file and says what it is not.
-fn read_dropped(name: &str, text: &str) -> Result<Dropped, String> {
+fn read_dropped(file: &str, text: &str) -> Result<Dropped, DropProblem> {
     match Exercise::from_json(text) {
-        Ok(ex) => Ok(Dropped::Exercise(ex)),
-        Err(ExerciseError::NotAnExercise { .. }) => {
-            Submission::from_json(text).map(Dropped::Submission).map_err(|e| format!("{name}: {e}"))
-        }
-        Err(e) => Err(format!("{name}: {e}")),
+        Ok(ex) => Ok(Dropped::Exercise(Arc::new(ex))),
+        Err(ExerciseError::NotAnExercise { .. }) => Submission::from_json(text)
+            .map(|s| Dropped::Submission(Box::new(s)))
+            .map_err(|error| DropProblem::Submission { file: file.to_owned(), error }),
+        Err(error) => Err(DropProblem::Exercise { file: file.to_owned(), error }),
     }
 }
 
@@ -67,23 +80,23 @@ pub fn ClassViewPanel() -> impl IntoView {
                 let name = file.name();
                 let text = match crate::browser::read_file(&file).await {
                     Err(why) => {
-                        said.push(why);
+                        said.push(DropProblem::Read(why).to_string());
                         continue;
                     }
                     Ok(bytes) => match String::from_utf8(bytes) {
                         Ok(t) => t,
                         Err(_) => {
-                            said.push(format!("{name}: not a text file; drop .json submissions"));
+                            said.push(DropProblem::NotText { file: name }.to_string());
                             continue;
                         }
                     },
                 };
                 match read_dropped(&name, &text) {
                     Ok(Dropped::Exercise(ex)) => {
-                        class.class_exercise.try_set(Some((name, Arc::new(ex))));
+                        class.class_exercise.try_set(Some((name, ex)));
                     }
-                    Ok(Dropped::Submission(s)) => added.push((name, s)),
-                    Err(e) => said.push(e),
+                    Ok(Dropped::Submission(s)) => added.push((name, *s)),
+                    Err(e) => said.push(e.to_string()),
                 }
             }
             if !added.is_empty() {

@@ -26,6 +26,9 @@ pub enum OpenFailure {
     Fetch { url: String, error: FetchError },
     #[error("{name} is not UTF-8 text; ask the teacher for the exercise file again")]
     NotText { name: String },
+    /// The browser could not read the picked file (its message names the file).
+    #[error("{0}; pick the file again")]
+    Read(String),
     #[error("the exercise's items could not be opened: {0}")]
     Workspace(#[from] BundleFailure),
 }

@@ -16,7 +16,7 @@ use crate::components::table_view::TableView;
 use crate::screens::rate::state::{RateState, use_rate};
 use crate::state::Screen;
 
-use super::session;
+use super::session::{self, OpenFailure};
 use super::state::{ClassState, use_class};
 
 /// The submission of the open exercise from the ratings made so far.
@@ -57,19 +57,14 @@ pub fn StudentPanel() -> impl IntoView {
         busy.set(Some(format!("Opening {}…", file.name())));
         spawn_local(async move {
             let outcome = match crate::browser::read_file(&file).await {
-                Err(why) => Err(why),
+                Err(why) => Err(OpenFailure::Read(why)),
                 Ok(bytes) => match String::from_utf8(bytes) {
-                    Err(_) => Err(format!(
-                        "{} is not a text file; pick the exercise's .json file",
-                        file.name()
-                    )),
-                    Ok(text) => session::open_text(t, class, &text, &file.name())
-                        .await
-                        .map_err(|e| e.to_string()),
+                    Err(_) => Err(OpenFailure::NotText { name: file.name() }),
+                    Ok(text) => session::open_text(t, class, &text, &file.name()).await,
                 },
             };
             busy.try_set(None);
-            error.try_set(outcome.err());
+            error.try_set(outcome.err().map(|e| e.to_string()));
         });
     });
     let export = move |_| {

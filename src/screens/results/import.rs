@@ -18,22 +18,38 @@ use crate::edge::time;
 use crate::screens::rate::state::use_rate;
 use crate::state::{use_runs, use_workspace};
 
+/// Why a file's raters could not be added.
+#[derive(Debug, Clone, thiserror::Error)]
+enum RaterFileProblem {
+    #[error("{0}")]
+    Read(String),
+    #[error("{file}: not UTF-8 text; add a submission or a bundle")]
+    NotText { file: String },
+    #[error("{file}: {error}")]
+    Submission { file: String, error: concord_core::study::exercise::SubmissionError },
+    #[error("{file}: {error}")]
+    Bundle { file: String, error: crate::edge::worker::WorkerError },
+}
+
 /// The raters of a dropped file: a student's submission (read here: it is small) or a bundle
 /// (read in the Web Worker, like any bundle).
 async fn raters_of(
-    name: &str,
+    file: &str,
     bytes: Vec<u8>,
-) -> Result<Vec<concord_core::study::workbench::ExtraRater>, String> {
+) -> Result<Vec<concord_core::study::workbench::ExtraRater>, RaterFileProblem> {
     // A submission says so in its first field.
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
     if head.contains("\"concord-submission\"") {
-        let text = String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))?;
-        return Submission::from_json(&text).map(|s| s.ratings).map_err(|e| format!("{name}: {e}"));
+        let text = String::from_utf8(bytes)
+            .map_err(|_| RaterFileProblem::NotText { file: file.to_owned() })?;
+        return Submission::from_json(&text)
+            .map(|s| s.ratings)
+            .map_err(|error| RaterFileProblem::Submission { file: file.to_owned(), error });
     }
-    crate::edge::worker::bundle::open(name, Uint8Array::from(bytes.as_slice()))
+    crate::edge::worker::bundle::open(file, Uint8Array::from(bytes.as_slice()))
         .await
         .map(|b| b.raters)
-        .map_err(|e| format!("{name}: {e}"))
+        .map_err(|error| RaterFileProblem::Bundle { file: file.to_owned(), error })
 }
 
 #[component]
@@ -95,11 +111,11 @@ pub fn ImportPanel() -> impl IntoView {
             for file in files {
                 let name = file.name();
                 let incoming = match read_file(&file).await {
-                    Err(e) => Err(e),
+                    Err(e) => Err(RaterFileProblem::Read(e)),
                     Ok(bytes) => raters_of(&name, bytes).await,
                 };
                 match incoming {
-                    Err(e) => problems.push(e),
+                    Err(e) => problems.push(e.to_string()),
                     Ok(incoming) => {
                         let dataset = ws.dataset.get_untracked();
                         let mut raters = rate.raters.get_untracked();
