@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,8 +200,33 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       await download.saveAs(saved);
       assert.equal(readFileSync(saved, 'utf8'), readFileSync(join(out, f), 'utf8'), f);
     }
+    // The seed-002 workbench adds the students as raters without replacing those here: the
+    // same files again are already here, Bob with another rating is a conflict, kept as he was.
+    const otherBob = join(dir, 'other-bob.json');
+    const bob = JSON.parse(readFileSync(submissions[1], 'utf8'));
+    bob.ratings[0].scores[0][1] = 5;
+    writeFileSync(otherBob, JSON.stringify(bob));
+    await tpage.getByRole('tab', { name: 'Results' }).click();
+    const addRaters = tpage.getByLabel('Add raters from files');
+    await addRaters.setInputFiles(submissions);
+    await tpage.getByTestId('import-message').filter({ hasText: 'Added 3 raters.' }).waitFor();
+    await addRaters.setInputFiles([copy, otherBob]);
+    const said = tpage.getByTestId('import-message');
+    await said.filter({ hasText: 'Added 0 raters (1 already here).' }).waitFor();
+    assert.match(await said.innerText(), /other-bob\.json: “Bob” already rated quality here with other scores; the ones here are kept/);
+    const agreement = await tpage.locator('[data-testid="agreement-table"] tbody tr').allInnerTexts();
+    for (const [name, scores] of Object.entries(STUDENTS)) {
+      const row = agreement.find((r) => r.startsWith(name));
+      assert.ok(row, `${name} in ${agreement}`);
+      const cells = row.split('\t').map((c) => c.trim());
+      assert.deepEqual(cells.slice(1, 3), ['student', '6']);
+      assert.equal(cells[3], pearson(reference, scores).toFixed(3), `${name}'s r on Results`);
+    }
+
     const shots = process.env.CONCORD_SCREENSHOTS;
     if (shots) {
+      await tpage.getByRole('tab', { name: 'Class' }).click();
+      await tpage.getByTestId('class-report').waitFor();
       await tpage.screenshot({ path: join(shots, 'class.png'), fullPage: true });
       await tpage.emulateMedia({ colorScheme: 'dark' });
       await tpage.screenshot({ path: join(shots, 'class-dark.png'), fullPage: true });
