@@ -71,6 +71,16 @@ pub fn screen_view(screen: Screen) -> AnyView {
     }
 }
 
+/// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after
+/// opening an exercise can still rate it (without the `split` feature there is nothing to
+/// fetch).
+pub fn prefetch_rate() {
+    #[cfg(feature = "split")]
+    leptos::task::spawn_local(async {
+        let _ = rate_view().await;
+    });
+}
+
 /// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
 /// (a failed load is not remembered: the next call fetches afresh).
 #[cfg(feature = "split")]

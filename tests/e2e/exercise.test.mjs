@@ -1,7 +1,8 @@
 // Classroom exercises (issue 26): a teacher makes an exercise from a dataset (a seeded sample
 // of 6 of 8 items, the reference hidden), three students open it — one through
 // `?exercise=URL` served by a server of this test, two from the file — rate with the keyboard
-// and export their submissions; the hidden reference shows only after the export. The
+// and export their submissions (the third offline, once the exercise is open); the hidden
+// reference shows only after the export. The
 // teacher drops the three submissions and a copy of one: the duplicate is named, each
 // student's r, τ-b and α against the reference and the students' α equal a recomputation here,
 // and every table's CSV is byte-identical to `concord class` on the same files.
@@ -128,6 +129,15 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       const seen = watch(page);
       const sclass = new ClassPage(page);
       if (k === 0) {
+        // An address that does not answer is named.
+        const missing = server.url.replace('exercise.json', 'missing.json');
+        await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(missing)}`);
+        const error = page.getByTestId('exercise-error');
+        await error.waitFor({ timeout: 30_000 });
+        assert.match(await error.innerText(), new RegExp(`^Could not fetch the exercise ${missing.replace(/[.]/g, '\\.')}: .*404`));
+        // The browser logs the 404 itself; nothing else may go wrong.
+        assert.ok(seen.problems.every((p) => /404/.test(p)), seen.problems.join('\n'));
+        seen.problems.length = 0;
         await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(server.url)}`);
         await page.getByTestId('exercise-title').waitFor({ timeout: 30_000 });
       } else {
@@ -137,6 +147,11 @@ test('a teacher makes an exercise, three students do it, the class view equals a
         await sclass.openExercise(exercisePath);
       }
       assert.equal(await page.getByTestId('exercise-title').innerText(), 'Week 3');
+      // The last student works offline once the exercise is open.
+      if (k === 2) {
+        await page.waitForLoadState('networkidle');
+        await student.context.setOffline(true);
+      }
       // The instructions are text: the tag is shown as typed, the strong 1 is an element.
       const shown = page.getByTestId('exercise-instructions');
       assert.equal(await shown.locator('h3').innerText(), 'Rate the outputs');
@@ -147,7 +162,20 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       // The reference is hidden before the export.
       await page.getByTestId('reference-hidden').waitFor();
       assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
+      const saves = () => page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
+      const savesBefore = await saves();
       await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS);
+      if (k === 1) {
+        // A reload finds the exercise, the name and the ratings as they were left.
+        await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, savesBefore, { timeout: 30_000 });
+        await page.reload();
+        await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+        await sclass.open();
+        await page.getByTestId('exercise-title').waitFor();
+        assert.equal(await page.locator('#student-name').inputValue(), name);
+        await page.getByTestId('exercise-progress').filter({ hasText: 'quality: 6 of 6' }).waitFor();
+        await page.getByTestId('reference-hidden').waitFor();
+      }
       assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
       const download = await sclass.exportSubmission();
       const path = join(dir, download.suggestedFilename());

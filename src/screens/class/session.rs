@@ -114,6 +114,8 @@ pub async fn open_text(
     class.time_ms.set(Vec::new());
     class.exported.set(false);
     class.restored.set(true);
+    // Rating works offline from here on: the Rate screen's chunk is fetched now.
+    crate::screens::prefetch_rate();
     save(t, class).await;
     Ok(())
 }
