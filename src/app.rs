@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
-use crate::screens::class::state::ClassState;
+use crate::screens::class::state::PendingExercise;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
@@ -30,8 +30,8 @@ pub fn App() -> impl IntoView {
     provide_context(run);
     provide_context(ResultsState::new());
     provide_context(RateState::new());
-    let class = ClassState::new();
-    provide_context(class);
+    let pending_exercise = PendingExercise(RwSignal::new(None));
+    provide_context(pending_exercise);
     provide_context(JudgeRuns::new());
     let storage = Storage::new();
     provide_context(storage);
@@ -66,7 +66,7 @@ pub fn App() -> impl IntoView {
         // `?exercise=URL`: a student's exercise, fetched and opened by the Class screen (its
         // code is in that screen's chunk).
         if let Some(url) = link.exercise.clone() {
-            class.pending_url.set(Some(url));
+            pending_exercise.0.set(Some(url));
             ws.screen.set(Screen::Class);
         }
         // Then the view the address names (`?screen=results&stat=…&method=…`), and from now

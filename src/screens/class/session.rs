@@ -14,7 +14,7 @@ use crate::bundle::{BundleFailure, BundleTargets};
 use crate::edge::http::FetchError;
 use crate::edge::store::StoreName;
 
-use super::state::ClassState;
+use super::state::use_class;
 
 /// Why an exercise could not be opened.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -47,7 +47,10 @@ fn key(t: BundleTargets) -> String {
 }
 
 /// Saves the session of the open exercise (nothing when none is open).
-pub async fn save(t: BundleTargets, class: ClassState) {
+pub async fn save(t: BundleTargets) {
+    // The signals are asked for here, not passed in: the screen that started this task may be
+    // gone (and its handles with it) by the time it runs.
+    let class = use_class();
     let Some(exercise) = class.exercise.get_untracked() else { return };
     let session = Session {
         exercise: (*exercise).clone(),
@@ -63,7 +66,8 @@ pub async fn save(t: BundleTargets, class: ClassState) {
 }
 
 /// Forgets the open exercise (the workspace and the ratings stay).
-pub async fn close(t: BundleTargets, class: ClassState) {
+pub async fn close(t: BundleTargets) {
+    let class = use_class();
     class.exercise.set(None);
     class.exported.set(false);
     class.time_ms.set(Vec::new());
@@ -73,7 +77,8 @@ pub async fn close(t: BundleTargets, class: ClassState) {
 }
 
 /// Looks once per page for the open workspace's saved session.
-pub async fn restore(t: BundleTargets, class: ClassState) {
+pub async fn restore(t: BundleTargets) {
+    let class = use_class();
     if class.restored.get_untracked() || class.exercise.with_untracked(Option::is_some) {
         return;
     }
@@ -81,6 +86,7 @@ pub async fn restore(t: BundleTargets, class: ClassState) {
     let Some(store) = t.storage.store.get_untracked() else { return };
     let Ok(Some(text)) = store.get(StoreName::Settings, &key(t)).await else { return };
     let Ok(session) = serde_json::from_str::<Session>(&text) else { return };
+    let class = use_class();
     class.exercise.try_set(Some(Arc::new(session.exercise)));
     class.student.try_set(session.student);
     class.time_ms.try_set(session.time_ms);
@@ -89,12 +95,7 @@ pub async fn restore(t: BundleTargets, class: ClassState) {
 
 /// Opens the exercise in `text` (from `source`, a file name or an address) as a new
 /// workspace: its items are the dataset, with no run and no rater.
-pub async fn open_text(
-    t: BundleTargets,
-    class: ClassState,
-    text: &str,
-    source: &str,
-) -> Result<(), OpenFailure> {
+pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(), OpenFailure> {
     let exercise = Exercise::from_json(text)
         .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
     crate::workspaces::fork(t, t.saved, &exercise.title).await;
@@ -110,22 +111,23 @@ pub async fn open_text(
         created,
     );
     crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
+    let class = use_class();
     class.exercise.set(Some(Arc::new(exercise)));
     class.time_ms.set(Vec::new());
     class.exported.set(false);
     class.restored.set(true);
     // Rating works offline from here on: the Rate screen's chunk is fetched now.
     crate::screens::prefetch_rate();
-    save(t, class).await;
+    save(t).await;
     Ok(())
 }
 
 /// Fetches and opens the exercise at `url` (relative addresses resolve against the page).
-pub async fn open_url(t: BundleTargets, class: ClassState, url: &str) -> Result<(), OpenFailure> {
+pub async fn open_url(t: BundleTargets, url: &str) -> Result<(), OpenFailure> {
     let bytes = crate::edge::http::get_bytes(url, 60_000)
         .await
         .map_err(|error| OpenFailure::Fetch { url: url.to_owned(), error })?;
     let text =
         String::from_utf8(bytes).map_err(|_| OpenFailure::NotText { name: url.to_owned() })?;
-    open_text(t, class, &text, url).await
+    open_text(t, &text, url).await
 }

@@ -17,7 +17,7 @@ use crate::screens::rate::state::{RateState, use_rate};
 use crate::state::Screen;
 
 use super::session::{self, OpenFailure};
-use super::state::{ClassState, use_class};
+use super::state::{ClassState, PendingExercise, use_class};
 
 /// The submission of the open exercise from the ratings made so far.
 fn submission(
@@ -37,16 +37,17 @@ pub fn StudentPanel() -> impl IntoView {
     let class = use_class();
     let rate = use_rate();
     let t = BundleTargets::from_context();
+    let pending = expect_context::<PendingExercise>();
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(None::<String>);
-    spawn_local(session::restore(t, class));
+    spawn_local(session::restore(t));
     // A `?exercise=` address from start-up.
     Effect::new(move |_| {
-        if let Some(url) = class.pending_url.get() {
-            class.pending_url.set(None);
+        if let Some(url) = pending.0.get() {
+            pending.0.set(None);
             busy.set(Some(format!("Fetching the exercise {url}…")));
             spawn_local(async move {
-                let outcome = session::open_url(t, class, &url).await;
+                let outcome = session::open_url(t, &url).await;
                 busy.try_set(None);
                 error.try_set(outcome.err().map(|e| e.to_string()));
             });
@@ -60,7 +61,7 @@ pub fn StudentPanel() -> impl IntoView {
                 Err(why) => Err(OpenFailure::Read(why)),
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Err(_) => Err(OpenFailure::NotText { name: file.name() }),
-                    Ok(text) => session::open_text(t, class, &text, &file.name()).await,
+                    Ok(text) => session::open_text(t, &text, &file.name()).await,
                 },
             };
             busy.try_set(None);
@@ -76,7 +77,7 @@ pub fn StudentPanel() -> impl IntoView {
                 Ok(()) => {
                     error.set(None);
                     class.exported.set(true);
-                    spawn_local(session::save(t, class));
+                    spawn_local(session::save(t));
                 }
             },
         }
@@ -153,11 +154,11 @@ pub fn StudentPanel() -> impl IntoView {
                     <label for="student-name">"Your name"</label>
                     <input id="student-name" type="text" prop:value=move || class.student.get()
                         on:input=move |ev| class.student.set(event_target_value(&ev).trim().to_owned())
-                        on:change=move |_| spawn_local(session::save(t, class))/>
+                        on:change=move |_| spawn_local(session::save(t))/>
                     <button type="button" class="primary" on:click=move |_| t.ws.screen.set(Screen::Rate)
                         disabled=move || class.student.with(String::is_empty)>"Rate the items"</button>
                     <button type="button" class="secondary" data-testid="export-submission" on:click=export>"Export submission"</button>
-                    <button type="button" class="secondary" on:click=move |_| spawn_local(session::close(t, class))>"Close the exercise"</button>
+                    <button type="button" class="secondary" on:click=move |_| spawn_local(session::close(t))>"Close the exercise"</button>
                 </div>
                 <p class="muted" data-testid="exercise-progress">{progress}</p>
                 {move || class.exported.get().then(|| view! {

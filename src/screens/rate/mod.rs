@@ -77,7 +77,7 @@ pub fn RateScreen() -> impl IntoView {
     let storage = use_storage();
     let class = use_class();
     let targets = BundleTargets::from_context();
-    spawn_local(crate::screens::class::session::restore(targets, class));
+    spawn_local(crate::screens::class::session::restore(targets));
     let name = RwSignal::new(class.student.get_untracked());
     let attribute = RwSignal::new(0usize);
     let position = RwSignal::new(0usize);
@@ -277,8 +277,8 @@ fn exercise_timer(
         if class.exercise.try_with_untracked(Option::is_some) != Some(true) {
             return;
         }
-        class.time_ms.update(|t| t.push((instance, ms)));
-        spawn_local(crate::screens::class::session::save(targets, class));
+        class.time_ms.try_update(|t| t.push((instance, ms)));
+        spawn_local(crate::screens::class::session::save(targets));
     };
     let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
     Effect::new(move |_| {
