@@ -6,7 +6,8 @@
 //!
 //! Only views are split off: each screen's state is created by `app::App` and provided as a
 //! context, so opening a bundle, restoring a workspace or a run on another screen never waits
-//! for a chunk.
+//! for a chunk. The Class screen is the exception: nothing outside it and the Rate screen reads
+//! its state, so its signals are made on first use, in those chunks (`class::state`).
 
 pub mod class;
 pub mod coeval;
