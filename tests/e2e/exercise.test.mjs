@@ -1,11 +1,14 @@
-// Classroom exercises (issue 26): a teacher makes an exercise from a dataset (a seeded sample
-// of 6 of 8 items, the reference hidden), three students open it — one through
+// Classroom exercises (issue 26): a teacher runs a judge against the mock and makes an
+// exercise from the dataset (a seeded sample of 6 of 8 items, the reference hidden, the judge's
+// ratings in), three students open it — one through
 // `?exercise=URL` served by a server of this test, two from the file — rate with the keyboard
 // and export their submissions (the third offline, once the exercise is open); the hidden
 // reference shows only after the export. The
 // teacher drops the three submissions and a copy of one: the duplicate is named, each
-// student's r, τ-b and α against the reference and the students' α equal a recomputation here,
-// and every table's CSV is byte-identical to `concord class` on the same files.
+// student's r, τ-b and α against the reference, r and τ-b against the judge, and the students'
+// α equal a recomputation here, and every table's CSV is byte-identical to `concord class` on
+// the same files. On Results the students join as raters; the same files again change nothing
+// and a student's other ratings are named as a conflict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -14,13 +17,16 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
+import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { ClassPage } from './pages/class_page.mjs';
+import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 const HUMAN = [1, 2, 3, 4, 5, 2, 4, 3];
+// The judge's ratings, planted in the outputs for the mock to echo.
+const PLANTED = [2, 2, 4, 3, 5, 1, 5, 3];
 // Each student's ratings of the six sampled items, in the order they are shown.
 const STUDENTS = {
   Ann: [1, 2, 3, 4, 5, 3],
@@ -30,7 +36,7 @@ const STUDENTS = {
 
 function csv() {
   const rows = ['id,doc,sys,source,output,quality'];
-  HUMAN.forEach((h, i) => rows.push(`it${i},d${Math.floor(i / 2)},s${i % 2},"Source ${i}.","Output number ${i}.",${h}`));
+  HUMAN.forEach((h, i) => rows.push(`it${i},d${Math.floor(i / 2)},s${i % 2},"Source ${i}.","Output number ${i}. RATING=${PLANTED[i]}",${h}`));
   return rows.join('\n') + '\n';
 }
 
@@ -90,7 +96,7 @@ function alpha(matrix) {
 
 const close = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} against ${b}`);
 
-test('a teacher makes an exercise, three students do it, the class view equals a recomputation and concord class', { timeout: 300_000 }, async () => {
+test('a teacher makes an exercise, three students do it, the class view equals a recomputation and concord class', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'concord-exercise-'));
   const browsers = [];
   let server;
@@ -104,6 +110,16 @@ test('a teacher makes an exercise, three students do it, the class view equals a
     await data.open(CONCORD_URL);
     await tpage.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
     await data.loadFile('class.csv', csv());
+    // A judge run on the Results table goes into the exercise.
+    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 });
+    const judge = new JudgePage(tpage);
+    await judge.open();
+    await judge.addMethods({ modes: ['score-only'], n: 1 });
+    const run = new RunPage(tpage);
+    await run.open();
+    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-class' });
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
     const tclass = new ClassPage(tpage);
     await tclass.open();
     const instructions = '# Rate the outputs\n\nUse **1** for <i>nonsense</i> and 5 for a perfect output.\n\n- one\n- two';
@@ -117,6 +133,11 @@ test('a teacher makes an exercise, three students do it, the class view equals a
     const ids = exercise.dataset.embedded.items.map((i) => i.id);
     assert.equal(ids.length, 6);
     const reference = exercise.reference.ratings[0].scores.map(([, x]) => x);
+    assert.equal(exercise.judges.length, 1);
+    const method = exercise.judges[0].name;
+    const judged = exercise.judges[0].scores.map(([, x]) => x);
+    assert.deepEqual(judged, ids.map((id) => PLANTED[Number(id.slice(2))]));
+    assert.ok(!/sk-class/.test(readFileSync(exercisePath, 'utf8')), 'the exercise holds no key');
     assert.deepEqual(reference, ids.map((id) => HUMAN[Number(id.slice(2))]));
     server = await serve(readFileSync(exercisePath, 'utf8'));
 
@@ -164,7 +185,7 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
       const saves = () => page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
       const savesBefore = await saves();
-      await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS);
+      await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS, k === 1 ? 1200 : 0);
       if (k === 1) {
         // A reload finds the exercise, the name and the ratings as they were left.
         await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, savesBefore, { timeout: 30_000 });
@@ -184,6 +205,11 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       assert.equal(sub.student, name);
       assert.deepEqual(sub.ratings[0].scores, ids.map((id, i) => [id, scores[i]]));
       assert.ok(!/key/i.test(readFileSync(path, 'utf8')), 'a submission never holds a key');
+      if (k === 1) {
+        // Bob spent over a second on the first item (the timer keeps stretches of 0.5 s and more).
+        const first = sub.time_ms.find(([id]) => id === ids[0]);
+        assert.ok(first && first[1] >= 1000, JSON.stringify(sub.time_ms));
+      }
       // After the export: the student against the reference.
       await page.getByTestId('exercise-feedback').waitFor();
       const mine = Number(await page.locator(`[data-testid="exercise-feedback"] td[data-cell="${name}/quality/reference/pearson"]`).getAttribute('data-value'));
@@ -207,6 +233,8 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       close(await tclass.value(`${name}/quality/reference/pearson`), pearson(reference, scores), `${name} r`);
       close(await tclass.value(`${name}/quality/reference/kendall_b`), kendallB(reference, scores), `${name} τ-b`);
       close(await tclass.value(`${name}/quality/reference/alpha`), alpha([reference, scores]), `${name} α`);
+      close(await tclass.value(`${name}/quality/judge ${method}/pearson`), pearson(judged, scores), `${name} r with the judge`);
+      close(await tclass.value(`${name}/quality/judge ${method}/kendall_b`), kendallB(judged, scores), `${name} τ-b with the judge`);
     }
     close(await tclass.value('quality/alpha'), alpha(Object.values(STUDENTS)), 'α among the students');
     assert.equal(await tpage.getByTestId('class-distribution-quality').count(), 1);

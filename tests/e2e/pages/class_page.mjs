@@ -34,7 +34,7 @@ export class ClassPage {
   }
 
   /** Types the name, rates every item with the keyboard on the Rate screen, comes back. */
-  async rateAll(name, scores, screenshots) {
+  async rateAll(name, scores, screenshots, lingerMs = 0) {
     const p = this.page;
     await p.locator('#student-name').fill(name);
     await p.getByRole('button', { name: 'Rate the items' }).click();
@@ -44,6 +44,7 @@ export class ClassPage {
     await card.waitFor();
     for (const [i, s] of scores.entries()) {
       await card.getByRole('heading', { name: new RegExp(`^Item ${i + 1} of ${scores.length}`) }).waitFor();
+      if (i === 0 && lingerMs) await p.waitForTimeout(lingerMs);
       await card.press(String(s));
     }
     await card.getByRole('heading', { name: new RegExp(`${scores.length} rated$`) }).waitFor();
