@@ -254,9 +254,18 @@ fn the_class_view_measures_each_student_and_the_class_by_hand_checkable_numbers(
     let (_, counts) = h.counts();
     assert_eq!(counts, [3, 3, 3, 3]);
 
-    // The same files give the same bytes (the intervals are seeded).
+    // The same files give the same bytes (the intervals are seeded), also built a step at a
+    // time: one step per student and comparison (3 × 2) and one for the students' α.
     let again = class_report(&ex, &files, r);
     assert_eq!(again.report.to_text(Format::Csv), out.report.to_text(Format::Csv));
+    let mut builder = class::ClassBuilder::new(&ex, &files, r);
+    assert_eq!(builder.progress(), (0, 7));
+    let mut steps = 1;
+    while !builder.step() {
+        steps += 1;
+    }
+    assert_eq!((steps, builder.progress()), (7, (7, 7)));
+    assert_eq!(builder.finish().report, out.report);
 }
 
 #[test]

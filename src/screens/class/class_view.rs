@@ -1,10 +1,12 @@
 //! The teacher's class view: the exercise file and many submissions dropped at once (or the
 //! exercise just made), merged and measured by the core ([`class_report`]) and rendered as
 //! its tables and figures, each with the export buttons `concord class` matches byte for byte.
+//! The report is built a measurement at a time between yields ([`ClassBuilder`]): a class of
+//! thirty never holds the page for long.
 
 use std::sync::Arc;
 
-use concord_core::study::exercise::class::{ClassReport, RESAMPLING, class_report};
+use concord_core::study::exercise::class::{ClassBuilder, ClassReport, RESAMPLING};
 use concord_core::study::exercise::{Exercise, ExerciseError, Submission, SubmissionError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -12,6 +14,7 @@ use leptos::task::spawn_local;
 use crate::components::drop_zone::DropZone;
 use crate::components::figure_view::FigureView;
 use crate::components::table_view::TableView;
+use crate::edge::time::FrameBudget;
 
 use super::state::use_class;
 
@@ -52,24 +55,41 @@ pub fn ClassViewPanel() -> impl IntoView {
     let problems = RwSignal::new(Vec::<String>::new());
     let report = RwSignal::new(None::<Arc<ClassReport>>);
     let computing = RwSignal::new(false);
+    let generation = StoredValue::new(0_u64);
     // Recomputed after any change, in a task of its own (the page shows "Computing…" first).
     Effect::new(move |_| {
         let exercise = class.class_exercise.get();
         let files = class.submissions.get();
+        // Whatever is being computed is out of date now.
+        let this = generation.get_value() + 1;
+        generation.set_value(this);
         let Some((_, exercise)) = exercise else {
             report.set(None);
+            computing.set(false);
             return;
         };
         if files.is_empty() {
             report.set(None);
+            computing.set(false);
             return;
         }
         computing.set(true);
+        // A measurement at a time between yields (each bootstraps one agreement); a later
+        // change makes this one stop.
         spawn_local(async move {
-            crate::edge::time::yield_now().await;
-            let out = class_report(&exercise, &files, RESAMPLING);
-            report.try_set(Some(Arc::new(out)));
-            computing.try_set(false);
+            let mut builder = ClassBuilder::new(&exercise, &files, RESAMPLING);
+            let mut budget = FrameBudget::new();
+            budget.yield_now().await;
+            while !builder.step() {
+                if generation.try_get_value() != Some(this) {
+                    return;
+                }
+                budget.tick().await;
+            }
+            if generation.try_get_value() == Some(this) {
+                report.try_set(Some(Arc::new(builder.finish())));
+                computing.try_set(false);
+            }
         });
     });
     let on_files = Callback::new(move |files: Vec<web_sys::File>| {

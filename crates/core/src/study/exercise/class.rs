@@ -225,13 +225,151 @@ fn intervals_note(r: Resampling) -> String {
     )
 }
 
+/// One measurement of the class view: a student against the reference or a judge on one
+/// attribute, or the students' α on one attribute.
+enum Job {
+    Pair {
+        student: String,
+        attribute: String,
+        against: String,
+        other: Vec<Option<f64>>,
+        mine: Vec<Option<f64>>,
+    },
+    Among {
+        attribute: String,
+        matrix: Vec<Vec<Option<f64>>>,
+    },
+}
+
+/// The students' agreement on one attribute: students, items rated by two or more, α and its
+/// interval.
+struct Among {
+    attribute: String,
+    raters: usize,
+    items: usize,
+    alpha: Option<f64>,
+    ci: Option<[f64; 2]>,
+}
+
+/// The class view built a measurement at a time ([`ClassBuilder::step`]), so a page can yield
+/// between steps: each bootstraps one agreement (1,000 resamples by default).
+/// [`class_report`] runs it to the end.
+pub struct ClassBuilder {
+    exercise: Exercise,
+    files: Vec<(String, Submission)>,
+    resampling: Resampling,
+    merged: Merged,
+    jobs: Vec<Job>,
+    next: usize,
+    pairs: Vec<(String, String, String, Agreement)>,
+    among: Vec<Among>,
+}
+
+impl ClassBuilder {
+    /// Merges the submissions and lists the measurements to make.
+    pub fn new(
+        exercise: &Exercise,
+        files: &[(String, Submission)],
+        resampling: Resampling,
+    ) -> ClassBuilder {
+        let merged = merge(exercise, files);
+        let dataset = &exercise.dataset.embedded;
+        let students: Vec<&Submission> = merged.kept.iter().map(|&i| &files[i].1).collect();
+        let mut jobs = Vec::new();
+        for s in &students {
+            for attribute in exercise.attributes() {
+                let mine = aligned(dataset, s.ratings.iter().find(|r| r.attribute == attribute));
+                if let Some(reference) = exercise.reference_of(attribute) {
+                    jobs.push(Job::Pair {
+                        student: s.student.clone(),
+                        attribute: attribute.to_owned(),
+                        against: super::file::REFERENCE.to_owned(),
+                        other: reference.aligned(dataset),
+                        mine: mine.clone(),
+                    });
+                }
+                for j in exercise.judges.iter().filter(|j| j.attribute == attribute) {
+                    jobs.push(Job::Pair {
+                        student: s.student.clone(),
+                        attribute: attribute.to_owned(),
+                        against: format!("judge {}", j.name),
+                        other: j.aligned(dataset),
+                        mine: mine.clone(),
+                    });
+                }
+            }
+        }
+        for attribute in exercise.attributes() {
+            let matrix: Vec<Vec<Option<f64>>> = students
+                .iter()
+                .filter_map(|s| s.ratings.iter().find(|r| r.attribute == attribute))
+                .map(|r| r.aligned(dataset))
+                .collect();
+            jobs.push(Job::Among { attribute: attribute.to_owned(), matrix });
+        }
+        ClassBuilder {
+            exercise: exercise.clone(),
+            files: files.to_vec(),
+            resampling,
+            merged,
+            jobs,
+            next: 0,
+            pairs: Vec::new(),
+            among: Vec::new(),
+        }
+    }
+
+    /// (steps done, steps in all).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.jobs.len())
+    }
+
+    /// Makes one measurement; `true` when every one is made.
+    pub fn step(&mut self) -> bool {
+        let Some(job) = self.jobs.get(self.next) else { return true };
+        self.next += 1;
+        match job {
+            Job::Pair { student, attribute, against, other, mine } => {
+                let a = review::agreement(other, mine, self.resampling);
+                self.pairs.push((student.clone(), attribute.clone(), against.clone(), a));
+            }
+            Job::Among { attribute, matrix } => {
+                let items = (0..self.exercise.dataset.embedded.items.len())
+                    .filter(|&i| matrix.iter().filter(|v| v[i].is_some()).count() >= 2)
+                    .count();
+                let (alpha, ci) = alpha_among(matrix, self.resampling);
+                self.among.push(Among {
+                    attribute: attribute.clone(),
+                    raters: matrix.len(),
+                    items,
+                    alpha,
+                    ci,
+                });
+            }
+        }
+        self.next >= self.jobs.len()
+    }
+
+    /// The report of the measurements made (run [`ClassBuilder::step`] to the end first).
+    pub fn finish(self) -> ClassReport {
+        build_report(self)
+    }
+}
+
 /// The class view of `files` (name, submission) answering `exercise`.
 pub fn class_report(
     exercise: &Exercise,
     files: &[(String, Submission)],
     resampling: Resampling,
 ) -> ClassReport {
-    let merged = merge(exercise, files);
+    let mut builder = ClassBuilder::new(exercise, files, resampling);
+    while !builder.step() {}
+    builder.finish()
+}
+
+fn build_report(built: ClassBuilder) -> ClassReport {
+    let ClassBuilder { exercise, files, resampling, merged, pairs, among, .. } = built;
+    let exercise = &exercise;
     let dataset = &exercise.dataset.embedded;
     let students: Vec<&Submission> = merged.kept.iter().map(|&i| &files[i].1).collect();
     let mut report = Report::default();
@@ -275,38 +413,19 @@ pub fn class_report(
         Column::number("τ-b").with_latex("$\\tau_b$").described("Kendall τ-b"),
         Column::number("α").with_latex("$\\alpha$").described("Krippendorff's α (interval)"),
     ];
-    for s in &students {
-        for attribute in exercise.attributes() {
-            let mine = aligned(dataset, s.ratings.iter().find(|r| r.attribute == attribute));
-            let mut against: Vec<(String, Vec<Option<f64>>)> = Vec::new();
-            if let Some(reference) = exercise.reference_of(attribute) {
-                against.push((super::file::REFERENCE.to_owned(), reference.aligned(dataset)));
-            }
-            for j in exercise.judges.iter().filter(|j| j.attribute == attribute) {
-                against.push((format!("judge {}", j.name), j.aligned(dataset)));
-            }
-            for (name, other) in against {
-                let a: Agreement = review::agreement(&other, &mine, resampling);
-                let key = format!("{}/{attribute}/{name}", s.student);
-                table.rows.push(Row::new(
-                    s.student.clone(),
-                    vec![
-                        Cell::text(attribute),
-                        Cell::text(name),
-                        Cell::count(a.n),
-                        stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
-                        stat(
-                            a.kendall_b,
-                            a.kendall_ci,
-                            a.n,
-                            resampling,
-                            format!("{key}/kendall_b"),
-                        ),
-                        stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
-                    ],
-                ));
-            }
-        }
+    for (student, attribute, name, a) in &pairs {
+        let key = format!("{student}/{attribute}/{name}");
+        table.rows.push(Row::new(
+            student.clone(),
+            vec![
+                Cell::text(attribute.clone()),
+                Cell::text(name.clone()),
+                Cell::count(a.n),
+                stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
+                stat(a.kendall_b, a.kendall_ci, a.n, resampling, format!("{key}/kendall_b")),
+                stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
+            ],
+        ));
     }
     table.notes.push(format!(
         "The reference is the dataset's human aggregate; \"judge m\" the teacher's judge run m. α is between the student and the one compared. {}",
@@ -322,30 +441,22 @@ pub fn class_report(
             .with_latex("$\\alpha$")
             .described("Krippendorff's α (interval) among the students"),
     ];
-    for attribute in exercise.attributes() {
-        let matrix: Vec<Vec<Option<f64>>> = students
-            .iter()
-            .filter_map(|s| s.ratings.iter().find(|r| r.attribute == attribute))
-            .map(|r| r.aligned(dataset))
-            .collect();
-        let items = (0..dataset.items.len())
-            .filter(|&i| matrix.iter().filter(|v| v[i].is_some()).count() >= 2)
-            .count();
-        let (alpha, ci) = alpha_among(&matrix, resampling);
-        let mut cell = Cell::number(alpha, 3).with_n(items).keyed(format!("{attribute}/alpha"));
+    for Among { attribute, raters, items, alpha, ci } in &among {
+        let mut cell = Cell::number(*alpha, 3).with_n(*items).keyed(format!("{attribute}/alpha"));
         if let Some([lo, hi]) = ci {
-            cell = cell.with_interval(lo, hi, resampling.confidence);
+            cell = cell.with_interval(*lo, *hi, resampling.confidence);
         }
         if alpha.is_none() {
-            cell = cell.with_note(if matrix.len() < 2 {
+            cell = cell.with_note(if *raters < 2 {
                 "needs two students' ratings"
             } else {
                 "undefined: no item rated by two students, or every rating the same"
             });
         }
-        agree
-            .rows
-            .push(Row::new(attribute, vec![Cell::count(matrix.len()), Cell::count(items), cell]));
+        agree.rows.push(Row::new(
+            attribute.clone(),
+            vec![Cell::count(*raters), Cell::count(*items), cell],
+        ));
     }
     agree.notes.push(intervals_note(resampling));
     report.tables.push(agree);
