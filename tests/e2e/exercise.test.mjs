@@ -279,10 +279,14 @@ test('a teacher makes an exercise, three students do it, the class view equals a
       assert.equal(cells[3], pearson(reference, scores).toFixed(3), `${name}'s r on Results`);
     }
 
+    // Back on the Class screen, the teacher's form and the class view are as they were left.
+    await tpage.getByRole('tab', { name: 'Class' }).click();
+    await tpage.getByTestId('class-report').waitFor();
+    assert.equal(await tpage.getByLabel('Title', { exact: true }).inputValue(), 'Week 3');
+    await tpage.getByTestId('exercise-saved').waitFor();
+
     const shots = process.env.CONCORD_SCREENSHOTS;
     if (shots) {
-      await tpage.getByRole('tab', { name: 'Class' }).click();
-      await tpage.getByTestId('class-report').waitFor();
       await tpage.screenshot({ path: join(shots, 'class.png'), fullPage: true });
       await tpage.emulateMedia({ colorScheme: 'dark' });
       await tpage.screenshot({ path: join(shots, 'class-dark.png'), fullPage: true });

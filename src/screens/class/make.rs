@@ -52,20 +52,60 @@ fn slug(title: &str) -> String {
     out.trim_end_matches('-').chars().take(40).collect()
 }
 
+/// The teacher's form, kept while other screens are shown (made on first use, in this chunk).
+#[derive(Clone, Copy)]
+struct MakeForm {
+    title: RwSignal<String>,
+    chosen: RwSignal<Vec<String>>,
+    sample: RwSignal<String>,
+    seed: RwSignal<String>,
+    instructions: RwSignal<String>,
+    hide: RwSignal<bool>,
+    said: RwSignal<Option<(bool, String)>>,
+}
+
+struct SharedForm {
+    title: ArcRwSignal<String>,
+    chosen: ArcRwSignal<Vec<String>>,
+    sample: ArcRwSignal<String>,
+    seed: ArcRwSignal<String>,
+    instructions: ArcRwSignal<String>,
+    hide: ArcRwSignal<bool>,
+    said: ArcRwSignal<Option<(bool, String)>>,
+}
+
+thread_local! {
+    static FORM: SharedForm = SharedForm {
+        title: ArcRwSignal::new(String::new()),
+        chosen: ArcRwSignal::new(Vec::new()),
+        sample: ArcRwSignal::new(String::new()),
+        seed: ArcRwSignal::new("1".to_owned()),
+        instructions: ArcRwSignal::new(String::from(
+            "# What to do\n\nRead each output and rate it on the scale shown.\n\n- Rate every item.\n- Export your submission when you are done.",
+        )),
+        hide: ArcRwSignal::new(true),
+        said: ArcRwSignal::new(None),
+    };
+}
+
+fn use_make_form() -> MakeForm {
+    FORM.with(|f| MakeForm {
+        title: f.title.clone().into(),
+        chosen: f.chosen.clone().into(),
+        sample: f.sample.clone().into(),
+        seed: f.seed.clone().into(),
+        instructions: f.instructions.clone().into(),
+        hide: f.hide.clone().into(),
+        said: f.said.clone().into(),
+    })
+}
+
 #[component]
 pub fn MakePanel() -> impl IntoView {
     let ws = use_workspace();
     let runs = expect_context::<JudgeRuns>();
     let class = use_class();
-    let title = RwSignal::new(String::new());
-    let chosen = RwSignal::new(Vec::<String>::new());
-    let sample = RwSignal::new(String::new());
-    let seed = RwSignal::new("1".to_owned());
-    let instructions = RwSignal::new(String::from(
-        "# What to do\n\nRead each output and rate it on the scale shown.\n\n- Rate every item.\n- Export your submission when you are done.",
-    ));
-    let hide = RwSignal::new(true);
-    let said = RwSignal::new(None::<(bool, String)>);
+    let MakeForm { title, chosen, sample, seed, instructions, hide, said } = use_make_form();
     let attributes = move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone());
     let items = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
     let save = move |_| {
