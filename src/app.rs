@@ -1,11 +1,12 @@
 //! The application shell: header, screen tabs, the state contexts, and start-up (storage,
-//! the saved workspace, `?bundle=` links, the view a link names).
+//! the saved workspace, `?bundle=` and `?exercise=` links, the view a link names).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
+use crate::screens::class::state::PendingExercise;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
@@ -29,6 +30,8 @@ pub fn App() -> impl IntoView {
     provide_context(run);
     provide_context(ResultsState::new());
     provide_context(RateState::new());
+    let pending_exercise = PendingExercise(RwSignal::new(None));
+    provide_context(pending_exercise);
     provide_context(JudgeRuns::new());
     let storage = Storage::new();
     provide_context(storage);
@@ -76,6 +79,12 @@ pub fn App() -> impl IntoView {
                 crate::workspaces::flush(targets, saved).await;
             }
             crate::workspaces::forget_bundle_param();
+        }
+        // `?exercise=URL`: a student's exercise, fetched and opened by the Class screen (its
+        // code is in that screen's chunk).
+        if let Some(url) = link.exercise.clone() {
+            pending_exercise.0.set(Some(url));
+            ws.screen.set(Screen::Class);
         }
         // Then the view the address names (`?screen=results&stat=…&method=…`), and from now
         // on the address follows the view.

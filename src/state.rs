@@ -27,10 +27,11 @@ pub enum Screen {
     Rate,
     Meta,
     CoEval,
+    Class,
 }
 
 impl Screen {
-    pub const ALL: [Screen; 7] = [
+    pub const ALL: [Screen; 8] = [
         Screen::Data,
         Screen::Judge,
         Screen::Run,
@@ -38,6 +39,7 @@ impl Screen {
         Screen::Rate,
         Screen::Meta,
         Screen::CoEval,
+        Screen::Class,
     ];
 
     pub fn label(self) -> &'static str {
@@ -49,6 +51,7 @@ impl Screen {
             Screen::Rate => "Rate it yourself",
             Screen::Meta => "Pairwise & meta-evaluation",
             Screen::CoEval => "CoEval",
+            Screen::Class => "Class",
         }
     }
 

@@ -6,8 +6,10 @@
 //!
 //! Only views are split off: each screen's state is created by `app::App` and provided as a
 //! context, so opening a bundle, restoring a workspace or a run on another screen never waits
-//! for a chunk.
+//! for a chunk. The Class screen is the exception: nothing outside it and the Rate screen reads
+//! its state, so its signals are made on first use, in those chunks (`class::state`).
 
+pub mod class;
 pub mod coeval;
 pub mod data;
 pub mod judge;
@@ -66,7 +68,18 @@ pub fn screen_view(screen: Screen) -> AnyView {
         Screen::Rate => lazy_view!(screen, rate_view),
         Screen::Meta => lazy_view!(screen, meta_view),
         Screen::CoEval => lazy_view!(screen, coeval_view),
+        Screen::Class => lazy_view!(screen, class_view),
     }
+}
+
+/// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after
+/// opening an exercise can still rate it (without the `split` feature there is nothing to
+/// fetch).
+pub fn prefetch_rate() {
+    #[cfg(feature = "split")]
+    leptos::task::spawn_local(async {
+        let _ = rate_view().await;
+    });
 }
 
 /// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
@@ -167,4 +180,12 @@ fn meta_view() -> Result<fn() -> AnyView, ChunkError> {
 )]
 fn coeval_view() -> Result<fn() -> AnyView, ChunkError> {
     Ok(|| view! { <coeval::CoEvalPage/> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(screen_class, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn class_view() -> Result<fn() -> AnyView, ChunkError> {
+    Ok(|| view! { <class::ClassScreen/> }.into_any())
 }

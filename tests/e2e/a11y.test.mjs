@@ -24,7 +24,7 @@ const COEVAL = resolve(ROOT, '../shared/data/CoEval');
 // protocol (which the CSP does not govern) instead of a <script> tag.
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-const SCREENS = ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval'];
+const SCREENS = ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class'];
 const COEVAL_STEPS = ['Task setup', 'Stage 1: criteria', 'Stage 2: instances', 'Annotators & merge', 'Results', 'Released files'];
 
 // A CoEval combine_data.json: one task, two instances, two criteria (as coeval.test.mjs).

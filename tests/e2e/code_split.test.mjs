@@ -59,7 +59,7 @@ test('the first load fetches only the main module; Results fetches its chunks on
     assert.equal(await page.getByTestId('screen-loading').count(), 0, 'and shows no loading note');
 
     // Every other screen loads and shows, one after another.
-    for (const label of ['Judge', 'Run', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {
+    for (const label of ['Judge', 'Run', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class']) {
       await open(page, label);
     }
     assert.deepEqual(seen.problems, [], 'no console or page errors');

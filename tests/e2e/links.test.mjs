@@ -82,7 +82,7 @@ test('a link with a wrong part says which, and shows the rest', { timeout: 60_00
     await page.goto(`${CONCORD_URL}?screen=graphs&stat=mean&method=nothing&attribute=here`);
     const problem = page.getByTestId('link-problem');
     await problem.waitFor({ timeout: 30_000 });
-    assert.match(await problem.innerText(), /the link names the screen “graphs”; the screens are data, judge, run, results, rate, meta, coeval; the link asks for the statistic “mean”/);
+    assert.match(await problem.innerText(), /the link names the screen “graphs”; the screens are data, judge, run, results, rate, meta, coeval, class; the link asks for the statistic “mean”/);
     await page.getByRole('tab', { name: 'Data', selected: true }).waitFor();
     await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json&screen=results&method=nothing&attribute=here`);
     await page.getByTestId('cell-missing').filter({ hasText: 'The link selects the cell nothing · here, which this table does not have.' }).waitFor({ timeout: 60_000 });

@@ -47,11 +47,11 @@ test('opens on the built-in example and loads a CSV through the file input', asy
     assert.equal(await selected(), 'Judge');
     assert.equal(await focused(), 'Judge');
     await page.keyboard.press('End');
-    assert.equal(await selected(), 'CoEval');
+    assert.equal(await selected(), 'Class');
     await page.keyboard.press('ArrowRight');
     assert.equal(await selected(), 'Data', 'wraps around');
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await selected(), 'CoEval');
+    assert.equal(await selected(), 'Class');
     await page.keyboard.press('Home');
     assert.equal(await selected(), 'Data');
     assert.equal(await page.getByRole('tabpanel', { name: 'Data' }).count(), 1);

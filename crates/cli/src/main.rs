@@ -6,6 +6,7 @@
 use std::process::ExitCode;
 
 mod audit;
+mod class;
 mod coeval;
 mod error;
 mod inspect;
@@ -38,6 +39,10 @@ USAGE:
     concord audit BUNDLE [--labelled N|all] [--format md|csv|latex|json] [--out DIR]
                                            judge audit of a bundle's runs: judge against judge,
                                            juries, prediction-powered corrected means
+    concord class EXERCISE SUBMISSION... [--format md|csv|latex|json|svg] [--out DIR]
+                                           the class view of students' submissions to an
+                                           exercise: each student against the reference and
+                                           the judges, agreement among the students
     concord help                           this text
 ";
 
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
         "meta" => meta::run(rest),
         "report" => report::run(rest),
         "audit" => audit::run(rest),
+        "class" => class::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

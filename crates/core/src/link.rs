@@ -3,6 +3,7 @@
 //! them). Read back tolerantly: other parameters are kept, a wrong value is named and ignored.
 //!
 //! ```text
+//! ?exercise=class/week3.json                 (a student opens an exercise on the Class screen)
 //! ?bundle=demo/run.json&screen=results&stat=spearman&level=document&baseline=score-only
 //!     &method=rate-explain&attribute=coherence&item=d3-s1
 //! ```
@@ -11,14 +12,15 @@ use crate::bundle::Settings;
 use crate::study::workbench::{Granularity, Statistic};
 
 /// The screens a link can name, in tab order.
-pub const SCREENS: [&str; 7] = ["data", "judge", "run", "results", "rate", "meta", "coeval"];
+pub const SCREENS: [&str; 8] =
+    ["data", "judge", "run", "results", "rate", "meta", "coeval", "class"];
 
 /// The `stat` value of seed 002's layout (r at dataset level and τ at document level).
 pub const PAPER: &str = "paper";
 
 /// The parameters this module reads and writes (every other one is left as it is).
-const OURS: [&str; 8] =
-    ["screen", "stat", "level", "baseline", "method", "attribute", "item", "bundle"];
+const OURS: [&str; 9] =
+    ["screen", "stat", "level", "baseline", "method", "attribute", "item", "bundle", "exercise"];
 
 /// What a link shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,6 +38,8 @@ pub struct ViewLink {
     pub item: Option<String>,
     /// A bundle to open first (`?bundle=`).
     pub bundle: Option<String>,
+    /// An exercise file for a student to open (`?exercise=`, the Class screen).
+    pub exercise: Option<String>,
 }
 
 /// A parameter a link holds that cannot be used.
@@ -88,6 +92,7 @@ impl ViewLink {
                 "attribute" if !value.is_empty() => attribute = Some(value),
                 "item" if !value.is_empty() => link.item = Some(value),
                 "bundle" if !value.is_empty() => link.bundle = Some(value),
+                "exercise" if !value.is_empty() => link.exercise = Some(value),
                 _ => {}
             }
         }
@@ -118,6 +123,7 @@ impl ViewLink {
             item: if results && cell.is_some() { item } else { None },
             cell: if results { cell } else { None },
             bundle: None,
+            exercise: None,
         }
     }
 
@@ -150,6 +156,9 @@ impl ViewLink {
         }
         if let Some(b) = &self.bundle {
             out.append_pair("bundle", b);
+        }
+        if let Some(e) = &self.exercise {
+            out.append_pair("exercise", e);
         }
         if let Some(s) = self.screen {
             out.append_pair("screen", s);
@@ -240,6 +249,10 @@ mod tests {
         assert_eq!(link.table, None);
         assert_eq!(link.cell, None);
         assert_eq!(link.bundle.as_deref(), Some("demo/b.json"));
+        let (ex, _) = ViewLink::parse("exercise=https%3A%2F%2Fa.b%2Fe.json&screen=class");
+        assert_eq!(ex.exercise.as_deref(), Some("https://a.b/e.json"));
+        assert_eq!(ex.screen, Some("class"));
+        assert_eq!(ex.into_query("?x=1"), "?x=1&exercise=https%3A%2F%2Fa.b%2Fe.json&screen=class");
         let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
         assert_eq!(said.len(), 4, "{said:?}");
         assert!(

@@ -2,15 +2,24 @@
 //! dataset's items on one attribute. Their ratings join the study as a rater (kept in this
 //! browser as they are made, and in exported bundles), and the Results screen compares them
 //! with the dataset's human raters and the LLM judges (correlation, Krippendorff's α).
+//!
+//! With a classroom exercise open (the Class screen), the open dataset is the exercise's items
+//! and attributes: the screen names the exercise, takes the student's name from it and times
+//! each item with CoEval's [`InstanceTimer`] (stopped while the tab is hidden) for the
+//! submission.
 
 pub mod state;
 
+use concord_core::study::coeval::InstanceTimer;
 use concord_core::study::workbench::ExtraRater;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::bundle::BundleTargets;
 use crate::edge::store::StoreName;
+use crate::edge::time::monotonic_ms;
+use crate::screens::class::state::{ClassState, use_class};
 use crate::state::{Screen, Storage, use_storage, use_workspace};
 
 use state::{RateState, use_rate};
@@ -66,10 +75,21 @@ pub fn RateScreen() -> impl IntoView {
     let ws = use_workspace();
     let rate = use_rate();
     let storage = use_storage();
-    let name = RwSignal::new(String::new());
+    let class = use_class();
+    let targets = BundleTargets::from_context();
+    spawn_local(crate::screens::class::session::restore(targets));
+    let name = RwSignal::new(class.student.get_untracked());
     let attribute = RwSignal::new(0usize);
     let position = RwSignal::new(0usize);
     let started = RwSignal::new(false);
+    let in_exercise = move || class.exercise.with(Option::is_some);
+    // The name an exercise was opened under is the rater's (it names the submission).
+    Effect::new(move |_| {
+        let student = class.student.get();
+        if in_exercise() && !student.is_empty() && name.get_untracked().is_empty() {
+            name.set(student);
+        }
+    });
     // Read in place: a 10,000-item dataset is not copied on every keypress.
     let which =
         move || ws.dataset.with(|d| (d.loaded.dataset.name.clone(), d.loaded.dataset.items.len()));
@@ -77,6 +97,9 @@ pub fn RateScreen() -> impl IntoView {
     let attr =
         move || ws.dataset.with(|d| d.loaded.dataset.attributes.get(attribute.get()).cloned());
     let current = move || ws.dataset.with(|d| d.loaded.dataset.items.get(position.get()).cloned());
+    exercise_timer(class, targets, move || {
+        (started.get() && in_exercise()).then(current).flatten().map(|item| item.id)
+    });
     let score_of = move |item_id: &str| {
         let (n, a) = (name.get(), attr().map(|a| a.name).unwrap_or_default());
         rate.raters.with(|r| {
@@ -178,10 +201,25 @@ pub fn RateScreen() -> impl IntoView {
         <section class="panel" aria-labelledby="rate-heading">
             <h2 id="rate-heading">"Rate it yourself"</h2>
             {move || empty().map(|why| view! { <p class="notice-line" role="status" data-testid="rate-empty">{why}</p> })}
+            {move || class.exercise.get().map(|ex| view! {
+                <p class="notice-line" role="status" data-testid="rate-exercise">
+                    {format!("Exercise “{}”: rate its {} items on {}. Export your submission on the Class screen when you are done.",
+                        ex.title, ex.dataset.items, ex.attributes().join(", "))}
+                    " "
+                    <button type="button" class="secondary small" on:click=move |_| ws.screen.set(Screen::Class)>"Back to the exercise"</button>
+                </p>
+            })}
             <p class="muted">"Rate the open dataset's outputs; your ratings are compared with the human raters and the LLM judges on the Results screen. They are saved in this browser as you go and travel in exported bundles."</p>
             <div class="row">
                 <label for="rater-name">"Your name"</label>
-                <input id="rater-name" type="text" prop:value=move || name.get() on:input=move |ev| { name.set(event_target_value(&ev)); started.set(false); }/>
+                <input id="rater-name" type="text" prop:value=move || name.get() on:input=move |ev| {
+                    let typed = event_target_value(&ev);
+                    if in_exercise() {
+                        class.student.set(typed.trim().to_owned());
+                    }
+                    name.set(typed);
+                    started.set(false);
+                }/>
                 <label for="rate-attribute">"Attribute"</label>
                 <select id="rate-attribute" on:change=move |ev| { attribute.set(event_target_value(&ev).parse().unwrap_or(0)); started.set(false); }>
                     {move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone()).iter().enumerate().map(|(i, a)| view! {
@@ -223,4 +261,43 @@ pub fn RateScreen() -> impl IntoView {
             </section>
         </Show>
     }
+}
+
+/// Times the exercise item `item()` names (none: not rating an exercise) with CoEval's
+/// instance timer: each stretch on an item is added to the session's time when the student
+/// moves on, hides the tab or leaves the screen.
+fn exercise_timer(
+    class: ClassState,
+    targets: BundleTargets,
+    item: impl Fn() -> Option<String> + Send + Sync + 'static,
+) {
+    let timer = StoredValue::new(InstanceTimer::new());
+    let record_timer = move |event: Option<concord_core::coeval::Event>| {
+        let Some(concord_core::coeval::Event::Timer { instance, ms }) = event else { return };
+        if class.exercise.try_with_untracked(Option::is_some) != Some(true) {
+            return;
+        }
+        class.time_ms.try_update(|t| t.push((instance, ms)));
+        spawn_local(crate::screens::class::session::save(targets));
+    };
+    let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
+    Effect::new(move |_| {
+        let on = item();
+        let event =
+            timer.try_update_value(|t| t.focus(on.as_deref(), monotonic_ms(), page_visible()));
+        record_timer(event.flatten());
+    });
+    let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
+        if page_visible() {
+            timer.try_update_value(|t| t.show(monotonic_ms()));
+        } else {
+            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
+            record_timer(event);
+        }
+    });
+    on_cleanup(move || {
+        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
+        record_timer(event);
+        visibility.remove();
+    });
 }

@@ -1,9 +1,11 @@
 //! Import and export on the Results screen: released judge outputs (parsed in the Web Worker,
-//! joined to the open dataset by key), bundles in and out.
+//! joined to the open dataset by key), bundles in and out, and raters added from other
+//! bundles and students' submissions (those already here are never replaced).
 
 use concord_core::judge::parse::Policy;
 use concord_core::report::count;
-use concord_core::study::workbench::import::{imported_runs, merge_runs};
+use concord_core::study::exercise::Submission;
+use concord_core::study::workbench::import::{add_raters, imported_runs, merge_runs};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,7 +15,42 @@ use crate::browser::read_file;
 use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
 use crate::components::download::save_buffer;
 use crate::edge::time;
+use crate::screens::rate::state::use_rate;
 use crate::state::{use_runs, use_workspace};
+
+/// Why a file's raters could not be added.
+#[derive(Debug, Clone, thiserror::Error)]
+enum RaterFileProblem {
+    #[error("{0}")]
+    Read(String),
+    #[error("{file}: not UTF-8 text; add a submission or a bundle")]
+    NotText { file: String },
+    #[error("{file}: {error}")]
+    Submission { file: String, error: concord_core::study::exercise::SubmissionError },
+    #[error("{file}: {error}")]
+    Bundle { file: String, error: crate::edge::worker::WorkerError },
+}
+
+/// The raters of a dropped file: a student's submission (read here: it is small) or a bundle
+/// (read in the Web Worker, like any bundle).
+async fn raters_of(
+    file: &str,
+    bytes: Vec<u8>,
+) -> Result<Vec<concord_core::study::workbench::ExtraRater>, RaterFileProblem> {
+    // A submission says so in its first field.
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
+    if head.contains("\"concord-submission\"") {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| RaterFileProblem::NotText { file: file.to_owned() })?;
+        return Submission::from_json(&text)
+            .map(|s| s.ratings)
+            .map_err(|error| RaterFileProblem::Submission { file: file.to_owned(), error });
+    }
+    crate::edge::worker::bundle::open(file, Uint8Array::from(bytes.as_slice()))
+        .await
+        .map(|b| b.raters)
+        .map_err(|error| RaterFileProblem::Bundle { file: file.to_owned(), error })
+}
 
 #[component]
 pub fn ImportPanel() -> impl IntoView {
@@ -55,6 +92,54 @@ pub fn ImportPanel() -> impl IntoView {
             }
             let ok = problems.is_empty();
             let mut text = format!("Imported {}.", count(added, "judge run", "judge runs"));
+            for p in problems {
+                text.push(' ');
+                text.push_str(&p);
+            }
+            message.try_set(Some((ok, text)));
+        });
+    };
+    let rate = use_rate();
+    let on_raters = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(files) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        input.set_value("");
+        spawn_local(async move {
+            let (mut added, mut same) = (0, 0);
+            let mut problems = Vec::new();
+            for file in files {
+                let name = file.name();
+                let incoming = match read_file(&file).await {
+                    Err(e) => Err(RaterFileProblem::Read(e)),
+                    Ok(bytes) => raters_of(&name, bytes).await,
+                };
+                match incoming {
+                    Err(e) => problems.push(e.to_string()),
+                    Ok(incoming) => {
+                        let dataset = ws.dataset.get_untracked();
+                        let mut raters = rate.raters.get_untracked();
+                        let done =
+                            add_raters(&dataset.loaded.dataset, &mut raters, incoming, &name);
+                        added += done.added;
+                        same += done.already_here;
+                        problems.extend(done.conflicts.iter().map(ToString::to_string));
+                        if !done.unmatched.is_empty() {
+                            problems.push(format!(
+                                "{name}: none of the items of {} are in the open dataset; left out",
+                                done.unmatched.join(", ")
+                            ));
+                        }
+                        rate.raters.try_set(raters);
+                    }
+                }
+            }
+            let mut text = format!("Added {}", count(added, "rater", "raters"));
+            if same > 0 {
+                text.push_str(&format!(" ({same} already here)"));
+            }
+            text.push('.');
+            let ok = problems.is_empty();
             for p in problems {
                 text.push(' ');
                 text.push_str(&p);
@@ -131,6 +216,11 @@ pub fn ImportPanel() -> impl IntoView {
                     disabled=move || saving.get()>"Export bundle"</button>
                 {move || saving.get().then(|| view! { <span class="muted" role="status" data-testid="bundle-saving">"Writing the bundle in the background…"</span> })}
                 <button type="button" class="secondary" on:click=move |_| runs.runs.update(|r| r.retain(|x| x.origin == "study"))>"Remove imported runs"</button>
+            </div>
+            <div class="row">
+                <label for="rater-files">"Add raters from files"</label>
+                <input id="rater-files" type="file" multiple accept=".json,application/json" on:change=on_raters/>
+                <span class="muted">"bundles or students' submissions: their raters join the agreement table; raters already here are kept"</span>
             </div>
             {move || message.get().map(|(ok, text)| view! {
                 <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="import-message">{text}</p>

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`workbench`] | Chiang & Lee's rating workbench: methods × attributes against human ratings |
 //! | [`meta`] | seed 003's meta-evaluation: released evaluator and meta-evaluator files, live JDEval / MDEval / JDEval-i / BSMEval runs, Tables 1, 5, 6, Elo, Bradley–Terry |
+//! | [`exercise`] | classroom exercises: the exercise and submission files, the class view's report |
 //! | [`coeval`] | CoEval (seed 004): LLM criteria and evaluations scrutinised by annotators; results and the released files |
 //!
 //! [`corrected`] is what two studies share: the prediction-powered corrected estimate as
@@ -13,5 +14,6 @@
 
 pub mod coeval;
 pub mod corrected;
+pub mod exercise;
 pub mod meta;
 pub mod workbench;

@@ -1,5 +1,7 @@
 //! Released judge outputs (Chiang & Lee's result files, UniEval predictions…) turned into the
-//! workbench's runs: which attribute each run rates, and one method name per file.
+//! workbench's runs: which attribute each run rates, and one method name per file. Also the
+//! raters of other bundles and of students' submissions added to the open workspace's
+//! ([`add_raters`]: those already there are never replaced).
 
 use crate::data::{Dataset, Loaded};
 use crate::judge::parse::Policy;
@@ -83,6 +85,61 @@ pub fn imported_runs(
 pub fn merge_runs(runs: &mut Vec<JudgedRun>, new: Vec<JudgedRun>) {
     runs.retain(|x| !new.iter().any(|n| n.origin == x.origin && n.attribute == x.attribute));
     runs.extend(new);
+}
+
+/// A rater of another file who could not be added: someone of the same name rated the same
+/// attribute here with other scores.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{file}: “{name}” already rated {attribute} here with other scores; the ones here are kept (rename the rater in one of the files to keep both)"
+)]
+pub struct RaterConflict {
+    pub file: String,
+    pub name: String,
+    pub attribute: String,
+}
+
+/// What [`add_raters`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AddedRaters {
+    pub added: usize,
+    /// Raters already here with the same scores (nothing to do).
+    pub already_here: usize,
+    /// Raters none of whose items are in the open dataset.
+    pub unmatched: Vec<String>,
+    pub conflicts: Vec<RaterConflict>,
+}
+
+/// Adds the raters of `file` (another bundle's, a student's submission) to `raters`, the open
+/// workspace's: a new name and attribute is added; the same with the same scores is already
+/// here; the same with other scores is a conflict, named, and the one here is kept. A rater
+/// none of whose items `dataset` has is left out and named.
+pub fn add_raters(
+    dataset: &Dataset,
+    raters: &mut Vec<crate::bundle::ExtraRater>,
+    incoming: Vec<crate::bundle::ExtraRater>,
+    file: &str,
+) -> AddedRaters {
+    let mut out = AddedRaters::default();
+    for rater in incoming {
+        if !rater.scores.iter().any(|(id, _)| dataset.items.iter().any(|i| i.id == *id)) {
+            out.unmatched.push(format!("{} ({})", rater.name, rater.attribute));
+            continue;
+        }
+        match raters.iter().find(|r| r.name == rater.name && r.attribute == rater.attribute) {
+            Some(here) if here.scores == rater.scores => out.already_here += 1,
+            Some(_) => out.conflicts.push(RaterConflict {
+                file: file.to_owned(),
+                name: rater.name,
+                attribute: rater.attribute,
+            }),
+            None => {
+                raters.push(rater);
+                out.added += 1;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

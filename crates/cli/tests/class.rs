@@ -1,0 +1,100 @@
+//! `concord class`: an exercise built from the built-in example and three students'
+//! submissions (one of them twice) print the class view's tables — each file the same bytes
+//! as the core's report, which the app's export buttons write — and a damaged exercise is
+//! named.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly on purpose.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use concord_core::bundle::ExtraRater;
+use concord_core::report::Format;
+use concord_core::study::exercise::class::{RESAMPLING, class_report};
+use concord_core::study::exercise::{Exercise, ExerciseSpec, Submission};
+
+fn concord(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_concord")).args(args).output().unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn exercise() -> Exercise {
+    let dataset = concord_core::data::example().unwrap().dataset;
+    let spec = ExerciseSpec {
+        id: "ex".into(),
+        title: "Coherence".into(),
+        created: "2026-11-26T07:00:00Z".into(),
+        instructions: "Rate *coherence*.".into(),
+        attributes: vec!["coherence".into()],
+        sample: Some((6, 3)),
+        hide_reference: true,
+    };
+    Exercise::build(&dataset, spec, Vec::new()).unwrap()
+}
+
+#[test]
+fn class_prints_the_class_views_tables_byte_for_byte() {
+    let dir = scratch("class");
+    let ex = exercise();
+    let ex_path = dir.join("exercise.json");
+    std::fs::write(&ex_path, ex.to_json()).unwrap();
+    let ids: Vec<String> = ex.dataset.embedded.items.iter().map(|i| i.id.clone()).collect();
+    let mut files = Vec::new();
+    let mut paths = vec![ex_path.to_str().unwrap().to_owned()];
+    for (k, student) in ["Ann", "Bob", "Cy", "Ann"].into_iter().enumerate() {
+        let offset = if k == 3 { 0 } else { k };
+        let scores = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.clone(), 1.0 + ((i + offset * 2) % 5) as f64))
+            .collect();
+        let rater = ExtraRater { name: student.into(), attribute: "coherence".into(), scores };
+        let s = Submission::new(&ex, student, "t".into(), &[rater], &[]).unwrap();
+        let name = format!("{k}-{student}.json");
+        let path = dir.join(&name);
+        std::fs::write(&path, s.to_json()).unwrap();
+        paths.push(path.to_str().unwrap().to_owned());
+        files.push((name, s));
+    }
+    let expected = class_report(&ex, &files, RESAMPLING).report;
+    let out = dir.join("out");
+    let mut args: Vec<&str> = vec!["class"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["--format", "csv", "--out", out.to_str().unwrap()]);
+    let run = concord(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let want = expected.files(Format::Csv);
+    assert_eq!(want.len(), 3, "submissions, students, agreement");
+    for f in want {
+        let got = std::fs::read_to_string(out.join(&f.name)).unwrap();
+        assert_eq!(got, f.text, "{}", f.name);
+    }
+    // The duplicate is named in the printed Markdown.
+    args.truncate(paths.len() + 1);
+    let md = concord(&args);
+    let text = String::from_utf8(md.stdout).unwrap();
+    assert!(text.contains("duplicate of 0-Ann.json, left out"), "{text}");
+    assert_eq!(text, expected.to_text(Format::Markdown));
+}
+
+#[test]
+fn a_damaged_exercise_or_a_missing_submission_is_named() {
+    let dir = scratch("class-bad");
+    let ex = dir.join("exercise.json");
+    let json = exercise().to_json().replacen("\"version\": 1", "\"version\": 7", 1);
+    std::fs::write(&ex, json).unwrap();
+    let sub = dir.join("s.json");
+    std::fs::write(&sub, "{}").unwrap();
+    let run = concord(&["class", ex.to_str().unwrap(), sub.to_str().unwrap()]);
+    assert!(!run.status.success());
+    let err = String::from_utf8(run.stderr).unwrap();
+    assert!(err.contains("this exercise has version 7"), "{err}");
+    let run = concord(&["class", ex.to_str().unwrap()]);
+    assert!(String::from_utf8(run.stderr).unwrap().contains("give at least one submission file"));
+}

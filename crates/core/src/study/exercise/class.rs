@@ -1,0 +1,517 @@
+//! The class view: a teacher's submissions merged and measured.
+//!
+//! [`merge`] reads the submissions in the order given. A submission for another exercise (its
+//! SHA-256 differs) is named and left out; one with the same student and the same ratings as
+//! an earlier one is a duplicate and left out; one with the same student and different ratings
+//! is a conflict — the later file wins, and every item the two rated differently is listed.
+//!
+//! [`class_report`] is the class view's report and `concord class`'s: the submissions, each
+//! student against the reference and against each judge (Pearson r, Kendall τ-b and
+//! Krippendorff's interval α, each with a seeded percentile bootstrap interval over the items:
+//! [`review::agreement`], the same measure as a reviewed judge's), the students' agreement
+//! among themselves (α with its interval), the conflicts, and one histogram of the students'
+//! ratings per attribute.
+
+use crate::bundle::ExtraRater;
+use crate::data::{Dataset, ScaleKind};
+use crate::report::figure::Histogram;
+use crate::report::{Cell, Column, Figure, Report, Row, Table};
+use crate::stats::{self, KrippendorffLevel};
+use crate::study::workbench::review::{self, Agreement, Resampling};
+
+use super::file::Exercise;
+use super::submission::Submission;
+
+pub const SUBMISSIONS_TABLE: &str = "class-submissions";
+pub const STUDENTS_TABLE: &str = "class-students";
+pub const AGREEMENT_TABLE: &str = "class-agreement";
+pub const CONFLICTS_TABLE: &str = "class-conflicts";
+/// Figure ids are this followed by the attribute's name made safe for a file name.
+pub const DISTRIBUTION_FIGURE: &str = "class-distribution-";
+
+/// The intervals of the class view: 1,000 resamples, seed 26, 95 %.
+pub const RESAMPLING: Resampling = Resampling { resamples: 1000, seed: 26, confidence: 0.95 };
+
+/// What became of one submission file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Used,
+    /// The same student and ratings as the file named.
+    Duplicate {
+        of: String,
+    },
+    /// The same student as a later file with other ratings, which replaced this one.
+    Overridden {
+        by: String,
+    },
+    /// It answers another exercise (or another version of this one).
+    OtherExercise {
+        title: String,
+    },
+}
+
+impl Status {
+    pub fn describe(&self) -> String {
+        match self {
+            Status::Used => "used".to_owned(),
+            Status::Duplicate { of } => format!("duplicate of {of}, left out"),
+            Status::Overridden { by } => format!("conflicts with {by}, which replaces it"),
+            Status::OtherExercise { title } => {
+                format!("answers another exercise (“{title}”, or another version), left out")
+            }
+        }
+    }
+}
+
+/// One submission file in the merge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub file: String,
+    pub student: String,
+    pub items_rated: usize,
+    pub minutes: f64,
+    pub status: Status,
+}
+
+/// An item a student rated differently in two files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    pub student: String,
+    pub attribute: String,
+    pub item: String,
+    pub kept: Option<f64>,
+    pub kept_from: String,
+    pub overridden: Option<f64>,
+    pub overridden_from: String,
+}
+
+/// The submissions merged: one per student, in order of first appearance.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged {
+    pub entries: Vec<Entry>,
+    /// Index into the files of each student's kept submission.
+    pub kept: Vec<usize>,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Merges `files` (name, submission) answering `exercise`.
+pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
+    let sha = exercise.sha256();
+    let mut merged = Merged::default();
+    for (i, (file, s)) in files.iter().enumerate() {
+        let status = if s.exercise.sha256 != sha {
+            Status::OtherExercise { title: s.exercise.title.clone() }
+        } else if let Some(k) = merged.kept.iter().position(|&j| files[j].1.student == s.student) {
+            let j = merged.kept[k];
+            let (earlier_file, earlier) = &files[j];
+            if earlier.ratings == s.ratings {
+                Status::Duplicate { of: earlier_file.clone() }
+            } else {
+                merged.conflicts.extend(conflicts(exercise, &files[j], &files[i]));
+                merged.entries[j].status = Status::Overridden { by: file.clone() };
+                merged.kept[k] = i;
+                Status::Used
+            }
+        } else {
+            merged.kept.push(i);
+            Status::Used
+        };
+        merged.entries.push(Entry {
+            file: file.clone(),
+            student: s.student.clone(),
+            items_rated: s.items_rated(),
+            minutes: s.minutes(),
+            status,
+        });
+    }
+    merged
+}
+
+fn score_of(s: &Submission, attribute: &str, item: &str) -> Option<f64> {
+    let r = s.ratings.iter().find(|r| r.attribute == attribute)?;
+    r.scores.iter().find(|(id, _)| id == item).map(|(_, x)| *x)
+}
+
+fn conflicts(
+    exercise: &Exercise,
+    (old_file, old): &(String, Submission),
+    (new_file, new): &(String, Submission),
+) -> Vec<Conflict> {
+    let mut out = Vec::new();
+    for attribute in exercise.attributes() {
+        for item in &exercise.dataset.embedded.items {
+            let (a, b) = (score_of(old, attribute, &item.id), score_of(new, attribute, &item.id));
+            if a.is_some() && a != b {
+                out.push(Conflict {
+                    student: new.student.clone(),
+                    attribute: attribute.to_owned(),
+                    item: item.id.clone(),
+                    kept: b,
+                    kept_from: new_file.clone(),
+                    overridden: a,
+                    overridden_from: old_file.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The class view's report and the merge it was built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassReport {
+    pub merged: Merged,
+    pub report: Report,
+}
+
+/// Scores aligned with the exercise's items.
+fn aligned(dataset: &Dataset, rater: Option<&ExtraRater>) -> Vec<Option<f64>> {
+    rater.map_or_else(|| vec![None; dataset.items.len()], |r| r.aligned(dataset))
+}
+
+fn stat(value: Option<f64>, ci: Option<[f64; 2]>, n: usize, r: Resampling, key: String) -> Cell {
+    let mut cell = Cell::number(value, 3).with_n(n).keyed(key);
+    if let Some([lo, hi]) = ci {
+        cell = cell.with_interval(lo, hi, r.confidence);
+    }
+    if value.is_none() {
+        cell = cell.with_note("undefined: constant ratings or fewer than two items in common");
+    }
+    cell
+}
+
+/// Krippendorff's interval α among `raters` (item-aligned) with a percentile bootstrap
+/// interval over the items, drawn as [`review::agreement`] draws its own.
+pub fn alpha_among(raters: &[Vec<Option<f64>>], r: Resampling) -> (Option<f64>, Option<[f64; 2]>) {
+    let level = KrippendorffLevel::Interval;
+    if raters.len() < 2 {
+        return (None, None);
+    }
+    let value = stats::krippendorff_alpha(raters, level).value;
+    let items = raters[0].len();
+    if value.is_none() || items < 3 {
+        return (value, None);
+    }
+    let mut draws = Vec::with_capacity(r.resamples);
+    for idx in stats::BootIndices::new(items, r.resamples, r.seed) {
+        let sample: Vec<Vec<Option<f64>>> =
+            raters.iter().map(|v| idx.iter().map(|&i| v[i]).collect()).collect();
+        if let Some(a) = stats::krippendorff_alpha(&sample, level).value {
+            draws.push(a);
+        }
+    }
+    // An interval from fewer than half the resamples would hide how unstable it is.
+    if draws.len() * 2 < r.resamples.max(1) {
+        return (value, None);
+    }
+    draws.sort_unstable_by(f64::total_cmp);
+    let tail = (1.0 - r.confidence) / 2.0;
+    (
+        value,
+        Some([stats::quantile_sorted(&draws, tail), stats::quantile_sorted(&draws, 1.0 - tail)]),
+    )
+}
+
+fn slug(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
+}
+
+fn intervals_note(r: Resampling) -> String {
+    format!(
+        "Intervals: {:.0} % percentile bootstrap over items ({} resamples, seed {}).",
+        r.confidence * 100.0,
+        r.resamples,
+        r.seed
+    )
+}
+
+/// One measurement of the class view: a student against the reference or a judge on one
+/// attribute, or the students' α on one attribute.
+enum Job {
+    Pair {
+        student: String,
+        attribute: String,
+        against: String,
+        other: Vec<Option<f64>>,
+        mine: Vec<Option<f64>>,
+    },
+    Among {
+        attribute: String,
+        matrix: Vec<Vec<Option<f64>>>,
+    },
+}
+
+/// The students' agreement on one attribute: students, items rated by two or more, α and its
+/// interval.
+struct Among {
+    attribute: String,
+    raters: usize,
+    items: usize,
+    alpha: Option<f64>,
+    ci: Option<[f64; 2]>,
+}
+
+/// The class view built a measurement at a time ([`ClassBuilder::step`]), so a page can yield
+/// between steps: each bootstraps one agreement (1,000 resamples by default).
+/// [`class_report`] runs it to the end.
+pub struct ClassBuilder {
+    exercise: Exercise,
+    files: Vec<(String, Submission)>,
+    resampling: Resampling,
+    merged: Merged,
+    jobs: Vec<Job>,
+    next: usize,
+    pairs: Vec<(String, String, String, Agreement)>,
+    among: Vec<Among>,
+}
+
+impl ClassBuilder {
+    /// Merges the submissions and lists the measurements to make.
+    pub fn new(
+        exercise: &Exercise,
+        files: &[(String, Submission)],
+        resampling: Resampling,
+    ) -> ClassBuilder {
+        let merged = merge(exercise, files);
+        let dataset = &exercise.dataset.embedded;
+        let students: Vec<&Submission> = merged.kept.iter().map(|&i| &files[i].1).collect();
+        let mut jobs = Vec::new();
+        for s in &students {
+            for attribute in exercise.attributes() {
+                let mine = aligned(dataset, s.ratings.iter().find(|r| r.attribute == attribute));
+                if let Some(reference) = exercise.reference_of(attribute) {
+                    jobs.push(Job::Pair {
+                        student: s.student.clone(),
+                        attribute: attribute.to_owned(),
+                        against: super::file::REFERENCE.to_owned(),
+                        other: reference.aligned(dataset),
+                        mine: mine.clone(),
+                    });
+                }
+                for j in exercise.judges.iter().filter(|j| j.attribute == attribute) {
+                    jobs.push(Job::Pair {
+                        student: s.student.clone(),
+                        attribute: attribute.to_owned(),
+                        against: format!("judge {}", j.name),
+                        other: j.aligned(dataset),
+                        mine: mine.clone(),
+                    });
+                }
+            }
+        }
+        for attribute in exercise.attributes() {
+            let matrix: Vec<Vec<Option<f64>>> = students
+                .iter()
+                .filter_map(|s| s.ratings.iter().find(|r| r.attribute == attribute))
+                .map(|r| r.aligned(dataset))
+                .collect();
+            jobs.push(Job::Among { attribute: attribute.to_owned(), matrix });
+        }
+        ClassBuilder {
+            exercise: exercise.clone(),
+            files: files.to_vec(),
+            resampling,
+            merged,
+            jobs,
+            next: 0,
+            pairs: Vec::new(),
+            among: Vec::new(),
+        }
+    }
+
+    /// (steps done, steps in all).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.jobs.len())
+    }
+
+    /// Makes one measurement; `true` when every one is made.
+    pub fn step(&mut self) -> bool {
+        let Some(job) = self.jobs.get(self.next) else { return true };
+        self.next += 1;
+        match job {
+            Job::Pair { student, attribute, against, other, mine } => {
+                let a = review::agreement(other, mine, self.resampling);
+                self.pairs.push((student.clone(), attribute.clone(), against.clone(), a));
+            }
+            Job::Among { attribute, matrix } => {
+                let items = (0..self.exercise.dataset.embedded.items.len())
+                    .filter(|&i| matrix.iter().filter(|v| v[i].is_some()).count() >= 2)
+                    .count();
+                let (alpha, ci) = alpha_among(matrix, self.resampling);
+                self.among.push(Among {
+                    attribute: attribute.clone(),
+                    raters: matrix.len(),
+                    items,
+                    alpha,
+                    ci,
+                });
+            }
+        }
+        self.next >= self.jobs.len()
+    }
+
+    /// The report of the measurements made (run [`ClassBuilder::step`] to the end first).
+    pub fn finish(self) -> ClassReport {
+        build_report(self)
+    }
+}
+
+/// The class view of `files` (name, submission) answering `exercise`.
+pub fn class_report(
+    exercise: &Exercise,
+    files: &[(String, Submission)],
+    resampling: Resampling,
+) -> ClassReport {
+    let mut builder = ClassBuilder::new(exercise, files, resampling);
+    while !builder.step() {}
+    builder.finish()
+}
+
+fn build_report(built: ClassBuilder) -> ClassReport {
+    let ClassBuilder { exercise, files, resampling, merged, pairs, among, .. } = built;
+    let exercise = &exercise;
+    let dataset = &exercise.dataset.embedded;
+    let students: Vec<&Submission> = merged.kept.iter().map(|&i| &files[i].1).collect();
+    let mut report = Report::default();
+
+    let mut subs = Table::new(SUBMISSIONS_TABLE, "Submissions", "File");
+    subs.columns = vec![
+        Column::text("Student"),
+        Column::number("Items rated"),
+        Column::number("Minutes")
+            .described("time spent on the items, as the student's page measured it"),
+        Column::text("Status"),
+    ];
+    for e in &merged.entries {
+        subs.rows.push(Row::new(
+            e.file.clone(),
+            vec![
+                Cell::text(e.student.clone()),
+                Cell::count(e.items_rated),
+                Cell::number(Some(e.minutes), 1),
+                Cell::text(e.status.describe()),
+            ],
+        ));
+    }
+    subs.notes.push(format!(
+        "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one.",
+        exercise.dataset.items,
+        exercise.sample.map_or_else(
+            || "every".to_owned(),
+            |s| format!("a sample (seed {}) of {}", s.seed, s.of)
+        )
+    ));
+    report.tables.push(subs);
+
+    let mut table =
+        Table::new(STUDENTS_TABLE, "Each student against the reference and the judges", "Student");
+    table.columns = vec![
+        Column::text("Attribute"),
+        Column::text("Against"),
+        Column::number("n").described("items both rated"),
+        Column::number("r").described("Pearson r"),
+        Column::number("τ-b").with_latex("$\\tau_b$").described("Kendall τ-b"),
+        Column::number("α").with_latex("$\\alpha$").described("Krippendorff's α (interval)"),
+    ];
+    for (student, attribute, name, a) in &pairs {
+        let key = format!("{student}/{attribute}/{name}");
+        table.rows.push(Row::new(
+            student.clone(),
+            vec![
+                Cell::text(attribute.clone()),
+                Cell::text(name.clone()),
+                Cell::count(a.n),
+                stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
+                stat(a.kendall_b, a.kendall_ci, a.n, resampling, format!("{key}/kendall_b")),
+                stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
+            ],
+        ));
+    }
+    table.notes.push(format!(
+        "The reference is the dataset's human aggregate; \"judge m\" the teacher's judge run m. α is between the student and the one compared. {}",
+        intervals_note(resampling)
+    ));
+    report.tables.push(table);
+
+    let mut agree = Table::new(AGREEMENT_TABLE, "Agreement among the students", "Attribute");
+    agree.columns = vec![
+        Column::number("Students"),
+        Column::number("Items").described("items rated by at least two students"),
+        Column::number("α")
+            .with_latex("$\\alpha$")
+            .described("Krippendorff's α (interval) among the students"),
+    ];
+    for Among { attribute, raters, items, alpha, ci } in &among {
+        let mut cell = Cell::number(*alpha, 3).with_n(*items).keyed(format!("{attribute}/alpha"));
+        if let Some([lo, hi]) = ci {
+            cell = cell.with_interval(*lo, *hi, resampling.confidence);
+        }
+        if alpha.is_none() {
+            cell = cell.with_note(if *raters < 2 {
+                "needs two students' ratings"
+            } else {
+                "undefined: no item rated by two students, or every rating the same"
+            });
+        }
+        agree.rows.push(Row::new(
+            attribute.clone(),
+            vec![Cell::count(*raters), Cell::count(*items), cell],
+        ));
+    }
+    agree.notes.push(intervals_note(resampling));
+    report.tables.push(agree);
+
+    if !merged.conflicts.is_empty() {
+        let mut t = Table::new(
+            CONFLICTS_TABLE,
+            "Items a student rated differently in two files",
+            "Student",
+        );
+        t.columns = vec![
+            Column::text("Attribute"),
+            Column::text("Item"),
+            Column::number("Kept"),
+            Column::text("Kept from"),
+            Column::number("Overridden"),
+            Column::text("Overridden from"),
+        ];
+        for c in &merged.conflicts {
+            t.rows.push(Row::new(
+                c.student.clone(),
+                vec![
+                    Cell::text(c.attribute.clone()),
+                    Cell::text(c.item.clone()),
+                    Cell::number(c.kept, 2),
+                    Cell::text(c.kept_from.clone()),
+                    Cell::number(c.overridden, 2),
+                    Cell::text(c.overridden_from.clone()),
+                ],
+            ));
+        }
+        t.notes.push(
+            "The later file wins; give the files in another order to keep the other ratings."
+                .to_owned(),
+        );
+        report.tables.push(t);
+    }
+
+    for a in &dataset.attributes {
+        let values: Vec<f64> = students
+            .iter()
+            .filter_map(|s| s.ratings.iter().find(|r| r.attribute == a.name))
+            .flat_map(|r| r.scores.iter().map(|(_, x)| *x))
+            .collect();
+        let integer = a.scale.kind != ScaleKind::Continuous
+            && a.scale.max - a.scale.min <= 20.0
+            && a.scale.min.fract() == 0.0;
+        let (bins, range) = if integer {
+            ((a.scale.max - a.scale.min) as usize + 1, (a.scale.min - 0.5, a.scale.max + 0.5))
+        } else {
+            (10, (a.scale.min, a.scale.max))
+        };
+        let mut h = Histogram::new(format!("The students' ratings of {}", a.name), values, bins);
+        h.range = Some(range);
+        report.figures.push(Figure::new(format!("{DISTRIBUTION_FIGURE}{}", slug(&a.name)), h));
+    }
+    ClassReport { merged, report }
+}

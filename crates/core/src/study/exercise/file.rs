@@ -1,0 +1,335 @@
+//! The exercise file a teacher saves and students open.
+//!
+//! ```text
+//! {
+//!   "kind": "concord-exercise",           fixed
+//!   "version": 1,                         readers refuse versions newer than theirs
+//!   "id", "title", "created",             given by the app (the core reads no clock)
+//!   "generator": "Concord 0.1.0",
+//!   "instructions": "Markdown",           a safe subset, shown as text (`markdown`)
+//!   "tasks": [ { "kind": "rate_attributes", "attributes": [..] } | { "kind": "run_judges" }
+//!              | { "kind": "correct_judge" } | { "kind": "scrutinise_criteria" } ],
+//!   "sample": { "of", "size", "seed" } | null,   a seeded sample of the dataset's items
+//!   "dataset": { "name", "sha256", "items",
+//!                "embedded": { Dataset } },      the items to rate, the chosen attributes,
+//!                                                no human rating (those are the reference)
+//!   "reference": { "hidden": bool,               hidden until the submission is exported
+//!                  "ratings": [ { "name": "reference", "attribute", "scores": [[item, x]] } ] },
+//!   "judges": [ { "name": method, "attribute", "scores": [[item, x]] } ]
+//! }
+//! ```
+//!
+//! Only rating attributes is supported; the other tasks can be named in a file (a later
+//! Concord may write them) and the app says plainly that it cannot do them yet.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::bundle::{ExtraRater, dataset_hash};
+use crate::data::Dataset;
+
+/// The value of `kind`.
+pub const KIND: &str = "concord-exercise";
+/// The version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+/// The name the reference ratings carry.
+pub const REFERENCE: &str = "reference";
+
+/// What students are asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Task {
+    /// Rate every item on these attributes.
+    RateAttributes { attributes: Vec<String> },
+    /// Run given judges (not supported yet).
+    RunJudges,
+    /// Correct a judge's run (not supported yet).
+    CorrectJudge,
+    /// Scrutinise CoEval criteria (not supported yet).
+    ScrutiniseCriteria,
+}
+
+impl Task {
+    /// The tasks a teacher can name, with whether this Concord supports them.
+    pub const KINDS: [(&'static str, &'static str, bool); 4] = [
+        ("rate_attributes", "Rate attributes", true),
+        ("run_judges", "Run given judges", false),
+        ("correct_judge", "Correct a judge", false),
+        ("scrutinise_criteria", "Scrutinise CoEval criteria", false),
+    ];
+
+    /// Whether students can do this task in this Concord.
+    pub fn supported(&self) -> bool {
+        matches!(self, Task::RateAttributes { .. })
+    }
+
+    /// What a student reads.
+    pub fn describe(&self) -> String {
+        match self {
+            Task::RateAttributes { attributes } => format!("Rate {}", attributes.join(", ")),
+            Task::RunJudges => "Run given judges (not supported yet)".to_owned(),
+            Task::CorrectJudge => "Correct a judge (not supported yet)".to_owned(),
+            Task::ScrutiniseCriteria => "Scrutinise CoEval criteria (not supported yet)".to_owned(),
+        }
+    }
+}
+
+/// The seeded sample of items an exercise holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Items in the dataset sampled from.
+    pub of: usize,
+    pub size: usize,
+    pub seed: u64,
+}
+
+/// The items to rate, embedded with their hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExerciseDataset {
+    pub name: String,
+    pub sha256: String,
+    pub items: usize,
+    pub embedded: Dataset,
+}
+
+/// The reference ratings (the dataset's human aggregate) and whether students see them only
+/// after exporting their submission.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    pub hidden: bool,
+    pub ratings: Vec<ExtraRater>,
+}
+
+/// See the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exercise {
+    pub kind: String,
+    pub version: u32,
+    pub id: String,
+    pub title: String,
+    pub created: String,
+    pub generator: String,
+    pub instructions: String,
+    pub tasks: Vec<Task>,
+    pub sample: Option<Sample>,
+    pub dataset: ExerciseDataset,
+    pub reference: Reference,
+    #[serde(default)]
+    pub judges: Vec<ExtraRater>,
+}
+
+/// What the teacher chose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExerciseSpec {
+    pub id: String,
+    pub title: String,
+    pub created: String,
+    pub instructions: String,
+    /// Attributes to rate, by name.
+    pub attributes: Vec<String>,
+    /// `Some((size, seed))`: a seeded sample of `size` items; `None`: every item.
+    pub sample: Option<(usize, u64)>,
+    pub hide_reference: bool,
+}
+
+/// Why an exercise could not be built or opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExerciseError {
+    #[error(
+        "not a valid exercise file (line {line}, column {column}): {message}; ask the teacher for the file again"
+    )]
+    Malformed { line: usize, column: usize, message: String },
+    #[error("this JSON file is not a Concord exercise (no \"kind\": \"concord-exercise\"){hint}")]
+    NotAnExercise { hint: &'static str },
+    #[error(
+        "this exercise has version {version}; this Concord reads up to version {VERSION} — open it with a newer Concord"
+    )]
+    TooNew { version: u32 },
+    #[error(
+        "the exercise's items were changed after it was saved (sha256 {actual}, the file says {expected}); ask the teacher for the file again"
+    )]
+    HashMismatch { expected: String, actual: String },
+    #[error("choose at least one attribute to rate")]
+    NoAttribute,
+    #[error("the open dataset has no attribute “{0}”; choose among its attributes")]
+    UnknownAttribute(String),
+    #[error("the open dataset has no items to rate; open a dataset of rated outputs first")]
+    NoItems,
+    #[error("a sample needs at least one item; give a size from 1 to {0}")]
+    EmptySample(usize),
+    #[error("give the exercise a title")]
+    NoTitle,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Exercise {
+    /// The exercise of `spec` over `dataset`: the chosen attributes, the sampled items (in the
+    /// dataset's order) without their human ratings, the human aggregate as the reference and
+    /// `judges` (judge ratings by method and attribute) cut to the same items and attributes.
+    pub fn build(
+        dataset: &Dataset,
+        spec: ExerciseSpec,
+        judges: Vec<ExtraRater>,
+    ) -> Result<Exercise, ExerciseError> {
+        if spec.title.trim().is_empty() {
+            return Err(ExerciseError::NoTitle);
+        }
+        if dataset.items.is_empty() {
+            return Err(ExerciseError::NoItems);
+        }
+        if spec.attributes.is_empty() {
+            return Err(ExerciseError::NoAttribute);
+        }
+        let mut chosen: Vec<usize> = Vec::new();
+        for name in &spec.attributes {
+            let i = dataset
+                .attribute_index(name)
+                .ok_or_else(|| ExerciseError::UnknownAttribute(name.clone()))?;
+            if !chosen.contains(&i) {
+                chosen.push(i);
+            }
+        }
+        chosen.sort_unstable();
+        let n = dataset.items.len();
+        let (rows, sample) = match spec.sample {
+            Some((size, _)) if size == 0 || size > n => {
+                return Err(ExerciseError::EmptySample(n));
+            }
+            Some((size, seed)) if size < n => {
+                let order = crate::stats::shuffled_orders(n, 1, seed).pop().unwrap_or_default();
+                let mut rows: Vec<usize> = order.into_iter().take(size).collect();
+                rows.sort_unstable();
+                (rows, Some(Sample { of: n, size, seed }))
+            }
+            _ => ((0..n).collect(), None),
+        };
+        let attributes: Vec<_> = chosen.iter().map(|&i| dataset.attributes[i].clone()).collect();
+        let items: Vec<_> = rows
+            .iter()
+            .map(|&r| {
+                let mut item = dataset.items[r].clone();
+                item.ratings = vec![None; attributes.len()];
+                item
+            })
+            .collect();
+        let reference = chosen
+            .iter()
+            .map(|&a| ExtraRater {
+                name: REFERENCE.to_owned(),
+                attribute: dataset.attributes[a].name.clone(),
+                scores: rows
+                    .iter()
+                    .filter_map(|&r| {
+                        let item = &dataset.items[r];
+                        let rating = item.ratings.get(a)?.as_ref()?;
+                        Some((item.id.clone(), rating.aggregate))
+                    })
+                    .collect(),
+            })
+            .filter(|r| !r.scores.is_empty())
+            .collect();
+        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let judges = judges
+            .into_iter()
+            .filter(|j| attributes.iter().any(|a| a.name == j.attribute))
+            .map(|mut j| {
+                j.scores.retain(|(id, _)| ids.contains(&id.as_str()));
+                j
+            })
+            .filter(|j| !j.scores.is_empty())
+            .collect();
+        let embedded =
+            Dataset { name: dataset.name.clone(), attributes, items, ..Dataset::default() };
+        let task = Task::RateAttributes {
+            attributes: embedded.attributes.iter().map(|a| a.name.clone()).collect(),
+        };
+        Ok(Exercise {
+            kind: KIND.to_owned(),
+            version: VERSION,
+            id: spec.id,
+            title: spec.title.trim().to_owned(),
+            created: spec.created,
+            generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
+            instructions: spec.instructions,
+            tasks: vec![task],
+            sample,
+            dataset: ExerciseDataset {
+                name: dataset.name.clone(),
+                sha256: dataset_hash(&embedded),
+                items: embedded.items.len(),
+                embedded,
+            },
+            reference: Reference { hidden: spec.hide_reference, ratings: reference },
+            judges,
+        })
+    }
+
+    /// Pretty JSON, as saved.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Reads and checks an exercise file: kind, version, the items' hash.
+    pub fn from_json(text: &str) -> Result<Exercise, ExerciseError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
+        let kind = value.get("kind").and_then(|s| s.as_str());
+        if kind != Some(KIND) {
+            let hint = if kind == Some(super::submission::KIND) {
+                "; it is a student's submission: drop it in the class view"
+            } else if value.get("schema").and_then(|s| s.as_str()) == Some(crate::bundle::SCHEMA) {
+                "; it is a bundle: open it on the Data screen"
+            } else {
+                ""
+            };
+            return Err(ExerciseError::NotAnExercise { hint });
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(VERSION) {
+            return Err(ExerciseError::TooNew { version: version.min(u64::from(u32::MAX)) as u32 });
+        }
+        let exercise: Exercise = serde_json::from_value(value).map_err(malformed)?;
+        let actual = dataset_hash(&exercise.dataset.embedded);
+        if actual != exercise.dataset.sha256 {
+            return Err(ExerciseError::HashMismatch {
+                expected: exercise.dataset.sha256.clone(),
+                actual,
+            });
+        }
+        Ok(exercise)
+    }
+
+    /// The SHA-256 (hex) of the exercise's compact JSON: what a submission names it by, so a
+    /// submission for an edited exercise is told apart.
+    pub fn sha256(&self) -> String {
+        hex(&Sha256::digest(serde_json::to_string(self).unwrap_or_default().as_bytes()))
+    }
+
+    /// The attributes to rate, by name.
+    pub fn attributes(&self) -> Vec<&str> {
+        self.dataset.embedded.attributes.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    /// The tasks this Concord cannot do, described.
+    pub fn unsupported(&self) -> Vec<String> {
+        self.tasks.iter().filter(|t| !t.supported()).map(Task::describe).collect()
+    }
+
+    /// The reference ratings of `attribute`, when the exercise has them.
+    pub fn reference_of(&self, attribute: &str) -> Option<&ExtraRater> {
+        self.reference.ratings.iter().find(|r| r.attribute == attribute)
+    }
+
+    /// The dataset a student's workspace opens: the exercise's items, no rating.
+    pub fn workspace_dataset(&self) -> Dataset {
+        self.dataset.embedded.clone()
+    }
+}
+
+fn malformed(e: serde_json::Error) -> ExerciseError {
+    ExerciseError::Malformed { line: e.line(), column: e.column(), message: e.to_string() }
+}

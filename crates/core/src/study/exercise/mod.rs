@@ -1,0 +1,24 @@
+//! Classroom exercises (issue 26): a teacher turns the open dataset into an [`Exercise`] file,
+//! students rate its items offline and export a [`Submission`] each, and the teacher's class
+//! view merges the submissions into a [`class::ClassReport`] — each student against the
+//! reference and the judges, agreement among the students, the distribution of the ratings.
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`file`] | the exercise file: kind + version checked on open, the dataset (or a seeded sample), tasks, instructions, the reference ratings (optionally hidden) and the judges' ratings |
+//! | [`markdown`] | the instructions' safe Markdown subset as plain blocks a view renders as text |
+//! | [`submission`] | one student's file: the exercise's id and SHA-256, the name, the ratings, the time per item — never a key |
+//! | [`class`] | the class view: submissions merged (conflicts, duplicates, other exercises named) and the report's tables and figures |
+//!
+//! A file cannot keep a secret from its reader: "hidden" reference ratings are inside the
+//! exercise file, and the app only refrains from showing them before the submission is
+//! exported.
+
+pub mod class;
+pub mod file;
+pub mod markdown;
+pub mod submission;
+
+pub use class::{ClassReport, class_report};
+pub use file::{Exercise, ExerciseError, ExerciseSpec, Task};
+pub use submission::{Submission, SubmissionError};

@@ -1,0 +1,240 @@
+//! The teacher's side: an exercise made from the open workspace — the chosen attributes, every
+//! item or a seeded sample, instructions in Markdown (previewed as the students will see
+//! them), the reference hidden or not, and the Results table's judge runs of those attributes
+//! — saved as a file to hand out or put online (`?exercise=URL`).
+
+use std::sync::Arc;
+
+use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
+use concord_core::study::workbench::ExtraRater;
+use concord_core::study::workbench::results::score_run;
+use leptos::prelude::*;
+
+use crate::components::download::save_text;
+use crate::state::{JudgeRuns, use_workspace};
+
+use super::state::use_class;
+
+/// The Results table's judge runs of the open dataset as ratings by method and attribute (a
+/// later run of a method and attribute replaces an earlier one, as on the table).
+fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<ExtraRater> {
+    let mut out: Vec<ExtraRater> = Vec::new();
+    runs.runs.with_untracked(|runs| {
+        for run in runs {
+            let Some(Ok(scores)) = score_run(dataset, run) else { continue };
+            let rater = ExtraRater {
+                name: run.method.clone(),
+                attribute: run.attribute.clone(),
+                scores: dataset
+                    .items
+                    .iter()
+                    .zip(&scores.scores)
+                    .filter_map(|(item, s)| Some((item.id.clone(), (*s)?)))
+                    .collect(),
+            };
+            out.retain(|r| !(r.name == rater.name && r.attribute == rater.attribute));
+            out.push(rater);
+        }
+    });
+    out
+}
+
+/// `Week 3: coherence` → `week-3-coherence`.
+fn slug(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').chars().take(40).collect()
+}
+
+/// The teacher's form, kept while other screens are shown (made on first use, in this chunk).
+#[derive(Clone, Copy)]
+struct MakeForm {
+    title: RwSignal<String>,
+    chosen: RwSignal<Vec<String>>,
+    sample: RwSignal<String>,
+    seed: RwSignal<String>,
+    instructions: RwSignal<String>,
+    hide: RwSignal<bool>,
+    said: RwSignal<Option<(bool, String)>>,
+}
+
+struct SharedForm {
+    title: ArcRwSignal<String>,
+    chosen: ArcRwSignal<Vec<String>>,
+    sample: ArcRwSignal<String>,
+    seed: ArcRwSignal<String>,
+    instructions: ArcRwSignal<String>,
+    hide: ArcRwSignal<bool>,
+    said: ArcRwSignal<Option<(bool, String)>>,
+}
+
+thread_local! {
+    static FORM: SharedForm = SharedForm {
+        title: ArcRwSignal::new(String::new()),
+        chosen: ArcRwSignal::new(Vec::new()),
+        sample: ArcRwSignal::new(String::new()),
+        seed: ArcRwSignal::new("1".to_owned()),
+        instructions: ArcRwSignal::new(String::from(
+            "# What to do\n\nRead each output and rate it on the scale shown.\n\n- Rate every item.\n- Export your submission when you are done.",
+        )),
+        hide: ArcRwSignal::new(true),
+        said: ArcRwSignal::new(None),
+    };
+}
+
+fn use_make_form() -> MakeForm {
+    FORM.with(|f| MakeForm {
+        title: f.title.clone().into(),
+        chosen: f.chosen.clone().into(),
+        sample: f.sample.clone().into(),
+        seed: f.seed.clone().into(),
+        instructions: f.instructions.clone().into(),
+        hide: f.hide.clone().into(),
+        said: f.said.clone().into(),
+    })
+}
+
+#[component]
+pub fn MakePanel() -> impl IntoView {
+    let ws = use_workspace();
+    let runs = expect_context::<JudgeRuns>();
+    let class = use_class();
+    let MakeForm { title, chosen, sample, seed, instructions, hide, said } = use_make_form();
+    let attributes = move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone());
+    let items = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
+    let save = move |_| {
+        let sample = match sample.get_untracked().trim() {
+            "" => None,
+            text => match (text.parse::<usize>(), seed.get_untracked().trim().parse::<u64>()) {
+                (Ok(size), Ok(seed)) => Some((size, seed)),
+                (Err(_), _) => {
+                    said.set(Some((false, format!("The sample size “{text}” is not a whole number: leave it empty for every item."))));
+                    return;
+                }
+                (_, Err(_)) => {
+                    said.set(Some((
+                        false,
+                        "The seed must be a whole number (0 or more).".to_owned(),
+                    )));
+                    return;
+                }
+            },
+        };
+        let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+        let stamp: String = created.chars().filter(char::is_ascii_digit).take(14).collect();
+        let title_text = title.get_untracked();
+        let id = format!("{}-{stamp}", slug(&title_text));
+        let spec = ExerciseSpec {
+            id,
+            title: title_text,
+            created,
+            instructions: instructions.get_untracked(),
+            attributes: chosen.get_untracked(),
+            sample,
+            hide_reference: hide.get_untracked(),
+        };
+        let built = ws.dataset.with_untracked(|d| {
+            let dataset = &d.loaded.dataset;
+            Exercise::build(dataset, spec, judge_ratings(runs, dataset))
+        });
+        match built {
+            Err(e) => said.set(Some((false, e.to_string()))),
+            Ok(ex) => {
+                let name = format!("concord-exercise-{}.json", ex.id);
+                match save_text(&name, "application/json", &ex.to_json()) {
+                    Err(e) => said.set(Some((false, e.to_string()))),
+                    Ok(()) => {
+                        said.set(Some((true, format!(
+                            "Saved {name}: {} items, {}, {} judge run(s), reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+                            ex.dataset.items,
+                            ex.attributes().join(", "),
+                            ex.judges.len(),
+                            if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
+                        ))));
+                        class.class_exercise.set(Some((name, Arc::new(ex))));
+                    }
+                }
+            }
+        }
+    };
+    view! {
+        <section class="panel" aria-labelledby="make-heading" data-testid="make-panel">
+            <h2 id="make-heading">"Make an exercise"</h2>
+            <p class="muted">{move || format!("From the open workspace: {} ({} items). Students rate without seeing the dataset's human ratings, which become the reference; the Results table's judge runs of the chosen attributes go in too, for the class view.", ws.dataset.with(|d| d.loaded.dataset.name.clone()), items())}</p>
+            <div class="row">
+                <label for="exercise-title">"Title"</label>
+                <input id="exercise-title" type="text" prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
+            </div>
+            <fieldset class="row">
+                <legend>"Tasks"</legend>
+                {Task::KINDS.into_iter().map(|(kind, label, supported)| {
+                    let id = format!("task-{kind}");
+                    let for_id = id.clone();
+                    view! {
+                        <label for=for_id>
+                            <input id=id type="checkbox" disabled=true prop:checked=supported/>
+                            {if supported { label.to_owned() } else { format!("{label} (not supported yet)") }}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <fieldset class="row">
+                <legend>"Attributes to rate"</legend>
+                {move || attributes().into_iter().map(|a| {
+                    let name = a.name.clone();
+                    let id = format!("exercise-attr-{}", a.name);
+                    let for_id = id.clone();
+                    let checked = {
+                        let name = name.clone();
+                        move || chosen.with(|c| c.contains(&name))
+                    };
+                    view! {
+                        <label for=for_id>
+                            <input id=id type="checkbox" prop:checked=checked on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                chosen.update(|c| {
+                                    c.retain(|x| *x != name);
+                                    if on { c.push(name.clone()); }
+                                });
+                            }/>
+                            {format!("{} ({}–{})", a.name, a.scale.min, a.scale.max)}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <div class="row">
+                <label for="exercise-sample">"Sample size"</label>
+                <input id="exercise-sample" type="number" min="1" placeholder="every item" prop:value=move || sample.get() on:input=move |ev| sample.set(event_target_value(&ev))/>
+                <label for="exercise-seed">"Seed"</label>
+                <input id="exercise-seed" type="number" min="0" prop:value=move || seed.get() on:input=move |ev| seed.set(event_target_value(&ev))/>
+                <label for="exercise-hide">
+                    <input id="exercise-hide" type="checkbox" prop:checked=move || hide.get() on:change=move |ev| hide.set(event_target_checked(&ev))/>
+                    "Hide the reference until a student exports"
+                </label>
+            </div>
+            <label class="stacked" for="exercise-instructions">
+                <span>"Instructions (Markdown: # headings, - lists, *emphasis*, **strong**, `code`; shown as text)"</span>
+                <textarea id="exercise-instructions" rows="6" prop:value=move || instructions.get() on:input=move |ev| instructions.set(event_target_value(&ev))></textarea>
+            </label>
+            <details>
+                <summary>"Preview the instructions"</summary>
+                <div class="instructions" data-testid="instructions-preview">{move || super::instructions_view(&instructions.get())}</div>
+            </details>
+            <div class="row">
+                <button type="button" class="primary" on:click=save>"Save the exercise"</button>
+            </div>
+            <p class="muted">"A file cannot keep a secret: a hidden reference is inside the exercise file, and a student who reads the file can find it. Concord only does not show it before the submission is exported."</p>
+            {move || said.get().map(|(ok, text)| if ok {
+                view! { <p class="muted" role="status" data-testid="exercise-saved">{text}</p> }.into_any()
+            } else {
+                view! { <p class="error-box" role="alert" data-testid="exercise-make-error">{text}</p> }.into_any()
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,133 @@
+//! A student's exercise in this browser: opening one (a file, or `?exercise=URL`) starts a
+//! new workspace whose dataset is the exercise's items, and the session — the exercise, the
+//! name, the time per item, whether the submission was exported — is kept in IndexedDB under
+//! the workspace's id, so a reload (offline too) finds the exercise as it was left.
+
+use std::sync::Arc;
+
+use concord_core::study::exercise::{Exercise, ExerciseError};
+use concord_core::study::workbench::{Bundle, Settings};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::bundle::{BundleFailure, BundleTargets};
+use crate::edge::http::FetchError;
+use crate::edge::store::StoreName;
+
+use super::state::use_class;
+
+/// Why an exercise could not be opened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenFailure {
+    #[error("{file}: {error}")]
+    Exercise { file: String, error: ExerciseError },
+    #[error("Could not fetch the exercise {url}: {error}")]
+    Fetch { url: String, error: FetchError },
+    #[error("{name} is not UTF-8 text; ask the teacher for the exercise file again")]
+    NotText { name: String },
+    /// The browser could not read the picked file (its message names the file).
+    #[error("{0}; pick the file again")]
+    Read(String),
+    #[error("the exercise's items could not be opened: {0}")]
+    Workspace(#[from] BundleFailure),
+}
+
+/// What is kept of a student's session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Session {
+    exercise: Exercise,
+    student: String,
+    time_ms: Vec<(String, u64)>,
+    exported: bool,
+}
+
+fn key(t: BundleTargets) -> String {
+    format!("exercise/{}", t.saved.id.get_untracked())
+}
+
+/// Saves the session of the open exercise (nothing when none is open).
+pub async fn save(t: BundleTargets) {
+    // The signals are asked for here, not passed in: the screen that started this task may be
+    // gone (and its handles with it) by the time it runs.
+    let class = use_class();
+    let Some(exercise) = class.exercise.get_untracked() else { return };
+    let session = Session {
+        exercise: (*exercise).clone(),
+        student: class.student.get_untracked(),
+        time_ms: class.time_ms.get_untracked(),
+        exported: class.exported.get_untracked(),
+    };
+    if let (Some(store), Ok(text)) =
+        (t.storage.store.get_untracked(), serde_json::to_string(&session))
+    {
+        let _ = store.put(StoreName::Settings, &key(t), &text).await;
+    }
+}
+
+/// Forgets the open exercise (the workspace and the ratings stay).
+pub async fn close(t: BundleTargets) {
+    let class = use_class();
+    class.exercise.set(None);
+    class.exported.set(false);
+    class.time_ms.set(Vec::new());
+    if let Some(store) = t.storage.store.get_untracked() {
+        let _ = store.put(StoreName::Settings, &key(t), "").await;
+    }
+}
+
+/// Looks once per page for the open workspace's saved session.
+pub async fn restore(t: BundleTargets) {
+    let class = use_class();
+    if class.restored.get_untracked() || class.exercise.with_untracked(Option::is_some) {
+        return;
+    }
+    class.restored.set(true);
+    let Some(store) = t.storage.store.get_untracked() else { return };
+    let Ok(Some(text)) = store.get(StoreName::Settings, &key(t)).await else { return };
+    let Ok(session) = serde_json::from_str::<Session>(&text) else { return };
+    let class = use_class();
+    class.exercise.try_set(Some(Arc::new(session.exercise)));
+    class.student.try_set(session.student);
+    class.time_ms.try_set(session.time_ms);
+    class.exported.try_set(session.exported);
+}
+
+/// Opens the exercise in `text` (from `source`, a file name or an address) as a new
+/// workspace: its items are the dataset, with no run and no rater.
+pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(), OpenFailure> {
+    let exercise = Exercise::from_json(text)
+        .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
+    crate::workspaces::fork(t, t.saved, &exercise.title).await;
+    let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    let bundle = Bundle::new(
+        &exercise.workspace_dataset(),
+        "json",
+        None,
+        None,
+        Vec::new(),
+        Vec::new(),
+        Settings::default(),
+        created,
+    );
+    crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
+    let class = use_class();
+    class.exercise.set(Some(Arc::new(exercise)));
+    class.time_ms.set(Vec::new());
+    class.exported.set(false);
+    class.restored.set(true);
+    // Rating works offline from here on: the Rate screen's chunk is fetched now.
+    crate::screens::prefetch_rate();
+    save(t).await;
+    Ok(())
+}
+
+/// Fetches and opens the exercise at `url` (relative addresses resolve against the page).
+pub async fn open_url(t: BundleTargets, url: &str) -> Result<(), OpenFailure> {
+    let bytes = crate::edge::http::get_bytes(url, 60_000)
+        .await
+        .map_err(|error| OpenFailure::Fetch { url: url.to_owned(), error })?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| OpenFailure::NotText { name: url.to_owned() })?;
+    open_text(t, &text, url).await
+}

@@ -1,0 +1,171 @@
+//! The student's side: open an exercise (a file, or the `?exercise=` address start-up handed
+//! over), read its instructions and tasks, rate on the Rate screen, export the submission —
+//! and only then, when the teacher hid it, see the reference.
+
+use std::sync::Arc;
+
+use concord_core::study::exercise::class::{RESAMPLING, STUDENTS_TABLE, class_report};
+use concord_core::study::exercise::{Exercise, Submission, SubmissionError};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::bundle::BundleTargets;
+use crate::components::download::save_text;
+use crate::components::drop_zone::DropZone;
+use crate::components::table_view::TableView;
+use crate::screens::rate::state::{RateState, use_rate};
+use crate::state::Screen;
+
+use super::session::{self, OpenFailure};
+use super::state::{ClassState, PendingExercise, use_class};
+
+/// The submission of the open exercise from the ratings made so far.
+fn submission(
+    class: ClassState,
+    rate: RateState,
+    exercise: &Exercise,
+    student: &str,
+) -> Result<Submission, SubmissionError> {
+    let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    rate.raters.with_untracked(|raters| {
+        class.time_ms.with_untracked(|t| Submission::new(exercise, student, created, raters, t))
+    })
+}
+
+#[component]
+pub fn StudentPanel() -> impl IntoView {
+    let class = use_class();
+    let rate = use_rate();
+    let t = BundleTargets::from_context();
+    let pending = expect_context::<PendingExercise>();
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(None::<String>);
+    spawn_local(session::restore(t));
+    // A `?exercise=` address from start-up.
+    Effect::new(move |_| {
+        if let Some(url) = pending.0.get() {
+            pending.0.set(None);
+            busy.set(Some(format!("Fetching the exercise {url}…")));
+            spawn_local(async move {
+                let outcome = session::open_url(t, &url).await;
+                busy.try_set(None);
+                error.try_set(outcome.err().map(|e| e.to_string()));
+            });
+        }
+    });
+    let on_files = Callback::new(move |files: Vec<web_sys::File>| {
+        let Some(file) = files.into_iter().next() else { return };
+        busy.set(Some(format!("Opening {}…", file.name())));
+        spawn_local(async move {
+            let outcome = match crate::browser::read_file(&file).await {
+                Err(why) => Err(OpenFailure::Read(why)),
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Err(_) => Err(OpenFailure::NotText { name: file.name() }),
+                    Ok(text) => session::open_text(t, &text, &file.name()).await,
+                },
+            };
+            busy.try_set(None);
+            error.try_set(outcome.err().map(|e| e.to_string()));
+        });
+    });
+    let export = move |_| {
+        let Some(ex) = class.exercise.get_untracked() else { return };
+        match submission(class, rate, &ex, &class.student.get_untracked()) {
+            Err(e) => error.set(Some(e.to_string())),
+            Ok(s) => match save_text(&s.file_name(), "application/json", &s.to_json()) {
+                Err(e) => error.set(Some(e.to_string())),
+                Ok(()) => {
+                    error.set(None);
+                    class.exported.set(true);
+                    spawn_local(session::save(t));
+                }
+            },
+        }
+    };
+    let progress = move || {
+        let ex = class.exercise.get()?;
+        let student = class.student.get();
+        let done = rate.raters.with(|raters| {
+            ex.attributes()
+                .iter()
+                .map(|a| {
+                    let n = raters
+                        .iter()
+                        .find(|r| r.name == student && r.attribute == *a)
+                        .map_or(0, |r| r.scores.len());
+                    format!("{a}: {n} of {}", ex.dataset.items)
+                })
+                .collect::<Vec<_>>()
+        });
+        Some(format!("Rated so far — {}.", done.join("; ")))
+    };
+    // After the export (or when the teacher did not hide it): the student against the
+    // reference, the core's table.
+    let feedback = move || {
+        let ex = class.exercise.get()?;
+        let shown = !ex.reference.hidden || class.exported.get();
+        rate.raters.track();
+        if !shown {
+            return Some(view! {
+                <p class="muted" data-testid="reference-hidden">"The reference ratings are hidden until you export your submission."</p>
+            }.into_any());
+        }
+        let s = submission(class, rate, &ex, &class.student.get()).ok()?;
+        let report = class_report(&ex, &[(s.file_name(), s)], RESAMPLING).report;
+        let table = Arc::new(report.table(STUDENTS_TABLE)?.clone());
+        Some(
+            view! {
+                <div data-testid="exercise-feedback">
+                    <h3>"Your ratings against the reference"</h3>
+                    <TableView table=table testid="exercise-feedback-table" caption=false/>
+                </div>
+            }
+            .into_any(),
+        )
+    };
+    view! {
+        <section class="panel" aria-labelledby="student-heading" data-testid="student-panel">
+            <h2 id="student-heading">"Do an exercise"</h2>
+            {move || busy.get().map(|b| view! { <p class="muted" role="status" data-testid="exercise-busy">{b}</p> })}
+            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="exercise-error">{e}</p> })}
+            <Show when=move || class.exercise.with(Option::is_none)>
+                <p class="muted">"Open the exercise file your teacher gave you, or follow their link (an address ending in ?exercise=…). It opens as a new workspace; once open it works offline."</p>
+                <DropZone id="exercise-file" label="Open an exercise" accept=".json,application/json" on_files=on_files/>
+            </Show>
+            {move || class.exercise.get().map(|ex| {
+                let unsupported = ex.unsupported();
+                let sample = ex.sample.map(|s| format!(" (a sample of {} of {} items, seed {})", s.size, s.of, s.seed)).unwrap_or_default();
+                view! {
+                    <div class="exercise" data-testid="exercise-open">
+                        <h3 data-testid="exercise-title">{ex.title.clone()}</h3>
+                        <ul data-testid="exercise-tasks">
+                            {ex.tasks.iter().map(|task| view! { <li>{task.describe()}</li> }).collect_view()}
+                        </ul>
+                        {(!unsupported.is_empty()).then(|| view! {
+                            <p class="notice-line" role="status">{format!("This Concord cannot do these tasks yet: {}. Do the others.", unsupported.join("; "))}</p>
+                        })}
+                        <div class="instructions" data-testid="exercise-instructions">{super::instructions_view(&ex.instructions)}</div>
+                        <p class="muted">{format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))}</p>
+                    </div>
+                }
+            })}
+            <Show when=move || class.exercise.with(Option::is_some)>
+                <div class="row">
+                    <label for="student-name">"Your name"</label>
+                    <input id="student-name" type="text" prop:value=move || class.student.get()
+                        on:input=move |ev| class.student.set(event_target_value(&ev).trim().to_owned())
+                        on:change=move |_| spawn_local(session::save(t))/>
+                    <button type="button" class="primary" on:click=move |_| t.ws.screen.set(Screen::Rate)
+                        disabled=move || class.student.with(String::is_empty)>"Rate the items"</button>
+                    <button type="button" class="secondary" data-testid="export-submission" on:click=export>"Export submission"</button>
+                    <button type="button" class="secondary" on:click=move |_| spawn_local(session::close(t))>"Close the exercise"</button>
+                </div>
+                <p class="muted" data-testid="exercise-progress">{progress}</p>
+                {move || class.exported.get().then(|| view! {
+                    <p class="muted" role="status" data-testid="submission-exported">"Submission exported: hand the file to your teacher."</p>
+                })}
+                {feedback}
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,86 @@
+// Page object for the Class screen (classroom exercises) and the Rate screen's exercise mode.
+export class ClassPage {
+  constructor(page) {
+    this.page = page;
+  }
+
+  async open() {
+    await this.page.getByRole('tab', { name: 'Class' }).click();
+    await this.page.getByTestId('student-panel').waitFor();
+  }
+
+  /** Makes an exercise from the open workspace and returns its download. */
+  async makeExercise({ title, attributes, sample, seed, instructions, hide = true }) {
+    const p = this.page;
+    await p.getByLabel('Title', { exact: true }).fill(title);
+    for (const a of attributes) await p.locator(`#exercise-attr-${a}`).check();
+    if (sample !== undefined) await p.getByLabel('Sample size').fill(String(sample));
+    if (seed !== undefined) await p.getByLabel('Seed', { exact: true }).fill(String(seed));
+    if (instructions !== undefined) await p.locator('#exercise-instructions').fill(instructions);
+    const box = p.locator('#exercise-hide');
+    if ((await box.isChecked()) !== hide) await box.click();
+    const [download] = await Promise.all([
+      p.waitForEvent('download'),
+      p.getByRole('button', { name: 'Save the exercise' }).click(),
+    ]);
+    await p.getByTestId('exercise-saved').waitFor();
+    return download;
+  }
+
+  /** Opens an exercise file (a path) as a student. */
+  async openExercise(path) {
+    await this.page.getByLabel('Open an exercise').setInputFiles(path);
+    await this.page.getByTestId('exercise-title').waitFor();
+  }
+
+  /** Types the name, rates every item with the keyboard on the Rate screen, comes back. */
+  async rateAll(name, scores, screenshots, lingerMs = 0) {
+    const p = this.page;
+    await p.locator('#student-name').fill(name);
+    await p.getByRole('button', { name: 'Rate the items' }).click();
+    await p.getByTestId('rate-exercise').waitFor();
+    await p.getByRole('button', { name: 'Start rating' }).click();
+    const card = p.getByTestId('rate-card');
+    await card.waitFor();
+    for (const [i, s] of scores.entries()) {
+      await card.getByRole('heading', { name: new RegExp(`^Item ${i + 1} of ${scores.length}`) }).waitFor();
+      if (i === 0 && lingerMs) await p.waitForTimeout(lingerMs);
+      await card.press(String(s));
+    }
+    await card.getByRole('heading', { name: new RegExp(`${scores.length} rated$`) }).waitFor();
+    if (screenshots) await p.screenshot({ path: `${screenshots}/exercise-rate.png` });
+    await p.getByRole('button', { name: 'Back to the exercise' }).click();
+    await p.getByTestId('exercise-progress').waitFor();
+  }
+
+  /** Exports the submission and returns its download. */
+  async exportSubmission() {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByTestId('export-submission').click(),
+    ]);
+    await this.page.getByTestId('submission-exported').waitFor();
+    return download;
+  }
+
+  /** Drops files (paths) in the class view and waits for the report. */
+  async dropInClassView(paths) {
+    await this.page.getByLabel('Exercise and submissions').setInputFiles(paths);
+    await this.page.getByTestId('class-report').waitFor();
+  }
+
+  /** A table's export in `format` (its button), as text. */
+  async exportTable(title, format) {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByRole('button', { name: `Export ${title} as ${format}`, exact: true }).click(),
+    ]);
+    return download;
+  }
+
+  /** The full-precision value of the cell keyed `key`. */
+  async value(key) {
+    const v = await this.page.locator(`td[data-cell="${key}"]`).first().getAttribute('data-value');
+    return v === null ? null : Number(v);
+  }
+}
