@@ -242,11 +242,11 @@ test('a change of screen moves the focus to its heading, but not at start-up nor
     assert.equal(await focused(page), 'heading: Judge');
     await page.getByRole('tab', { name: 'Judge', exact: true }).focus();
     await page.keyboard.press('End');
-    await page.getByRole('tab', { name: 'CoEval', exact: true, selected: true }).waitFor();
-    assert.equal(await focused(page), 'tab: CoEval');
+    await page.getByRole('tab', { name: 'Class', exact: true, selected: true }).waitFor();
+    assert.equal(await focused(page), 'tab: Class');
     await page.keyboard.press(' ');
     await page.waitForFunction(() => document.activeElement?.id === 'screen-heading');
-    assert.equal(await focused(page), 'heading: CoEval');
+    assert.equal(await focused(page), 'heading: Class');
 
     // Back and forward: the heading of the screen shown.
     await page.goBack();
