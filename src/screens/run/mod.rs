@@ -423,6 +423,7 @@ fn LaunchPanel() -> impl IntoView {
             }
         });
     });
+    // The estimate in words, and what its input tokens rest on (`data-tokens`, for tests).
     let estimate = Memo::new(move |_| {
         ctx.run.counted.track();
         let counting = ctx.run.counting.get();
@@ -430,26 +431,14 @@ fn LaunchPanel() -> impl IntoView {
             let counted = s.encoding.and_then(|enc| {
                 ctx.run.token_counts.with_value(|c| counted_prompts(c, enc, &s.groups))
             });
-            estimate_text(s, counted.as_ref(), &counting)
+            let basis = match (&counted, &counting) {
+                (Some(_), _) => "counted",
+                (None, Counting::Busy(_)) if s.encoding.is_some() => "counting",
+                _ => "approximate",
+            };
+            (estimate_text(s, counted.as_ref(), &counting), basis)
         })
     });
-    // What the estimate's input tokens rest on, for tests and styling.
-    let tokens_state = move || {
-        ctx.run.counted.track();
-        setup.with(|s| match s.encoding {
-            None => "approximate",
-            Some(enc) => {
-                if ctx.run.token_counts.with_value(|c| counted_prompts(c, enc, &s.groups)).is_some()
-                {
-                    "counted"
-                } else if matches!(ctx.run.counting.get(), Counting::Busy(_)) {
-                    "counting"
-                } else {
-                    "approximate"
-                }
-            }
-        })
-    };
     let run = move |_| {
         let (dataset, study, probe) = (
             ctx.ws.dataset.get_untracked(),
@@ -518,7 +507,7 @@ fn LaunchPanel() -> impl IntoView {
                 ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
                     .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
             }}
-            <p data-testid="estimate" data-tokens=tokens_state>{move || estimate.get()}</p>
+            <p data-testid="estimate" data-tokens=move || estimate.with(|e| e.1)>{move || estimate.with(|e| e.0.clone())}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
                 <button class="secondary" type="button" disabled=move || !running() || paused()
