@@ -34,6 +34,7 @@ fn exercise() -> Exercise {
         attributes: vec!["coherence".into()],
         sample: Some((6, 3)),
         hide_reference: true,
+        coeval: None,
     };
     Exercise::build(&dataset, spec, Vec::new()).unwrap()
 }

@@ -31,6 +31,7 @@ fn spec() -> ExerciseSpec {
         attributes: vec!["quality".into()],
         sample: None,
         hide_reference: true,
+        coeval: None,
     }
 }
 
@@ -314,4 +315,227 @@ fn raters_from_several_files_join_without_replacing_those_here() {
     let added = add_raters(&d, &mut here, vec![stranger], "dee.json");
     assert_eq!(added.unmatched, ["Dee (quality)"]);
     assert_eq!(here.len(), 2);
+}
+
+// ---- Scrutinise a CoEval study -------------------------------------------------------------
+
+mod scrutiny {
+    use super::*;
+    use concord_core::coeval::{Action, Event, Log, Part};
+    use concord_core::judge::coeval::TaskInfo;
+    use concord_core::report::Table;
+    use concord_core::study::coeval::{Evaluation, Snapshot, Study};
+    use concord_core::study::exercise::Task;
+    use std::collections::BTreeMap;
+
+    const C1: &str = "1. Fluent.";
+    const C2: &str = "2. On topic.";
+
+    /// Two instances, two criteria, the LLM's four evaluations (scores 4, 5, 3, 2).
+    fn study() -> Study {
+        let info = TaskInfo {
+            description: "to write a story".into(),
+            input_name: "story requirement".into(),
+            output_name: "story".into(),
+        };
+        let instances = vec![
+            ("A cat.".to_owned(), "The cat slept.".to_owned(), "turbo".to_owned()),
+            ("A dog.".to_owned(), "The dog ran home.".to_owned(), "human".to_owned()),
+        ];
+        let mut s = Study::typed("tiny", info, vec![C1.into(), C2.into()], instances);
+        for (i, c, answer) in [
+            ("i1", C1, "1. Fluent.\n\n2. Score: 4\n\n3. Evidence: \"The cat slept.\""),
+            ("i1", C2, "1. On topic.\n\n2. Score: 5\n\n3. Evidence: \"cat\""),
+            ("i2", C1, "1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: \"ran home\""),
+            ("i2", C2, "1. Yes.\n\n2. Score: 2\n\n3. Evidence: none"),
+        ] {
+            s.evaluations.push(Evaluation::from_response(i, c, answer));
+        }
+        s
+    }
+
+    fn log(events: Vec<Event>) -> Log {
+        Log::from_events(events).unwrap()
+    }
+
+    fn crit(c: &str, action: Action) -> Event {
+        let text = matches!(action, Action::Revise).then(|| format!("{c} (sharper)"));
+        Event::Criterion { criterion: c.into(), action, text, reason: "r".into() }
+    }
+
+    /// The teacher's own trial run is on the device; the exercise must not carry it.
+    fn snapshot() -> Snapshot {
+        let mut logs = BTreeMap::new();
+        logs.insert("Teacher".to_owned(), log(vec![crit(C1, Action::Delete)]));
+        Snapshot::capture(&study(), "Teacher", &logs, &[])
+    }
+
+    fn coeval_exercise() -> Exercise {
+        let spec = ExerciseSpec {
+            attributes: Vec::new(),
+            coeval: Some(snapshot()),
+            title: "Scrutinise the story criteria".into(),
+            ..spec()
+        };
+        Exercise::build(&dataset(), spec, Vec::new()).unwrap()
+    }
+
+    fn ann() -> Log {
+        log(vec![
+            crit(C1, Action::Approve),
+            crit(C2, Action::Revise),
+            Event::Part {
+                instance: "i1".into(),
+                criterion: C1.into(),
+                part: Part::Score,
+                action: Action::Revise,
+                text: Some("Score: 3".into()),
+                reason: "too generous".into(),
+            },
+            Event::Score { instance: "i1".into(), criterion: C1.into(), score: 3.0 },
+            Event::Timer { instance: "i1".into(), ms: 60_000 },
+            Event::Timer { instance: "i2".into(), ms: 30_000 },
+        ])
+    }
+
+    fn bob(c2: Action) -> Log {
+        log(vec![
+            crit(C2, c2),
+            Event::Score { instance: "i1".into(), criterion: C1.into(), score: 4.0 },
+            Event::Score { instance: "i2".into(), criterion: C1.into(), score: 3.0 },
+        ])
+    }
+
+    fn submit(ex: &Exercise, student: &str, log: &Log) -> Submission {
+        Submission::new(ex, student, "t".into(), &[], &[]).unwrap().with_coeval(ex, log).unwrap()
+    }
+
+    fn table<'a>(tables: &'a [Table], id: &str) -> &'a Table {
+        tables.iter().find(|t| t.id == id).unwrap_or_else(|| panic!("no table {id}"))
+    }
+
+    fn row(t: &Table, head: &str) -> Vec<String> {
+        t.rows.iter().find(|r| r.label == head).unwrap().cells.iter().map(|c| c.display()).collect()
+    }
+
+    #[test]
+    fn an_exercise_carries_the_study_without_anyones_work_and_no_item_to_rate() {
+        let ex = coeval_exercise();
+        assert_eq!(ex.tasks, vec![Task::ScrutiniseCriteria]);
+        assert!(!ex.rates() && ex.unsupported().is_empty());
+        assert_eq!(ex.dataset.items, 0, "nothing of the workbench's dataset is embedded");
+        let carried = ex.coeval.as_ref().unwrap();
+        assert!(
+            carried.logs.is_empty() && carried.annotator.is_empty() && carried.imported.is_empty()
+        );
+        let json = ex.to_json();
+        assert!(!json.contains("Teacher"), "the teacher's trial decisions stay home");
+        let back = Exercise::from_json(&json).unwrap();
+        assert_eq!(back, ex);
+        assert_eq!(back.coeval_study().unwrap().unwrap().evaluations.len(), 4);
+        // Both tasks at once.
+        let both = Exercise::build(
+            &dataset(),
+            ExerciseSpec { coeval: Some(snapshot()), ..spec() },
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(both.tasks.len(), 2);
+        assert_eq!(both.dataset.items, 4);
+        // Nothing asked for; a study without criteria; a damaged study.
+        let none = ExerciseSpec { attributes: Vec::new(), ..spec() };
+        assert_eq!(Exercise::build(&dataset(), none, Vec::new()), Err(ExerciseError::NoAttribute));
+        let mut bare = snapshot();
+        bare.criteria.clear();
+        let empty = ExerciseSpec { attributes: Vec::new(), coeval: Some(bare), ..spec() };
+        assert_eq!(Exercise::build(&dataset(), empty, Vec::new()), Err(ExerciseError::CoEvalEmpty));
+        let damaged = json.replace("concord-coeval-snapshot", "something-else");
+        assert!(matches!(Exercise::from_json(&damaged), Err(ExerciseError::CoEval(_))));
+    }
+
+    #[test]
+    fn a_submission_carries_the_scrutiny_under_the_students_name() {
+        let ex = coeval_exercise();
+        let empty = Submission::new(&ex, "Ann", "t".into(), &[], &[]).unwrap();
+        let timers_only = log(vec![Event::Timer { instance: "i1".into(), ms: 5 }]);
+        assert_eq!(
+            empty.clone().with_coeval(&ex, &timers_only),
+            Err(SubmissionError::NothingScrutinised)
+        );
+        let s = submit(&ex, "Ann", &ann());
+        let f = s.coeval.as_ref().unwrap();
+        assert_eq!((f.annotator.as_str(), f.task.as_str()), ("Ann", "tiny"));
+        assert!((s.minutes() - 1.5).abs() < 1e-12, "the scrutiny's time counts");
+        let back = Submission::from_json(&s.to_json()).unwrap();
+        assert_eq!(back, s);
+        // An exercise that also asks for ratings still needs them.
+        let both = Exercise::build(
+            &dataset(),
+            ExerciseSpec { coeval: Some(snapshot()), ..spec() },
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            Submission::new(&both, "Ann", "t".into(), &[], &[]),
+            Err(SubmissionError::NothingRated)
+        );
+    }
+
+    #[test]
+    fn the_class_view_shows_each_students_actions_and_the_study_over_the_class() {
+        let ex = coeval_exercise();
+        let files = vec![
+            ("ann.json".to_owned(), submit(&ex, "Ann", &ann())),
+            ("bob.json".to_owned(), submit(&ex, "Bob", &bob(Action::Delete))),
+            ("ann-again.json".to_owned(), submit(&ex, "Ann", &ann())),
+            ("bob-later.json".to_owned(), submit(&ex, "Bob", &bob(Action::Approve))),
+        ];
+        let out =
+            class_report(&ex, &files, Resampling { resamples: 200, seed: 1, confidence: 0.95 });
+        let tables = &out.report.tables;
+        let statuses: Vec<&Status> = out.merged.entries.iter().map(|e| &e.status).collect();
+        assert!(matches!(statuses[2], Status::Duplicate { .. }), "{statuses:?}");
+        assert!(matches!(statuses[1], Status::Overridden { .. }), "{statuses:?}");
+        // No rating task: no rating table.
+        assert!(
+            tables.iter().all(|t| t.id != class::STUDENTS_TABLE && t.id != class::AGREEMENT_TABLE)
+        );
+        let subs = table(tables, class::SUBMISSIONS_TABLE);
+        assert_eq!(row(subs, "ann.json")[2], "3", "two criteria and one part");
+        assert_eq!(row(subs, "bob-later.json")[2], "1");
+        assert_eq!(row(subs, "ann.json")[3], "1.5", "minutes count the scrutiny's time");
+        use concord_core::study::exercise::scrutiny;
+        let students = table(tables, scrutiny::STUDENTS_TABLE);
+        assert_eq!(row(students, "Ann"), ["2", "1", "1", "100.00", "0.75"]);
+        assert_eq!(
+            row(students, "Bob"),
+            ["1", "0", "2", "0.00", "–"],
+            "own scores equal the LLM's"
+        );
+        // Bob's later file (approve) wins over his earlier one (delete).
+        let criteria = table(tables, scrutiny::CRITERIA_TABLE);
+        assert_eq!(row(criteria, "Ann"), ["50.00", "50.00", "0.00", "0.00", "2"]);
+        assert_eq!(row(criteria, "Bob"), ["100.00", "0.00", "0.00", "0.00", "1"]);
+        let parts = table(tables, scrutiny::PARTS_TABLE);
+        assert_eq!(row(parts, "Ann"), ["0.00", "100.00", "0.00", "0.00", "1"]);
+        let class5 = table(tables, "class-coeval-table5");
+        assert_eq!(row(class5, "criteria"), ["66.67", "33.33", "0.00", "0.00", "3"]);
+        let alpha = table(tables, "class-coeval-alpha");
+        let raters: Vec<&str> = alpha.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(raters, ["LLM", "Ann", "Bob"]);
+        let conflicts = table(tables, "class-coeval-conflicts");
+        assert_eq!(conflicts.rows.len(), 1);
+        assert_eq!(conflicts.rows[0].label, "Bob");
+        assert!(out.report.figures.iter().any(|f| f.id == "class-coeval-alpha"));
+        // A submission without a scrutiny is named, not counted.
+        let bare = Submission { coeval: None, ..submit(&ex, "Cy", &ann()) };
+        let with_bare = [files.clone(), vec![("cy.json".to_owned(), bare)]].concat();
+        let out =
+            class_report(&ex, &with_bare, Resampling { resamples: 200, seed: 1, confidence: 0.95 });
+        let students = table(&out.report.tables, scrutiny::STUDENTS_TABLE);
+        assert_eq!(students.rows.len(), 2);
+        assert!(
+            students.notes.iter().any(|n| n == "cy.json holds no scrutiny of the CoEval study")
+        );
+    }
 }

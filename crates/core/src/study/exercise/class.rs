@@ -104,7 +104,7 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
         } else if let Some(k) = merged.kept.iter().position(|&j| files[j].1.student == s.student) {
             let j = merged.kept[k];
             let (earlier_file, earlier) = &files[j];
-            if earlier.ratings == s.ratings {
+            if earlier.ratings == s.ratings && earlier.coeval == s.coeval {
                 Status::Duplicate { of: earlier_file.clone() }
             } else {
                 merged.conflicts.extend(conflicts(exercise, &files[j], &files[i]));
@@ -382,25 +382,39 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             .described("time spent on the items, as the student's page measured it"),
         Column::text("Status"),
     ];
-    for e in &merged.entries {
-        subs.rows.push(Row::new(
-            e.file.clone(),
-            vec![
-                Cell::text(e.student.clone()),
-                Cell::count(e.items_rated),
-                Cell::number(Some(e.minutes), 1),
-                Cell::text(e.status.describe()),
-            ],
-        ));
+    let scrutinises = exercise.coeval.is_some();
+    if scrutinises {
+        subs.columns.insert(
+            2,
+            Column::number("CoEval decisions")
+                .described("decisions on the CoEval study's criteria and evaluations' parts"),
+        );
     }
-    subs.notes.push(format!(
+    for (e, (_, s)) in merged.entries.iter().zip(&files) {
+        let mut cells = vec![
+            Cell::text(e.student.clone()),
+            Cell::count(e.items_rated),
+            Cell::number(Some(e.minutes), 1),
+            Cell::text(e.status.describe()),
+        ];
+        if scrutinises {
+            cells.insert(
+                2,
+                super::scrutiny::decisions(s).map_or(Cell::number(None, 0), Cell::count),
+            );
+        }
+        subs.rows.push(Row::new(e.file.clone(), cells));
+    }
+    subs.notes.push(if !exercise.rates() {
+        "The exercise asks for a scrutiny of its CoEval study only; a later file of the same student with other decisions wins each decision they differ on.".to_owned()
+    } else { format!(
         "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one.",
         exercise.dataset.items,
         exercise.sample.map_or_else(
             || "every".to_owned(),
             |s| format!("a sample (seed {}) of {}", s.seed, s.of)
         )
-    ));
+    )});
     report.tables.push(subs);
 
     let mut table =
@@ -431,7 +445,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         "The reference is the dataset's human aggregate; \"judge m\" the teacher's judge run m. α is between the student and the one compared. {}",
         intervals_note(resampling)
     ));
-    report.tables.push(table);
+    if exercise.rates() {
+        report.tables.push(table);
+    }
 
     let mut agree = Table::new(AGREEMENT_TABLE, "Agreement among the students", "Attribute");
     agree.columns = vec![
@@ -459,7 +475,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         ));
     }
     agree.notes.push(intervals_note(resampling));
-    report.tables.push(agree);
+    if exercise.rates() {
+        report.tables.push(agree);
+    }
 
     if !merged.conflicts.is_empty() {
         let mut t = Table::new(
@@ -513,5 +531,8 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         h.range = Some(range);
         report.figures.push(Figure::new(format!("{DISTRIBUTION_FIGURE}{}", slug(&a.name)), h));
     }
+    let (tables, figures) = super::scrutiny::tables(exercise, &files, &merged);
+    report.tables.extend(tables);
+    report.figures.extend(figures);
     ClassReport { merged, report }
 }

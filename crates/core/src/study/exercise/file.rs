@@ -15,18 +15,24 @@
 //!                                                no human rating (those are the reference)
 //!   "reference": { "hidden": bool,               hidden until the submission is exported
 //!                  "ratings": [ { "name": "reference", "attribute", "scores": [[item, x]] } ] },
-//!   "judges": [ { "name": method, "attribute", "scores": [[item, x]] } ]
+//!   "judges": [ { "name": method, "attribute", "scores": [[item, x]] } ],
+//!   "coeval": { CoEval snapshot } | absent       the CoEval study to scrutinise (task,
+//!                                                criteria, instances, the LLM's answers; no
+//!                                                annotator's work, no key)
 //! }
 //! ```
 //!
-//! Only rating attributes is supported; the other tasks can be named in a file (a later
-//! Concord may write them) and the app says plainly that it cannot do them yet.
+//! An exercise asks for rating attributes, scrutinising a CoEval study, or both; an exercise
+//! that only scrutinises embeds no item of the workbench's dataset. Tasks this Concord cannot
+//! do can be named in a file (a later Concord may write them) and the app says so plainly.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::bundle::{ExtraRater, dataset_hash};
 use crate::data::Dataset;
+use crate::study::coeval::Snapshot as CoEvalSnapshot;
+use crate::study::coeval::Study as CoEvalStudy;
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-exercise";
@@ -46,7 +52,8 @@ pub enum Task {
     RunJudges,
     /// Correct a judge's run (not supported yet).
     CorrectJudge,
-    /// Scrutinise CoEval criteria (not supported yet).
+    /// Scrutinise the exercise's CoEval study: its criteria (stage 1) and the LLM's
+    /// evaluations (stage 2), on the CoEval screen.
     ScrutiniseCriteria,
 }
 
@@ -56,12 +63,12 @@ impl Task {
         ("rate_attributes", "Rate attributes", true),
         ("run_judges", "Run given judges", false),
         ("correct_judge", "Correct a judge", false),
-        ("scrutinise_criteria", "Scrutinise CoEval criteria", false),
+        ("scrutinise_criteria", "Scrutinise CoEval criteria", true),
     ];
 
     /// Whether students can do this task in this Concord.
     pub fn supported(&self) -> bool {
-        matches!(self, Task::RateAttributes { .. })
+        matches!(self, Task::RateAttributes { .. } | Task::ScrutiniseCriteria)
     }
 
     /// What a student reads.
@@ -70,7 +77,10 @@ impl Task {
             Task::RateAttributes { attributes } => format!("Rate {}", attributes.join(", ")),
             Task::RunJudges => "Run given judges (not supported yet)".to_owned(),
             Task::CorrectJudge => "Correct a judge (not supported yet)".to_owned(),
-            Task::ScrutiniseCriteria => "Scrutinise CoEval criteria (not supported yet)".to_owned(),
+            Task::ScrutiniseCriteria => {
+                "Scrutinise the CoEval study's criteria and the LLM's evaluations (CoEval screen)"
+                    .to_owned()
+            }
         }
     }
 }
@@ -117,6 +127,9 @@ pub struct Exercise {
     pub reference: Reference,
     #[serde(default)]
     pub judges: Vec<ExtraRater>,
+    /// The CoEval study to scrutinise: no annotator, no log, no imported file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coeval: Option<CoEvalSnapshot>,
 }
 
 /// What the teacher chose.
@@ -131,6 +144,8 @@ pub struct ExerciseSpec {
     /// `Some((size, seed))`: a seeded sample of `size` items; `None`: every item.
     pub sample: Option<(usize, u64)>,
     pub hide_reference: bool,
+    /// The CoEval study to scrutinise (the CoEval screen's), if the exercise asks for it.
+    pub coeval: Option<CoEvalSnapshot>,
 }
 
 /// Why an exercise could not be built or opened.
@@ -151,8 +166,16 @@ pub enum ExerciseError {
         "the exercise's items were changed after it was saved (sha256 {actual}, the file says {expected}); ask the teacher for the file again"
     )]
     HashMismatch { expected: String, actual: String },
-    #[error("choose at least one attribute to rate")]
+    #[error("choose at least one attribute to rate, or the CoEval study to scrutinise")]
     NoAttribute,
+    #[error(
+        "the CoEval study has no criteria to scrutinise: set up a study on the CoEval screen (its criteria, then the LLM's evaluations) first"
+    )]
+    CoEvalEmpty,
+    #[error(
+        "the exercise's CoEval study cannot be opened: {0}; ask the teacher for the file again"
+    )]
+    CoEval(String),
     #[error("the open dataset has no attribute “{0}”; choose among its attributes")]
     UnknownAttribute(String),
     #[error("the open dataset has no items to rate; open a dataset of rated outputs first")]
@@ -179,11 +202,13 @@ impl Exercise {
         if spec.title.trim().is_empty() {
             return Err(ExerciseError::NoTitle);
         }
-        if dataset.items.is_empty() {
-            return Err(ExerciseError::NoItems);
-        }
+        let coeval = spec.coeval.map(coeval_task).transpose()?;
         if spec.attributes.is_empty() {
-            return Err(ExerciseError::NoAttribute);
+            if coeval.is_none() {
+                return Err(ExerciseError::NoAttribute);
+            }
+        } else if dataset.items.is_empty() {
+            return Err(ExerciseError::NoItems);
         }
         let mut chosen: Vec<usize> = Vec::new();
         for name in &spec.attributes {
@@ -197,6 +222,8 @@ impl Exercise {
         chosen.sort_unstable();
         let n = dataset.items.len();
         let (rows, sample) = match spec.sample {
+            // Nothing to rate: no item is embedded.
+            _ if chosen.is_empty() => (Vec::new(), None),
             Some((size, _)) if size == 0 || size > n => {
                 return Err(ExerciseError::EmptySample(n));
             }
@@ -245,9 +272,15 @@ impl Exercise {
             .collect();
         let embedded =
             Dataset { name: dataset.name.clone(), attributes, items, ..Dataset::default() };
-        let task = Task::RateAttributes {
-            attributes: embedded.attributes.iter().map(|a| a.name.clone()).collect(),
-        };
+        let mut tasks = Vec::new();
+        if !embedded.attributes.is_empty() {
+            tasks.push(Task::RateAttributes {
+                attributes: embedded.attributes.iter().map(|a| a.name.clone()).collect(),
+            });
+        }
+        if coeval.is_some() {
+            tasks.push(Task::ScrutiniseCriteria);
+        }
         Ok(Exercise {
             kind: KIND.to_owned(),
             version: VERSION,
@@ -256,7 +289,7 @@ impl Exercise {
             created: spec.created,
             generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
             instructions: spec.instructions,
-            tasks: vec![task],
+            tasks,
             sample,
             dataset: ExerciseDataset {
                 name: dataset.name.clone(),
@@ -266,6 +299,7 @@ impl Exercise {
             },
             reference: Reference { hidden: spec.hide_reference, ratings: reference },
             judges,
+            coeval,
         })
     }
 
@@ -293,6 +327,9 @@ impl Exercise {
             return Err(ExerciseError::TooNew { version: version.min(u64::from(u32::MAX)) as u32 });
         }
         let exercise: Exercise = serde_json::from_value(value).map_err(malformed)?;
+        if exercise.coeval.is_some() {
+            exercise.coeval_study()?;
+        }
         let actual = dataset_hash(&exercise.dataset.embedded);
         if actual != exercise.dataset.sha256 {
             return Err(ExerciseError::HashMismatch {
@@ -324,10 +361,35 @@ impl Exercise {
         self.reference.ratings.iter().find(|r| r.attribute == attribute)
     }
 
+    /// Whether the students rate attributes.
+    pub fn rates(&self) -> bool {
+        self.tasks.iter().any(|t| matches!(t, Task::RateAttributes { .. }))
+    }
+
+    /// The CoEval study the students scrutinise, read from its snapshot.
+    pub fn coeval_study(&self) -> Result<Option<CoEvalStudy>, ExerciseError> {
+        self.coeval
+            .as_ref()
+            .map(|s| s.restore().map(|r| r.study).map_err(|e| ExerciseError::CoEval(e.to_string())))
+            .transpose()
+    }
+
     /// The dataset a student's workspace opens: the exercise's items, no rating.
     pub fn workspace_dataset(&self) -> Dataset {
         self.dataset.embedded.clone()
     }
+}
+
+/// The CoEval study as an exercise holds it: what the study is, none of the teacher's work.
+fn coeval_task(mut snapshot: CoEvalSnapshot) -> Result<CoEvalSnapshot, ExerciseError> {
+    let study = snapshot.restore().map_err(|e| ExerciseError::CoEval(e.to_string()))?.study;
+    if study.criteria.is_empty() {
+        return Err(ExerciseError::CoEvalEmpty);
+    }
+    snapshot.annotator.clear();
+    snapshot.logs.clear();
+    snapshot.imported.clear();
+    Ok(snapshot)
 }
 
 fn malformed(e: serde_json::Error) -> ExerciseError {

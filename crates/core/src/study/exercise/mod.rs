@@ -1,5 +1,6 @@
-//! Classroom exercises (issue 26): a teacher turns the open dataset into an [`Exercise`] file,
-//! students rate its items offline and export a [`Submission`] each, and the teacher's class
+//! Classroom exercises (issue 26): a teacher turns the open dataset (and the CoEval screen's
+//! study, to scrutinise) into an [`Exercise`] file, students rate its items (and scrutinise
+//! the study) offline and export a [`Submission`] each, and the teacher's class
 //! view merges the submissions into a [`class::ClassReport`] — each student against the
 //! reference and the judges, agreement among the students, the distribution of the ratings.
 //!
@@ -9,6 +10,7 @@
 //! | [`markdown`] | the instructions' safe Markdown subset as plain blocks a view renders as text |
 //! | [`submission`] | one student's file: the exercise's id and SHA-256, the name, the ratings, the time per item — never a key |
 //! | [`class`] | the class view: submissions merged (conflicts, duplicates, other exercises named) and the report's tables and figures |
+//! | [`scrutiny`] | the class view of a CoEval exercise: the students' scrutinies merged as CoEval merges annotators, each student's actions, the study's results over the class |
 //!
 //! A file cannot keep a secret from its reader: "hidden" reference ratings are inside the
 //! exercise file, and the app only refrains from showing them before the submission is
@@ -17,6 +19,7 @@
 pub mod class;
 pub mod file;
 pub mod markdown;
+pub mod scrutiny;
 pub mod submission;
 
 pub use class::{ClassReport, class_report};

@@ -1,6 +1,7 @@
 //! One student's submission: which exercise it answers (its id and SHA-256), the student's
-//! name, their ratings per attribute and the time spent on each item. It holds nothing else —
-//! no key, no provider setting, nothing of the browser.
+//! name, their ratings per attribute and the time spent on each item, and — when the exercise
+//! has a CoEval study — their scrutiny of it (CoEval's annotator file: every action, the time
+//! per instance). It holds nothing else — no key, no provider setting, nothing of the browser.
 //!
 //! ```text
 //! {
@@ -8,13 +9,15 @@
 //!   "exercise": { "id", "sha256", "title" },
 //!   "student": "Ann", "created", "generator",
 //!   "ratings": [ { "name": student, "attribute", "scores": [[item, x]] } ],
-//!   "time_ms": [[item, ms]]
+//!   "time_ms": [[item, ms]],
+//!   "coeval": { concord-coeval-annotations file } | absent
 //! }
 //! ```
 
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::ExtraRater;
+use crate::coeval::{AnnotatorFile, Log};
 
 use super::file::Exercise;
 
@@ -43,6 +46,9 @@ pub struct Submission {
     pub ratings: Vec<ExtraRater>,
     /// Milliseconds spent on each item, in the exercise's item order.
     pub time_ms: Vec<(String, u64)>,
+    /// The student's scrutiny of the exercise's CoEval study, under the student's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coeval: Option<AnnotatorFile>,
 }
 
 /// Why a submission could not be written or read.
@@ -63,6 +69,10 @@ pub enum SubmissionError {
     NoName,
     #[error("nothing is rated yet: rate at least one item before exporting")]
     NothingRated,
+    #[error(
+        "nothing is scrutinised yet: decide on a criterion or a part of an evaluation on the CoEval screen before exporting"
+    )]
+    NothingScrutinised,
 }
 
 impl Submission {
@@ -101,7 +111,7 @@ impl Submission {
                 })
             })
             .collect();
-        if ratings.is_empty() {
+        if ratings.is_empty() && exercise.rates() {
             return Err(SubmissionError::NothingRated);
         }
         let time_ms = items
@@ -124,7 +134,24 @@ impl Submission {
             generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
             ratings,
             time_ms,
+            coeval: None,
         })
+    }
+
+    /// The submission with the student's CoEval scrutiny (`log`, the actions on the
+    /// exercise's study), filed under the student's name. An empty log is refused.
+    pub fn with_coeval(
+        mut self,
+        exercise: &Exercise,
+        log: &Log,
+    ) -> Result<Submission, SubmissionError> {
+        let Some(study) = &exercise.coeval else { return Ok(self) };
+        let state = log.replay();
+        if state.criteria.is_empty() && state.reviews.is_empty() {
+            return Err(SubmissionError::NothingScrutinised);
+        }
+        self.coeval = Some(AnnotatorFile::new(&self.student, &study.task, log));
+        Ok(self)
     }
 
     /// Pretty JSON, as exported.
@@ -147,10 +174,16 @@ impl Submission {
         serde_json::from_value(value).map_err(malformed)
     }
 
-    /// Minutes spent in all.
+    /// Minutes spent in all: on the items rated and on the CoEval instances.
     pub fn minutes(&self) -> f64 {
         // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
-        self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 60_000.0
+        let rating = self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64);
+        let scrutiny = self
+            .coeval
+            .as_ref()
+            .and_then(|f| f.log().ok())
+            .map_or(0.0, |log| log.replay().time_ms.values().fold(0.0, |s, ms| s + *ms as f64));
+        (rating + scrutiny) / 60_000.0
     }
 
     /// Items rated on at least one attribute.
