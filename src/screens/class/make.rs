@@ -1,7 +1,9 @@
 //! The teacher's side: an exercise made from the open workspace — the chosen attributes, every
 //! item or a seeded sample, instructions in Markdown (previewed as the students will see
 //! them), the reference hidden or not, and the Results table's judge runs of those attributes
-//! — saved as a file to hand out or put online (`?exercise=URL`).
+//! — and, when asked, the CoEval screen's study to scrutinise (its task, criteria, instances and
+//! the LLM's answers; nobody's decisions) — saved as a file to hand out or put online
+//! (`?exercise=URL`).
 
 use std::sync::Arc;
 
@@ -9,7 +11,9 @@ use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
 use concord_core::study::workbench::ExtraRater;
 use concord_core::study::workbench::results::score_run;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
+use crate::bundle::BundleTargets;
 use crate::components::download::save_text;
 use crate::state::{JudgeRuns, use_workspace};
 
@@ -39,6 +43,18 @@ fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<
     out
 }
 
+/// The CoEval screen's study as this browser keeps it (nobody's decisions go further).
+async fn read_coeval(t: BundleTargets) -> Result<concord_core::study::coeval::Snapshot, String> {
+    let Some(store) = t.storage.store.get_untracked() else {
+        return Err("This browser's storage is not open, so the CoEval study cannot be read: reload the page.".to_owned());
+    };
+    match crate::screens::coeval::snapshot(&store).await {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err("There is no CoEval study in this browser: set one up on the CoEval screen (load its data or type a task, then ask for the LLM's criteria and evaluations), then come back.".to_owned()),
+        Err(e) => Err(format!("The CoEval study could not be read: {e}")),
+    }
+}
+
 /// `Week 3: coherence` → `week-3-coherence`.
 fn slug(title: &str) -> String {
     let mut out = String::new();
@@ -61,6 +77,8 @@ struct MakeForm {
     seed: RwSignal<String>,
     instructions: RwSignal<String>,
     hide: RwSignal<bool>,
+    /// Whether the CoEval screen's study goes in, to scrutinise.
+    coeval: RwSignal<bool>,
     said: RwSignal<Option<(bool, String)>>,
 }
 
@@ -71,6 +89,7 @@ struct SharedForm {
     seed: ArcRwSignal<String>,
     instructions: ArcRwSignal<String>,
     hide: ArcRwSignal<bool>,
+    coeval: ArcRwSignal<bool>,
     said: ArcRwSignal<Option<(bool, String)>>,
 }
 
@@ -84,6 +103,7 @@ thread_local! {
             "# What to do\n\nRead each output and rate it on the scale shown.\n\n- Rate every item.\n- Export your submission when you are done.",
         )),
         hide: ArcRwSignal::new(true),
+        coeval: ArcRwSignal::new(false),
         said: ArcRwSignal::new(None),
     };
 }
@@ -96,6 +116,7 @@ fn use_make_form() -> MakeForm {
         seed: f.seed.clone().into(),
         instructions: f.instructions.clone().into(),
         hide: f.hide.clone().into(),
+        coeval: f.coeval.clone().into(),
         said: f.said.clone().into(),
     })
 }
@@ -105,7 +126,30 @@ pub fn MakePanel() -> impl IntoView {
     let ws = use_workspace();
     let runs = expect_context::<JudgeRuns>();
     let class = use_class();
-    let MakeForm { title, chosen, sample, seed, instructions, hide, said } = use_make_form();
+    let t = BundleTargets::from_context();
+    let MakeForm { title, chosen, sample, seed, instructions, hide, coeval, said } =
+        use_make_form();
+    // What the CoEval screen's study is, read when the task is ticked (and again on save).
+    let coeval_study = RwSignal::new(None::<Result<String, String>>);
+    Effect::new(move |_| {
+        if coeval.get() {
+            spawn_local(async move {
+                let read = read_coeval(t).await.map(|s| {
+                    s.restore().map_or_else(
+                        |e| e.to_string(),
+                        |r| {
+                            format!(
+                                "{} · {} LLM evaluations",
+                                r.study.summary(),
+                                r.study.evaluations.len()
+                            )
+                        },
+                    )
+                });
+                coeval_study.try_set(Some(read));
+            });
+        }
+    });
     let attributes = move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone());
     let items = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
     let save = move |_| {
@@ -138,30 +182,47 @@ pub fn MakePanel() -> impl IntoView {
             attributes: chosen.get_untracked(),
             sample,
             hide_reference: hide.get_untracked(),
+            coeval: None,
         };
-        let built = ws.dataset.with_untracked(|d| {
-            let dataset = &d.loaded.dataset;
-            Exercise::build(dataset, spec, judge_ratings(runs, dataset))
-        });
-        match built {
-            Err(e) => said.set(Some((false, e.to_string()))),
-            Ok(ex) => {
-                let name = format!("concord-exercise-{}.json", ex.id);
-                match save_text(&name, "application/json", &ex.to_json()) {
-                    Err(e) => said.set(Some((false, e.to_string()))),
-                    Ok(()) => {
-                        said.set(Some((true, format!(
-                            "Saved {name}: {} items, {}, {} judge run(s), reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+        let with_coeval = coeval.get_untracked();
+        spawn_local(async move {
+            let snapshot = if with_coeval {
+                match read_coeval(t).await {
+                    Ok(s) => Some(s),
+                    Err(why) => {
+                        said.try_set(Some((false, why)));
+                        return;
+                    }
+                }
+            } else {
+                None
+            };
+            let spec = ExerciseSpec { coeval: snapshot, ..spec };
+            let built = ws.dataset.with_untracked(|d| {
+                let dataset = &d.loaded.dataset;
+                Exercise::build(dataset, spec, judge_ratings(runs, dataset))
+            });
+            match built {
+                Err(e) => said.set(Some((false, e.to_string()))),
+                Ok(ex) => {
+                    let name = format!("concord-exercise-{}.json", ex.id);
+                    match save_text(&name, "application/json", &ex.to_json()) {
+                        Err(e) => said.set(Some((false, e.to_string()))),
+                        Ok(()) => {
+                            said.set(Some((true, format!(
+                            "Saved {name}: {} items, {}, {} judge run(s){}, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
                             ex.dataset.items,
-                            ex.attributes().join(", "),
+                            if ex.rates() { ex.attributes().join(", ") } else { "nothing to rate".to_owned() },
                             ex.judges.len(),
+                            if ex.coeval.is_some() { ", the CoEval study to scrutinise" } else { "" },
                             if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
                         ))));
-                        class.class_exercise.set(Some((name, Arc::new(ex))));
+                            class.class_exercise.set(Some((name, Arc::new(ex))));
+                        }
                     }
                 }
             }
-        }
+        });
     };
     view! {
         <section class="panel" aria-labelledby="make-heading" data-testid="make-panel">
@@ -176,13 +237,34 @@ pub fn MakePanel() -> impl IntoView {
                 {Task::KINDS.into_iter().map(|(kind, label, supported)| {
                     let id = format!("task-{kind}");
                     let for_id = id.clone();
-                    view! {
-                        <label for=for_id>
-                            <input id=id type="checkbox" disabled=true prop:checked=supported/>
-                            {if supported { label.to_owned() } else { format!("{label} (not supported yet)") }}
-                        </label>
+                    match kind {
+                        // Rating is asked for by choosing attributes below.
+                        "rate_attributes" => view! {
+                            <label for=for_id>
+                                <input id=id type="checkbox" disabled=true prop:checked=move || chosen.with(|c| !c.is_empty())/>
+                                {format!("{label} (choose them below)")}
+                            </label>
+                        }.into_any(),
+                        "scrutinise_criteria" => view! {
+                            <label for=for_id>
+                                <input id=id type="checkbox" prop:checked=move || coeval.get()
+                                    on:change=move |ev| coeval.set(event_target_checked(&ev))/>
+                                {format!("{label}: the CoEval screen's study, its criteria and the LLM's evaluations")}
+                            </label>
+                        }.into_any(),
+                        _ => view! {
+                            <label for=for_id>
+                                <input id=id type="checkbox" disabled=true prop:checked=false/>
+                                {if supported { label.to_owned() } else { format!("{label} (not supported yet)") }}
+                            </label>
+                        }.into_any(),
                     }
                 }).collect_view()}
+                {move || coeval.get().then(|| match coeval_study.get() {
+                    None => view! { <p class="muted">"Reading the CoEval screen's study…"</p> }.into_any(),
+                    Some(Ok(summary)) => view! { <p class="muted" data-testid="exercise-coeval-study">{format!("The study to scrutinise: {summary}. Students open it on the CoEval screen; their decisions go into their submission.")}</p> }.into_any(),
+                    Some(Err(why)) => view! { <p class="error-box" role="alert" data-testid="exercise-coeval-missing">{why}</p> }.into_any(),
+                })}
             </fieldset>
             <fieldset class="row">
                 <legend>"Attributes to rate"</legend>

@@ -1,5 +1,6 @@
 //! A student's exercise in this browser: opening one (a file, or `?exercise=URL`) starts a
-//! new workspace whose dataset is the exercise's items, and the session — the exercise, the
+//! new workspace whose dataset is the exercise's items (and whose CoEval study is the
+//! exercise's, when it has one), and the session — the exercise, the
 //! name, the time per item, whether the submission was exported — is kept in IndexedDB under
 //! the workspace's id, so a reload (offline too) finds the exercise as it was left.
 
@@ -94,13 +95,14 @@ pub async fn restore(t: BundleTargets) {
 }
 
 /// Opens the exercise in `text` (from `source`, a file name or an address) as a new
-/// workspace: its items are the dataset, with no run and no rater.
+/// workspace: its items are the dataset, with no run and no rater; its CoEval study, if it has
+/// one, becomes the CoEval screen's.
 pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(), OpenFailure> {
     let exercise = Exercise::from_json(text)
         .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
     crate::workspaces::fork(t, t.saved, &exercise.title).await;
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
-    let bundle = Bundle::new(
+    let mut bundle = Bundle::new(
         &exercise.workspace_dataset(),
         "json",
         None,
@@ -110,6 +112,8 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
         Settings::default(),
         created,
     );
+    // The study to scrutinise replaces this browser's CoEval study, with nobody's decisions.
+    bundle.coeval = exercise.coeval.clone();
     crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
     let class = use_class();
     class.exercise.set(Some(Arc::new(exercise)));
@@ -130,4 +134,44 @@ pub async fn open_url(t: BundleTargets, url: &str) -> Result<(), OpenFailure> {
     let text =
         String::from_utf8(bytes).map_err(|_| OpenFailure::NotText { name: url.to_owned() })?;
     open_text(t, &text, url).await
+}
+
+/// The student's scrutiny of the exercise's CoEval study in this browser: the log of the
+/// annotator named like the student, else of the CoEval screen's annotator, else the only
+/// annotator who decided anything. `Ok(None)` when the exercise has no CoEval study.
+pub async fn scrutiny(
+    t: BundleTargets,
+    exercise: &Exercise,
+    student: &str,
+) -> Result<Option<concord_core::coeval::Log>, String> {
+    if exercise.coeval.is_none() {
+        return Ok(None);
+    }
+    let Some(store) = t.storage.store.get_untracked() else {
+        return Err("This browser's storage is not open, so your CoEval decisions cannot be read: reload the page.".to_owned());
+    };
+    let snapshot = match crate::screens::coeval::snapshot(&store).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return Err(
+            "The exercise's CoEval study is not in this browser any more: open the exercise again."
+                .to_owned(),
+        ),
+        Err(e) => return Err(format!("Your CoEval decisions could not be read: {e}")),
+    };
+    let restored = snapshot.restore().map_err(|e| e.to_string())?;
+    let decided: Vec<&String> = restored
+        .logs
+        .iter()
+        .filter(|(_, log)| {
+            let state = log.replay();
+            !state.criteria.is_empty() || !state.reviews.is_empty()
+        })
+        .map(|(name, _)| name)
+        .collect();
+    let name = [student, restored.annotator.as_str()]
+        .into_iter()
+        .find(|n| decided.iter().any(|d| d.as_str() == *n))
+        .map(str::to_owned)
+        .or_else(|| (decided.len() == 1).then(|| decided[0].clone()));
+    Ok(Some(name.and_then(|n| restored.logs.get(&n).cloned()).unwrap_or_default()))
 }

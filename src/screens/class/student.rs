@@ -70,20 +70,41 @@ pub fn StudentPanel() -> impl IntoView {
     });
     let export = move |_| {
         let Some(ex) = class.exercise.get_untracked() else { return };
-        match submission(class, rate, &ex, &class.student.get_untracked()) {
-            Err(e) => error.set(Some(e.to_string())),
-            Ok(s) => match save_text(&s.file_name(), "application/json", &s.to_json()) {
-                Err(e) => error.set(Some(e.to_string())),
-                Ok(()) => {
-                    error.set(None);
-                    class.exported.set(true);
-                    spawn_local(session::save(t));
+        let student = class.student.get_untracked();
+        spawn_local(async move {
+            // The CoEval decisions are read from this browser's store (the CoEval screen keeps
+            // them there, action by action).
+            let made = match session::scrutiny(t, &ex, &student).await {
+                Err(why) => Err(why),
+                Ok(log) => submission(class, rate, &ex, &student)
+                    .and_then(|s| match &log {
+                        Some(log) => s.with_coeval(&ex, log),
+                        None => Ok(s),
+                    })
+                    .map_err(|e| e.to_string()),
+            };
+            match made {
+                Err(e) => {
+                    error.try_set(Some(e));
                 }
-            },
-        }
+                Ok(s) => match save_text(&s.file_name(), "application/json", &s.to_json()) {
+                    Err(e) => {
+                        error.try_set(Some(e.to_string()));
+                    }
+                    Ok(()) => {
+                        error.try_set(None);
+                        class.exported.set(true);
+                        session::save(t).await;
+                    }
+                },
+            }
+        });
     };
     let progress = move || {
         let ex = class.exercise.get()?;
+        if !ex.rates() {
+            return None;
+        }
         let student = class.student.get();
         let done = rate.raters.with(|raters| {
             ex.attributes()
@@ -102,7 +123,8 @@ pub fn StudentPanel() -> impl IntoView {
     // After the export (or when the teacher did not hide it): the student against the
     // reference, the core's table.
     let feedback = move || {
-        let ex = class.exercise.get()?;
+        // No rating task, no reference to compare with.
+        let ex = class.exercise.get().filter(|e| e.rates())?;
         let shown = !ex.reference.hidden || class.exported.get();
         rate.raters.track();
         if !shown {
@@ -145,7 +167,16 @@ pub fn StudentPanel() -> impl IntoView {
                             <p class="notice-line" role="status">{format!("This Concord cannot do these tasks yet: {}. Do the others.", unsupported.join("; "))}</p>
                         })}
                         <div class="instructions" data-testid="exercise-instructions">{super::instructions_view(&ex.instructions)}</div>
-                        <p class="muted">{format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))}</p>
+                        {ex.rates().then(|| view! {
+                            <p class="muted">{format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))}</p>
+                        })}
+                        {ex.coeval.as_ref().map(|s| view! {
+                            <p class="muted" data-testid="exercise-coeval">
+                                {format!("The CoEval study of the task “{}”: {} criteria, {} instances. Scrutinise it on the CoEval screen under your name; your decisions go into your submission.", s.task, s.criteria.len(), s.instances.len())}
+                                " "
+                                <button type="button" class="secondary small" on:click=move |_| t.ws.screen.set(Screen::CoEval)>"Open the CoEval screen"</button>
+                            </p>
+                        })}
                     </div>
                 }
             })}
@@ -155,8 +186,10 @@ pub fn StudentPanel() -> impl IntoView {
                     <input id="student-name" type="text" prop:value=move || class.student.get()
                         on:input=move |ev| class.student.set(event_target_value(&ev).trim().to_owned())
                         on:change=move |_| spawn_local(session::save(t))/>
-                    <button type="button" class="primary" on:click=move |_| t.ws.screen.set(Screen::Rate)
-                        disabled=move || class.student.with(String::is_empty)>"Rate the items"</button>
+                    <Show when=move || class.exercise.with(|e| e.as_ref().is_some_and(|e| e.rates()))>
+                        <button type="button" class="primary" on:click=move |_| t.ws.screen.set(Screen::Rate)
+                            disabled=move || class.student.with(String::is_empty)>"Rate the items"</button>
+                    </Show>
                     <button type="button" class="secondary" data-testid="export-submission" on:click=export>"Export submission"</button>
                     <button type="button" class="secondary" on:click=move |_| spawn_local(session::close(t))>"Close the exercise"</button>
                 </div>

@@ -57,6 +57,7 @@ pub fn CoEvalPage() -> impl IntoView {
     ctx.mount();
     let app_store = LlmAccess::try_from_context().and_then(|wb| wb.store.get_untracked());
     spawn_local(tasks::init(ctx, app_store));
+    let exercise = crate::screens::class::state::use_class().exercise;
     view! {
         <section class="panel coeval-head" aria-labelledby="coeval-heading">
             <h2 id="coeval-heading">"CoEval: LLM evaluation with human scrutiny"</h2>
@@ -91,6 +92,13 @@ pub fn CoEvalPage() -> impl IntoView {
                     }}
                 </span>
             </div>
+            {move || exercise.get().filter(|e| e.coeval.is_some()).map(|ex| view! {
+                <p class="notice-line" role="status" data-testid="coeval-exercise">
+                    {format!("Exercise “{}”: scrutinise this study under your name; your decisions go into your submission (Class screen → Export submission).", ex.title)}
+                    " "
+                    <button type="button" class="secondary small" on:click=move |_| crate::state::use_workspace().screen.set(crate::state::Screen::Class)>"Back to the exercise"</button>
+                </p>
+            })}
             <Show when=move || ctx.storage_note.get().is_some()>
                 <p class="error-box" role="alert">{move || ctx.storage_note.get().unwrap_or_default()}</p>
             </Show>

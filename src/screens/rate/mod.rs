@@ -201,7 +201,7 @@ pub fn RateScreen() -> impl IntoView {
         <section class="panel" aria-labelledby="rate-heading">
             <h2 id="rate-heading">"Rate it yourself"</h2>
             {move || empty().map(|why| view! { <p class="notice-line" role="status" data-testid="rate-empty">{why}</p> })}
-            {move || class.exercise.get().map(|ex| view! {
+            {move || class.exercise.get().filter(|ex| ex.rates()).map(|ex| view! {
                 <p class="notice-line" role="status" data-testid="rate-exercise">
                     {format!("Exercise “{}”: rate its {} items on {}. Export your submission on the Class screen when you are done.",
                         ex.title, ex.dataset.items, ex.attributes().join(", "))}
