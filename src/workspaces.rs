@@ -143,6 +143,7 @@ fn mark_ready(w: Workspaces) {
     if let Some(root) = document().document_element() {
         let _ = root.set_attribute("data-workspace", "ready");
     }
+    crate::screens::prefetch_when_idle();
 }
 
 /// Restores the open workspace, then marks the page ready. Called once storage opened.

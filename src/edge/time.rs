@@ -44,6 +44,23 @@ pub async fn sleep(ms: u32) {
     let _ = JsFuture::from(promise).await;
 }
 
+/// Resolves when the browser is idle (`requestIdleCallback`), or after `timeout_ms` at the
+/// latest; where there is no idle callback (Safari), after a short sleep.
+pub async fn idle(timeout_ms: u32) {
+    let window = js::global_property("window");
+    let request = js::property(&window, "requestIdleCallback");
+    let Some(request) = request.dyn_ref::<Function>() else {
+        sleep(timeout_ms.min(200)).await;
+        return;
+    };
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"timeout".into(), &timeout_ms.into());
+    let promise = Promise::new(&mut |resolve: Function, _reject: Function| {
+        let _ = request.call2(&window, &resolve, &options);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
 /// Gives the browser a chance to handle input and paint, then resumes: call it between
 /// chunks of main-thread work so no task runs long. Uses `scheduler.yield()` where the browser
 /// has it (Chromium 129+: resumes ahead of other queued tasks) and `setTimeout(0)` otherwise

@@ -72,6 +72,62 @@ pub fn screen_view(screen: Screen) -> AnyView {
     }
 }
 
+/// Whether screens may be fetched ahead of their tabs: not when the browser asks to save data
+/// (`navigator.connection.saveData`, the user's "Lite mode" or data saver) or the address says
+/// `prefetch=off` (kept in links like any unknown parameter; the load benchmark uses it to
+/// measure each screen's own download).
+pub fn prefetch_allowed() -> bool {
+    use crate::edge::js::{global_property, property};
+    let navigator = global_property("navigator");
+    let save_data =
+        property(&property(&navigator, "connection"), "saveData").as_bool() == Some(true);
+    let search = property(&global_property("location"), "search").as_string().unwrap_or_default();
+    let off = search.trim_start_matches('?').split('&').any(|p| p == "prefetch=off");
+    !save_data && !off
+}
+
+/// Once the first screen is up, fetches every other screen's chunk in tab order while the
+/// browser is idle (one at a time, each after an idle moment), so a tab opened later shows at
+/// once; its chunk is then in memory, as after a first visit. A failed fetch is forgotten (the
+/// tab tries again, and says so if it fails then).
+pub fn prefetch_when_idle() {
+    /// `<html data-prefetched>`: `screens` once every chunk was asked for, `off` when not
+    /// allowed, `unsplit` in a build without chunks (tests wait for it before going offline).
+    fn mark(value: &str) {
+        if let Some(root) =
+            web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element())
+        {
+            let _ = root.set_attribute("data-prefetched", value);
+        }
+    }
+    #[cfg(not(feature = "split"))]
+    mark("unsplit");
+    #[cfg(feature = "split")]
+    leptos::task::spawn_local(async {
+        use crate::edge::time::idle;
+        if !prefetch_allowed() {
+            mark("off");
+            return;
+        }
+        const WAIT_MS: u32 = 2_000;
+        idle(WAIT_MS).await;
+        let _ = judge_view().await;
+        idle(WAIT_MS).await;
+        let _ = run_view().await;
+        idle(WAIT_MS).await;
+        let _ = results_view().await;
+        idle(WAIT_MS).await;
+        let _ = rate_view().await;
+        idle(WAIT_MS).await;
+        let _ = meta_view().await;
+        idle(WAIT_MS).await;
+        let _ = coeval_view().await;
+        idle(WAIT_MS).await;
+        let _ = class_view().await;
+        mark("screens");
+    });
+}
+
 /// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after
 /// opening an exercise can still rate it (without the `split` feature there is nothing to
 /// fetch).

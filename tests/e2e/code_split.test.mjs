@@ -1,6 +1,7 @@
 // Code splitting (issue 21): the release build loads only its main module before the Data
 // screen shows; a screen's wasm chunks are fetched when its tab is first opened, and never
-// again. Fails on an unsplit release build; skipped on a `--dev` build (one module by design,
+// again — or, by default, ahead of the tab while the browser is idle (not with Save-Data or
+// `?prefetch=off`, which the tests of each screen's own fetch use). Fails on an unsplit release build; skipped on a `--dev` build (one module by design,
 // `CONCORD_SPLIT=0` from `cargo xtask e2e --dev`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,10 @@ import { launch, watch, CONCORD_URL, CONCORD_SUBPATH_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 
 const DEV = process.env.CONCORD_SPLIT === '0';
+// Each screen's chunk fetched when its tab opens, not ahead of it.
+const NO_PREFETCH = `${CONCORD_URL}?prefetch=off`;
+const SCREENS = ['judge', 'run', 'results', 'rate', 'meta', 'coeval', 'class'];
+const TABS = ['Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class'];
 
 const wasmOf = (requests) => requests
   .map((u) => new URL(u).pathname)
@@ -30,8 +35,9 @@ test('the first load fetches only the main module; Results fetches its chunks on
     const page = await browser.context.newPage();
     const seen = watch(page);
     const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+    await data.open(NO_PREFETCH);
     assert.equal(await data.itemCount.textContent(), '15');
+    await page.locator('html[data-prefetched="off"]').waitFor({ state: 'attached' });
     // Whatever the page still fetches while settling belongs to the first load.
     await page.waitForLoadState('networkidle');
     assert.deepEqual(wasmOf(seen.requests), ['concord_bg.wasm'], 'the first load fetches the main module and no chunk');
@@ -73,7 +79,7 @@ test('under a sub-path the chunks come from the site\'s own pkg/', { skip: (DEV 
   try {
     const page = await browser.context.newPage();
     const seen = watch(page);
-    await new DataPage(page).open(CONCORD_SUBPATH_URL);
+    await new DataPage(page).open(`${CONCORD_SUBPATH_URL}?prefetch=off`);
     await open(page, 'Results');
     await page.waitForLoadState('networkidle');
     const chunks = seen.requests.filter((u) => /\/split_screen_results\.wasm$/.test(u));
@@ -91,7 +97,7 @@ test('a screen whose chunk cannot be fetched says so, the app keeps working, and
     const page = await browser.context.newPage();
     const seen = watch(page);
     const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+    await data.open(NO_PREFETCH);
     const blocked = '**/pkg/split_screen_results.wasm';
     await page.route(blocked, (route) => route.abort('internetdisconnected'));
     await page.getByRole('tab', { name: 'Results', exact: true }).click();
@@ -146,6 +152,51 @@ test('the loaders are fetched by the worker when a file is first loaded; offline
     await data.loadFile('mine.csv', 'doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n');
     assert.equal(await data.itemCount.textContent(), '2');
     assert.ok(fetched.includes('split_worker_loader.wasm'), 'the worker fetched the loaders');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('once the Data screen is up, every screen is fetched while the browser is idle, and then opens at once', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(CONCORD_URL);
+    assert.equal(await data.itemCount.textContent(), '15');
+    await page.locator('html[data-prefetched="screens"]').waitFor({ state: 'attached', timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    const fetched = wasmOf(seen.requests);
+    for (const s of SCREENS) assert.ok(fetched.includes(`split_screen_${s}.wasm`), `${s} prefetched: ${fetched}`);
+    assert.equal(fetched.filter((f) => f === 'concord_bg.wasm').length, 1);
+    assert.ok(!fetched.some((f) => /^split_(tokenizer|worker_loader|bundle)/.test(f)), `nothing but screens: ${fetched}`);
+    // Each tab now shows its screen with nothing more to fetch and no loading note.
+    const before = seen.requests.length;
+    for (const label of TABS) {
+      await page.getByRole('tab', { name: label, exact: true }).click();
+      await page.getByRole('tabpanel', { name: label }).waitFor();
+      assert.equal(await page.getByTestId('screen-loading').count(), 0, `${label} shows at once`);
+    }
+    assert.deepEqual(wasmOf(seen.requests.slice(before)), [], 'opening the screens fetches no more wasm');
+    assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a browser asking to save data (Save-Data) gets no prefetch', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, 'connection', { get: () => ({ saveData: true }), configurable: true });
+    });
+    const seen = watch(page);
+    await new DataPage(page).open(CONCORD_URL);
+    await page.locator('html[data-prefetched="off"]').waitFor({ state: 'attached' });
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(wasmOf(seen.requests), ['concord_bg.wasm']);
   } finally {
     await browser.close();
   }
