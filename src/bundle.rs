@@ -4,19 +4,25 @@
 //! happen in the loader's Web Worker ([`crate::edge::worker::bundle`]), the page's side a slice
 //! at a time between yields.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use concord_core::bundle::EndpointEntry;
 use concord_core::data::{self, JudgeRun};
+use concord_core::study::coeval::Snapshot as CoEvalSnapshot;
+use concord_core::study::meta::Snapshot as MetaSnapshot;
 use concord_core::study::workbench::import::file_stem;
 use concord_core::study::workbench::{Bundle, JudgedRun};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 
 use crate::edge::http::FetchError;
+use crate::edge::store::Store;
 use crate::edge::time::FrameBudget;
 use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
+use crate::edge::worker::protocol::call_split;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
@@ -140,14 +146,13 @@ pub async fn apply_bundle(
         format!("{source} (note: {})", said.join("; "))
     }));
     if let Some(snapshot) = meta {
-        crate::screens::meta::state::apply_snapshot(&snapshot)
-            .map_err(|e| BundleFailure::Meta(e.to_string()))?;
+        let restore = call_split!(meta_restore).map_err(BundleFailure::Write)?;
+        restore(&snapshot).map_err(BundleFailure::Meta)?;
     }
     if let Some(snapshot) = coeval {
         let store = store_of(t).await;
-        crate::screens::coeval::apply_snapshot(&store, &snapshot)
-            .await
-            .map_err(|e| BundleFailure::CoEval(e.to_string()))?;
+        let restore = call_split!(coeval_restore).map_err(BundleFailure::Write)?;
+        restore(store, snapshot).await.map_err(BundleFailure::CoEval)?;
     }
     // Like CoEval's, this browser's review is replaced only by a bundle that has one.
     if let Some(snapshot) = review {
@@ -162,6 +167,50 @@ pub async fn apply_bundle(
         .map_err(|e| BundleFailure::Review(e.to_string()))?;
     }
     Ok(())
+}
+
+/// A future of the page's thread (IndexedDB handles are not `Send`).
+type Local<T> = Pin<Box<dyn Future<Output = Result<T, String>>>>;
+type MetaRestore = fn(&MetaSnapshot) -> Result<(), String>;
+type CoEvalRestore = fn(Store, CoEvalSnapshot) -> Local<()>;
+type CoEvalCapture = fn(Store) -> Local<Option<CoEvalSnapshot>>;
+
+// What only a bundle with a meta-evaluation workspace or a CoEval study needs — replaying the
+// one, reading and writing the other — is a chunk of its own each, fetched the first time a
+// bundle has one (or an exported bundle takes the CoEval study): the first load does without.
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(meta_restore, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn meta_restore() -> Result<MetaRestore, WorkerError> {
+    Ok(|snapshot| crate::screens::meta::state::apply_snapshot(snapshot).map_err(|e| e.to_string()))
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(coeval_restore, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn coeval_restore() -> Result<CoEvalRestore, WorkerError> {
+    Ok(|store, snapshot| {
+        Box::pin(async move {
+            crate::screens::coeval::apply_snapshot(&store, &snapshot)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    })
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(coeval_capture, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
+    Ok(|store| {
+        Box::pin(async move {
+            crate::screens::coeval::snapshot(&store).await.map_err(|e| e.to_string())
+        })
+    })
 }
 
 /// The app's store, or (before it opened, or when refused) a store in memory.
@@ -266,9 +315,8 @@ pub async fn save_bundle_with(
         created: js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default(),
         notes: t.runs.notes.get_untracked(),
         coeval: if with_coeval {
-            crate::screens::coeval::snapshot(&store_of(t).await)
-                .await
-                .map_err(|e| BundleFailure::CoEval(e.to_string()))?
+            let capture = call_split!(coeval_capture).map_err(BundleFailure::Write)?;
+            capture(store_of(t).await).await.map_err(BundleFailure::CoEval)?
         } else {
             None
         },
