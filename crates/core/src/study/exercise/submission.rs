@@ -1,27 +1,75 @@
 //! One student's submission: which exercise it answers (its id and SHA-256), the student's
-//! name, their ratings per attribute and the time spent on each item. It holds nothing else —
-//! no key, no provider setting, nothing of the browser.
+//! name, their ratings per attribute and the time spent on each item, and (version 2) their
+//! review of a correct-judge task's run. It holds nothing else — no key, no provider setting,
+//! nothing of the browser.
 //!
 //! ```text
 //! {
-//!   "kind": "concord-submission", "version": 1,
+//!   "kind": "concord-submission", "version": 1 | 2,
 //!   "exercise": { "id", "sha256", "title" },
 //!   "student": "Ann", "created", "generator",
 //!   "ratings": [ { "name": student, "attribute", "scores": [[item, x]] } ],
-//!   "time_ms": [[item, ms]]
+//!   "time_ms": [[item, ms]],
+//!   "review": { "run": "method / attribute",                 version 2, when reviewed
+//!               "decisions": [ { "item", "verdict": "accept" }
+//!                            | { "item", "verdict": "change", "rating": x }
+//!                            | { "item", "verdict": "flag", "note": "…" } ],
+//!               "time_ms": [[item, ms]] }
 //! }
 //! ```
 
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::ExtraRater;
+use crate::study::workbench::review::{Reviews, Verdict};
 
 use super::file::Exercise;
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-submission";
-/// The version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The newest version this build reads; a submission with a review is written as version 2,
+/// one without as version 1.
+pub const VERSION: u32 = 2;
+
+/// One decision of a student's review: the item and what they did with the judge's rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub item: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// A student's review of the exercise's judge run: the decision in effect on each item (undos
+/// applied), in the exercise's item order, and the time on each item (reviewed or not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeReview {
+    /// The run's review key, `method / attribute`.
+    pub run: String,
+    pub decisions: Vec<Decision>,
+    #[serde(default)]
+    pub time_ms: Vec<(String, u64)>,
+}
+
+impl JudgeReview {
+    /// The review as the core's review state, to measure with
+    /// [`crate::study::workbench::review`].
+    pub fn reviews(&self) -> Reviews {
+        let mut out = Reviews::default();
+        for d in &self.decisions {
+            out.verdicts.insert((self.run.clone(), d.item.clone()), d.verdict.clone());
+        }
+        for (item, ms) in &self.time_ms {
+            let t = out.time_ms.entry((self.run.clone(), item.clone())).or_default();
+            *t = t.saturating_add(*ms);
+        }
+        out
+    }
+
+    /// The decision on `item`.
+    pub fn verdict(&self, item: &str) -> Option<&Verdict> {
+        self.decisions.iter().find(|d| d.item == item).map(|d| &d.verdict)
+    }
+}
 
 /// The exercise a submission answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +91,9 @@ pub struct Submission {
     pub ratings: Vec<ExtraRater>,
     /// Milliseconds spent on each item, in the exercise's item order.
     pub time_ms: Vec<(String, u64)>,
+    /// The review of a correct-judge task's run (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<JudgeReview>,
 }
 
 /// Why a submission could not be written or read.
@@ -63,6 +114,10 @@ pub enum SubmissionError {
     NoName,
     #[error("nothing is rated yet: rate at least one item before exporting")]
     NothingRated,
+    #[error(
+        "nothing is rated or reviewed yet: rate, or accept, change or flag the judge's rating of, at least one item before exporting"
+    )]
+    NothingDone,
 }
 
 impl Submission {
@@ -75,6 +130,20 @@ impl Submission {
         created: String,
         raters: &[ExtraRater],
         time_ms: &[(String, u64)],
+    ) -> Result<Submission, SubmissionError> {
+        Submission::answer(exercise, student, created, raters, time_ms, &Reviews::default())
+    }
+
+    /// [`Submission::new`] with the review of a correct-judge task: from `reviews` (the
+    /// student's replayed review log), the decisions and times on the exercise's judge run and
+    /// items only.
+    pub fn answer(
+        exercise: &Exercise,
+        student: &str,
+        created: String,
+        raters: &[ExtraRater],
+        time_ms: &[(String, u64)],
+        reviews: &Reviews,
     ) -> Result<Submission, SubmissionError> {
         let student = student.trim();
         if student.is_empty() {
@@ -101,8 +170,27 @@ impl Submission {
                 })
             })
             .collect();
-        if ratings.is_empty() {
-            return Err(SubmissionError::NothingRated);
+        let review = exercise.correct_judge_key().and_then(|run| {
+            let decisions: Vec<Decision> = items
+                .iter()
+                .filter_map(|item| {
+                    let verdict = reviews.verdict(&run, &item.id)?.clone();
+                    Some(Decision { item: item.id.clone(), verdict })
+                })
+                .collect();
+            let time_ms: Vec<(String, u64)> = items
+                .iter()
+                .map(|item| (item.id.clone(), reviews.ms_on(&run, &item.id)))
+                .filter(|(_, ms)| *ms > 0)
+                .collect();
+            (!decisions.is_empty()).then_some(JudgeReview { run, decisions, time_ms })
+        });
+        if ratings.is_empty() && review.is_none() {
+            return Err(if exercise.correct_judge().is_some() {
+                SubmissionError::NothingDone
+            } else {
+                SubmissionError::NothingRated
+            });
         }
         let time_ms = items
             .iter()
@@ -113,7 +201,7 @@ impl Submission {
             .collect();
         Ok(Submission {
             kind: KIND.to_owned(),
-            version: VERSION,
+            version: if review.is_some() { 2 } else { 1 },
             exercise: ExerciseRef {
                 id: exercise.id.clone(),
                 sha256: exercise.sha256(),
@@ -124,6 +212,7 @@ impl Submission {
             generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
             ratings,
             time_ms,
+            review,
         })
     }
 
@@ -147,10 +236,11 @@ impl Submission {
         serde_json::from_value(value).map_err(malformed)
     }
 
-    /// Minutes spent in all.
+    /// Minutes spent in all (rating and reviewing).
     pub fn minutes(&self) -> f64 {
+        let review = self.review.as_ref().map_or(&[][..], |r| r.time_ms.as_slice());
         // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
-        self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 60_000.0
+        self.time_ms.iter().chain(review).fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 60_000.0
     }
 
     /// Items rated on at least one attribute.
