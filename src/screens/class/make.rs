@@ -1,13 +1,16 @@
 //! The teacher's side: an exercise made from the open workspace — the chosen attributes, every
 //! item or a seeded sample, instructions in Markdown (previewed as the students will see
 //! them), the reference hidden or not, and the Results table's judge runs of those attributes
-//! — saved as a file to hand out or put online (`?exercise=URL`).
+//! — saved as a file to hand out or put online (`?exercise=URL`). With "Correct a judge"
+//! ticked, one of the Results table's judge runs goes in whole (its raw answers, cut to the
+//! exercise's items) for the students to review.
 
 use std::sync::Arc;
 
 use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
-use concord_core::study::workbench::ExtraRater;
+use concord_core::study::workbench::review::run_key_of;
 use concord_core::study::workbench::results::score_run;
+use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
 
 use crate::components::download::save_text;
@@ -39,6 +42,19 @@ fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<
     out
 }
 
+/// The Results table's judge runs by review key, each once (the latest run of a key, as on the
+/// table), in the order first run.
+fn run_keys(runs: &[JudgedRun]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        let key = run_key_of(&r.method, &r.attribute);
+        if !out.contains(&key) {
+            out.push(key);
+        }
+    }
+    out
+}
+
 /// `Week 3: coherence` → `week-3-coherence`.
 fn slug(title: &str) -> String {
     let mut out = String::new();
@@ -62,6 +78,10 @@ struct MakeForm {
     instructions: RwSignal<String>,
     hide: RwSignal<bool>,
     said: RwSignal<Option<(bool, String)>>,
+    /// The tasks ticked: rate attributes, correct a judge (and which run, by key).
+    rate: RwSignal<bool>,
+    correct: RwSignal<bool>,
+    correct_run: RwSignal<String>,
 }
 
 struct SharedForm {
@@ -72,6 +92,9 @@ struct SharedForm {
     instructions: ArcRwSignal<String>,
     hide: ArcRwSignal<bool>,
     said: ArcRwSignal<Option<(bool, String)>>,
+    rate: ArcRwSignal<bool>,
+    correct: ArcRwSignal<bool>,
+    correct_run: ArcRwSignal<String>,
 }
 
 thread_local! {
@@ -85,6 +108,9 @@ thread_local! {
         )),
         hide: ArcRwSignal::new(true),
         said: ArcRwSignal::new(None),
+        rate: ArcRwSignal::new(true),
+        correct: ArcRwSignal::new(false),
+        correct_run: ArcRwSignal::new(String::new()),
     };
 }
 
@@ -97,6 +123,9 @@ fn use_make_form() -> MakeForm {
         instructions: f.instructions.clone().into(),
         hide: f.hide.clone().into(),
         said: f.said.clone().into(),
+        rate: f.rate.clone().into(),
+        correct: f.correct.clone().into(),
+        correct_run: f.correct_run.clone().into(),
     })
 }
 
@@ -105,7 +134,15 @@ pub fn MakePanel() -> impl IntoView {
     let ws = use_workspace();
     let runs = expect_context::<JudgeRuns>();
     let class = use_class();
-    let MakeForm { title, chosen, sample, seed, instructions, hide, said } = use_make_form();
+    let MakeForm { title, chosen, sample, seed, instructions, hide, said, rate, correct, correct_run } =
+        use_make_form();
+    let keys = Memo::new(move |_| runs.runs.with(|r| run_keys(r)));
+    // The run to correct: the one chosen, else the table's first.
+    let chosen_run = Memo::new(move |_| {
+        let keys = keys.get();
+        let want = correct_run.get();
+        keys.iter().find(|k| **k == want).or_else(|| keys.first()).cloned()
+    });
     let attributes = move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone());
     let items = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
     let save = move |_| {
@@ -130,18 +167,33 @@ pub fn MakePanel() -> impl IntoView {
         let stamp: String = created.chars().filter(char::is_ascii_digit).take(14).collect();
         let title_text = title.get_untracked();
         let id = format!("{}-{stamp}", slug(&title_text));
+        let to_correct: Option<JudgedRun> = if correct.get_untracked() {
+            let Some(key) = chosen_run.get_untracked() else {
+                said.set(Some((false, "There is no judge run to correct: run a judge on the Run screen (or import one on Results) first.".to_owned())));
+                return;
+            };
+            runs.runs.with_untracked(|r| {
+                r.iter().rev().find(|r| run_key_of(&r.method, &r.attribute) == key).cloned()
+            })
+        } else {
+            None
+        };
+        if !rate.get_untracked() && to_correct.is_none() {
+            said.set(Some((false, "Tick a task: rate attributes, correct a judge, or both.".to_owned())));
+            return;
+        }
         let spec = ExerciseSpec {
             id,
             title: title_text,
             created,
             instructions: instructions.get_untracked(),
-            attributes: chosen.get_untracked(),
+            attributes: if rate.get_untracked() { chosen.get_untracked() } else { Vec::new() },
             sample,
             hide_reference: hide.get_untracked(),
         };
         let built = ws.dataset.with_untracked(|d| {
             let dataset = &d.loaded.dataset;
-            Exercise::build(dataset, spec, judge_ratings(runs, dataset))
+            Exercise::build_with(dataset, spec, judge_ratings(runs, dataset), to_correct.as_ref())
         });
         match built {
             Err(e) => said.set(Some((false, e.to_string()))),
@@ -150,10 +202,17 @@ pub fn MakePanel() -> impl IntoView {
                 match save_text(&name, "application/json", &ex.to_json()) {
                     Err(e) => said.set(Some((false, e.to_string()))),
                     Ok(()) => {
+                        let what = [
+                            (!ex.attributes().is_empty()).then(|| format!("rate {}", ex.attributes().join(", "))),
+                            ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join("; ");
                         said.set(Some((true, format!(
-                            "Saved {name}: {} items, {}, {} judge run(s), reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+                            "Saved {name}: {} items, {what}, {} judge run(s) for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
                             ex.dataset.items,
-                            ex.attributes().join(", "),
                             ex.judges.len(),
                             if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
                         ))));
@@ -176,15 +235,39 @@ pub fn MakePanel() -> impl IntoView {
                 {Task::KINDS.into_iter().map(|(kind, label, supported)| {
                     let id = format!("task-{kind}");
                     let for_id = id.clone();
+                    // The tasks a teacher can tick here; the others are named only.
+                    let ticked = match kind {
+                        "rate_attributes" => Some(rate),
+                        "correct_judge" => Some(correct),
+                        _ => None,
+                    };
                     view! {
                         <label for=for_id>
-                            <input id=id type="checkbox" disabled=true prop:checked=supported/>
+                            <input id=id type="checkbox" disabled=ticked.is_none()
+                                prop:checked=move || ticked.is_some_and(|t| t.get())
+                                on:change=move |ev| if let Some(t) = ticked { t.set(event_target_checked(&ev)) }/>
                             {if supported { label.to_owned() } else { format!("{label} (not supported yet)") }}
                         </label>
                     }
                 }).collect_view()}
             </fieldset>
-            <fieldset class="row">
+            <Show when=move || correct.get()>
+                <div class="row">
+                    <label for="exercise-correct-run">"Judge run to correct"</label>
+                    <select id="exercise-correct-run" data-testid="exercise-correct-run"
+                        on:change=move |ev| correct_run.set(event_target_value(&ev))>
+                        {move || keys.get().into_iter().map(|key| {
+                            let selected = chosen_run.get().as_deref() == Some(key.as_str());
+                            view! { <option value=key.clone() selected=selected>{key.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                    {move || keys.with(Vec::is_empty).then(|| view! {
+                        <span class="muted">"No judge run yet: run one on the Run screen, or import one on Results."</span>
+                    })}
+                </div>
+                <p class="muted">"The students review this run on their Results screen (Review and correct): accept, change or flag each rating. The exercise carries its raw answers for the items, never a key."</p>
+            </Show>
+            <fieldset class="row" prop:disabled=move || !rate.get()>
                 <legend>"Attributes to rate"</legend>
                 {move || attributes().into_iter().map(|a| {
                     let name = a.name.clone();

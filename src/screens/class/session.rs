@@ -1,5 +1,6 @@
 //! A student's exercise in this browser: opening one (a file, or `?exercise=URL`) starts a
-//! new workspace whose dataset is the exercise's items, and the session — the exercise, the
+//! new workspace whose dataset is the exercise's items (and whose judge run, for a
+//! correct-judge task, is the run to correct), and the session — the exercise, the
 //! name, the time per item, whether the submission was exported — is kept in IndexedDB under
 //! the workspace's id, so a reload (offline too) finds the exercise as it was left.
 
@@ -100,12 +101,13 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
         .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
     crate::workspaces::fork(t, t.saved, &exercise.title).await;
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    // A correct-judge task's run comes along: the Results screen's review works on it.
     let bundle = Bundle::new(
         &exercise.workspace_dataset(),
         "json",
         None,
         None,
-        Vec::new(),
+        exercise.workspace_runs(),
         Vec::new(),
         Settings::default(),
         created,
