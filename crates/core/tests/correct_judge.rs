@@ -291,6 +291,11 @@ fn the_class_view_measures_each_students_corrections_against_the_reference() {
     assert_eq!(statuses[1], &Status::Overridden { by: "bob2.json".into() });
     assert_eq!(statuses[3], &Status::Duplicate { of: "ann.json".into() });
     let rep = &report.report;
+    // The submissions say how many of the judge's ratings each file decided on.
+    let subs = rep.table(class::SUBMISSIONS_TABLE).unwrap();
+    assert_eq!(subs.columns[2].label, "Items reviewed");
+    let reviewed: Vec<Option<f64>> = subs.rows.iter().map(|r| r.cells[2].value).collect();
+    assert_eq!(reviewed, [Some(5.0), Some(6.0), Some(6.0), Some(5.0)]);
     // Nothing to rate: no students-against-reference table; the corrections' instead.
     assert!(rep.table(STUDENTS_TABLE).is_none());
     let t = rep.table(CORRECTIONS_TABLE).unwrap();

@@ -85,6 +85,8 @@ pub struct Entry {
     pub items_rated: usize,
     pub minutes: f64,
     pub status: Status,
+    /// Items of the judge run the student decided on (correct-judge exercises).
+    pub items_reviewed: usize,
 }
 
 /// An item a student rated differently in two files.
@@ -151,6 +153,7 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
             items_rated: s.items_rated(),
             minutes: s.minutes(),
             status,
+            items_reviewed: s.review.as_ref().map_or(0, |r| r.decisions.len()),
         });
     }
     merged
@@ -515,6 +518,16 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             |s| format!("a sample (seed {}) of {}", s.seed, s.of)
         )
     ));
+    if correct.is_some() {
+        // After "Items rated": the judge's ratings decided on.
+        subs.columns.insert(
+            2,
+            Column::number("Items reviewed").described("the judge's ratings the student decided on"),
+        );
+        for (row, e) in subs.rows.iter_mut().zip(&merged.entries) {
+            row.cells.insert(2, Cell::count(e.items_reviewed));
+        }
+    }
     report.tables.push(subs);
 
     let mut table =
