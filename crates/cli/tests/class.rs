@@ -11,8 +11,8 @@ use std::process::Command;
 
 use concord_core::bundle::ExtraRater;
 use concord_core::report::Format;
-use concord_core::study::exercise::class::{RESAMPLING, class_report};
 use concord_core::study::exercise::class::{CHANGED_TABLE, CORRECTIONS_TABLE};
+use concord_core::study::exercise::class::{RESAMPLING, class_report};
 use concord_core::study::exercise::{Exercise, ExerciseSpec, Submission};
 use concord_core::study::workbench::JudgedRun;
 use concord_core::study::workbench::review::{ReviewEvent, ReviewLog};
@@ -182,7 +182,11 @@ fn class_prints_a_correct_judge_exercises_corrections_byte_for_byte() {
     let names: Vec<&str> = want.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(
         names,
-        ["class-submissions.csv", &format!("{CORRECTIONS_TABLE}.csv"), &format!("{CHANGED_TABLE}.csv")]
+        [
+            "class-submissions.csv",
+            &format!("{CORRECTIONS_TABLE}.csv"),
+            &format!("{CHANGED_TABLE}.csv")
+        ]
     );
     for f in want {
         let got = std::fs::read_to_string(out.join(&f.name)).unwrap();

@@ -117,7 +117,10 @@ fn cell(report: &concord_core::report::Report, table: &str, key: &str) -> Option
 fn a_correct_judge_exercise_embeds_the_run_cut_to_its_items_at_version_2() {
     let ex = exercise();
     assert_eq!(ex.version, 2);
-    assert_eq!(ex.tasks, vec![Task::CorrectJudge { method: "score-only".into(), attribute: "quality".into() }]);
+    assert_eq!(
+        ex.tasks,
+        vec![Task::CorrectJudge { method: "score-only".into(), attribute: "quality".into() }]
+    );
     assert!(ex.unsupported().is_empty());
     // Nothing to rate; the judged attribute is embedded (to be reviewed), the reference kept apart.
     assert!(ex.attributes().is_empty());
@@ -181,8 +184,9 @@ fn version_1_files_still_open_and_a_newer_one_is_refused_by_name() {
     assert_eq!(opened.unsupported(), ["Correct a judge (the file holds no judge run to correct)"]);
     assert_eq!(opened.attributes(), ["quality"]);
     // Version 3 is refused with what to do.
-    let e = Exercise::from_json(&exercise().to_json().replacen("\"version\": 2", "\"version\": 3", 1))
-        .unwrap_err();
+    let e =
+        Exercise::from_json(&exercise().to_json().replacen("\"version\": 2", "\"version\": 3", 1))
+            .unwrap_err();
     assert_eq!(e, ExerciseError::TooNew { version: 3 });
     assert!(e.to_string().contains("open it with a newer Concord"));
 }
@@ -299,11 +303,8 @@ fn the_class_view_measures_each_students_corrections_against_the_reference() {
     // Nothing to rate: no students-against-reference table; the corrections' instead.
     assert!(rep.table(STUDENTS_TABLE).is_none());
     let t = rep.table(CORRECTIONS_TABLE).unwrap();
-    let labels: Vec<(&str, String)> = t
-        .rows
-        .iter()
-        .map(|row| (row.label.as_str(), row.cells[0].text.clone()))
-        .collect();
+    let labels: Vec<(&str, String)> =
+        t.rows.iter().map(|row| (row.label.as_str(), row.cells[0].text.clone())).collect();
     assert_eq!(
         labels,
         [
@@ -353,8 +354,7 @@ fn the_class_view_measures_each_students_corrections_against_the_reference() {
     // Bob's two files differ on i2.
     let conflicts = rep.table(REVIEW_CONFLICTS_TABLE).unwrap();
     assert_eq!(conflicts.rows.len(), 1);
-    let row: Vec<String> =
-        conflicts.rows[0].cells.iter().map(|c| c.text.clone()).collect();
+    let row: Vec<String> = conflicts.rows[0].cells.iter().map(|c| c.text.clone()).collect();
     assert_eq!(row, ["i2", "changed to 4", "bob2.json", "changed to 5", "bob.json"]);
     // The exports a screen and `concord class` write are the report's own.
     let names: Vec<String> = rep.files(Format::Csv).into_iter().map(|f| f.name).collect();

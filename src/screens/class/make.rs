@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
-use concord_core::study::workbench::review::run_key_of;
 use concord_core::study::workbench::results::score_run;
+use concord_core::study::workbench::review::run_key_of;
 use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
 
@@ -134,8 +134,18 @@ pub fn MakePanel() -> impl IntoView {
     let ws = use_workspace();
     let runs = expect_context::<JudgeRuns>();
     let class = use_class();
-    let MakeForm { title, chosen, sample, seed, instructions, hide, said, rate, correct, correct_run } =
-        use_make_form();
+    let MakeForm {
+        title,
+        chosen,
+        sample,
+        seed,
+        instructions,
+        hide,
+        said,
+        rate,
+        correct,
+        correct_run,
+    } = use_make_form();
     let keys = Memo::new(move |_| runs.runs.with(|r| run_keys(r)));
     // The run to correct: the one chosen, else the table's first.
     let chosen_run = Memo::new(move |_| {
@@ -179,7 +189,10 @@ pub fn MakePanel() -> impl IntoView {
             None
         };
         if !rate.get_untracked() && to_correct.is_none() {
-            said.set(Some((false, "Tick a task: rate attributes, correct a judge, or both.".to_owned())));
+            said.set(Some((
+                false,
+                "Tick a task: rate attributes, correct a judge, or both.".to_owned(),
+            )));
             return;
         }
         let spec = ExerciseSpec {
@@ -203,7 +216,8 @@ pub fn MakePanel() -> impl IntoView {
                     Err(e) => said.set(Some((false, e.to_string()))),
                     Ok(()) => {
                         let what = [
-                            (!ex.attributes().is_empty()).then(|| format!("rate {}", ex.attributes().join(", "))),
+                            (!ex.attributes().is_empty())
+                                .then(|| format!("rate {}", ex.attributes().join(", "))),
                             ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
                         ]
                         .into_iter()

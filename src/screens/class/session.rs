@@ -113,13 +113,17 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
         created,
     );
     crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
+    let reviewing = exercise.correct_judge().is_some();
     let class = use_class();
     class.exercise.set(Some(Arc::new(exercise)));
     class.time_ms.set(Vec::new());
     class.exported.set(false);
     class.restored.set(true);
-    // Rating works offline from here on: the Rate screen's chunk is fetched now.
+    // Rating (and reviewing) work offline from here on: their screens' chunks are fetched now.
     crate::screens::prefetch_rate();
+    if reviewing {
+        crate::screens::prefetch_results();
+    }
     save(t).await;
     Ok(())
 }

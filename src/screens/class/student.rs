@@ -49,9 +49,9 @@ fn submission(
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
     let reviews = untrack(|| student_reviews(review, exercise, student));
     rate.raters.with_untracked(|raters| {
-        class.time_ms.with_untracked(|t| {
-            Submission::answer(exercise, student, created, raters, t, &reviews)
-        })
+        class
+            .time_ms
+            .with_untracked(|t| Submission::answer(exercise, student, created, raters, t, &reviews))
     })
 }
 
@@ -147,9 +147,11 @@ pub fn StudentPanel() -> impl IntoView {
         }
         let s = submission(class, rate, review, &ex, &class.student.get()).ok()?;
         let report = class_report(&ex, &[(s.file_name(), s)], RESAMPLING).report;
-        let ratings = report.table(STUDENTS_TABLE).cloned().map(|table| view! {
-            <h3>"Your ratings against the reference"</h3>
-            <TableView table=Arc::new(table) testid="exercise-feedback-table" caption=false/>
+        let ratings = report.table(STUDENTS_TABLE).cloned().map(|table| {
+            view! {
+                <h3>"Your ratings against the reference"</h3>
+                <TableView table=Arc::new(table) testid="exercise-feedback-table" caption=false/>
+            }
         });
         let corrections = report.table(CORRECTIONS_TABLE).cloned().map(|table| view! {
             <h3>"The judge, and the judge with your corrections, against the reference"</h3>

@@ -484,7 +484,15 @@ pub fn class_report(
 
 fn build_report(built: ClassBuilder) -> ClassReport {
     let ClassBuilder {
-        exercise, files, resampling, merged, pairs, among, correct, corrections, ..
+        exercise,
+        files,
+        resampling,
+        merged,
+        pairs,
+        among,
+        correct,
+        corrections,
+        ..
     } = built;
     let exercise = &exercise;
     let dataset = &exercise.dataset.embedded;
@@ -522,7 +530,8 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         // After "Items rated": the judge's ratings decided on.
         subs.columns.insert(
             2,
-            Column::number("Items reviewed").described("the judge's ratings the student decided on"),
+            Column::number("Items reviewed")
+                .described("the judge's ratings the student decided on"),
         );
         for (row, e) in subs.rows.iter_mut().zip(&merged.entries) {
             row.cells.insert(2, Cell::count(e.items_reviewed));
@@ -693,10 +702,8 @@ fn correct_tables(
     ];
     let mut rows: Vec<(usize, usize, Row)> = Vec::new();
     for (i, item) in dataset.items.iter().enumerate() {
-        let verdicts: Vec<&review::Verdict> = students
-            .iter()
-            .filter_map(|s| s.review.as_ref()?.verdict(&item.id))
-            .collect();
+        let verdicts: Vec<&review::Verdict> =
+            students.iter().filter_map(|s| s.review.as_ref()?.verdict(&item.id)).collect();
         let new: Vec<f64> = verdicts
             .iter()
             .filter_map(|v| match v {
@@ -707,8 +714,7 @@ fn correct_tables(
         if new.is_empty() {
             continue;
         }
-        let flagged =
-            verdicts.iter().filter(|v| matches!(v, review::Verdict::Flag { .. })).count();
+        let flagged = verdicts.iter().filter(|v| matches!(v, review::Verdict::Flag { .. })).count();
         let mean = new.iter().sum::<f64>() / new.len() as f64;
         let key = |what: &str| format!("{}/{what}", item.id);
         rows.push((
