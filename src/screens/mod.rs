@@ -138,6 +138,15 @@ pub fn prefetch_rate() {
     });
 }
 
+/// Fetches the Results screen's chunk ahead of its tab: a student who opened a correct-judge
+/// exercise reviews the judge there, offline too.
+pub fn prefetch_results() {
+    #[cfg(feature = "split")]
+    leptos::task::spawn_local(async {
+        let _ = results_view().await;
+    });
+}
+
 /// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
 /// (a failed load is not remembered: the next call fetches afresh).
 #[cfg(feature = "split")]

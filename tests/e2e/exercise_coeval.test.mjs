@@ -112,7 +112,7 @@ test('a CoEval study handed out as an exercise: two students scrutinise it, the 
     await tpage.getByLabel(/^Scrutinise CoEval criteria/).check();
     await tpage.getByTestId('exercise-coeval-study')
       .filter({ hasText: 'Task: tiny · 2 instances · 2 criteria · 4 LLM evaluations' }).waitFor();
-    const made = await tclass.makeExercise({ title: 'Scrutinise the stories', attributes: [] });
+    const made = await tclass.makeExercise({ title: 'Scrutinise the stories', attributes: [], rate: false });
     const exercisePath = join(dir, 'exercise.json');
     await made.saveAs(exercisePath);
     const raw = readFileSync(exercisePath, 'utf8');

@@ -21,7 +21,10 @@ concord class EXERCISE SUBMISSION... [--format md|csv|latex|json|svg] [--out DIR
                   exports (class-students.csv, …), instead of printing them
 
 Submissions are named by their file name, as the app names dropped files. Intervals are a
-95 % percentile bootstrap over items (1,000 resamples, seed 26), as in the app.
+95 % percentile bootstrap over items (1,000 resamples, seed 26), as in the app. An exercise
+with a correct-judge task adds class-corrections (each student's corrections of the judge:
+shares accepted / changed / flagged, mean |change|, minutes, r, τ-b and α of the judge alone
+and with the student's changes against the reference) and class-changed-items.
 ";
 
 struct Args {

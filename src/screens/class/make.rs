@@ -1,15 +1,17 @@
 //! The teacher's side: an exercise made from the open workspace — the chosen attributes, every
 //! item or a seeded sample, instructions in Markdown (previewed as the students will see
 //! them), the reference hidden or not, and the Results table's judge runs of those attributes
-//! — and, when asked, the CoEval screen's study to scrutinise (its task, criteria, instances and
-//! the LLM's answers; nobody's decisions) — saved as a file to hand out or put online
-//! (`?exercise=URL`).
+//! — and, with "Correct a judge" ticked, one of the Results table's judge runs whole (its raw
+//! answers, cut to the exercise's items) for the students to review; with "Scrutinise CoEval
+//! criteria" ticked, the CoEval screen's study (its task, criteria, instances and the LLM's
+//! answers; nobody's decisions) — saved as a file to hand out or put online (`?exercise=URL`).
 
 use std::sync::Arc;
 
 use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
-use concord_core::study::workbench::ExtraRater;
 use concord_core::study::workbench::results::score_run;
+use concord_core::study::workbench::review::run_key_of;
+use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -55,6 +57,19 @@ async fn read_coeval(t: BundleTargets) -> Result<concord_core::study::coeval::Sn
     }
 }
 
+/// The Results table's judge runs by review key, each once (the latest run of a key, as on the
+/// table), in the order first run.
+fn run_keys(runs: &[JudgedRun]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        let key = run_key_of(&r.method, &r.attribute);
+        if !out.contains(&key) {
+            out.push(key);
+        }
+    }
+    out
+}
+
 /// `Week 3: coherence` → `week-3-coherence`.
 fn slug(title: &str) -> String {
     let mut out = String::new();
@@ -80,6 +95,10 @@ struct MakeForm {
     /// Whether the CoEval screen's study goes in, to scrutinise.
     coeval: RwSignal<bool>,
     said: RwSignal<Option<(bool, String)>>,
+    /// The tasks ticked: rate attributes, correct a judge (and which run, by key).
+    rate: RwSignal<bool>,
+    correct: RwSignal<bool>,
+    correct_run: RwSignal<String>,
 }
 
 struct SharedForm {
@@ -91,6 +110,9 @@ struct SharedForm {
     hide: ArcRwSignal<bool>,
     coeval: ArcRwSignal<bool>,
     said: ArcRwSignal<Option<(bool, String)>>,
+    rate: ArcRwSignal<bool>,
+    correct: ArcRwSignal<bool>,
+    correct_run: ArcRwSignal<String>,
 }
 
 thread_local! {
@@ -105,6 +127,9 @@ thread_local! {
         hide: ArcRwSignal::new(true),
         coeval: ArcRwSignal::new(false),
         said: ArcRwSignal::new(None),
+        rate: ArcRwSignal::new(true),
+        correct: ArcRwSignal::new(false),
+        correct_run: ArcRwSignal::new(String::new()),
     };
 }
 
@@ -118,6 +143,9 @@ fn use_make_form() -> MakeForm {
         hide: f.hide.clone().into(),
         coeval: f.coeval.clone().into(),
         said: f.said.clone().into(),
+        rate: f.rate.clone().into(),
+        correct: f.correct.clone().into(),
+        correct_run: f.correct_run.clone().into(),
     })
 }
 
@@ -127,8 +155,19 @@ pub fn MakePanel() -> impl IntoView {
     let runs = expect_context::<JudgeRuns>();
     let class = use_class();
     let t = BundleTargets::from_context();
-    let MakeForm { title, chosen, sample, seed, instructions, hide, coeval, said } =
-        use_make_form();
+    let MakeForm {
+        title,
+        chosen,
+        sample,
+        seed,
+        instructions,
+        hide,
+        coeval,
+        said,
+        rate,
+        correct,
+        correct_run,
+    } = use_make_form();
     // What the CoEval screen's study is, read when the task is ticked (and again on save).
     let coeval_study = RwSignal::new(None::<Result<String, String>>);
     Effect::new(move |_| {
@@ -149,6 +188,13 @@ pub fn MakePanel() -> impl IntoView {
                 coeval_study.try_set(Some(read));
             });
         }
+    });
+    let keys = Memo::new(move |_| runs.runs.with(|r| run_keys(r)));
+    // The run to correct: the one chosen, else the table's first.
+    let chosen_run = Memo::new(move |_| {
+        let keys = keys.get();
+        let want = correct_run.get();
+        keys.iter().find(|k| **k == want).or_else(|| keys.first()).cloned()
     });
     let attributes = move || ws.dataset.with(|d| d.loaded.dataset.attributes.clone());
     let items = move || ws.dataset.with(|d| d.loaded.dataset.items.len());
@@ -174,12 +220,31 @@ pub fn MakePanel() -> impl IntoView {
         let stamp: String = created.chars().filter(char::is_ascii_digit).take(14).collect();
         let title_text = title.get_untracked();
         let id = format!("{}-{stamp}", slug(&title_text));
+        let to_correct: Option<JudgedRun> = if correct.get_untracked() {
+            let Some(key) = chosen_run.get_untracked() else {
+                said.set(Some((false, "There is no judge run to correct: run a judge on the Run screen (or import one on Results) first.".to_owned())));
+                return;
+            };
+            runs.runs.with_untracked(|r| {
+                r.iter().rev().find(|r| run_key_of(&r.method, &r.attribute) == key).cloned()
+            })
+        } else {
+            None
+        };
+        if !rate.get_untracked() && to_correct.is_none() && !coeval.get_untracked() {
+            said.set(Some((
+                false,
+                "Tick a task: rate attributes, correct a judge, scrutinise the CoEval study, or several."
+                    .to_owned(),
+            )));
+            return;
+        }
         let spec = ExerciseSpec {
             id,
             title: title_text,
             created,
             instructions: instructions.get_untracked(),
-            attributes: chosen.get_untracked(),
+            attributes: if rate.get_untracked() { chosen.get_untracked() } else { Vec::new() },
             sample,
             hide_reference: hide.get_untracked(),
             coeval: None,
@@ -200,7 +265,12 @@ pub fn MakePanel() -> impl IntoView {
             let spec = ExerciseSpec { coeval: snapshot, ..spec };
             let built = ws.dataset.with_untracked(|d| {
                 let dataset = &d.loaded.dataset;
-                Exercise::build(dataset, spec, judge_ratings(runs, dataset))
+                Exercise::build_with(
+                    dataset,
+                    spec,
+                    judge_ratings(runs, dataset),
+                    to_correct.as_ref(),
+                )
             });
             match built {
                 Err(e) => said.set(Some((false, e.to_string()))),
@@ -209,12 +279,22 @@ pub fn MakePanel() -> impl IntoView {
                     match save_text(&name, "application/json", &ex.to_json()) {
                         Err(e) => said.set(Some((false, e.to_string()))),
                         Ok(()) => {
+                            let what = [
+                                (!ex.attributes().is_empty())
+                                    .then(|| format!("rate {}", ex.attributes().join(", "))),
+                                ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
+                                ex.coeval
+                                    .as_ref()
+                                    .map(|s| format!("scrutinise the CoEval study “{}”", s.task)),
+                            ]
+                            .into_iter()
+                            .flatten()
+                            .collect::<Vec<_>>()
+                            .join("; ");
                             said.set(Some((true, format!(
-                            "Saved {name}: {} items, {}, {} judge run(s){}, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+                            "Saved {name}: {} items, {what}, {} judge run(s) for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
                             ex.dataset.items,
-                            if ex.rates() { ex.attributes().join(", ") } else { "nothing to rate".to_owned() },
                             ex.judges.len(),
-                            if ex.coeval.is_some() { ", the CoEval study to scrutinise" } else { "" },
                             if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
                         ))));
                             class.class_exercise.set(Some((name, Arc::new(ex))));
@@ -237,27 +317,27 @@ pub fn MakePanel() -> impl IntoView {
                 {Task::KINDS.into_iter().map(|(kind, label, supported)| {
                     let id = format!("task-{kind}");
                     let for_id = id.clone();
-                    match kind {
-                        // Rating is asked for by choosing attributes below.
-                        "rate_attributes" => view! {
-                            <label for=for_id>
-                                <input id=id type="checkbox" disabled=true prop:checked=move || chosen.with(|c| !c.is_empty())/>
-                                {format!("{label} (choose them below)")}
-                            </label>
-                        }.into_any(),
-                        "scrutinise_criteria" => view! {
-                            <label for=for_id>
-                                <input id=id type="checkbox" prop:checked=move || coeval.get()
-                                    on:change=move |ev| coeval.set(event_target_checked(&ev))/>
-                                {format!("{label}: the CoEval screen's study, its criteria and the LLM's evaluations")}
-                            </label>
-                        }.into_any(),
-                        _ => view! {
-                            <label for=for_id>
-                                <input id=id type="checkbox" disabled=true prop:checked=false/>
-                                {if supported { label.to_owned() } else { format!("{label} (not supported yet)") }}
-                            </label>
-                        }.into_any(),
+                    // The tasks a teacher can tick here; the others are named only.
+                    let ticked = match kind {
+                        "rate_attributes" => Some(rate),
+                        "correct_judge" => Some(correct),
+                        "scrutinise_criteria" => Some(coeval),
+                        _ => None,
+                    };
+                    let label = if kind == "scrutinise_criteria" {
+                        format!("{label}: the CoEval screen's study, its criteria and the LLM's evaluations")
+                    } else if supported {
+                        label.to_owned()
+                    } else {
+                        format!("{label} (not supported yet)")
+                    };
+                    view! {
+                        <label for=for_id>
+                            <input id=id type="checkbox" disabled=ticked.is_none()
+                                prop:checked=move || ticked.is_some_and(|t| t.get())
+                                on:change=move |ev| if let Some(t) = ticked { t.set(event_target_checked(&ev)) }/>
+                            {label}
+                        </label>
                     }
                 }).collect_view()}
                 {move || coeval.get().then(|| match coeval_study.get() {
@@ -266,7 +346,23 @@ pub fn MakePanel() -> impl IntoView {
                     Some(Err(why)) => view! { <p class="error-box" role="alert" data-testid="exercise-coeval-missing">{why}</p> }.into_any(),
                 })}
             </fieldset>
-            <fieldset class="row">
+            <Show when=move || correct.get()>
+                <div class="row">
+                    <label for="exercise-correct-run">"Judge run to correct"</label>
+                    <select id="exercise-correct-run" data-testid="exercise-correct-run"
+                        on:change=move |ev| correct_run.set(event_target_value(&ev))>
+                        {move || keys.get().into_iter().map(|key| {
+                            let selected = chosen_run.get().as_deref() == Some(key.as_str());
+                            view! { <option value=key.clone() selected=selected>{key.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                    {move || keys.with(Vec::is_empty).then(|| view! {
+                        <span class="muted">"No judge run yet: run one on the Run screen, or import one on Results."</span>
+                    })}
+                </div>
+                <p class="muted">"The students review this run on their Results screen (Review and correct): accept, change or flag each rating. The exercise carries its raw answers for the items, never a key."</p>
+            </Show>
+            <fieldset class="row" prop:disabled=move || !rate.get()>
                 <legend>"Attributes to rate"</legend>
                 {move || attributes().into_iter().map(|a| {
                     let name = a.name.clone();

@@ -1,6 +1,7 @@
 //! A student's exercise in this browser: opening one (a file, or `?exercise=URL`) starts a
-//! new workspace whose dataset is the exercise's items (and whose CoEval study is the
-//! exercise's, when it has one), and the session — the exercise, the
+//! new workspace whose dataset is the exercise's items (and whose judge run, for a
+//! correct-judge task, is the run to correct, and whose CoEval study is the exercise's, when
+//! it has one), and the session — the exercise, the
 //! name, the time per item, whether the submission was exported — is kept in IndexedDB under
 //! the workspace's id, so a reload (offline too) finds the exercise as it was left.
 
@@ -102,12 +103,13 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
         .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
     crate::workspaces::fork(t, t.saved, &exercise.title).await;
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    // A correct-judge task's run comes along: the Results screen's review works on it.
     let mut bundle = Bundle::new(
         &exercise.workspace_dataset(),
         "json",
         None,
         None,
-        Vec::new(),
+        exercise.workspace_runs(),
         Vec::new(),
         Settings::default(),
         created,
@@ -115,13 +117,17 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
     // The study to scrutinise replaces this browser's CoEval study, with nobody's decisions.
     bundle.coeval = exercise.coeval.clone();
     crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
+    let reviewing = exercise.correct_judge().is_some();
     let class = use_class();
     class.exercise.set(Some(Arc::new(exercise)));
     class.time_ms.set(Vec::new());
     class.exported.set(false);
     class.restored.set(true);
-    // Rating works offline from here on: the Rate screen's chunk is fetched now.
+    // Rating (and reviewing) work offline from here on: their screens' chunks are fetched now.
     crate::screens::prefetch_rate();
+    if reviewing {
+        crate::screens::prefetch_results();
+    }
     save(t).await;
     Ok(())
 }

@@ -1,11 +1,15 @@
 //! The student's side: open an exercise (a file, or the `?exercise=` address start-up handed
-//! over), read its instructions and tasks, rate on the Rate screen, export the submission —
-//! and only then, when the teacher hid it, see the reference.
+//! over), read its instructions and tasks, rate on the Rate screen and (a correct-judge task)
+//! correct the judge on the Results screen's Review panel, export the submission — and only
+//! then, when the teacher hid it, see the reference.
 
 use std::sync::Arc;
 
-use concord_core::study::exercise::class::{RESAMPLING, STUDENTS_TABLE, class_report};
+use concord_core::study::exercise::class::{
+    CORRECTIONS_TABLE, RESAMPLING, STUDENTS_TABLE, class_report,
+};
 use concord_core::study::exercise::{Exercise, Submission, SubmissionError};
+use concord_core::study::workbench::review::{self, Reviews};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -14,21 +18,40 @@ use crate::components::download::save_text;
 use crate::components::drop_zone::DropZone;
 use crate::components::table_view::TableView;
 use crate::screens::rate::state::{RateState, use_rate};
-use crate::state::Screen;
+use crate::screens::results::review::switch_reviewer;
+use crate::screens::results::state::{ReviewState, use_review};
+use crate::state::{Screen, use_storage};
 
 use super::session::{self, OpenFailure};
 use super::state::{ClassState, PendingExercise, use_class};
 
-/// The submission of the open exercise from the ratings made so far.
+/// The student's review of the exercise's judge run: this browser's review log, when it is
+/// the exercise's workspace's and kept under the student's name (else nothing).
+fn student_reviews(review: ReviewState, exercise: &Exercise, student: &str) -> Reviews {
+    if exercise.correct_judge().is_none() || review.reviewer.get() != student {
+        return Reviews::default();
+    }
+    let scope = review::dataset_scope(&exercise.dataset.embedded);
+    if review.scope.get().as_deref() != Some(scope.as_str()) {
+        return Reviews::default();
+    }
+    review.log.with(|log| log.replay())
+}
+
+/// The submission of the open exercise from the ratings and review made so far.
 fn submission(
     class: ClassState,
     rate: RateState,
+    review: ReviewState,
     exercise: &Exercise,
     student: &str,
 ) -> Result<Submission, SubmissionError> {
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+    let reviews = untrack(|| student_reviews(review, exercise, student));
     rate.raters.with_untracked(|raters| {
-        class.time_ms.with_untracked(|t| Submission::new(exercise, student, created, raters, t))
+        class
+            .time_ms
+            .with_untracked(|t| Submission::answer(exercise, student, created, raters, t, &reviews))
     })
 }
 
@@ -36,6 +59,8 @@ fn submission(
 pub fn StudentPanel() -> impl IntoView {
     let class = use_class();
     let rate = use_rate();
+    let review = use_review();
+    let storage = use_storage();
     let t = BundleTargets::from_context();
     let pending = expect_context::<PendingExercise>();
     let error = RwSignal::new(None::<String>);
@@ -76,7 +101,7 @@ pub fn StudentPanel() -> impl IntoView {
             // them there, action by action).
             let made = match session::scrutiny(t, &ex, &student).await {
                 Err(why) => Err(why),
-                Ok(log) => submission(class, rate, &ex, &student)
+                Ok(log) => submission(class, rate, review, &ex, &student)
                     .and_then(|s| match &log {
                         Some(log) => s.with_coeval(&ex, log),
                         None => Ok(s),
@@ -102,11 +127,11 @@ pub fn StudentPanel() -> impl IntoView {
     };
     let progress = move || {
         let ex = class.exercise.get()?;
-        if !ex.rates() {
+        if !ex.rates() && ex.correct_judge().is_none() {
             return None;
         }
         let student = class.student.get();
-        let done = rate.raters.with(|raters| {
+        let mut done = rate.raters.with(|raters| {
             ex.attributes()
                 .iter()
                 .map(|a| {
@@ -118,13 +143,23 @@ pub fn StudentPanel() -> impl IntoView {
                 })
                 .collect::<Vec<_>>()
         });
-        Some(format!("Rated so far — {}.", done.join("; ")))
+        if let Some(key) = ex.correct_judge_key() {
+            let decided = student_reviews(review, &ex, &student)
+                .verdicts
+                .keys()
+                .filter(|(run, item)| {
+                    *run == key && ex.dataset.embedded.items.iter().any(|i| i.id == *item)
+                })
+                .count();
+            done.push(format!("the judge's ratings reviewed: {decided} of {}", ex.dataset.items));
+        }
+        Some(format!("Done so far — {}.", done.join("; ")))
     };
     // After the export (or when the teacher did not hide it): the student against the
     // reference, the core's table.
     let feedback = move || {
-        // No rating task, no reference to compare with.
-        let ex = class.exercise.get().filter(|e| e.rates())?;
+        // Neither rating nor correcting a judge: no reference to compare with.
+        let ex = class.exercise.get().filter(|e| e.rates() || e.correct_judge().is_some())?;
         let shown = !ex.reference.hidden || class.exported.get();
         rate.raters.track();
         if !shown {
@@ -132,15 +167,21 @@ pub fn StudentPanel() -> impl IntoView {
                 <p class="muted" data-testid="reference-hidden">"The reference ratings are hidden until you export your submission."</p>
             }.into_any());
         }
-        let s = submission(class, rate, &ex, &class.student.get()).ok()?;
+        let s = submission(class, rate, review, &ex, &class.student.get()).ok()?;
         let report = class_report(&ex, &[(s.file_name(), s)], RESAMPLING).report;
-        let table = Arc::new(report.table(STUDENTS_TABLE)?.clone());
+        let ratings = report.table(STUDENTS_TABLE).cloned().map(|table| {
+            view! {
+                <h3>"Your ratings against the reference"</h3>
+                <TableView table=Arc::new(table) testid="exercise-feedback-table" caption=false/>
+            }
+        });
+        let corrections = report.table(CORRECTIONS_TABLE).cloned().map(|table| view! {
+            <h3>"The judge, and the judge with your corrections, against the reference"</h3>
+            <TableView table=Arc::new(table) testid="exercise-feedback-corrections" caption=false/>
+        });
         Some(
             view! {
-                <div data-testid="exercise-feedback">
-                    <h3>"Your ratings against the reference"</h3>
-                    <TableView table=table testid="exercise-feedback-table" caption=false/>
-                </div>
+                <div data-testid="exercise-feedback">{ratings}{corrections}</div>
             }
             .into_any(),
         )
@@ -167,8 +208,12 @@ pub fn StudentPanel() -> impl IntoView {
                             <p class="notice-line" role="status">{format!("This Concord cannot do these tasks yet: {}. Do the others.", unsupported.join("; "))}</p>
                         })}
                         <div class="instructions" data-testid="exercise-instructions">{super::instructions_view(&ex.instructions)}</div>
-                        {ex.rates().then(|| view! {
-                            <p class="muted">{format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))}</p>
+                        {(!ex.attributes().is_empty() || ex.correct_judge().is_some()).then(|| view! {
+                            <p class="muted">{if ex.attributes().is_empty() {
+                                format!("{} items{sample}.", ex.dataset.items)
+                            } else {
+                                format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))
+                            }}</p>
                         })}
                         {ex.coeval.as_ref().map(|s| view! {
                             <p class="muted" data-testid="exercise-coeval">
@@ -185,10 +230,27 @@ pub fn StudentPanel() -> impl IntoView {
                     <label for="student-name">"Your name"</label>
                     <input id="student-name" type="text" prop:value=move || class.student.get()
                         on:input=move |ev| class.student.set(event_target_value(&ev).trim().to_owned())
-                        on:change=move |_| spawn_local(session::save(t))/>
-                    <Show when=move || class.exercise.with(|e| e.as_ref().is_some_and(|e| e.rates()))>
+                        on:change=move |_| {
+                            // A correct-judge exercise reviews under the student's name.
+                            if class.exercise.with_untracked(|e| e.as_ref().is_some_and(|e| e.correct_judge().is_some())) {
+                                switch_reviewer(review, storage.store.get_untracked(), class.student.get_untracked());
+                            }
+                            spawn_local(session::save(t));
+                        }/>
+                    <Show when=move || class.exercise.with(|e| e.as_ref().is_some_and(|e| !e.attributes().is_empty()))>
                         <button type="button" class="primary" on:click=move |_| t.ws.screen.set(Screen::Rate)
                             disabled=move || class.student.with(String::is_empty)>"Rate the items"</button>
+                    </Show>
+                    <Show when=move || class.exercise.with(|e| e.as_ref().is_some_and(|e| e.correct_judge().is_some()))>
+                        <button type="button" class="primary" data-testid="correct-judge"
+                            disabled=move || class.student.with(String::is_empty)
+                            on:click=move |_| {
+                                let Some(key) = class.exercise.with_untracked(|e| e.as_ref().and_then(|e| e.correct_judge_key())) else { return };
+                                switch_reviewer(review, storage.store.get_untracked(), class.student.get_untracked());
+                                review.run.set(Some(key));
+                                review.cursor.set(0);
+                                t.ws.screen.set(Screen::Results);
+                            }>"Correct the judge"</button>
                     </Show>
                     <button type="button" class="secondary" data-testid="export-submission" on:click=export>"Export submission"</button>
                     <button type="button" class="secondary" on:click=move |_| spawn_local(session::close(t))>"Close the exercise"</button>

@@ -6,6 +6,10 @@
 //! CoEval [`InstanceTimer`] (stopped while the tab is hidden); other reviewers' files are
 //! imported and merged with their conflicts shown; the agreement before and after comes from
 //! the core's `review_tables`, rendered as they are.
+//!
+//! With a correct-judge exercise open (Class screen) the panel is in exercise mode: it names
+//! the exercise and the run to correct, the reviewer is the student (their name from the Class
+//! screen), and their decisions and time go into the submission exported there.
 
 use std::sync::Arc;
 
@@ -30,7 +34,8 @@ use crate::components::download::save_text;
 use crate::components::table_view::TableView;
 use crate::edge::store::Store;
 use crate::edge::time::monotonic_ms;
-use crate::state::{use_runs, use_storage, use_workspace};
+use crate::screens::class::state::use_class;
+use crate::state::{Screen, use_runs, use_storage, use_workspace};
 
 /// Why a reviewer's file could not be imported.
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +84,26 @@ fn record(review: ReviewState, store: Option<Store>, event: ReviewEvent) -> bool
             false
         }
     }
+}
+
+/// Makes `name` the reviewer in this browser: their stored log is read (decisions wait until it
+/// is). The name field and a student's "Correct the judge" call it.
+pub fn switch_reviewer(review: ReviewState, store: Option<Store>, name: String) {
+    if name == review.reviewer.get_untracked() {
+        return;
+    }
+    // Decisions wait until this reviewer's log is read (they would land in another's).
+    review.reviewer.set(name.clone());
+    review.log.set(Default::default());
+    review.saved.set(0);
+    review.cursor.set(0);
+    let Some(store) = store else { return };
+    review.loaded.set(false);
+    spawn_local(async move {
+        if let Err(e) = tasks::switch_reviewer(review, &store, name).await {
+            review.error.try_set(Some(e.to_string()));
+        }
+    });
 }
 
 #[component]
@@ -169,22 +194,15 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
 
     let set_name = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev).trim().to_owned();
-        if name == review.reviewer.get_untracked() {
-            return;
-        }
-        // Decisions wait until this reviewer's log is read (they would land in another's).
-        review.reviewer.set(name.clone());
-        review.log.set(Default::default());
-        review.saved.set(0);
-        review.cursor.set(0);
-        let Some(store) = storage.store.get_untracked() else { return };
-        review.loaded.set(false);
-        spawn_local(async move {
-            if let Err(e) = tasks::switch_reviewer(review, &store, name).await {
-                review.error.try_set(Some(e.to_string()));
-            }
-        });
+        switch_reviewer(review, storage.store.get_untracked(), name);
     };
+    // Exercise mode: the open exercise's run to correct, when it is on the table.
+    let class = use_class();
+    let exercise = Memo::new(move |_| {
+        let ex = class.exercise.get()?;
+        let key = ex.correct_judge_key()?;
+        Some((ex.title.clone(), key, ex.reference.hidden && !class.exported.get()))
+    });
     let save_walk = move || {
         if let Some(store) = storage.store.get_untracked() {
             let (order, seed) = (review.order.get_untracked(), review.seed.get_untracked());
@@ -296,6 +314,23 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                         prop:value=move || review.seed.get().to_string() on:change=set_seed/>
                 </label>
             </div>
+            {move || exercise.get().map(|(title, key, hidden)| {
+                let student = class.student.get();
+                let reviewer = review.reviewer.get();
+                view! {
+                    <p class="notice-line" role="status" data-testid="review-exercise">
+                        {format!("Exercise “{title}”: correct the judge run {key}. ")}
+                        {if student.is_empty() || student != reviewer {
+                            format!("Your decisions count in the submission only under your name on the Class screen{}; type it as the reviewer's name.", if student.is_empty() { String::new() } else { format!(" ({student})") })
+                        } else {
+                            format!("Your decisions and your time on each item go into your submission, {student}: export it on the Class screen.")
+                        }}
+                        {hidden.then_some(" The reference is hidden until you export.")}
+                        " "
+                        <button type="button" class="secondary small" on:click=move |_| ws.screen.set(Screen::Class)>"Back to the exercise"</button>
+                    </p>
+                }
+            })}
             {move || review.error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="review-error">{e}</p> })}
             <Show when=move || current.with(Option::is_some)
                 fallback=|| view! { <p class="muted" data-testid="review-empty">"This run has no items to review."</p> }>

@@ -10,9 +10,15 @@ export class ClassPage {
   }
 
   /** Makes an exercise from the open workspace and returns its download. */
-  async makeExercise({ title, attributes, sample, seed, instructions, hide = true }) {
+  async makeExercise({ title, attributes, sample, seed, instructions, hide = true, rate = true, correct }) {
     const p = this.page;
     await p.getByLabel('Title', { exact: true }).fill(title);
+    // The tasks: rate attributes (ticked at first), correct a judge (the run's key).
+    const rateBox = p.locator('#task-rate_attributes');
+    if ((await rateBox.isChecked()) !== rate) await rateBox.click();
+    const correctBox = p.locator('#task-correct_judge');
+    if ((await correctBox.isChecked()) !== Boolean(correct)) await correctBox.click();
+    if (correct) await p.getByLabel('Judge run to correct').selectOption(correct);
     for (const a of attributes) await p.locator(`#exercise-attr-${a}`).check();
     if (sample !== undefined) await p.getByLabel('Sample size').fill(String(sample));
     if (seed !== undefined) await p.getByLabel('Seed', { exact: true }).fill(String(seed));

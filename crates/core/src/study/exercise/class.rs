@@ -11,21 +11,35 @@
 //! [`review::agreement`], the same measure as a reviewed judge's), the students' agreement
 //! among themselves (α with its interval), the conflicts, and one histogram of the students'
 //! ratings per attribute.
+//!
+//! An exercise with a correct-judge task adds [`CORRECTIONS_TABLE`]: per student the shares of
+//! the judge's ratings they accepted, changed and flagged, the mean |change|, the minutes, and
+//! the agreement with the reference of the judge alone and of the judge with this student's
+//! changes applied ([`review::measure_against`] and [`review::review_table`], the Results
+//! screen's "Review and correct" measure); [`CHANGED_TABLE`], the items most students changed;
+//! and, when a student's two files decided an item differently, [`REVIEW_CONFLICTS_TABLE`].
 
 use crate::bundle::ExtraRater;
 use crate::data::{Dataset, ScaleKind};
 use crate::report::figure::Histogram;
 use crate::report::{Cell, Column, Figure, Report, Row, Table};
 use crate::stats::{self, KrippendorffLevel};
-use crate::study::workbench::review::{self, Agreement, Resampling};
+use crate::study::workbench::review::{self, Agreement, Correction, Resampling};
+use crate::study::workbench::score_run;
 
 use super::file::Exercise;
-use super::submission::Submission;
+use super::submission::{JudgeReview, Submission};
 
 pub const SUBMISSIONS_TABLE: &str = "class-submissions";
 pub const STUDENTS_TABLE: &str = "class-students";
 pub const AGREEMENT_TABLE: &str = "class-agreement";
 pub const CONFLICTS_TABLE: &str = "class-conflicts";
+/// Correct-judge exercises: each student's corrections of the judge.
+pub const CORRECTIONS_TABLE: &str = "class-corrections";
+/// Correct-judge exercises: the items the students changed, most changed first.
+pub const CHANGED_TABLE: &str = "class-changed-items";
+/// Correct-judge exercises: items a student decided differently in two files.
+pub const REVIEW_CONFLICTS_TABLE: &str = "class-review-conflicts";
 /// Figure ids are this followed by the attribute's name made safe for a file name.
 pub const DISTRIBUTION_FIGURE: &str = "class-distribution-";
 
@@ -71,6 +85,8 @@ pub struct Entry {
     pub items_rated: usize,
     pub minutes: f64,
     pub status: Status,
+    /// Items of the judge run the student decided on (correct-judge exercises).
+    pub items_reviewed: usize,
 }
 
 /// An item a student rated differently in two files.
@@ -85,6 +101,18 @@ pub struct Conflict {
     pub overridden_from: String,
 }
 
+/// An item of the judge run a student decided differently in two files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewConflict {
+    pub student: String,
+    pub item: String,
+    /// The decisions as a reader reads them (`changed to 4`), `not reviewed` when none.
+    pub kept: String,
+    pub kept_from: String,
+    pub overridden: String,
+    pub overridden_from: String,
+}
+
 /// The submissions merged: one per student, in order of first appearance.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Merged {
@@ -92,6 +120,8 @@ pub struct Merged {
     /// Index into the files of each student's kept submission.
     pub kept: Vec<usize>,
     pub conflicts: Vec<Conflict>,
+    /// Correct-judge exercises: the decisions that differ between a student's files.
+    pub review_conflicts: Vec<ReviewConflict>,
 }
 
 /// Merges `files` (name, submission) answering `exercise`.
@@ -104,10 +134,14 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
         } else if let Some(k) = merged.kept.iter().position(|&j| files[j].1.student == s.student) {
             let j = merged.kept[k];
             let (earlier_file, earlier) = &files[j];
-            if earlier.ratings == s.ratings && earlier.coeval == s.coeval {
+            if earlier.ratings == s.ratings
+                && same_decisions(earlier, s)
+                && earlier.coeval == s.coeval
+            {
                 Status::Duplicate { of: earlier_file.clone() }
             } else {
                 merged.conflicts.extend(conflicts(exercise, &files[j], &files[i]));
+                merged.review_conflicts.extend(review_conflicts(exercise, &files[j], &files[i]));
                 merged.entries[j].status = Status::Overridden { by: file.clone() };
                 merged.kept[k] = i;
                 Status::Used
@@ -122,9 +156,41 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
             items_rated: s.items_rated(),
             minutes: s.minutes(),
             status,
+            items_reviewed: s.review.as_ref().map_or(0, |r| r.decisions.len()),
         });
     }
     merged
+}
+
+/// Whether two submissions decided the judge's ratings alike (the time may differ).
+fn same_decisions(a: &Submission, b: &Submission) -> bool {
+    let decisions = |s: &Submission| s.review.as_ref().map(|r| r.decisions.clone());
+    decisions(a).unwrap_or_default() == decisions(b).unwrap_or_default()
+}
+
+fn review_conflicts(
+    exercise: &Exercise,
+    (old_file, old): &(String, Submission),
+    (new_file, new): &(String, Submission),
+) -> Vec<ReviewConflict> {
+    let describe = |s: &Submission, item: &str| {
+        s.review.as_ref().and_then(|r| r.verdict(item)).map(review::Verdict::describe)
+    };
+    let mut out = Vec::new();
+    for item in &exercise.dataset.embedded.items {
+        let (a, b) = (describe(old, &item.id), describe(new, &item.id));
+        if a.is_some() && a != b {
+            out.push(ReviewConflict {
+                student: new.student.clone(),
+                item: item.id.clone(),
+                kept: b.unwrap_or_else(|| "not reviewed".to_owned()),
+                kept_from: new_file.clone(),
+                overridden: a.unwrap_or_default(),
+                overridden_from: old_file.clone(),
+            });
+        }
+    }
+    out
 }
 
 fn score_of(s: &Submission, attribute: &str, item: &str) -> Option<f64> {
@@ -239,6 +305,33 @@ enum Job {
         attribute: String,
         matrix: Vec<Vec<Option<f64>>>,
     },
+    /// A student's corrections of the judge run measured against the reference.
+    Correct {
+        student: String,
+        review: Option<JudgeReview>,
+    },
+}
+
+/// What a correct-judge exercise measures against: the run's key, the judge's item-aligned
+/// ratings (read from the embedded run as the Results table reads it) and the reference's.
+struct CorrectSetup {
+    run: String,
+    judge: Vec<Option<f64>>,
+    reference: Vec<Option<f64>>,
+}
+
+fn correct_setup(exercise: &Exercise) -> Option<CorrectSetup> {
+    let run = exercise.correct_judge()?;
+    let dataset = &exercise.dataset.embedded;
+    let judge = match score_run(dataset, run) {
+        Some(Ok(scores)) => scores.scores,
+        _ => vec![None; dataset.items.len()],
+    };
+    Some(CorrectSetup {
+        run: exercise.correct_judge_key()?,
+        judge,
+        reference: aligned(dataset, exercise.reference_of(&run.attribute)),
+    })
 }
 
 /// The students' agreement on one attribute: students, items rated by two or more, α and its
@@ -263,6 +356,8 @@ pub struct ClassBuilder {
     next: usize,
     pairs: Vec<(String, String, String, Agreement)>,
     among: Vec<Among>,
+    correct: Option<CorrectSetup>,
+    corrections: Vec<Correction>,
 }
 
 impl ClassBuilder {
@@ -307,6 +402,12 @@ impl ClassBuilder {
                 .collect();
             jobs.push(Job::Among { attribute: attribute.to_owned(), matrix });
         }
+        let correct = correct_setup(exercise);
+        if correct.is_some() {
+            for s in &students {
+                jobs.push(Job::Correct { student: s.student.clone(), review: s.review.clone() });
+            }
+        }
         ClassBuilder {
             exercise: exercise.clone(),
             files: files.to_vec(),
@@ -316,6 +417,8 @@ impl ClassBuilder {
             next: 0,
             pairs: Vec::new(),
             among: Vec::new(),
+            correct,
+            corrections: Vec::new(),
         }
     }
 
@@ -346,6 +449,21 @@ impl ClassBuilder {
                     ci,
                 });
             }
+            Job::Correct { student, review } => {
+                if let Some(setup) = &self.correct {
+                    let reviews = review.as_ref().map(JudgeReview::reviews).unwrap_or_default();
+                    let mut c = review::measure_against(
+                        &self.exercise.dataset.embedded,
+                        &setup.reference,
+                        &setup.run,
+                        &setup.judge,
+                        &reviews,
+                        self.resampling,
+                    );
+                    c.run = student.clone();
+                    self.corrections.push(c);
+                }
+            }
         }
         self.next >= self.jobs.len()
     }
@@ -368,7 +486,17 @@ pub fn class_report(
 }
 
 fn build_report(built: ClassBuilder) -> ClassReport {
-    let ClassBuilder { exercise, files, resampling, merged, pairs, among, .. } = built;
+    let ClassBuilder {
+        exercise,
+        files,
+        resampling,
+        merged,
+        pairs,
+        among,
+        correct,
+        corrections,
+        ..
+    } = built;
     let exercise = &exercise;
     let dataset = &exercise.dataset.embedded;
     let students: Vec<&Submission> = merged.kept.iter().map(|&i| &files[i].1).collect();
@@ -405,7 +533,7 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         }
         subs.rows.push(Row::new(e.file.clone(), cells));
     }
-    subs.notes.push(if !exercise.rates() {
+    subs.notes.push(if !exercise.rates() && correct.is_none() {
         "The exercise asks for a scrutiny of its CoEval study only; a later file of the same student with other decisions wins each decision they differ on.".to_owned()
     } else { format!(
         "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one.",
@@ -415,6 +543,17 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             |s| format!("a sample (seed {}) of {}", s.seed, s.of)
         )
     )});
+    if correct.is_some() {
+        // After "Items rated": the judge's ratings decided on.
+        subs.columns.insert(
+            2,
+            Column::number("Items reviewed")
+                .described("the judge's ratings the student decided on"),
+        );
+        for (row, e) in subs.rows.iter_mut().zip(&merged.entries) {
+            row.cells.insert(2, Cell::count(e.items_reviewed));
+        }
+    }
     report.tables.push(subs);
 
     let mut table =
@@ -513,7 +652,24 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         report.tables.push(t);
     }
 
-    for a in &dataset.attributes {
+    // Correct-judge tables, after the rating ones.
+    if let Some(setup) = &correct {
+        report.tables.extend(correct_tables(
+            exercise,
+            setup,
+            &students,
+            &corrections,
+            &merged,
+            resampling,
+        ));
+    }
+    let rated = exercise.attributes();
+    if rated.is_empty() {
+        // Nothing to rate: no student rated, there is no one to compare.
+        report.tables.retain(|t| t.id != STUDENTS_TABLE && t.id != AGREEMENT_TABLE);
+    }
+
+    for a in dataset.attributes.iter().filter(|a| rated.contains(&a.name.as_str())) {
         let values: Vec<f64> = students
             .iter()
             .filter_map(|s| s.ratings.iter().find(|r| r.attribute == a.name))
@@ -535,4 +691,111 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     report.tables.extend(tables);
     report.figures.extend(figures);
     ClassReport { merged, report }
+}
+
+/// The correct-judge tables: each student's corrections, the items most changed, and the
+/// conflicts between a student's files.
+fn correct_tables(
+    exercise: &Exercise,
+    setup: &CorrectSetup,
+    students: &[&Submission],
+    corrections: &[Correction],
+    merged: &Merged,
+    resampling: Resampling,
+) -> Vec<Table> {
+    let mut out = Vec::new();
+    let mut table = review::review_table(corrections, resampling);
+    table.id = CORRECTIONS_TABLE.to_owned();
+    table.title = format!("Each student's corrections of the judge {}", setup.run);
+    table.corner = "Student".to_owned();
+    table.notes.insert(
+        0,
+        "Per student two rows: \"judge\", the judge's ratings alone, and \"judge + review\", with this student's changes applied; r, τ-b and α are against the reference (the dataset's human aggregate). Minutes are the student's time on the judge's items.".to_owned(),
+    );
+    out.push(table);
+
+    let dataset = &exercise.dataset.embedded;
+    let mut changed = Table::new(CHANGED_TABLE, "Items the students changed most", "Item");
+    changed.columns = vec![
+        Column::number("Judge").described("the judge's rating"),
+        Column::number("Reference"),
+        Column::number("Changed by").described("students who changed the judge's rating"),
+        Column::number("Reviewed by").described("students who decided on the item"),
+        Column::number("Mean new rating").described("the mean of the students' changed ratings"),
+        Column::number("Flagged by").described("students who flagged the item"),
+    ];
+    let mut rows: Vec<(usize, usize, Row)> = Vec::new();
+    for (i, item) in dataset.items.iter().enumerate() {
+        let verdicts: Vec<&review::Verdict> =
+            students.iter().filter_map(|s| s.review.as_ref()?.verdict(&item.id)).collect();
+        let new: Vec<f64> = verdicts
+            .iter()
+            .filter_map(|v| match v {
+                review::Verdict::Change { rating } => Some(*rating),
+                _ => None,
+            })
+            .collect();
+        if new.is_empty() {
+            continue;
+        }
+        let flagged = verdicts.iter().filter(|v| matches!(v, review::Verdict::Flag { .. })).count();
+        let mean = new.iter().sum::<f64>() / new.len() as f64;
+        let key = |what: &str| format!("{}/{what}", item.id);
+        rows.push((
+            new.len(),
+            i,
+            Row::new(
+                item.id.clone(),
+                vec![
+                    Cell::number(setup.judge.get(i).copied().flatten(), 2),
+                    Cell::number(setup.reference.get(i).copied().flatten(), 2),
+                    Cell::count(new.len()).keyed(key("changed")),
+                    Cell::count(verdicts.len()).keyed(key("reviewed")),
+                    Cell::number(Some(mean), 2).keyed(key("mean_new")),
+                    Cell::count(flagged).keyed(key("flagged")),
+                ],
+            ),
+        ));
+    }
+    // Most changed first; ties in the exercise's item order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    changed.rows = rows.into_iter().map(|(_, _, r)| r).collect();
+    changed.notes.push(format!(
+        "Every item at least one of the {} student(s) changed, the most changed first.",
+        students.len()
+    ));
+    out.push(changed);
+
+    if !merged.review_conflicts.is_empty() {
+        let mut t = Table::new(
+            REVIEW_CONFLICTS_TABLE,
+            "Items a student decided differently in two files",
+            "Student",
+        );
+        t.columns = vec![
+            Column::text("Item"),
+            Column::text("Kept"),
+            Column::text("Kept from"),
+            Column::text("Overridden"),
+            Column::text("Overridden from"),
+        ];
+        for c in &merged.review_conflicts {
+            t.rows.push(Row::new(
+                c.student.clone(),
+                vec![
+                    Cell::text(c.item.clone()),
+                    Cell::text(c.kept.clone()),
+                    Cell::text(c.kept_from.clone()),
+                    Cell::text(c.overridden.clone()),
+                    Cell::text(c.overridden_from.clone()),
+                ],
+            ));
+        }
+        t.notes.push(
+            "The later file wins; give the files in another order to keep the other decisions."
+                .to_owned(),
+        );
+        out.push(t);
+    }
+    out
 }

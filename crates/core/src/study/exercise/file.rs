@@ -3,12 +3,14 @@
 //! ```text
 //! {
 //!   "kind": "concord-exercise",           fixed
-//!   "version": 1,                         readers refuse versions newer than theirs
+//!   "version": 1 | 2,                     readers refuse versions newer than theirs; a file is
+//!                                         written at the lowest version its tasks need
 //!   "id", "title", "created",             given by the app (the core reads no clock)
 //!   "generator": "Concord 0.1.0",
 //!   "instructions": "Markdown",           a safe subset, shown as text (`markdown`)
 //!   "tasks": [ { "kind": "rate_attributes", "attributes": [..] } | { "kind": "run_judges" }
-//!              | { "kind": "correct_judge" } | { "kind": "scrutinise_criteria" } ],
+//!              | { "kind": "correct_judge", "method", "attribute" }       (version 2)
+//!              | { "kind": "scrutinise_criteria" } ],
 //!   "sample": { "of", "size", "seed" } | null,   a seeded sample of the dataset's items
 //!   "dataset": { "name", "sha256", "items",
 //!                "embedded": { Dataset } },      the items to rate, the chosen attributes,
@@ -16,28 +18,36 @@
 //!   "reference": { "hidden": bool,               hidden until the submission is exported
 //!                  "ratings": [ { "name": "reference", "attribute", "scores": [[item, x]] } ] },
 //!   "judges": [ { "name": method, "attribute", "scores": [[item, x]] } ],
-//!   "coeval": { CoEval snapshot } | absent       the CoEval study to scrutinise (task,
-//!                                                criteria, instances, the LLM's answers; no
-//!                                                annotator's work, no key)
+//!   "judge_run": { JudgedRun } | absent          version 2: the run a correct-judge task
+//!                                                reviews, its records cut to the items
+//!   "coeval": { CoEval snapshot } | absent       version 2: the CoEval study to scrutinise
+//!                                                (task, criteria, instances, the LLM's
+//!                                                answers; no annotator's work, no key)
 //! }
 //! ```
 //!
-//! An exercise asks for rating attributes, scrutinising a CoEval study, or both; an exercise
-//! that only scrutinises embeds no item of the workbench's dataset. Tasks this Concord cannot
-//! do can be named in a file (a later Concord may write them) and the app says so plainly.
+//! Rating attributes (version 1), correcting a judge (version 2: the judge's run — its raw
+//! answers, so the student's Review panel shows its samples and rationale — travels in
+//! `judge_run`) and scrutinising a CoEval study (version 2: the study travels in `coeval`; an
+//! exercise that only scrutinises embeds no item of the workbench's dataset) are supported;
+//! the other tasks can be named in a file (a later Concord may write them) and the app says
+//! plainly that it cannot do them yet. A version-1 reader refuses a version-2 file by name
+//! ("open it with a newer Concord"); version-1 files open as before.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::bundle::{ExtraRater, dataset_hash};
-use crate::data::Dataset;
+use crate::data::{Dataset, join};
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
 use crate::study::coeval::Study as CoEvalStudy;
+use crate::study::workbench::JudgedRun;
+use crate::study::workbench::review::run_key_of;
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-exercise";
-/// The version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The newest version this build reads (and writes, when a task needs it: [`Task::since`]).
+pub const VERSION: u32 = 2;
 /// The name the reference ratings carry.
 pub const REFERENCE: &str = "reference";
 
@@ -50,10 +60,17 @@ pub enum Task {
     RateAttributes { attributes: Vec<String> },
     /// Run given judges (not supported yet).
     RunJudges,
-    /// Correct a judge's run (not supported yet).
-    CorrectJudge,
-    /// Scrutinise the exercise's CoEval study: its criteria (stage 1) and the LLM's
-    /// evaluations (stage 2), on the CoEval screen.
+    /// Review the judge run `method` / `attribute` (embedded as [`Exercise::judge_run`]):
+    /// accept, change or flag each of its ratings. Version 2. The fields default to empty, so a
+    /// version-1 file naming the task without a run still opens (the task is then unsupported).
+    CorrectJudge {
+        #[serde(default)]
+        method: String,
+        #[serde(default)]
+        attribute: String,
+    },
+    /// Scrutinise the exercise's CoEval study (embedded as [`Exercise::coeval`]): its criteria
+    /// (stage 1) and the LLM's evaluations (stage 2), on the CoEval screen. Version 2.
     ScrutiniseCriteria,
 }
 
@@ -62,13 +79,25 @@ impl Task {
     pub const KINDS: [(&'static str, &'static str, bool); 4] = [
         ("rate_attributes", "Rate attributes", true),
         ("run_judges", "Run given judges", false),
-        ("correct_judge", "Correct a judge", false),
+        ("correct_judge", "Correct a judge", true),
         ("scrutinise_criteria", "Scrutinise CoEval criteria", true),
     ];
 
     /// Whether students can do this task in this Concord.
     pub fn supported(&self) -> bool {
-        matches!(self, Task::RateAttributes { .. } | Task::ScrutiniseCriteria)
+        match self {
+            Task::RateAttributes { .. } | Task::ScrutiniseCriteria => true,
+            Task::CorrectJudge { method, .. } => !method.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// The file version a task needs: a file is written at the highest of its tasks'.
+    pub fn since(&self) -> u32 {
+        match self {
+            Task::CorrectJudge { .. } | Task::ScrutiniseCriteria => 2,
+            _ => 1,
+        }
     }
 
     /// What a student reads.
@@ -76,7 +105,13 @@ impl Task {
         match self {
             Task::RateAttributes { attributes } => format!("Rate {}", attributes.join(", ")),
             Task::RunJudges => "Run given judges (not supported yet)".to_owned(),
-            Task::CorrectJudge => "Correct a judge (not supported yet)".to_owned(),
+            Task::CorrectJudge { method, attribute } if !method.is_empty() => format!(
+                "Correct the judge {} on the Results screen (Review and correct)",
+                run_key_of(method, attribute)
+            ),
+            Task::CorrectJudge { .. } => {
+                "Correct a judge (the file holds no judge run to correct)".to_owned()
+            }
             Task::ScrutiniseCriteria => {
                 "Scrutinise the CoEval study's criteria and the LLM's evaluations (CoEval screen)"
                     .to_owned()
@@ -127,7 +162,11 @@ pub struct Exercise {
     pub reference: Reference,
     #[serde(default)]
     pub judges: Vec<ExtraRater>,
-    /// The CoEval study to scrutinise: no annotator, no log, no imported file.
+    /// The judge run a correct-judge task reviews (version 2), its records cut to the
+    /// exercise's items; it holds the run's raw answers, never a key or an endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_run: Option<JudgedRun>,
+    /// The CoEval study to scrutinise (version 2): no annotator, no log, no imported file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coeval: Option<CoEvalSnapshot>,
 }
@@ -184,6 +223,14 @@ pub enum ExerciseError {
     EmptySample(usize),
     #[error("give the exercise a title")]
     NoTitle,
+    #[error(
+        "the judge run {run} rates “{attribute}”, which the open dataset does not have; choose another run"
+    )]
+    JudgeAttribute { run: String, attribute: String },
+    #[error(
+        "the judge run {run} rated none of the exercise's items; choose another run, or run the judge on these items first"
+    )]
+    JudgeRatedNothing { run: String },
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -199,11 +246,24 @@ impl Exercise {
         spec: ExerciseSpec,
         judges: Vec<ExtraRater>,
     ) -> Result<Exercise, ExerciseError> {
+        Exercise::build_with(dataset, spec, judges, None)
+    }
+
+    /// [`Exercise::build`], and with `correct` a correct-judge task on that judge run: its
+    /// attribute joins the embedded ones (and the reference), its records are cut to the
+    /// exercise's items and embedded as [`Exercise::judge_run`]. With a run to correct, the
+    /// attributes to rate may be none (then there is no rating task).
+    pub fn build_with(
+        dataset: &Dataset,
+        spec: ExerciseSpec,
+        judges: Vec<ExtraRater>,
+        correct: Option<&JudgedRun>,
+    ) -> Result<Exercise, ExerciseError> {
         if spec.title.trim().is_empty() {
             return Err(ExerciseError::NoTitle);
         }
         let coeval = spec.coeval.map(coeval_task).transpose()?;
-        if spec.attributes.is_empty() {
+        if spec.attributes.is_empty() && correct.is_none() {
             if coeval.is_none() {
                 return Err(ExerciseError::NoAttribute);
             }
@@ -211,12 +271,25 @@ impl Exercise {
             return Err(ExerciseError::NoItems);
         }
         let mut chosen: Vec<usize> = Vec::new();
+        let mut rated: Vec<String> = Vec::new();
+        if let Some(run) = correct {
+            let i = dataset.attribute_index(&run.attribute).ok_or_else(|| {
+                ExerciseError::JudgeAttribute {
+                    run: run_key_of(&run.method, &run.attribute),
+                    attribute: run.attribute.clone(),
+                }
+            })?;
+            chosen.push(i);
+        }
         for name in &spec.attributes {
             let i = dataset
                 .attribute_index(name)
                 .ok_or_else(|| ExerciseError::UnknownAttribute(name.clone()))?;
             if !chosen.contains(&i) {
                 chosen.push(i);
+            }
+            if !rated.contains(&dataset.attributes[i].name) {
+                rated.push(dataset.attributes[i].name.clone());
             }
         }
         chosen.sort_unstable();
@@ -270,12 +343,41 @@ impl Exercise {
             })
             .filter(|j| !j.scores.is_empty())
             .collect();
+        let judge_run = match correct {
+            None => None,
+            Some(run) => {
+                let per_item = join(dataset, &run.run).record_per_item(n);
+                let mut cut = run.clone();
+                cut.run.records = rows
+                    .iter()
+                    .filter_map(|&r| per_item.get(r).copied().flatten())
+                    .filter_map(|k| run.run.records.get(k).cloned())
+                    .collect();
+                if cut.run.records.is_empty() {
+                    return Err(ExerciseError::JudgeRatedNothing {
+                        run: run_key_of(&run.method, &run.attribute),
+                    });
+                }
+                Some(cut)
+            }
+        };
         let embedded =
             Dataset { name: dataset.name.clone(), attributes, items, ..Dataset::default() };
         let mut tasks = Vec::new();
-        if !embedded.attributes.is_empty() {
-            tasks.push(Task::RateAttributes {
-                attributes: embedded.attributes.iter().map(|a| a.name.clone()).collect(),
+        if !rated.is_empty() {
+            // In the embedded (dataset) order.
+            let attributes = embedded
+                .attributes
+                .iter()
+                .filter(|a| rated.contains(&a.name))
+                .map(|a| a.name.clone())
+                .collect();
+            tasks.push(Task::RateAttributes { attributes });
+        }
+        if let Some(run) = &judge_run {
+            tasks.push(Task::CorrectJudge {
+                method: run.method.clone(),
+                attribute: run.attribute.clone(),
             });
         }
         if coeval.is_some() {
@@ -283,7 +385,7 @@ impl Exercise {
         }
         Ok(Exercise {
             kind: KIND.to_owned(),
-            version: VERSION,
+            version: tasks.iter().map(Task::since).max().unwrap_or(1),
             id: spec.id,
             title: spec.title.trim().to_owned(),
             created: spec.created,
@@ -299,6 +401,7 @@ impl Exercise {
             },
             reference: Reference { hidden: spec.hide_reference, ratings: reference },
             judges,
+            judge_run,
             coeval,
         })
     }
@@ -346,14 +449,49 @@ impl Exercise {
         hex(&Sha256::digest(serde_json::to_string(self).unwrap_or_default().as_bytes()))
     }
 
-    /// The attributes to rate, by name.
+    /// The attributes to rate, by name: the rating task's (none without one; a correct-judge
+    /// task's attribute is embedded too, to be reviewed, not rated).
     pub fn attributes(&self) -> Vec<&str> {
-        self.dataset.embedded.attributes.iter().map(|a| a.name.as_str()).collect()
+        self.tasks
+            .iter()
+            .find_map(|t| match t {
+                Task::RateAttributes { attributes } => {
+                    Some(attributes.iter().map(String::as_str).collect())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
-    /// The tasks this Concord cannot do, described.
+    /// The correct-judge task's run, when the exercise has one and embeds its run.
+    pub fn correct_judge(&self) -> Option<&JudgedRun> {
+        let run = self.judge_run.as_ref()?;
+        self.tasks
+            .iter()
+            .any(|t| {
+                matches!(t, Task::CorrectJudge { method, attribute }
+                    if *method == run.method && *attribute == run.attribute)
+            })
+            .then_some(run)
+    }
+
+    /// The review key ([`run_key_of`]) of the run a correct-judge task reviews.
+    pub fn correct_judge_key(&self) -> Option<String> {
+        self.correct_judge().map(|r| run_key_of(&r.method, &r.attribute))
+    }
+
+    /// The tasks this Concord cannot do, described (a correct-judge task whose run the file
+    /// does not hold among them).
     pub fn unsupported(&self) -> Vec<String> {
-        self.tasks.iter().filter(|t| !t.supported()).map(Task::describe).collect()
+        self.tasks
+            .iter()
+            .filter(|t| {
+                !t.supported()
+                    || (matches!(t, Task::CorrectJudge { .. }) && self.correct_judge().is_none())
+                    || (matches!(t, Task::ScrutiniseCriteria) && self.coeval.is_none())
+            })
+            .map(Task::describe)
+            .collect()
     }
 
     /// The reference ratings of `attribute`, when the exercise has them.
@@ -377,6 +515,11 @@ impl Exercise {
     /// The dataset a student's workspace opens: the exercise's items, no rating.
     pub fn workspace_dataset(&self) -> Dataset {
         self.dataset.embedded.clone()
+    }
+
+    /// The judge runs a student's workspace opens with: the run to correct, if any.
+    pub fn workspace_runs(&self) -> Vec<JudgedRun> {
+        self.correct_judge().cloned().into_iter().collect()
     }
 }
 

@@ -1,16 +1,22 @@
 //! One student's submission: which exercise it answers (its id and SHA-256), the student's
-//! name, their ratings per attribute and the time spent on each item, and — when the exercise
-//! has a CoEval study — their scrutiny of it (CoEval's annotator file: every action, the time
-//! per instance). It holds nothing else — no key, no provider setting, nothing of the browser.
+//! name, their ratings per attribute and the time spent on each item, (version 2) their
+//! review of a correct-judge task's run and their scrutiny of a CoEval study (CoEval's
+//! annotator file: every action, the time per instance). It holds nothing else — no key, no
+//! provider setting, nothing of the browser.
 //!
 //! ```text
 //! {
-//!   "kind": "concord-submission", "version": 1,
+//!   "kind": "concord-submission", "version": 1 | 2,
 //!   "exercise": { "id", "sha256", "title" },
 //!   "student": "Ann", "created", "generator",
 //!   "ratings": [ { "name": student, "attribute", "scores": [[item, x]] } ],
 //!   "time_ms": [[item, ms]],
-//!   "coeval": { concord-coeval-annotations file } | absent
+//!   "review": { "run": "method / attribute",                 version 2, when reviewed
+//!               "decisions": [ { "item", "verdict": "accept" }
+//!                            | { "item", "verdict": "change", "rating": x }
+//!                            | { "item", "verdict": "flag", "note": "…" } ],
+//!               "time_ms": [[item, ms]] },
+//!   "coeval": { concord-coeval-annotations file }            version 2, when scrutinised
 //! }
 //! ```
 
@@ -18,13 +24,55 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::ExtraRater;
 use crate::coeval::{AnnotatorFile, Log};
+use crate::study::workbench::review::{Reviews, Verdict};
 
 use super::file::Exercise;
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-submission";
-/// The version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The newest version this build reads; a submission with a review or a CoEval scrutiny is
+/// written as version 2, one without as version 1.
+pub const VERSION: u32 = 2;
+
+/// One decision of a student's review: the item and what they did with the judge's rating.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub item: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// A student's review of the exercise's judge run: the decision in effect on each item (undos
+/// applied), in the exercise's item order, and the time on each item (reviewed or not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeReview {
+    /// The run's review key, `method / attribute`.
+    pub run: String,
+    pub decisions: Vec<Decision>,
+    #[serde(default)]
+    pub time_ms: Vec<(String, u64)>,
+}
+
+impl JudgeReview {
+    /// The review as the core's review state, to measure with
+    /// [`crate::study::workbench::review`].
+    pub fn reviews(&self) -> Reviews {
+        let mut out = Reviews::default();
+        for d in &self.decisions {
+            out.verdicts.insert((self.run.clone(), d.item.clone()), d.verdict.clone());
+        }
+        for (item, ms) in &self.time_ms {
+            let t = out.time_ms.entry((self.run.clone(), item.clone())).or_default();
+            *t = t.saturating_add(*ms);
+        }
+        out
+    }
+
+    /// The decision on `item`.
+    pub fn verdict(&self, item: &str) -> Option<&Verdict> {
+        self.decisions.iter().find(|d| d.item == item).map(|d| &d.verdict)
+    }
+}
 
 /// The exercise a submission answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +94,11 @@ pub struct Submission {
     pub ratings: Vec<ExtraRater>,
     /// Milliseconds spent on each item, in the exercise's item order.
     pub time_ms: Vec<(String, u64)>,
-    /// The student's scrutiny of the exercise's CoEval study, under the student's name.
+    /// The review of a correct-judge task's run (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<JudgeReview>,
+    /// The student's scrutiny of the exercise's CoEval study, under the student's name
+    /// (version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coeval: Option<AnnotatorFile>,
 }
@@ -70,6 +122,10 @@ pub enum SubmissionError {
     #[error("nothing is rated yet: rate at least one item before exporting")]
     NothingRated,
     #[error(
+        "nothing is rated or reviewed yet: rate, or accept, change or flag the judge's rating of, at least one item before exporting"
+    )]
+    NothingDone,
+    #[error(
         "nothing is scrutinised yet: decide on a criterion or a part of an evaluation on the CoEval screen before exporting"
     )]
     NothingScrutinised,
@@ -85,6 +141,20 @@ impl Submission {
         created: String,
         raters: &[ExtraRater],
         time_ms: &[(String, u64)],
+    ) -> Result<Submission, SubmissionError> {
+        Submission::answer(exercise, student, created, raters, time_ms, &Reviews::default())
+    }
+
+    /// [`Submission::new`] with the review of a correct-judge task: from `reviews` (the
+    /// student's replayed review log), the decisions and times on the exercise's judge run and
+    /// items only.
+    pub fn answer(
+        exercise: &Exercise,
+        student: &str,
+        created: String,
+        raters: &[ExtraRater],
+        time_ms: &[(String, u64)],
+        reviews: &Reviews,
     ) -> Result<Submission, SubmissionError> {
         let student = student.trim();
         if student.is_empty() {
@@ -111,8 +181,31 @@ impl Submission {
                 })
             })
             .collect();
-        if ratings.is_empty() && exercise.rates() {
-            return Err(SubmissionError::NothingRated);
+        let review = exercise.correct_judge_key().and_then(|run| {
+            let decisions: Vec<Decision> = items
+                .iter()
+                .filter_map(|item| {
+                    let verdict = reviews.verdict(&run, &item.id)?.clone();
+                    Some(Decision { item: item.id.clone(), verdict })
+                })
+                .collect();
+            let time_ms: Vec<(String, u64)> = items
+                .iter()
+                .map(|item| (item.id.clone(), reviews.ms_on(&run, &item.id)))
+                .filter(|(_, ms)| *ms > 0)
+                .collect();
+            (!decisions.is_empty()).then_some(JudgeReview { run, decisions, time_ms })
+        });
+        // An exercise that only scrutinises a CoEval study asks for neither.
+        if ratings.is_empty()
+            && review.is_none()
+            && (exercise.rates() || exercise.correct_judge().is_some())
+        {
+            return Err(if exercise.correct_judge().is_some() {
+                SubmissionError::NothingDone
+            } else {
+                SubmissionError::NothingRated
+            });
         }
         let time_ms = items
             .iter()
@@ -123,7 +216,7 @@ impl Submission {
             .collect();
         Ok(Submission {
             kind: KIND.to_owned(),
-            version: VERSION,
+            version: if review.is_some() { 2 } else { 1 },
             exercise: ExerciseRef {
                 id: exercise.id.clone(),
                 sha256: exercise.sha256(),
@@ -134,6 +227,7 @@ impl Submission {
             generator: format!("Concord {}", env!("CARGO_PKG_VERSION")),
             ratings,
             time_ms,
+            review,
             coeval: None,
         })
     }
@@ -151,6 +245,7 @@ impl Submission {
             return Err(SubmissionError::NothingScrutinised);
         }
         self.coeval = Some(AnnotatorFile::new(&self.student, &study.task, log));
+        self.version = 2;
         Ok(self)
     }
 
@@ -174,10 +269,11 @@ impl Submission {
         serde_json::from_value(value).map_err(malformed)
     }
 
-    /// Minutes spent in all: on the items rated and on the CoEval instances.
+    /// Minutes spent in all: rating, reviewing and on the CoEval instances.
     pub fn minutes(&self) -> f64 {
+        let review = self.review.as_ref().map_or(&[][..], |r| r.time_ms.as_slice());
         // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
-        let rating = self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64);
+        let rating = self.time_ms.iter().chain(review).fold(0.0, |sum, (_, ms)| sum + *ms as f64);
         let scrutiny = self
             .coeval
             .as_ref()

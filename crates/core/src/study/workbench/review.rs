@@ -643,6 +643,19 @@ pub fn measure(
     resampling: Resampling,
 ) -> Option<Correction> {
     let human = dataset.human_scores(dataset.attribute_index(attribute)?);
+    Some(measure_against(dataset, &human, run, judge, reviews, resampling))
+}
+
+/// [`measure`] against item-aligned `human` ratings given apart from the dataset (an
+/// exercise's reference, which its items do not carry).
+pub fn measure_against(
+    dataset: &Dataset,
+    human: &[Option<f64>],
+    run: &str,
+    judge: &[Option<f64>],
+    reviews: &Reviews,
+    resampling: Resampling,
+) -> Correction {
     let after = corrected(dataset, run, judge, reviews);
     let (mut accepted, mut changed, mut flagged) = (0, 0, 0);
     let mut change_sum = 0.0;
@@ -663,7 +676,7 @@ pub fn measure(
         }
     }
     let reviewed = accepted + changed + flagged;
-    Some(Correction {
+    Correction {
         run: run.to_owned(),
         items,
         accepted,
@@ -671,9 +684,9 @@ pub fn measure(
         flagged,
         mean_abs_change: (reviewed > 0).then(|| change_sum / reviewed as f64),
         minutes: ms as f64 / 60_000.0,
-        before: agreement(&human, judge, resampling),
-        after: agreement(&human, &after, resampling),
-    })
+        before: agreement(human, judge, resampling),
+        after: agreement(human, &after, resampling),
+    }
 }
 
 /// The judge-vs-humans row and the judge + review row of each correction.
