@@ -147,10 +147,11 @@ impl Submission {
         serde_json::from_value(value).map_err(malformed)
     }
 
-    /// Minutes spent in all.
-    pub fn minutes(&self) -> f64 {
-        // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
-        self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 60_000.0
+    /// Seconds spent in all (the page keeps stretches of half a second and more on an item, so
+    /// a quick session can record none: 0).
+    pub fn seconds(&self) -> f64 {
+        // A fold from +0.0: an empty f64 sum is −0.0.
+        self.time_ms.iter().fold(0.0, |sum, (_, ms)| sum + *ms as f64) / 1000.0
     }
 
     /// Items rated on at least one attribute.
