@@ -210,19 +210,16 @@ fn stage_shell(root: &Path, pkg: &Path) -> Result<(), String> {
     copy_dir(&root.join("style"), &pkg.join("style"))
 }
 
-/// Copies the files of `from` (one level, as `style/` and `demo/` are) into `to`.
+/// Copies `from` into `to`, subdirectories too.
 fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    for entry in
-        std::fs::read_dir(from).map_err(|e| format!("cannot list {}: {e}", from.display()))?
-    {
-        let path = entry.map_err(|e| format!("cannot list {}: {e}", from.display()))?.path();
-        if path.is_file() {
-            let target = to.join(path.file_name().unwrap_or_default());
-            std::fs::copy(&path, &target).map_err(|e| {
-                format!("cannot copy {} to {}: {e}", path.display(), target.display())
-            })?;
+    for (rel, path) in files_below(from)? {
+        let target = to.join(&rel);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         }
+        std::fs::copy(&path, &target)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", path.display(), target.display()))?;
     }
     Ok(())
 }
@@ -452,6 +449,20 @@ mod tests {
         std::fs::write(dir.join("chunk_1.wasm"), "").unwrap();
         assert_ne!(content_hash(&dir).unwrap(), renamed, "another (even empty) file");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn copying_a_directory_keeps_its_subdirectories() {
+        let from = temp("copy-from");
+        std::fs::create_dir_all(from.join("runs/old")).unwrap();
+        std::fs::write(from.join("example.csv"), "a\n").unwrap();
+        std::fs::write(from.join("runs/old/run.json"), "{}").unwrap();
+        let to = temp("copy-to");
+        copy_dir(&from, &to.join("demo")).unwrap();
+        assert_eq!(std::fs::read_to_string(to.join("demo/example.csv")).unwrap(), "a\n");
+        assert_eq!(std::fs::read_to_string(to.join("demo/runs/old/run.json")).unwrap(), "{}");
+        let _ = std::fs::remove_dir_all(&from);
+        let _ = std::fs::remove_dir_all(&to);
     }
 
     #[test]
