@@ -1,5 +1,7 @@
-// Starts the WebAssembly app. Paths are relative so the site works under any sub-path.
-import init, { start } from './pkg/concord.js';
+// Starts the WebAssembly app. The build puts this file in the site's `pkg-<hash>/` beside the
+// module it imports; every path is relative to this file's own URL, so the site works under
+// any sub-path and the page only ever fetches files of one build.
+import init, { start } from './concord.js';
 
 // The theme, before anything is drawn: the choice saved on this device ('light' or 'dark'),
 // else the system's preference, followed as it changes. The app's Theme control saves the
@@ -19,7 +21,8 @@ const status = document.getElementById('boot-status');
 init()
   .then(() => {
     if (status) status.remove();
-    start();
+    // The loader worker is the `worker.js` of this build, beside this file.
+    start(new URL('./worker.js', import.meta.url).href);
   })
   .catch((err) => {
     if (status) {

@@ -79,7 +79,7 @@ async function openScreen(page, label) {
  * Web Worker, which instantiates the same module), kept apart from a screen's own code. */
 async function sizes(entries, first = false) {
   await Promise.all(entries.map((e) => e.done));
-  const isMain = (e) => /\/pkg\/concord(_bg\.wasm|\.js)$/.test(e.path) || e.path.endsWith('/worker.js');
+  const isMain = (e) => /\/pkg-[0-9a-f]+\/(concord(_bg\.wasm|\.js)|worker\.js)$/.test(e.path);
   const own = first ? entries : entries.filter((e) => !isMain(e));
   const again = first ? [] : entries.filter(isMain);
   return {

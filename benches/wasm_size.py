@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the release wasm's bytes go: each file of the split build, and the main module by crate and by Concord module.
 
-First the files `cargo xtask build` (release) leaves in pkg/: the main module (`concord_bg.wasm`,
+First the files `cargo xtask build` (release) leaves in site/pkg-<hash>/: the main module (`concord_bg.wasm`,
 what the page loads before anything shows) and every chunk a screen fetches when its tab first
 opens (`split_screen_<screen>.wasm`, the shared `chunk_<n>.wasm`), with the JavaScript glue:
 bytes as shipped, gzip -9 and the build's brotli (`F.br`). Then, with twiggy, the main module by
@@ -17,6 +17,7 @@ are those of the shipped code. Without twiggy (`cargo install twiggy`) only the 
 import argparse
 import collections
 import csv
+import glob
 import gzip
 import io
 import os
@@ -83,7 +84,8 @@ def file_table(pkg):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pkg", default=os.path.join(ROOT, "pkg"))
+    built = sorted(glob.glob(os.path.join(ROOT, "site", "pkg-*")))
+    ap.add_argument("--pkg", default=built[-1] if built else os.path.join(ROOT, "site", "pkg-<hash>"))
     ap.add_argument("--wasm", default=os.path.join(
         ROOT, "target/wasm32-unknown-unknown/wasm-release/concord_web_split.wasm"),
         help="the splitter's main module, before wasm-bindgen")
@@ -92,7 +94,7 @@ def main():
     if not os.path.exists(os.path.join(args.pkg, "concord_bg.wasm")):
         sys.exit(f"missing {args.pkg}/concord_bg.wasm: run `cargo xtask build` first")
     if not any(n.startswith("split_") for n in os.listdir(args.pkg)):
-        print("note: pkg/ holds no chunk: it is a `--dev` build, not the release one\n")
+        print(f"note: {args.pkg} holds no chunk: it is a `--dev` build, not the release one\n")
     file_table(args.pkg)
     bindgen = os.path.join(ROOT, "target/tools/bin/wasm-bindgen")
     wasm_opt = os.path.join(ROOT, "node_modules/binaryen/bin/wasm-opt")

@@ -18,8 +18,10 @@ pub mod workspaces;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// Entry point called by `boot.js` once the module is instantiated: mounts the app on `<body>`.
+/// `worker_script` is the address of this build's `worker.js` (beside `boot.js`).
 #[wasm_bindgen]
-pub fn start() {
+pub fn start(worker_script: String) {
     console_error_panic_hook::set_once();
+    edge::worker::protocol::set_worker_script(worker_script);
     leptos::mount::mount_to_body(app::App);
 }

@@ -208,8 +208,9 @@ async fn get_bytes_reports_a_missing_file_by_status() {
 
 #[wasm_bindgen_test]
 async fn a_worker_load_equals_a_main_thread_load_whichever_path_it_takes() {
-    // The test runner serves the repository root: with a built `pkg/` beside `worker.js` the
-    // worker starts; without one it fails to start and the load falls back to this thread.
+    // The test runner serves the repository root, whose `worker.js` imports a `concord.js`
+    // beside it that only the built site has (`site/pkg-<hash>/`): wherever the worker can
+    // start it does the job, and where it cannot the load falls back to this thread.
     let stages = Rc::new(RefCell::new(Vec::new()));
     let seen = stages.clone();
     let loaded = worker::load_in_worker(

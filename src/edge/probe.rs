@@ -1,5 +1,5 @@
 //! Exported hooks through which `tests/e2e/edge.test.mjs` drives the edge from Playwright
-//! (`import('./pkg/concord.js')` on the served site): what needs a real server, a page reload
+//! (`import()` of the served site's `pkg-<hash>/concord.js`): what needs a real server, a page reload
 //! or the real `worker.js`, which wasm-bindgen-test cannot provide. Not used by the app.
 
 use concord_core::run::{HttpRequest, Method};

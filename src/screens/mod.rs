@@ -22,7 +22,7 @@ use leptos::prelude::*;
 
 use crate::state::Screen;
 
-/// A screen's chunk could not be fetched (offline, or a new deploy replaced `pkg/`): said in
+/// A screen's chunk could not be fetched (offline, or a new deploy removed its `pkg-<hash>/`): said in
 /// the tab panel with a way to try again, where a failed load would otherwise abort the app.
 #[derive(Debug, thiserror::Error)]
 #[error("the {screen} screen could not be loaded ({cause}); check the connection and try again")]

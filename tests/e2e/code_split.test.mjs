@@ -42,8 +42,8 @@ test('the first load fetches only the main module; Results fetches its chunks on
     await page.waitForLoadState('networkidle');
     assert.deepEqual(wasmOf(seen.requests), ['concord_bg.wasm'], 'the first load fetches the main module and no chunk');
     assert.ok(
-      seen.requests.some((u) => u.endsWith('/pkg/__wasm_split.js')),
-      'the chunk loader is part of the build',
+      seen.requests.some((u) => /\/pkg-[0-9a-f]{16}\/__wasm_split\.js$/.test(u)),
+      'the chunk loader is part of the build, in its hashed directory',
     );
 
     let before = seen.requests.length;
@@ -74,7 +74,7 @@ test('the first load fetches only the main module; Results fetches its chunks on
   }
 });
 
-test('under a sub-path the chunks come from the site\'s own pkg/', { skip: (DEV && 'a --dev build is not split') || (!CONCORD_SUBPATH_URL && 'no sub-path server') }, async () => {
+test('under a sub-path the chunks come from the site\'s own pkg-<hash>/', { skip: (DEV && 'a --dev build is not split') || (!CONCORD_SUBPATH_URL && 'no sub-path server') }, async () => {
   const browser = await launch();
   try {
     const page = await browser.context.newPage();
@@ -84,7 +84,10 @@ test('under a sub-path the chunks come from the site\'s own pkg/', { skip: (DEV 
     await page.waitForLoadState('networkidle');
     const chunks = seen.requests.filter((u) => /\/split_screen_results\.wasm$/.test(u));
     assert.equal(chunks.length, 1, `the Results chunk was fetched once: ${chunks}`);
-    assert.ok(chunks[0].startsWith(new URL('pkg/', CONCORD_SUBPATH_URL).href), chunks[0]);
+    const boot = await page.locator('script[type=module]').evaluate((s) => s.src);
+    assert.match(boot, /\/pkg-[0-9a-f]{16}\/boot\.js$/);
+    assert.ok(boot.startsWith(CONCORD_SUBPATH_URL), boot);
+    assert.ok(chunks[0].startsWith(new URL('.', boot).href), chunks[0]);
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
     await browser.close();
@@ -98,7 +101,7 @@ test('a screen whose chunk cannot be fetched says so, the app keeps working, and
     const seen = watch(page);
     const data = new DataPage(page);
     await data.open(NO_PREFETCH);
-    const blocked = '**/pkg/split_screen_results.wasm';
+    const blocked = '**/pkg-*/split_screen_results.wasm';
     await page.route(blocked, (route) => route.abort('internetdisconnected'));
     await page.getByRole('tab', { name: 'Results', exact: true }).click();
     const error = page.getByTestId('screen-load-error');

@@ -21,10 +21,11 @@ async function openSite(browser) {
   return { page, seen };
 }
 
-/** Calls an exported probe of pkg/concord.js (the instance boot.js initialised). */
+/** Calls an exported probe of the module beside boot.js in the site's pkg-<hash>/ (the
+ * instance boot.js initialised: the same address is the same module). */
 function probe(page, name, ...args) {
   return page.evaluate(async ([name, args]) => {
-    const m = await import(new URL('pkg/concord.js', document.baseURI).href);
+    const m = await import(new URL('concord.js', document.querySelector('script[type=module]').src).href);
     return m[name](...args);
   }, [name, args]);
 }
@@ -125,7 +126,7 @@ function loadBigFile(page, inWorker, megabytes) {
     }
     const bytes = new TextEncoder().encode('[' + items.join(',\n') + ']');
     items.length = 0;
-    const m = await import(new URL('pkg/concord.js', document.baseURI).href);
+    const m = await import(new URL('concord.js', document.querySelector('script[type=module]').src).href);
     // Let the collector reclaim the generation's garbage before measuring.
     await new Promise((r) => setTimeout(r, 2000));
     const tasks = [];

@@ -1,5 +1,5 @@
-//! `cargo xtask bench-load [--root DIR] [--runs N]`: serves the built site (the repository's,
-//! or the copy in DIR) on a loopback port and runs `benches/load.mjs` against it: headless
+//! `cargo xtask bench-load [--root DIR] [--runs N]`: serves the built site (`site/`, or the
+//! copy in DIR) on a loopback port and runs `benches/load.mjs` against it: headless
 //! Chromium at 10 Mbit/s and 40 ms latency, the bytes and time to the Data screen, then each
 //! other screen's bytes and time when first opened. Build first (`cargo xtask build`).
 
@@ -11,7 +11,7 @@ use crate::{serve, toolchain};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     util::check_flags(args, &["--root", "--runs"], &[])?;
-    let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(repo_root);
+    let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(crate::build::site_dir);
     let runs = flag_value(args, "--runs").unwrap_or("3");
     runs.parse::<u32>().map_err(|_| format!("--runs: `{runs}` is not a number"))?;
     toolchain::ensure_chromium()?;

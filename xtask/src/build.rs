@@ -1,12 +1,23 @@
-//! Builds the web app. Release: wasm32 compile (the `split` feature, linked with
-//! `--emit-relocs`), the split at the app's split points (`wasm_split`, `#[lazy]`) into a main module and chunks,
-//! wasm-bindgen (`--target web`) of the main module into `pkg/`, then wasm-opt on every `.wasm`
-//! of `pkg/`, then `.br` and `.gz` beside every `.wasm` and `.js`. `--dev`: one unsplit,
-//! unoptimized module.
+//! Builds the web app into `site/`, the directory a static host publishes: `index.html`,
+//! `demo/` and `pkg-<hash>/`, which holds everything else — `boot.js`, `worker.js`, `style/`,
+//! wasm-bindgen's `concord.js` and `concord_bg.wasm`, and in a release build the chunk loader
+//! `__wasm_split.js` and the chunks. `<hash>` is the first 16 hex digits of a SHA-256 over the
+//! directory's file names and bytes, so any change to any file gives the directory a new
+//! name: its files can be cached for good (`cargo xtask static` sends them `immutable`), and
+//! `index.html`, the only file that names it, is revalidated on every load. Every file of
+//! `pkg-<hash>/` names the others relative to its own URL (`import.meta.url`), so the page,
+//! the worker and the chunk loader always fetch files of one build.
+//!
+//! Release: wasm32 compile (the `split` feature, linked with `--emit-relocs`), the split at the
+//! app's split points (`wasm_split`, `#[lazy]`) into a main module and chunks, wasm-bindgen
+//! (`--target web`) of the main module, then wasm-opt on every `.wasm`, then `.br` and `.gz`
+//! beside every `.wasm`, `.js` and `.css`. `--dev`: one unsplit, unoptimized module, in the
+//! same layout.
 //!
 //! The order matters: the splitter reads the relocations rustc's linker keeps, which wasm-opt
 //! would drop, so it runs on the raw rustc output; wasm-bindgen then processes the main module
-//! (`--keep-lld-exports` keeps the table and functions the chunks import); wasm-opt comes last.
+//! (`--keep-lld-exports` keeps the table and functions the chunks import); wasm-opt comes
+//! next, the compression after it, and the hash last, over the files as they are served.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,7 +37,7 @@ pub struct BuildReport {
     pub optimized: bool,
 }
 
-/// One lazily loaded wasm chunk of `pkg/`.
+/// One lazily loaded wasm chunk of `pkg-<hash>/`.
 pub struct Chunk {
     pub name: String,
     pub bytes: u64,
@@ -67,9 +78,30 @@ pub fn print_report(report: &BuildReport) {
     }
 }
 
-/// Compiles `concord-web` for wasm32 and writes `pkg/concord.js` and `pkg/concord_bg.wasm`;
-/// a release build is split, adding `pkg/__wasm_split.js` (the chunk loader) and one
-/// `pkg/*.wasm` per chunk, and `concord_bg.wasm` is then the main module.
+/// The directory `cargo xtask build` writes the site into, below the repository root.
+pub const SITE_DIR: &str = "site";
+
+/// The built site: `index.html`, `demo/` and one `pkg-<hash>/`.
+pub fn site_dir() -> PathBuf {
+    repo_root().join(SITE_DIR)
+}
+
+/// How many hex digits of the SHA-256 name the directory (64 bits).
+pub const HASH_DIGITS: usize = 16;
+
+/// Whether a path segment is a build's `pkg-<hash>` directory: `pkg-` and [`HASH_DIGITS`]
+/// lower-case hex digits. Only these are served as immutable.
+pub fn is_hashed_dir(segment: &str) -> bool {
+    segment.strip_prefix("pkg-").is_some_and(|h| {
+        h.len() == HASH_DIGITS
+            && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Compiles `concord-web` for wasm32 and writes the site into [`site_dir`]: wasm-bindgen's
+/// `concord.js` and `concord_bg.wasm` (in a release build the main module, beside the chunk
+/// loader `__wasm_split.js` and one `.wasm` per chunk), `boot.js`, `worker.js` and `style/`
+/// in `pkg-<hash>/`; `index.html` naming it; `demo/`.
 pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport, String> {
     let root = repo_root();
     let profile = if release { "wasm-release" } else { "dev" };
@@ -86,12 +118,14 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     let artifact_profile = if release { "wasm-release" } else { "debug" };
     let artifacts = toolchain::wasm_artifact_dir(toolchain, artifact_profile);
     let input = artifacts.join("concord_web.wasm");
-    let pkg = root.join("pkg");
-    // Chunk names change with the code: old ones must not linger beside the new build.
-    if pkg.exists() {
-        std::fs::remove_dir_all(&pkg)
-            .map_err(|e| format!("cannot clear {}: {e}", pkg.display()))?;
+    let site = site_dir();
+    // A new site each time: an earlier build's directory must not linger beside this one.
+    if site.exists() {
+        std::fs::remove_dir_all(&site)
+            .map_err(|e| format!("cannot clear {}: {e}", site.display()))?;
     }
+    // Built under a hidden name (never served), renamed once its hash is known.
+    let pkg = site.join(".pkg");
     std::fs::create_dir_all(&pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
     let main_module = if release {
         let main_module = artifacts.join("concord_web_split.wasm");
@@ -113,7 +147,6 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
                 .arg(&main_module),
         )
     })?;
-    let wasm = pkg.join("concord_bg.wasm");
     let mut optimized = false;
     if release {
         let npm_ok = toolchain::ensure_npm_tools().unwrap_or_else(|e| {
@@ -140,12 +173,24 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
             None => println!("wasm-opt not available: the bundle is larger than it could be"),
         }
     }
+    util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
     if release {
         util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
     }
+    let name = format!("pkg-{}", content_hash(&pkg)?);
+    let hashed = site.join(&name);
+    std::fs::rename(&pkg, &hashed)
+        .map_err(|e| format!("cannot rename {} to {}: {e}", pkg.display(), hashed.display()))?;
+    let index = std::fs::read_to_string(root.join("index.html"))
+        .map_err(|e| format!("cannot read index.html: {e}"))?;
+    std::fs::write(site.join("index.html"), site_index(&index, &name)?)
+        .map_err(|e| format!("cannot write {}: {e}", site.join("index.html").display()))?;
+    copy_dir(&root.join("demo"), &site.join("demo"))?;
+    println!("the site is in {} (index.html, demo/, {name}/)", site.display());
+    let wasm = hashed.join("concord_bg.wasm");
     let wasm_bytes = file_size(&wasm)?;
     let mut chunks = Vec::new();
-    for file in wasm_files(&pkg)?.into_iter().filter(|f| *f != wasm) {
+    for file in wasm_files(&hashed)?.into_iter().filter(|f| *f != wasm) {
         chunks.push(Chunk {
             name: file.file_name().unwrap_or_default().to_string_lossy().into_owned(),
             bytes: file_size(&file)?,
@@ -153,6 +198,93 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
         });
     }
     Ok(BuildReport { wasm_gzip_bytes: gzip_size(&wasm), wasm, wasm_bytes, chunks, optimized })
+}
+
+/// The files of the repository the page starts from, copied beside wasm-bindgen's output:
+/// `boot.js` and `worker.js` (which import `./concord.js`) and `style/`.
+fn stage_shell(root: &Path, pkg: &Path) -> Result<(), String> {
+    for file in ["boot.js", "worker.js"] {
+        std::fs::copy(root.join(file), pkg.join(file))
+            .map_err(|e| format!("cannot copy {file} into {}: {e}", pkg.display()))?;
+    }
+    copy_dir(&root.join("style"), &pkg.join("style"))
+}
+
+/// Copies `from` into `to`, subdirectories too.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    for (rel, path) in files_below(from)? {
+        let target = to.join(&rel);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&path, &target)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", path.display(), target.display()))?;
+    }
+    Ok(())
+}
+
+/// Every file below `dir`, as (path relative to `dir` with `/` separators, full path), sorted
+/// by the relative path.
+fn files_below(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in
+            std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?
+        {
+            let path = entry.map_err(|e| format!("cannot list {}: {e}", d.display()))?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).map_err(|e| e.to_string())?;
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.push((rel.join("/"), path));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The first [`HASH_DIGITS`] hex digits of a SHA-256 over every file below `dir`: its relative
+/// path, its length and its bytes, in the order of the paths. Another byte anywhere, another
+/// file or another name gives another hash.
+pub fn content_hash(dir: &Path) -> Result<String, String> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for (rel, path) in files_below(dir)? {
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        hasher.update((rel.len() as u64).to_le_bytes());
+        hasher.update(rel.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    let digest = hasher.finalize();
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect::<String>()[..HASH_DIGITS].to_owned())
+}
+
+/// The site's `index.html`: the repository's with its script and style sheets (and icon) named
+/// in `pkg` — `src="boot.js"` becomes `src="pkg-<hash>/boot.js"`, `href="style/…"` becomes
+/// `href="pkg-<hash>/style/…"`. Nothing else changes (the Content-Security-Policy allows
+/// `'self'`, which these are). An `index.html` that no longer has them is an error, not a
+/// site that loads nothing.
+pub fn site_index(index: &str, pkg: &str) -> Result<String, String> {
+    const SCRIPT: &str = "src=\"boot.js\"";
+    const STYLE: &str = "href=\"style/";
+    if index.matches(SCRIPT).count() != 1 || !index.contains(STYLE) {
+        return Err(format!(
+            "index.html must load its script as {SCRIPT} (once) and its style sheets as {STYLE}…: \
+             xtask/src/build.rs (site_index) rewrites those into the hashed directory"
+        ));
+    }
+    Ok(index
+        .replace(SCRIPT, &format!("src=\"{pkg}/boot.js\""))
+        .replace(STYLE, &format!("href=\"{pkg}/style/")))
 }
 
 /// Splits rustc's output `input` at its split points (`src/screens/mod.rs`): the chunks and their loader
@@ -200,15 +332,14 @@ const WASM_FEATURES: &[&str] = &[
 ];
 
 /// Writes `F.gz` (`gzip -9 -n`) and `F.br` (brotli, quality 11, window 2^24) beside every
-/// `.wasm` and `.js` file `F` of `pkg`, the same bytes for the same build: a static host that
+/// `.wasm`, `.js` and `.css` file `F` below `pkg`, the same bytes for the same build: a static host that
 /// serves precompressed files (and `cargo xtask static`) sends these to browsers that accept
 /// them. Without a `gzip` command there is no `.gz`, and this says so.
 fn precompress(pkg: &Path) -> Result<(), String> {
-    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(pkg)
-        .map_err(|e| format!("cannot list {}: {e}", pkg.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "js"))
+    let mut files: Vec<(u64, PathBuf)> = files_below(pkg)?
+        .into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "js" || e == "css"))
         .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
     // The biggest first, on every core: the main module takes longest.
@@ -285,4 +416,103 @@ fn brotli_size(path: &Path) -> Option<u64> {
 fn gzip_size(path: &Path) -> Option<u64> {
     let out = Command::new("gzip").arg("-9").arg("-c").arg(path).output().ok()?;
     out.status.success().then_some(out.stdout.len() as u64)
+}
+
+#[cfg(test)]
+// A failed unwrap is a failed test, which is what it should be here.
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("concord-build-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_hash_changes_with_any_byte_name_or_file() {
+        let dir = temp("hash");
+        std::fs::create_dir_all(dir.join("style")).unwrap();
+        std::fs::write(dir.join("concord.js"), "export default 1;").unwrap();
+        std::fs::write(dir.join("style/a.css"), "p{}").unwrap();
+        let first = content_hash(&dir).unwrap();
+        assert!(is_hashed_dir(&format!("pkg-{first}")), "{first}");
+        assert_eq!(content_hash(&dir).unwrap(), first, "the same files, the same name");
+        std::fs::write(dir.join("style/a.css"), "p{ }").unwrap();
+        let edited = content_hash(&dir).unwrap();
+        assert_ne!(edited, first, "one byte more in a nested file");
+        std::fs::rename(dir.join("style/a.css"), dir.join("style/b.css")).unwrap();
+        let renamed = content_hash(&dir).unwrap();
+        assert_ne!(renamed, edited, "another name");
+        std::fs::write(dir.join("chunk_1.wasm"), "").unwrap();
+        assert_ne!(content_hash(&dir).unwrap(), renamed, "another (even empty) file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn copying_a_directory_keeps_its_subdirectories() {
+        let from = temp("copy-from");
+        std::fs::create_dir_all(from.join("runs/old")).unwrap();
+        std::fs::write(from.join("example.csv"), "a\n").unwrap();
+        std::fs::write(from.join("runs/old/run.json"), "{}").unwrap();
+        let to = temp("copy-to");
+        copy_dir(&from, &to.join("demo")).unwrap();
+        assert_eq!(std::fs::read_to_string(to.join("demo/example.csv")).unwrap(), "a\n");
+        assert_eq!(std::fs::read_to_string(to.join("demo/runs/old/run.json")).unwrap(), "{}");
+        let _ = std::fs::remove_dir_all(&from);
+        let _ = std::fs::remove_dir_all(&to);
+    }
+
+    #[test]
+    fn only_pkg_and_sixteen_hex_digits_is_a_hashed_dir() {
+        assert!(is_hashed_dir("pkg-0123456789abcdef"));
+        assert!(!is_hashed_dir("pkg"));
+        assert!(!is_hashed_dir("pkg-0123456789abcde"));
+        assert!(!is_hashed_dir("pkg-0123456789abcdef0"));
+        assert!(!is_hashed_dir("pkg-0123456789ABCDEF"));
+        assert!(!is_hashed_dir("pkg-0123456789abcdeg"));
+        assert!(!is_hashed_dir("demo"));
+    }
+
+    /// The repository's index.html, rewritten, names only files of the hashed directory as the
+    /// build lays it out, and keeps its Content-Security-Policy as it was.
+    #[test]
+    fn the_site_index_names_the_hashed_files_and_keeps_its_policy() {
+        let root = repo_root();
+        let index = std::fs::read_to_string(root.join("index.html")).unwrap();
+        let pkg = temp("stage");
+        stage_shell(&root, &pkg).unwrap();
+        let name = format!("pkg-{}", content_hash(&pkg).unwrap());
+        let site = site_index(&index, &name).unwrap();
+        let policy = |html: &str| {
+            html.lines().find(|l| l.contains("Content-Security-Policy")).unwrap().to_owned()
+        };
+        assert_eq!(policy(&site), policy(&index));
+        assert!(policy(&site).contains("script-src 'self' 'wasm-unsafe-eval';"));
+        let mut named = Vec::new();
+        for attr in ["src=\"", "href=\""] {
+            for part in site.split(attr).skip(1) {
+                named.push(part.split('"').next().unwrap().to_owned());
+            }
+        }
+        assert!(named.len() >= 3, "{named:?}");
+        for url in &named {
+            let rel = url.strip_prefix(&format!("{name}/")).unwrap_or_else(|| {
+                panic!("{url} is not in the hashed directory");
+            });
+            assert!(pkg.join(rel).is_file(), "{url} names no file of the directory");
+        }
+        assert!(named.contains(&format!("{name}/boot.js")));
+        // boot.js and worker.js import the module beside them, relative to their own URL.
+        for js in ["boot.js", "worker.js"] {
+            let text = std::fs::read_to_string(pkg.join(js)).unwrap();
+            assert!(text.contains("from './concord.js'"), "{js}");
+            assert!(!text.contains("pkg/"), "{js} names no fixed directory");
+        }
+        // An index.html that loads its script another way is refused, not silently kept.
+        assert!(site_index(&index.replace("src=\"boot.js\"", "src=\"./boot.js\""), &name).is_err());
+        let _ = std::fs::remove_dir_all(&pkg);
+    }
 }

@@ -18,8 +18,8 @@ mod util;
 const USAGE: &str = "\
 cargo xtask <command>
 
-    serve [--port 8080] [--skip-build]   build the release web app into pkg/ and serve it
-    build [--dev]                         build the web app into pkg/ (release unless --dev)
+    serve [--port 8080] [--skip-build]   build the release web app into site/ and serve it
+    build [--dev]                         build the web app into site/ (release unless --dev)
     test [--skip-browser]                 fmt, clippy (native + wasm32), native tests, wasm build,
                                           wasm-bindgen browser tests, Playwright end-to-end tests
     e2e [--dev] [--skip-build] [--screenshots] [FILE …]
@@ -27,7 +27,8 @@ cargo xtask <command>
                                           --screenshots refreshes docs/screenshots
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
     static --port P [--base /sub/path/] [--root DIR]
-                                          serve the built site (index.html, style/, pkg/) only
+                                          serve the built site (site/: index.html, demo/,
+                                          pkg-<hash>/, the last cached for good) only
     bench-stats [...]                     statistics benchmarks side by side with scipy
     bench-load [--root DIR] [--runs N]    load benchmark of the built site (benches/load.mjs):
                                           bytes and time to each screen at 10 Mbit/s, 40 ms

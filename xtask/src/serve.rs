@@ -1,14 +1,17 @@
-//! A small static file server for the built site (index.html, style/, pkg/), optionally under a
-//! sub-path, so the app can be opened locally and tested the way a static host serves it: the
-//! build's precompressed `.br` (brotli) or `.gz` files to browsers that accept them, an ETag on
-//! every file and a 304 when the browser already has it.
+//! A small static file server for the built site (`site/`: index.html, demo/, pkg-<hash>/),
+//! optionally under a sub-path, so the app can be opened locally and tested the way a static
+//! host serves it: the build's precompressed `.br` (brotli) or `.gz` files to browsers that
+//! accept them, an ETag on every file and a 304 when the browser already has it; the files of
+//! a `pkg-<hash>/` directory (named by a hash of what it holds, `build.rs`) with
+//! `Cache-Control: public, max-age=31536000, immutable`, everything else (index.html, the
+//! demo files `?bundle=` links name) with `no-cache`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::thread;
 
-use crate::util::{self, flag_value, has_flag, repo_root};
+use crate::util::{self, flag_value, has_flag};
 use crate::{build, toolchain};
 
 pub fn serve_command(args: &[String]) -> Result<(), String> {
@@ -19,20 +22,21 @@ pub fn serve_command(args: &[String]) -> Result<(), String> {
         let report = build::build_web(toolchain, true)?;
         build::print_report(&report);
     }
-    ensure_built(&repo_root())?;
+    ensure_built(&build::site_dir())?;
     let listener = bind(port)?;
     println!("\nConcord is served at http://127.0.0.1:{port}/  (Ctrl-C stops it)");
-    serve_forever(listener, Site::new(repo_root(), "/"));
+    serve_forever(listener, Site::new(build::site_dir(), "/"));
     Ok(())
 }
 
 /// `static --port P [--base /sub/path/] [--root DIR]`: `--root` serves another copy of the
-/// site (e.g. an older build kept for `bench-load`) instead of the repository's.
+/// site (e.g. an older build kept for `bench-load`) instead of the one `cargo xtask build`
+/// wrote (`site/`).
 pub fn static_command(args: &[String]) -> Result<(), String> {
     util::check_flags(args, &["--port", "--base", "--root"], &[])?;
     let port = parse_port(flag_value(args, "--port").unwrap_or("8080"))?;
     let base = flag_value(args, "--base").unwrap_or("/");
-    let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(repo_root);
+    let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(build::site_dir);
     ensure_built(&root)?;
     let listener = bind(port)?;
     let site = Site::new(root, base);
@@ -41,9 +45,10 @@ pub fn static_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts the server on an ephemeral loopback port in a background thread; returns the port.
+/// Starts the server for the built site (`site/`) on an ephemeral loopback port in a
+/// background thread; returns the port.
 pub fn spawn_static(base: &str) -> Result<u16, String> {
-    spawn_static_at(repo_root(), base)
+    spawn_static_at(build::site_dir(), base)
 }
 
 /// [`spawn_static`] for the site in `root`.
@@ -65,12 +70,28 @@ fn bind(port: u16) -> Result<TcpListener, String> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))
 }
 
+/// Checks that `root` holds a built site: an `index.html` whose script is in a
+/// `pkg-<hash>/` directory that holds the module.
 fn ensure_built(root: &Path) -> Result<(), String> {
-    let js = root.join("pkg/concord.js");
+    let index = root.join("index.html");
+    let html = std::fs::read_to_string(&index)
+        .map_err(|e| format!("{}: {e}: run `cargo xtask build` first", index.display()))?;
+    let pkg = html
+        .split("src=\"")
+        .skip(1)
+        .filter_map(|s| s.split_once("/boot.js\"").map(|(dir, _)| dir))
+        .find(|dir| build::is_hashed_dir(dir))
+        .ok_or_else(|| {
+            format!(
+                "{} loads no pkg-<hash>/boot.js: it is not a built site; run `cargo xtask build`",
+                index.display()
+            )
+        })?;
+    let js = root.join(pkg).join("concord.js");
     if js.exists() {
         Ok(())
     } else {
-        Err(format!("{} is missing: run `cargo xtask build` first", js.display()))
+        Err(format!("{} is missing: run `cargo xtask build` again", js.display()))
     }
 }
 
@@ -90,7 +111,8 @@ impl Site {
     }
 
     /// Maps a request path to a file of the built site, or None (404). Only index.html,
-    /// boot.js, worker.js, style/ and pkg/ are exposed; anything with `..` is refused.
+    /// demo/ and `pkg-<hash>/` directories are exposed; anything with `..` or a segment
+    /// starting with `.` (the build's unfinished `.pkg/`) is refused.
     fn resolve(&self, url_path: &str) -> Option<PathBuf> {
         let path = url_path.split(['?', '#']).next().unwrap_or("");
         let rest = path.strip_prefix(&self.base)?;
@@ -99,11 +121,8 @@ impl Site {
         }
         let rel = if rest.is_empty() || rest == "index.html" { "index.html" } else { rest };
         let allowed = rel == "index.html"
-            || rel == "boot.js"
-            || rel == "worker.js"
-            || rel.starts_with("style/")
             || rel.starts_with("demo/")
-            || rel.starts_with("pkg/");
+            || rel.split_once('/').is_some_and(|(dir, _)| build::is_hashed_dir(dir));
         let file = self.root.join(rel);
         (allowed && file.is_file()).then_some(file)
     }
@@ -187,7 +206,17 @@ fn handle(stream: TcpStream, site: &Site) -> std::io::Result<()> {
                 None => (body, None),
             };
             let etag = etag(&body);
-            let reply = Reply { content_type: mime(&file), etag: Some(&etag), encoding };
+            let immutable = file
+                .strip_prefix(&site.root)
+                .ok()
+                .and_then(|rel| rel.components().next())
+                .is_some_and(|dir| build::is_hashed_dir(&dir.as_os_str().to_string_lossy()));
+            let reply = Reply {
+                content_type: mime(&file),
+                etag: Some(&etag),
+                encoding,
+                cache: if immutable { IMMUTABLE } else { REVALIDATE },
+            };
             if asked
                 .if_none_match
                 .as_deref()
@@ -229,17 +258,26 @@ struct Reply<'a> {
     etag: Option<&'a str>,
     /// `Content-Encoding` of the body: `br`, `gzip` or none.
     encoding: Option<&'static str>,
+    /// The `Cache-Control` value.
+    cache: &'static str,
 }
+
+/// For the files of a `pkg-<hash>/` directory: its name changes whenever any of its bytes do,
+/// so a browser may keep them a year without asking.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// For everything else (index.html, demo/, errors): keep, but ask first (a 304 when unchanged).
+const REVALIDATE: &str = "no-cache";
 
 impl Reply<'_> {
     fn text() -> Reply<'static> {
-        Reply { content_type: "text/plain", etag: None, encoding: None }
+        Reply { content_type: "text/plain", etag: None, encoding: None, cache: REVALIDATE }
     }
 }
 
-/// Sends the status, headers and (for GET) the body. Every file is revalidated before reuse
-/// (`no-cache`: the file names carry no hash) and its ETag makes that a 304 when unchanged;
-/// the compressed and plain forms have different ETags, and `Vary` says which header chose.
+/// Sends the status, headers and (for GET) the body. A hashed file may be kept for good
+/// (`reply.cache`); any other is revalidated before reuse (`no-cache`) and its ETag makes
+/// that a 304 when unchanged; the compressed and plain forms have different ETags, and `Vary`
+/// says which header chose.
 fn respond(
     stream: &mut TcpStream,
     status: &str,
@@ -260,8 +298,8 @@ fn respond(
     }
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {}\r\n{extra}\
-         Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
-        reply.content_type,
+         Cache-Control: {}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+        reply.content_type, reply.cache,
     );
     stream.write_all(head.as_bytes())?;
     if with_body {
@@ -290,12 +328,33 @@ fn mime(path: &Path) -> &'static str {
 mod tests {
     use super::*;
 
-    fn check(base: &str, url: &str, expect: Option<&str>) {
-        let site = Site::new(repo_root(), base);
+    /// A hashed directory's name, as the build makes them.
+    const PKG: &str = "pkg-0123456789abcdef";
+
+    /// A built site's skeleton in `dir`: index.html loading `PKG/boot.js`, the module, a demo
+    /// file, and a directory that is not hashed.
+    fn site_at(dir: &Path) {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir.join(PKG).join("style")).unwrap();
+        std::fs::create_dir_all(dir.join("demo")).unwrap();
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::create_dir_all(dir.join(".pkg")).unwrap();
+        let index =
+            format!("<!doctype html><script type=\"module\" src=\"{PKG}/boot.js\"></script>");
+        std::fs::write(dir.join("index.html"), index).unwrap();
+        std::fs::write(dir.join(PKG).join("boot.js"), "import './concord.js';").unwrap();
+        std::fs::write(dir.join(PKG).join("concord.js"), "export default 1;").unwrap();
+        std::fs::write(dir.join(PKG).join("style/concord.css"), "p{}").unwrap();
+        std::fs::write(dir.join("demo/example.csv"), "a,b\n").unwrap();
+        std::fs::write(dir.join("pkg/concord.js"), "export default 0;").unwrap();
+        std::fs::write(dir.join(".pkg/concord.js"), "export default 0;").unwrap();
+        std::fs::write(dir.join("Cargo.toml"), "[package]").unwrap();
+    }
+
+    fn check(root: &Path, base: &str, url: &str, expect: Option<&str>) {
+        let site = Site::new(root.to_path_buf(), base);
         let got = site.resolve(url).map(|p| {
-            p.strip_prefix(repo_root())
-                .map(|r| r.to_string_lossy().into_owned())
-                .unwrap_or_default()
+            p.strip_prefix(root).map(|r| r.to_string_lossy().into_owned()).unwrap_or_default()
         });
         assert_eq!(got.as_deref(), expect, "base {base:?} url {url:?}");
     }
@@ -326,55 +385,59 @@ mod tests {
     #[test]
     fn sends_the_precompressed_file_and_revalidates_with_etags() {
         let dir = std::env::temp_dir().join(format!("concord-serve-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("pkg")).unwrap();
-        std::fs::write(dir.join("index.html"), "<!doctype html>").unwrap();
+        site_at(&dir);
         let wasm = vec![7u8; 50_000];
-        std::fs::write(dir.join("pkg/concord.js"), "export default 1;").unwrap();
-        std::fs::write(dir.join("pkg/concord_bg.wasm"), &wasm).unwrap();
+        std::fs::write(dir.join(PKG).join("concord.js"), "export default 1;").unwrap();
+        std::fs::write(dir.join(PKG).join("concord_bg.wasm"), &wasm).unwrap();
         let Ok(gz) = std::process::Command::new("gzip")
             .args(["-9", "-n", "-c"])
-            .arg(dir.join("pkg/concord_bg.wasm"))
+            .arg(dir.join(PKG).join("concord_bg.wasm"))
             .output()
         else {
             eprintln!("skipped: no gzip command");
             return;
         };
-        std::fs::write(dir.join("pkg/concord_bg.wasm.gz"), &gz.stdout).unwrap();
+        std::fs::write(dir.join(PKG).join("concord_bg.wasm.gz"), &gz.stdout).unwrap();
         let port = spawn_static_at(dir.clone(), "/").unwrap();
 
         // A browser that accepts gzip gets the .gz, said so; one that does not, the file.
         let (status, h, body) =
-            get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip, deflate, br\r\n");
+            get(port, &format!("/{PKG}/concord_bg.wasm"), "Accept-Encoding: gzip, deflate, br\r\n");
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert_eq!(header(&h, "content-encoding"), Some("gzip"));
         assert_eq!(header(&h, "vary"), Some("Accept-Encoding"));
         assert_eq!(body, gz.stdout);
         assert!(body.len() < wasm.len() / 10);
         let zipped_tag = header(&h, "etag").unwrap().to_owned();
-        let (_, h, body) = get(port, "/pkg/concord_bg.wasm", "");
+        let (_, h, body) = get(port, &format!("/{PKG}/concord_bg.wasm"), "");
         assert_eq!(header(&h, "content-encoding"), None);
         assert_eq!(body, wasm);
         let plain_tag = header(&h, "etag").unwrap().to_owned();
         assert_ne!(plain_tag, zipped_tag, "two forms, two validators");
-        let (_, h, _) = get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip;q=0\r\n");
+        let (_, h, _) =
+            get(port, &format!("/{PKG}/concord_bg.wasm"), "Accept-Encoding: gzip;q=0\r\n");
         assert_eq!(header(&h, "content-encoding"), None, "q=0 refuses gzip");
 
         // Revalidation: the same ETag gets a 304 with no body; another one the file.
         let (status, h, body) = get(
             port,
-            "/pkg/concord_bg.wasm",
+            &format!("/{PKG}/concord_bg.wasm"),
             &format!("Accept-Encoding: gzip\r\nIf-None-Match: {zipped_tag}\r\n"),
         );
         assert_eq!(status, "HTTP/1.1 304 Not Modified");
         assert!(body.is_empty());
         assert_eq!(header(&h, "content-length"), None);
-        let (status, _, _) =
-            get(port, "/pkg/concord_bg.wasm", "If-None-Match: \"0-0000000000000000\"\r\n");
+        let (status, _, _) = get(
+            port,
+            &format!("/{PKG}/concord_bg.wasm"),
+            "If-None-Match: \"0-0000000000000000\"\r\n",
+        );
         assert_eq!(status, "HTTP/1.1 200 OK");
         // A .gz older than its file is stale: the file is sent as it is now.
         std::thread::sleep(std::time::Duration::from_millis(20));
-        std::fs::write(dir.join("pkg/concord_bg.wasm"), b"newer").unwrap();
-        let (_, h, body) = get(port, "/pkg/concord_bg.wasm", "Accept-Encoding: gzip\r\n");
+        std::fs::write(dir.join(PKG).join("concord_bg.wasm"), b"newer").unwrap();
+        let (_, h, body) =
+            get(port, &format!("/{PKG}/concord_bg.wasm"), "Accept-Encoding: gzip\r\n");
         assert_eq!(header(&h, "content-encoding"), None);
         assert_eq!(body, b"newer");
         let _ = std::fs::remove_dir_all(&dir);
@@ -383,19 +446,19 @@ mod tests {
     #[test]
     fn prefers_brotli_then_gzip_then_the_plain_file() {
         let dir = std::env::temp_dir().join(format!("concord-serve-br-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        site_at(&dir);
         let js: String = (0..2_000).map(|i| format!("export const v{i} = {};\n", i % 7)).collect();
-        let file = dir.join("pkg/concord.js");
+        let file = dir.join(PKG).join("concord.js");
         std::fs::write(&file, &js).unwrap();
         let br = crate::build::brotli_bytes(js.as_bytes()).unwrap();
-        std::fs::write(dir.join("pkg/concord.js.br"), &br).unwrap();
+        std::fs::write(dir.join(PKG).join("concord.js.br"), &br).unwrap();
         let Ok(gz) =
             std::process::Command::new("gzip").args(["-9", "-n", "-c"]).arg(&file).output()
         else {
             eprintln!("skipped: no gzip command");
             return;
         };
-        std::fs::write(dir.join("pkg/concord.js.gz"), &gz.stdout).unwrap();
+        std::fs::write(dir.join(PKG).join("concord.js.gz"), &gz.stdout).unwrap();
         let port = spawn_static_at(dir.clone(), "/").unwrap();
 
         // The .br decodes to the file, and is smaller than the .gz.
@@ -404,27 +467,32 @@ mod tests {
         assert_eq!(decoded, js.as_bytes());
         assert!(br.len() < gz.stdout.len(), "brotli {} vs gzip {}", br.len(), gz.stdout.len());
 
-        let (status, h, body) =
-            get(port, "/pkg/concord.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n");
+        let (status, h, body) = get(
+            port,
+            &format!("/{PKG}/concord.js"),
+            "Accept-Encoding: gzip, deflate, br, zstd\r\n",
+        );
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert_eq!(header(&h, "content-encoding"), Some("br"));
         assert_eq!(header(&h, "vary"), Some("Accept-Encoding"));
         assert_eq!(header(&h, "content-length"), Some(br.len().to_string().as_str()));
         assert_eq!(body, br);
         let br_tag = header(&h, "etag").unwrap().to_owned();
-        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: br;q=0, gzip\r\n");
+        let (_, h, body) =
+            get(port, &format!("/{PKG}/concord.js"), "Accept-Encoding: br;q=0, gzip\r\n");
         assert_eq!(header(&h, "content-encoding"), Some("gzip"), "q=0 refuses brotli");
         assert_eq!(body, gz.stdout);
         assert_ne!(header(&h, "etag").unwrap(), br_tag, "each form its own validator");
-        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: BR\r\n");
+        let (_, h, body) = get(port, &format!("/{PKG}/concord.js"), "Accept-Encoding: BR\r\n");
         assert_eq!(header(&h, "content-encoding"), Some("br"), "codings are case-insensitive");
         assert_eq!(body, br);
-        let (_, h, body) = get(port, "/pkg/concord.js", "Accept-Encoding: identity\r\n");
+        let (_, h, body) =
+            get(port, &format!("/{PKG}/concord.js"), "Accept-Encoding: identity\r\n");
         assert_eq!(header(&h, "content-encoding"), None);
         assert_eq!(body, js.as_bytes());
         let (status, _, body) = get(
             port,
-            "/pkg/concord.js",
+            &format!("/{PKG}/concord.js"),
             &format!("Accept-Encoding: br\r\nIf-None-Match: {br_tag}\r\n"),
         );
         assert_eq!(status, "HTTP/1.1 304 Not Modified");
@@ -434,14 +502,71 @@ mod tests {
 
     #[test]
     fn resolves_only_the_site_files() {
+        let dir = std::env::temp_dir().join(format!("concord-serve-paths-{}", std::process::id()));
+        site_at(&dir);
+        let check = |base: &str, url: &str, expect: Option<&str>| check(&dir, base, url, expect);
+        let css = format!("{PKG}/style/concord.css");
         check("/", "/", Some("index.html"));
         check("/", "/index.html?bundle=x", Some("index.html"));
         check("/some/path/", "/some/path/", Some("index.html"));
-        check("/some/path", "/some/path/style/concord.css", Some("style/concord.css"));
-        check("/some/path/", "/style/concord.css", None);
-        check("/some/path/", "/some/path/worker.js", Some("worker.js"));
+        check("/some/path", &format!("/some/path/{css}"), Some(css.as_str()));
+        check("/some/path/", &format!("/{css}"), None);
+        check("/some/path/", "/some/path/demo/example.csv", Some("demo/example.csv"));
+        check("/", &format!("/{PKG}/boot.js"), Some(format!("{PKG}/boot.js").as_str()));
+        // An unhashed directory, the build's unfinished one, and anything else are not served.
+        check("/", "/pkg/concord.js", None);
+        check("/", "/.pkg/concord.js", None);
         check("/", "/Cargo.toml", None);
-        check("/", "/style/../Cargo.toml", None);
+        check("/", &format!("/{PKG}/../Cargo.toml"), None);
         check("/", "/.git/config", None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The hashed directory's files may be kept a year without asking; index.html and the demo
+    /// files (named by `?bundle=` links, stable names) are asked for each time, with a 304
+    /// when unchanged.
+    #[test]
+    fn hashed_files_are_immutable_and_the_rest_is_revalidated() {
+        let dir = std::env::temp_dir().join(format!("concord-serve-cache-{}", std::process::id()));
+        site_at(&dir);
+        let port = spawn_static_at(dir.clone(), "/concord/").unwrap();
+        for file in ["concord.js", "boot.js", "style/concord.css"] {
+            let (status, h, _) = get(port, &format!("/concord/{PKG}/{file}"), "");
+            assert_eq!(status, "HTTP/1.1 200 OK", "{file}");
+            assert_eq!(
+                header(&h, "cache-control"),
+                Some("public, max-age=31536000, immutable"),
+                "{file}"
+            );
+        }
+        for path in
+            ["/concord/", "/concord/index.html?bundle=demo/x.json", "/concord/demo/example.csv"]
+        {
+            let (status, h, _) = get(port, path, "");
+            assert_eq!(status, "HTTP/1.1 200 OK", "{path}");
+            assert_eq!(header(&h, "cache-control"), Some("no-cache"), "{path}");
+            let tag = header(&h, "etag").unwrap().to_owned();
+            let (status, h, body) = get(port, path, &format!("If-None-Match: {tag}\r\n"));
+            assert_eq!(status, "HTTP/1.1 304 Not Modified", "{path}");
+            assert_eq!(header(&h, "cache-control"), Some("no-cache"), "{path}");
+            assert!(body.is_empty());
+        }
+        // What is not found is never cached for long.
+        let (status, h, _) = get(port, "/concord/pkg-0123456789abcdee/concord.js", "");
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+        assert_eq!(header(&h, "cache-control"), Some("no-cache"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_site_is_built_when_its_index_names_a_hashed_module() {
+        let dir = std::env::temp_dir().join(format!("concord-serve-built-{}", std::process::id()));
+        site_at(&dir);
+        assert_eq!(ensure_built(&dir), Ok(()));
+        std::fs::remove_file(dir.join(PKG).join("concord.js")).unwrap();
+        assert!(ensure_built(&dir).unwrap_err().contains("concord.js is missing"));
+        std::fs::write(dir.join("index.html"), "<script type=\"module\" src=\"boot.js\">").unwrap();
+        assert!(ensure_built(&dir).unwrap_err().contains("not a built site"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

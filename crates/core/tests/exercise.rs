@@ -169,7 +169,8 @@ fn a_submission_holds_the_exercise_hash_the_ratings_and_the_time_never_a_key() {
     assert_eq!(s.time_ms, vec![("i1".to_owned(), 1500)]);
     assert_eq!(s.items_rated(), 4);
     let untimed = Submission::new(&ex, "Ann", "t".into(), &raters, &[]).unwrap();
-    assert!(untimed.minutes().is_sign_positive(), "no time is 0.0, not -0.0");
+    assert_eq!(untimed.seconds().to_bits(), 0.0_f64.to_bits(), "no time is 0, not -0");
+    assert_eq!(s.seconds(), 1.5);
     assert_eq!(s.file_name(), "concord-submission-ex1-Ann.json");
     let json = s.to_json();
     assert!(!json.to_lowercase().contains("key"), "{json}");
@@ -213,7 +214,12 @@ fn the_class_view_measures_each_student_and_the_class_by_hand_checkable_numbers(
     assert_eq!(statuses[3], &Status::Duplicate { of: "ann.json".into() });
     assert!(matches!(statuses[4], Status::OtherExercise { .. }));
     assert!(out.merged.conflicts.is_empty());
-    assert_eq!(out.merged.entries[0].minutes, 1.0);
+    assert_eq!(out.merged.entries[0].seconds, 60.0);
+    // The Time column: seconds as the value, said as people say it.
+    let subs = out.report.table(class::SUBMISSIONS_TABLE).unwrap();
+    assert_eq!(subs.columns[2].label, "Time");
+    assert_eq!(subs.rows[0].cells[2].value, Some(60.0));
+    assert_eq!(subs.rows[0].cells[2].text, "1 min");
 
     let students = out.report.table(class::STUDENTS_TABLE).unwrap();
     let value = |key: &str| students.keyed(key).unwrap_or_else(|| panic!("{key}")).value;
@@ -465,7 +471,7 @@ mod scrutiny {
         let s = submit(&ex, "Ann", &ann());
         let f = s.coeval.as_ref().unwrap();
         assert_eq!((f.annotator.as_str(), f.task.as_str()), ("Ann", "tiny"));
-        assert!((s.minutes() - 1.5).abs() < 1e-12, "the scrutiny's time counts");
+        assert!((s.seconds() - 90.0).abs() < 1e-9, "the scrutiny's time counts");
         let back = Submission::from_json(&s.to_json()).unwrap();
         assert_eq!(back, s);
         // An exercise that also asks for ratings still needs them.
@@ -503,7 +509,7 @@ mod scrutiny {
         let subs = table(tables, class::SUBMISSIONS_TABLE);
         assert_eq!(row(subs, "ann.json")[2], "3", "two criteria and one part");
         assert_eq!(row(subs, "bob-later.json")[2], "1");
-        assert_eq!(row(subs, "ann.json")[3], "1.5", "minutes count the scrutiny's time");
+        assert_eq!(row(subs, "ann.json")[3], "1 min 30 s", "the time counts the scrutiny's");
         use concord_core::study::exercise::scrutiny;
         let students = table(tables, scrutiny::STUDENTS_TABLE);
         assert_eq!(row(students, "Ann"), ["2", "1", "1", "100.00", "0.75"]);
@@ -538,4 +544,60 @@ mod scrutiny {
             students.notes.iter().any(|n| n == "cy.json holds no scrutiny of the CoEval study")
         );
     }
+}
+
+/// The Submissions table's Time: whole seconds under a minute (a short session is not
+/// "0.0 minutes"), then minutes and seconds, then hours and minutes.
+#[test]
+fn time_is_said_in_seconds_under_a_minute_then_minutes_then_hours() {
+    use concord_core::study::exercise::class::format_duration;
+    let cases = [
+        (0.0, "under 1 s"),
+        (0.4, "under 1 s"),
+        (0.6, "1 s"),
+        (4.6, "5 s"),
+        (59.4, "59 s"),
+        (59.6, "1 min"),
+        (61.0, "1 min 1 s"),
+        (754.0, "12 min 34 s"),
+        (3599.4, "59 min 59 s"),
+        (3600.0, "1 h"),
+        (3600.0 + 29.0, "1 h"),
+        (3600.0 + 31.0, "1 h 1 min"),
+        (2.0 * 3600.0 + 5.0 * 60.0, "2 h 5 min"),
+    ];
+    for (seconds, said) in cases {
+        assert_eq!(format_duration(seconds), said, "{seconds} s");
+    }
+    // In the table: a 4.2-second session, and one too quick to record any time.
+    let ex = exercise();
+    let quick =
+        Submission::new(&ex, "Ann", "t".into(), &[rater("Ann", [1.0; 4])], &[("i1".into(), 4_200)])
+            .unwrap();
+    let untimed = Submission::new(&ex, "Bob", "t".into(), &[rater("Bob", [2.0; 4])], &[]).unwrap();
+    let files = vec![("a.json".to_owned(), quick), ("b.json".to_owned(), untimed)];
+    let r = Resampling { resamples: 200, seed: 1, confidence: 0.95 };
+    let out = class_report(&ex, &files, r);
+    let subs = out.report.table(class::SUBMISSIONS_TABLE).unwrap();
+    assert_eq!(subs.rows[0].cells[2].text, "4 s");
+    assert_eq!(subs.rows[0].cells[2].value, Some(4.2));
+    assert_eq!(subs.rows[1].cells[2].value, Some(0.0));
+    assert_eq!(subs.rows[1].cells[2].text, "under 1 s");
+}
+
+/// The students table says in words what its Against column holds, naming the judge.
+#[test]
+fn the_students_table_says_what_reference_and_judge_mean_in_words() {
+    let ex = exercise();
+    let files = vec![("a.json".to_owned(), submit(&ex, "Ann", [1.0, 2.0, 3.0, 4.0]))];
+    let r = Resampling { resamples: 200, seed: 1, confidence: 0.95 };
+    let out = class_report(&ex, &files, r);
+    let note = &out.report.table(class::STUDENTS_TABLE).unwrap().notes[0];
+    assert!(
+        note.starts_with(
+            "In the Against column, “reference” is the dataset's human rating (the aggregate of its raters), and “judge score-only” the ratings of the teacher's judge run “score-only”, carried in the exercise."
+        ),
+        "{note}"
+    );
+    assert!(!note.contains("judge m\""), "{note}");
 }

@@ -1,5 +1,6 @@
-//! The one conversation every Web Worker job uses (`worker.js` beside `index.html`
-//! instantiates this same wasm module and calls [`super::entry::worker_main`]):
+//! The one conversation every Web Worker job uses (`worker.js`, beside `boot.js` and the
+//! module in the site's `pkg-<hash>/`, instantiates this same wasm module and calls
+//! [`super::entry::worker_main`]):
 //!
 //! 1. worker → page: `{kind: "ready"}` once its wasm runs, or `{kind: "unavailable", message}`;
 //! 2. page → worker: the job's request (`{op?, …}`), its buffers transferred (not copied);
@@ -28,8 +29,21 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, W
 
 use crate::edge::js;
 
-/// The worker script, relative to the page (so the site works under any sub-path).
+/// The worker script's name. `boot.js` hands the app its address beside itself
+/// ([`set_worker_script`]); without one (a test page that did not start the app) it is
+/// resolved against the page's address.
 pub const WORKER_SCRIPT: &str = "worker.js";
+
+thread_local! {
+    /// The absolute address of this build's `worker.js`, as `boot.js` gave it.
+    static WORKER_ADDRESS: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Remembers where this build's `worker.js` is (called once, by [`crate::start`]): in the
+/// built site it is beside `boot.js` in `pkg-<hash>/`, not beside the page.
+pub fn set_worker_script(address: String) {
+    WORKER_ADDRESS.with(|a| *a.borrow_mut() = Some(address));
+}
 
 /// What went wrong with work done in (or for) the worker.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -211,8 +225,11 @@ async fn converse(
     }
 }
 
-/// `worker.js` resolved against the document's base URL.
+/// This build's `worker.js` as `boot.js` gave it, else resolved against the document's base URL.
 fn worker_url() -> Option<String> {
+    if let Some(address) = WORKER_ADDRESS.with(|a| a.borrow().clone()) {
+        return Some(address);
+    }
     let document = web_sys::window()?.document()?;
     let base = document.base_uri().ok()??;
     web_sys::Url::new_with_base(WORKER_SCRIPT, &base).ok().map(|u| u.href())

@@ -19,7 +19,7 @@ use super::protocol::{JobOutcome, WorkerError, call_split, post_done, post_error
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CountError {
-    /// The tokenizer's chunk could not be fetched (offline, or a new deploy replaced `pkg/`).
+    /// The tokenizer's chunk could not be fetched (offline, or a new deploy removed its `pkg-<hash>/`).
     #[error("the tokenizer could not be downloaded ({0})")]
     Chunk(String),
     #[error(transparent)]

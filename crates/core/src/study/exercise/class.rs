@@ -83,7 +83,8 @@ pub struct Entry {
     pub file: String,
     pub student: String,
     pub items_rated: usize,
-    pub minutes: f64,
+    /// Seconds spent on the items.
+    pub seconds: f64,
     pub status: Status,
     /// Items of the judge run the student decided on (correct-judge exercises).
     pub items_reviewed: usize,
@@ -154,7 +155,7 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
             file: file.clone(),
             student: s.student.clone(),
             items_rated: s.items_rated(),
-            minutes: s.minutes(),
+            seconds: s.seconds(),
             status,
             items_reviewed: s.review.as_ref().map_or(0, |r| r.decisions.len()),
         });
@@ -485,6 +486,50 @@ pub fn class_report(
     builder.finish()
 }
 
+/// A duration as people say it, from whole seconds: `under 1 s`, `1 s` … `59 s`, `1 min`,
+/// `12 min 5 s`, `1 h`, `2 h 5 min` (an hour and more to the minute).
+pub fn format_duration(seconds: f64) -> String {
+    let total = seconds.max(0.0).round() as u64;
+    if total == 0 {
+        return "under 1 s".to_owned();
+    }
+    if total < 60 {
+        return format!("{total} s");
+    }
+    if total < 3600 {
+        let (m, s) = (total / 60, total % 60);
+        return if s == 0 { format!("{m} min") } else { format!("{m} min {s} s") };
+    }
+    let minutes = (total + 30) / 60;
+    let (h, m) = (minutes / 60, minutes % 60);
+    if m == 0 { format!("{h} h") } else { format!("{h} h {m} min") }
+}
+
+/// The Time cell: the seconds as the value (CSV, JSON), [`format_duration`] as the text.
+fn time_cell(seconds: f64) -> Cell {
+    Cell { text: format_duration(seconds), ..Cell::number(Some(seconds), 0) }
+}
+
+/// The students table's words on its judge rows, naming the exercise's first judge as the
+/// example (nothing when the exercise carries no judge).
+fn judges_note(exercise: &Exercise) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for j in &exercise.judges {
+        if !names.contains(&j.name.as_str()) {
+            names.push(&j.name);
+        }
+    }
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            ", and “judge {one}” the ratings of the teacher's judge run “{one}”, carried in the exercise"
+        ),
+        [first, ..] => format!(
+            ", and “judge {first}” the ratings of the teacher's judge run “{first}”, carried in the exercise (likewise for the other judges)"
+        ),
+    }
+}
+
 fn build_report(built: ClassBuilder) -> ClassReport {
     let ClassBuilder {
         exercise,
@@ -506,8 +551,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     subs.columns = vec![
         Column::text("Student"),
         Column::number("Items rated"),
-        Column::number("Minutes")
-            .described("time spent on the items, as the student's page measured it"),
+        Column::number("Time").described(
+            "time spent on the items, as the student's page measured it (in seconds in CSV and JSON)",
+        ),
         Column::text("Status"),
     ];
     let scrutinises = exercise.coeval.is_some();
@@ -522,7 +568,7 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         let mut cells = vec![
             Cell::text(e.student.clone()),
             Cell::count(e.items_rated),
-            Cell::number(Some(e.minutes), 1),
+            time_cell(e.seconds),
             Cell::text(e.status.describe()),
         ];
         if scrutinises {
@@ -533,10 +579,11 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         }
         subs.rows.push(Row::new(e.file.clone(), cells));
     }
+    const TIME_NOTE: &str = "Time is in seconds under a minute, then in minutes and seconds (the page counts half a second and more on an item).";
     subs.notes.push(if !exercise.rates() && correct.is_none() {
-        "The exercise asks for a scrutiny of its CoEval study only; a later file of the same student with other decisions wins each decision they differ on.".to_owned()
+        format!("The exercise asks for a scrutiny of its CoEval study only; a later file of the same student with other decisions wins each decision they differ on. {TIME_NOTE}")
     } else { format!(
-        "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one.",
+        "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one. {TIME_NOTE}",
         exercise.dataset.items,
         exercise.sample.map_or_else(
             || "every".to_owned(),
@@ -581,7 +628,8 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         ));
     }
     table.notes.push(format!(
-        "The reference is the dataset's human aggregate; \"judge m\" the teacher's judge run m. α is between the student and the one compared. {}",
+        "In the Against column, “reference” is the dataset's human rating (the aggregate of its raters){}. α is between the student and the one compared. {}",
+        judges_note(exercise),
         intervals_note(resampling)
     ));
     if exercise.rates() {

@@ -269,17 +269,18 @@ impl Submission {
         serde_json::from_value(value).map_err(malformed)
     }
 
-    /// Minutes spent in all: rating, reviewing and on the CoEval instances.
-    pub fn minutes(&self) -> f64 {
+    /// Seconds spent in all: rating, reviewing and on the CoEval instances (the page keeps
+    /// stretches of half a second and more on an item, so a quick session can record none: 0).
+    pub fn seconds(&self) -> f64 {
         let review = self.review.as_ref().map_or(&[][..], |r| r.time_ms.as_slice());
-        // A fold from +0.0: an empty f64 sum is −0.0, shown as "-0.0".
+        // A fold from +0.0: an empty f64 sum is −0.0.
         let rating = self.time_ms.iter().chain(review).fold(0.0, |sum, (_, ms)| sum + *ms as f64);
         let scrutiny = self
             .coeval
             .as_ref()
             .and_then(|f| f.log().ok())
             .map_or(0.0, |log| log.replay().time_ms.values().fold(0.0, |s, ms| s + *ms as f64));
-        (rating + scrutiny) / 60_000.0
+        (rating + scrutiny) / 1000.0
     }
 
     /// Items rated on at least one attribute.
