@@ -11,6 +11,10 @@
 // - then, in the same page, each other screen in tab order: the wasm + JS fetched from the
 //   click on its tab until its panel shows (no "Loading …" note), and that time;
 // - "cold": each other screen opened first after a fresh load (the most it ever fetches).
+// These use `?prefetch=off`, so each screen fetches its own code when its tab is clicked.
+// - "prefetched": the app as it ships — after the Data screen is interactive it fetches every
+//   screen's chunks while the browser is idle; the time from interactive until that is done
+//   (`<html data-prefetched="screens">`) and its bytes, then each screen in tab order.
 // Times are medians over the runs, in the page's clock (performance.now()).
 import { gzipSync } from 'node:zlib';
 import { launch } from '../tests/e2e/browser.mjs';
@@ -19,7 +23,7 @@ const args = process.argv.slice(2);
 const url = args.find((a) => !a.startsWith('--')) ?? process.env.CONCORD_URL ?? 'http://127.0.0.1:8080/';
 const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
-const SCREENS = ['Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval'];
+const SCREENS = ['Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class'];
 const NETWORK = { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 };
 
 /** Records every wasm / JS response of the page (and its workers) with its raw and gzip size. */
@@ -47,9 +51,11 @@ async function throttledPage(context) {
   return page;
 }
 
+const NO_PREFETCH = `${url}${url.includes('?') ? '&' : '?'}prefetch=off`;
+
 /** Navigates and waits until the Data screen is interactive; returns ms since navigation start. */
-async function firstLoad(page) {
-  await page.goto(url, { waitUntil: 'commit' });
+async function firstLoad(page, target = NO_PREFETCH) {
+  await page.goto(target, { waitUntil: 'commit' });
   const handle = await page.waitForFunction(() => {
     const ready = document.documentElement.dataset.workspace === 'ready'
       && document.querySelector('[data-testid="dataset-name"]');
@@ -98,6 +104,8 @@ const median = (xs) => {
 const kb = (b) => (b / 1024).toFixed(1);
 
 const first = [];
+const prefetch = [];
+const afterPrefetch = Object.fromEntries(SCREENS.map((s) => [s, []]));
 const inOrder = Object.fromEntries(SCREENS.map((s) => [s, []]));
 const cold = Object.fromEntries(SCREENS.map((s) => [s, []]));
 for (let run = 0; run < RUNS; run++) {
@@ -115,6 +123,30 @@ for (let run = 0; run < RUNS; run++) {
     }
   } finally {
     await browser.close();
+  }
+  {
+    // As shipped: the screens are fetched while the browser is idle.
+    const browser = await launch();
+    try {
+      const fetched = recordCode(browser.context);
+      const page = await throttledPage(browser.context);
+      const ready = await firstLoad(page, url);
+      const before = fetched.length;
+      const done = await page.waitForFunction(() => (
+        document.documentElement.dataset.prefetched === 'screens' ? performance.now() : null
+      ), null, { polling: 100, timeout: 120_000 });
+      const ms = (await done.jsonValue()) - ready;
+      await page.waitForTimeout(200);
+      prefetch.push({ ms, ...(await sizes(fetched.slice(before))) });
+      for (const screen of SCREENS) {
+        const start = fetched.length;
+        const took = await openScreen(page, screen);
+        await page.waitForTimeout(200);
+        afterPrefetch[screen].push({ ms: took, ...(await sizes(fetched.slice(start))) });
+      }
+    } finally {
+      await browser.close();
+    }
   }
   for (const screen of SCREENS) {
     const browser = await launch();
@@ -144,4 +176,6 @@ console.log('|---|---:|---:|---:|---:|---|---:|');
 console.log(row('first load: Data screen', first));
 for (const screen of SCREENS) console.log(row(`then ${screen}`, inOrder[screen]));
 for (const screen of SCREENS) console.log(row(`cold: ${screen} first`, cold[screen]));
+console.log(row('prefetched: from Data interactive until every screen is fetched', prefetch));
+for (const screen of SCREENS) console.log(row(`prefetched, then ${screen}`, afterPrefetch[screen]));
 console.log(`\nfetched at first load: ${first[first.length - 1].files.join(', ')}`);
