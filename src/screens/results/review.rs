@@ -444,7 +444,10 @@ fn Walker(
     });
     let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
     on_cleanup(move || {
-        flush();
+        // The time is taken now and recorded once this view is gone: recording it here would
+        // re-run this view's closures, whose parent's memos are already disposed.
+        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
+        leptos::task::spawn_local(async move { record_timer(event) });
         hide.remove();
         visibility.remove();
     });
@@ -516,15 +519,23 @@ fn Walker(
         _ => {}
     };
     let verdict = move || {
-        let (Some(run), Some((_, _, item))) = (run.get(), current.get()) else { return None };
+        let (Some(run), Some((_, _, item))) =
+            (run.try_get().flatten(), current.try_get().flatten())
+        else {
+            return None;
+        };
         let merged = review.merged().ok()?;
         let v = merged.reviews.verdict(&run, &item.id)?.clone();
         let by = merged.by.get(&(run, item.id)).cloned().unwrap_or_default();
         Some((v, by))
     };
     let seconds = move || {
-        let tick = now.get();
-        let (Some(run), Some((_, _, item))) = (run.get(), current.get()) else { return 0.0 };
+        let tick = now.try_get().unwrap_or_default();
+        let (Some(run), Some((_, _, item))) =
+            (run.try_get().flatten(), current.try_get().flatten())
+        else {
+            return 0.0;
+        };
         let saved = review.log.with(|l| l.replay().ms_on(&run, &item.id)) as f64;
         (saved + timer.with_value(|t| t.running_ms(tick))) / 1000.0
     };
