@@ -238,7 +238,9 @@ pub enum ExerciseError {
         "the exercise's items were changed after it was saved (sha256 {actual}, the file says {expected}); ask the teacher for the file again"
     )]
     HashMismatch { expected: String, actual: String },
-    #[error("choose at least one attribute to rate, or the CoEval study to scrutinise")]
+    #[error(
+        "choose at least one attribute to rate, the Judge screen's methods to run, a judge run to correct, or the CoEval study to scrutinise"
+    )]
     NoAttribute,
     #[error(
         "the CoEval study has no criteria to scrutinise: set up a study on the CoEval screen (its criteria, then the LLM's evaluations) first"
