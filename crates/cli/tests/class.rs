@@ -197,3 +197,107 @@ fn class_prints_a_correct_judge_exercises_corrections_byte_for_byte() {
     let corrections = std::fs::read_to_string(out.join("class-corrections.csv")).unwrap();
     assert!(corrections.contains("judge + review"), "{corrections}");
 }
+
+#[test]
+fn class_prints_a_run_judges_exercises_runs_byte_for_byte() {
+    use concord_core::judge::builtin::OutputMode;
+    use concord_core::run::{Endpoint, ProviderId};
+    use concord_core::study::exercise::class::{RUNS_AGREEMENT_TABLE, RUNS_TABLE};
+    use concord_core::study::workbench::{Study, method};
+
+    let dir = scratch("class-run");
+    let dataset = concord_core::data::example().unwrap().dataset;
+    let attribute = dataset.attributes[0].name.clone();
+    let attributes = vec![attribute.clone()];
+    let m = method(
+        &dataset,
+        &attributes,
+        OutputMode::ScoreOnly,
+        false,
+        Default::default(),
+        concord_core::judge::protocol::Sampling::single(),
+        Default::default(),
+    );
+    let study = Study { attributes, methods: vec![m], ..Study::default() };
+    let spec = ExerciseSpec {
+        id: "rj".into(),
+        title: "Run".into(),
+        created: "2026-11-26T07:00:00Z".into(),
+        instructions: "Run the judge.".into(),
+        attributes: Vec::new(),
+        sample: Some((6, 3)),
+        hide_reference: true,
+        coeval: None,
+    };
+    let ex = Exercise::build_tasks(&dataset, spec, Vec::new(), None, Some(&study)).unwrap();
+    assert_eq!(ex.version, 2);
+    let ex_path = dir.join("exercise.json");
+    std::fs::write(&ex_path, ex.to_json()).unwrap();
+    let ids: Vec<String> = ex.dataset.embedded.items.iter().map(|i| i.id.clone()).collect();
+    let mut files = Vec::new();
+    let mut paths = vec![ex_path.to_str().unwrap().to_owned()];
+    for (k, student) in ["Ann", "Bob"].into_iter().enumerate() {
+        // Each student's judge rates the items differently, one sample each.
+        let records = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| concord_core::data::JudgeRecord {
+                key: concord_core::data::RecordKey::Id(id.clone()),
+                prompt: None,
+                prompt_chars: None,
+                responses: vec![format!("Rating: {}", 1 + (i * (k + 1)) % 5)],
+                cut_off: Vec::new(),
+                logprobs: Vec::new(),
+                reasoning_tokens: Vec::new(),
+                parsed: Vec::new(),
+                line: i + 1,
+                meta: None,
+            })
+            .collect();
+        let run = JudgedRun {
+            method: study.methods[0].name.clone(),
+            attribute: attribute.clone(),
+            policy: Default::default(),
+            weighting: None,
+            run: concord_core::data::JudgeRun { name: "j".into(), attribute: None, records },
+            origin: "study".into(),
+        };
+        let endpoint = Endpoint {
+            provider: ProviderId::OpenAi,
+            base_url: "https://api.example/v1".into(),
+            model: format!("model-{student}"),
+        };
+        let s = Submission::answer(&ex, student, "t".into(), &[], &[], &Default::default())
+            .unwrap()
+            .with_runs(&ex, &[run], Some(&endpoint))
+            .unwrap();
+        let name = format!("{k}-{student}.json");
+        let path = dir.join(&name);
+        std::fs::write(&path, s.to_json()).unwrap();
+        paths.push(path.to_str().unwrap().to_owned());
+        files.push((name, s));
+    }
+    let expected = class_report(&ex, &files, RESAMPLING).report;
+    let out = dir.join("out");
+    let mut args: Vec<&str> = vec!["class"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["--format", "csv", "--out", out.to_str().unwrap()]);
+    let run = concord(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let want = expected.files(Format::Csv);
+    let names: Vec<&str> = want.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "class-submissions.csv",
+            &format!("{RUNS_TABLE}.csv"),
+            &format!("{RUNS_AGREEMENT_TABLE}.csv")
+        ]
+    );
+    for f in want {
+        let got = std::fs::read_to_string(out.join(&f.name)).unwrap();
+        assert_eq!(got, f.text, "{}", f.name);
+    }
+    let runs = std::fs::read_to_string(out.join("class-runs.csv")).unwrap();
+    assert!(runs.contains("model-Ann") && runs.contains("model-Bob"), "{runs}");
+}

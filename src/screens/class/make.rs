@@ -4,7 +4,10 @@
 //! — and, with "Correct a judge" ticked, one of the Results table's judge runs whole (its raw
 //! answers, cut to the exercise's items) for the students to review; with "Scrutinise CoEval
 //! criteria" ticked, the CoEval screen's study (its task, criteria, instances and the LLM's
-//! answers; nobody's decisions) — saved as a file to hand out or put online (`?exercise=URL`).
+//! answers; nobody's decisions); with "Run given judges" ticked, the Judge screen's study (its
+//! methods, templates, output modes, samples and auto-CoT steps; no key, no endpoint) for the
+//! students to run with a model of their own — saved as a file to hand out or put online
+//! (`?exercise=URL`).
 
 use std::sync::Arc;
 
@@ -99,6 +102,8 @@ struct MakeForm {
     rate: RwSignal<bool>,
     correct: RwSignal<bool>,
     correct_run: RwSignal<String>,
+    /// Whether the Judge screen's methods go in, for the students to run.
+    run_judges: RwSignal<bool>,
 }
 
 struct SharedForm {
@@ -113,6 +118,7 @@ struct SharedForm {
     rate: ArcRwSignal<bool>,
     correct: ArcRwSignal<bool>,
     correct_run: ArcRwSignal<String>,
+    run_judges: ArcRwSignal<bool>,
 }
 
 thread_local! {
@@ -130,6 +136,7 @@ thread_local! {
         rate: ArcRwSignal::new(true),
         correct: ArcRwSignal::new(false),
         correct_run: ArcRwSignal::new(String::new()),
+        run_judges: ArcRwSignal::new(false),
     };
 }
 
@@ -146,6 +153,7 @@ fn use_make_form() -> MakeForm {
         rate: f.rate.clone().into(),
         correct: f.correct.clone().into(),
         correct_run: f.correct_run.clone().into(),
+        run_judges: f.run_judges.clone().into(),
     })
 }
 
@@ -167,7 +175,30 @@ pub fn MakePanel() -> impl IntoView {
         rate,
         correct,
         correct_run,
+        run_judges,
     } = use_make_form();
+    // The judges the students would run: the Judge screen's methods × the attributes of the
+    // open dataset they judge.
+    let given = move || {
+        let names: Vec<String> = ws
+            .dataset
+            .with(|d| d.loaded.dataset.attributes.iter().map(|a| a.name.clone()).collect());
+        t.judge.study.with(|s| {
+            let attributes: Vec<String> = s
+                .attributes
+                .iter()
+                .filter(|a| names.contains(a) && s.methods.iter().any(|m| m.template(a).is_some()))
+                .cloned()
+                .collect();
+            let methods: Vec<String> = s
+                .methods
+                .iter()
+                .filter(|m| attributes.iter().any(|a| m.template(a).is_some()))
+                .map(|m| m.name.clone())
+                .collect();
+            (methods, attributes)
+        })
+    };
     // What the CoEval screen's study is, read when the task is ticked (and again on save).
     let coeval_study = RwSignal::new(None::<Result<String, String>>);
     Effect::new(move |_| {
@@ -231,10 +262,15 @@ pub fn MakePanel() -> impl IntoView {
         } else {
             None
         };
-        if !rate.get_untracked() && to_correct.is_none() && !coeval.get_untracked() {
+        let to_run = run_judges.get_untracked().then(|| t.judge.study.get_untracked());
+        if !rate.get_untracked()
+            && to_correct.is_none()
+            && to_run.is_none()
+            && !coeval.get_untracked()
+        {
             said.set(Some((
                 false,
-                "Tick a task: rate attributes, correct a judge, scrutinise the CoEval study, or several."
+                "Tick a task: rate attributes, run given judges, correct a judge, scrutinise the CoEval study, or several."
                     .to_owned(),
             )));
             return;
@@ -265,11 +301,12 @@ pub fn MakePanel() -> impl IntoView {
             let spec = ExerciseSpec { coeval: snapshot, ..spec };
             let built = ws.dataset.with_untracked(|d| {
                 let dataset = &d.loaded.dataset;
-                Exercise::build_with(
+                Exercise::build_tasks(
                     dataset,
                     spec,
                     judge_ratings(runs, dataset),
                     to_correct.as_ref(),
+                    to_run.as_ref(),
                 )
             });
             match built {
@@ -282,6 +319,16 @@ pub fn MakePanel() -> impl IntoView {
                             let what = [
                                 (!ex.attributes().is_empty())
                                     .then(|| format!("rate {}", ex.attributes().join(", "))),
+                                (!ex.run_judges().is_empty()).then(|| {
+                                    format!(
+                                        "run the judges {}",
+                                        ex.run_judges()
+                                            .iter()
+                                            .map(|(m, a)| run_key_of(m, a))
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    )
+                                }),
                                 ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
                                 ex.coeval
                                     .as_ref()
@@ -321,11 +368,14 @@ pub fn MakePanel() -> impl IntoView {
                     let ticked = match kind {
                         "rate_attributes" => Some(rate),
                         "correct_judge" => Some(correct),
+                        "run_judges" => Some(run_judges),
                         "scrutinise_criteria" => Some(coeval),
                         _ => None,
                     };
                     let label = if kind == "scrutinise_criteria" {
                         format!("{label}: the CoEval screen's study, its criteria and the LLM's evaluations")
+                    } else if kind == "run_judges" {
+                        format!("{label}: the Judge screen's methods, run by each student with their own model and key")
                     } else if supported {
                         label.to_owned()
                     } else {
@@ -346,6 +396,19 @@ pub fn MakePanel() -> impl IntoView {
                     Some(Err(why)) => view! { <p class="error-box" role="alert" data-testid="exercise-coeval-missing">{why}</p> }.into_any(),
                 })}
             </fieldset>
+            <Show when=move || run_judges.get()>
+                {move || {
+                    let (methods, attributes) = given();
+                    if methods.is_empty() {
+                        view! { <p class="error-box" role="alert" data-testid="exercise-run-missing">"The Judge screen has no method that judges an attribute of the open dataset: add methods on the Judge screen first."</p> }.into_any()
+                    } else {
+                        view! { <p class="muted" data-testid="exercise-run-judges">{format!(
+                            "The judges to run: {} on {}. The exercise carries their prompts, output modes, samples and parsers (and auto-CoT steps), never a key or an endpoint; each student picks a provider and model and gives their own key on the Run screen.",
+                            methods.join(", "), attributes.join(", ")
+                        )}</p> }.into_any()
+                    }
+                }}
+            </Show>
             <Show when=move || correct.get()>
                 <div class="row">
                     <label for="exercise-correct-run">"Judge run to correct"</label>

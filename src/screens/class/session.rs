@@ -1,7 +1,8 @@
 //! A student's exercise in this browser: opening one (a file, or `?exercise=URL`) starts a
 //! new workspace whose dataset is the exercise's items (and whose judge run, for a
-//! correct-judge task, is the run to correct, and whose CoEval study is the exercise's, when
-//! it has one), and the session — the exercise, the
+//! correct-judge task, is the run to correct, whose Judge screen's study, for a run-judges
+//! task, holds the methods to run, and whose CoEval study is the exercise's, when it has one),
+//! and the session — the exercise, the
 //! name, the time per item, whether the submission was exported — is kept in IndexedDB under
 //! the workspace's id, so a reload (offline too) finds the exercise as it was left.
 
@@ -104,10 +105,11 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
     crate::workspaces::fork(t, t.saved, &exercise.title).await;
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
     // A correct-judge task's run comes along: the Results screen's review works on it.
+    // A run-judges task's study becomes the Judge screen's: the student runs its methods.
     let mut bundle = Bundle::new(
         &exercise.workspace_dataset(),
         "json",
-        None,
+        exercise.workspace_study(),
         None,
         exercise.workspace_runs(),
         Vec::new(),

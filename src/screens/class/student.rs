@@ -1,14 +1,17 @@
 //! The student's side: open an exercise (a file, or the `?exercise=` address start-up handed
 //! over), read its instructions and tasks, rate on the Rate screen and (a correct-judge task)
-//! correct the judge on the Results screen's Review panel, export the submission — and only
-//! then, when the teacher hid it, see the reference.
+//! correct the judge on the Results screen's Review panel, (a run-judges task) run the given
+//! judges on the Run screen with a provider, model and key of their own, export the submission
+//! — and only then, when the teacher hid it, see the reference.
 
 use std::sync::Arc;
 
+use concord_core::run::Endpoint;
 use concord_core::study::exercise::class::{
-    CORRECTIONS_TABLE, RESAMPLING, STUDENTS_TABLE, class_report,
+    CORRECTIONS_TABLE, RESAMPLING, RUNS_TABLE, STUDENTS_TABLE, class_report,
 };
 use concord_core::study::exercise::{Exercise, Submission, SubmissionError};
+use concord_core::study::workbench::JudgedRun;
 use concord_core::study::workbench::review::{self, Reviews};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -20,7 +23,7 @@ use crate::components::table_view::TableView;
 use crate::screens::rate::state::{RateState, use_rate};
 use crate::screens::results::review::switch_reviewer;
 use crate::screens::results::state::{ReviewState, use_review};
-use crate::state::{Screen, use_storage};
+use crate::state::{JudgeRuns, Screen, use_storage};
 
 use super::session::{self, OpenFailure};
 use super::state::{ClassState, PendingExercise, use_class};
@@ -38,21 +41,43 @@ fn student_reviews(review: ReviewState, exercise: &Exercise, student: &str) -> R
     review.log.with(|log| log.replay())
 }
 
-/// The submission of the open exercise from the ratings and review made so far.
+/// The judge runs this student made in this workspace and the endpoint they were made with:
+/// none until a run on the Run screen (the runs a workspace opens with — a correct-judge
+/// task's — were not made here, and carry no endpoint).
+fn student_runs(runs: JudgeRuns) -> (Vec<JudgedRun>, Option<Endpoint>) {
+    runs.runs.track();
+    let endpoint = runs.ran_with.with_value(|w| w.as_ref().and_then(|(_, e)| e.clone()));
+    if endpoint.is_none() {
+        return (Vec::new(), None);
+    }
+    let made = runs.runs.with(|r| {
+        r.iter()
+            .filter(|r| concord_core::study::workbench::results::made_here(r))
+            .cloned()
+            .collect()
+    });
+    (made, endpoint)
+}
+
+/// The submission of the open exercise from the ratings, review and judge runs made so far.
 fn submission(
     class: ClassState,
     rate: RateState,
     review: ReviewState,
+    runs: JudgeRuns,
     exercise: &Exercise,
     student: &str,
 ) -> Result<Submission, SubmissionError> {
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
     let reviews = untrack(|| student_reviews(review, exercise, student));
-    rate.raters.with_untracked(|raters| {
-        class
-            .time_ms
-            .with_untracked(|t| Submission::answer(exercise, student, created, raters, t, &reviews))
-    })
+    let (made, endpoint) = untrack(|| student_runs(runs));
+    rate.raters
+        .with_untracked(|raters| {
+            class.time_ms.with_untracked(|t| {
+                Submission::answer(exercise, student, created, raters, t, &reviews)
+            })
+        })?
+        .with_runs(exercise, &made, endpoint.as_ref())
 }
 
 #[component]
@@ -62,6 +87,7 @@ pub fn StudentPanel() -> impl IntoView {
     let review = use_review();
     let storage = use_storage();
     let t = BundleTargets::from_context();
+    let runs = t.runs;
     let pending = expect_context::<PendingExercise>();
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(None::<String>);
@@ -101,7 +127,7 @@ pub fn StudentPanel() -> impl IntoView {
             // them there, action by action).
             let made = match session::scrutiny(t, &ex, &student).await {
                 Err(why) => Err(why),
-                Ok(log) => submission(class, rate, review, &ex, &student)
+                Ok(log) => submission(class, rate, review, runs, &ex, &student)
                     .and_then(|s| match &log {
                         Some(log) => s.with_coeval(&ex, log),
                         None => Ok(s),
@@ -127,7 +153,7 @@ pub fn StudentPanel() -> impl IntoView {
     };
     let progress = move || {
         let ex = class.exercise.get()?;
-        if !ex.rates() && ex.correct_judge().is_none() {
+        if !ex.rates() && ex.correct_judge().is_none() && ex.run_judges().is_empty() {
             return None;
         }
         let student = class.student.get();
@@ -153,13 +179,28 @@ pub fn StudentPanel() -> impl IntoView {
                 .count();
             done.push(format!("the judge's ratings reviewed: {decided} of {}", ex.dataset.items));
         }
+        let given = ex.run_judges();
+        if !given.is_empty() {
+            let (made, _) = student_runs(runs);
+            let ran = given
+                .iter()
+                .filter(|(m, a)| {
+                    made.iter()
+                        .any(|r| r.method == *m && r.attribute == *a && !r.run.records.is_empty())
+                })
+                .count();
+            done.push(format!("the given judges run: {ran} of {}", given.len()));
+        }
         Some(format!("Done so far — {}.", done.join("; ")))
     };
     // After the export (or when the teacher did not hide it): the student against the
     // reference, the core's table.
     let feedback = move || {
         // Neither rating nor correcting a judge: no reference to compare with.
-        let ex = class.exercise.get().filter(|e| e.rates() || e.correct_judge().is_some())?;
+        let ex = class
+            .exercise
+            .get()
+            .filter(|e| e.rates() || e.correct_judge().is_some() || !e.run_judges().is_empty())?;
         let shown = !ex.reference.hidden || class.exported.get();
         rate.raters.track();
         if !shown {
@@ -167,7 +208,8 @@ pub fn StudentPanel() -> impl IntoView {
                 <p class="muted" data-testid="reference-hidden">"The reference ratings are hidden until you export your submission."</p>
             }.into_any());
         }
-        let s = submission(class, rate, review, &ex, &class.student.get()).ok()?;
+        runs.runs.track();
+        let s = submission(class, rate, review, runs, &ex, &class.student.get()).ok()?;
         let report = class_report(&ex, &[(s.file_name(), s)], RESAMPLING).report;
         let ratings = report.table(STUDENTS_TABLE).cloned().map(|table| {
             view! {
@@ -179,9 +221,15 @@ pub fn StudentPanel() -> impl IntoView {
             <h3>"The judge, and the judge with your corrections, against the reference"</h3>
             <TableView table=Arc::new(table) testid="exercise-feedback-corrections" caption=false/>
         });
+        let judges = report.table(RUNS_TABLE).cloned().map(|table| {
+            view! {
+                <h3>"Your runs of the given judges against the reference"</h3>
+                <TableView table=Arc::new(table) testid="exercise-feedback-runs" caption=false/>
+            }
+        });
         Some(
             view! {
-                <div data-testid="exercise-feedback">{ratings}{corrections}</div>
+                <div data-testid="exercise-feedback">{ratings}{corrections}{judges}</div>
             }
             .into_any(),
         )
@@ -214,6 +262,16 @@ pub fn StudentPanel() -> impl IntoView {
                             } else {
                                 format!("{} items{sample}; attributes: {}.", ex.dataset.items, ex.attributes().join(", "))
                             }}</p>
+                        })}
+                        {(!ex.run_judges().is_empty()).then(|| {
+                            let given = ex.run_judges().iter().map(|(m, a)| review::run_key_of(m, a)).collect::<Vec<_>>().join(", ");
+                            view! {
+                                <p class="muted" data-testid="exercise-run-judges">
+                                    {format!("Run the given judges ({given}) on these items: the Judge screen holds their prompts. On the Run screen pick a provider and a model and give your own API key — it stays in this browser and never goes into your submission — then run. Your submission carries each run's scores and the model, for the class to compare.")}
+                                    " "
+                                    <button type="button" class="secondary small" data-testid="open-run" on:click=move |_| t.ws.screen.set(Screen::Run)>"Open the Run screen"</button>
+                                </p>
+                            }
                         })}
                         {ex.coeval.as_ref().map(|s| view! {
                             <p class="muted" data-testid="exercise-coeval">

@@ -10,7 +10,7 @@ export class ClassPage {
   }
 
   /** Makes an exercise from the open workspace and returns its download. */
-  async makeExercise({ title, attributes, sample, seed, instructions, hide = true, rate = true, correct }) {
+  async makeExercise({ title, attributes, sample, seed, instructions, hide = true, rate = true, correct, run = false }) {
     const p = this.page;
     await p.getByLabel('Title', { exact: true }).fill(title);
     // The tasks: rate attributes (ticked at first), correct a judge (the run's key).
@@ -19,6 +19,9 @@ export class ClassPage {
     const correctBox = p.locator('#task-correct_judge');
     if ((await correctBox.isChecked()) !== Boolean(correct)) await correctBox.click();
     if (correct) await p.getByLabel('Judge run to correct').selectOption(correct);
+    // Run given judges: the Judge screen's methods.
+    const runBox = p.locator('#task-run_judges');
+    if ((await runBox.isChecked()) !== run) await runBox.click();
     for (const a of attributes) await p.locator(`#exercise-attr-${a}`).check();
     if (sample !== undefined) await p.getByLabel('Sample size').fill(String(sample));
     if (seed !== undefined) await p.getByLabel('Seed', { exact: true }).fill(String(seed));
@@ -57,6 +60,12 @@ export class ClassPage {
     if (screenshots) await p.screenshot({ path: `${screenshots}/exercise-rate.png` });
     await p.getByRole('button', { name: 'Back to the exercise' }).click();
     await p.getByTestId('exercise-progress').waitFor();
+  }
+
+  /** Goes from the exercise to the Run screen (a run-judges task). */
+  async openRunScreen() {
+    await this.page.getByTestId('open-run').click();
+    await this.page.getByLabel('Base URL').waitFor();
   }
 
   /** Exports the submission and returns its download. */

@@ -18,6 +18,12 @@
 //! changes applied ([`review::measure_against`] and [`review::review_table`], the Results
 //! screen's "Review and correct" measure); [`CHANGED_TABLE`], the items most students changed;
 //! and, when a student's two files decided an item differently, [`REVIEW_CONFLICTS_TABLE`].
+//!
+//! An exercise with a run-judges task adds [`RUNS_TABLE`]: per student, method and attribute
+//! the model the student ran it on, the items it rated and its Pearson r, Kendall τ-b and
+//! Krippendorff's α against the reference, each with its interval ([`review::agreement`]), and
+//! [`RUNS_AGREEMENT_TABLE`]: per method and attribute the α among the students' runs
+//! ([`alpha_among`]). A later file of the same student with other runs replaces the earlier.
 
 use crate::bundle::ExtraRater;
 use crate::data::{Dataset, ScaleKind};
@@ -40,6 +46,10 @@ pub const CORRECTIONS_TABLE: &str = "class-corrections";
 pub const CHANGED_TABLE: &str = "class-changed-items";
 /// Correct-judge exercises: items a student decided differently in two files.
 pub const REVIEW_CONFLICTS_TABLE: &str = "class-review-conflicts";
+/// Run-judges exercises: each student's runs of the given judges against the reference.
+pub const RUNS_TABLE: &str = "class-runs";
+/// Run-judges exercises: the agreement among the students' runs of each given judge.
+pub const RUNS_AGREEMENT_TABLE: &str = "class-runs-agreement";
 /// Figure ids are this followed by the attribute's name made safe for a file name.
 pub const DISTRIBUTION_FIGURE: &str = "class-distribution-";
 
@@ -138,6 +148,7 @@ pub fn merge(exercise: &Exercise, files: &[(String, Submission)]) -> Merged {
             if earlier.ratings == s.ratings
                 && same_decisions(earlier, s)
                 && earlier.coeval == s.coeval
+                && earlier.runs == s.runs
             {
                 Status::Duplicate { of: earlier_file.clone() }
             } else {
@@ -311,6 +322,32 @@ enum Job {
         student: String,
         review: Option<JudgeReview>,
     },
+    /// A student's run of a given judge against the reference (`None`: the exercise has no
+    /// reference of the attribute).
+    Run {
+        student: String,
+        method: String,
+        attribute: String,
+        model: String,
+        reference: Option<Vec<Option<f64>>>,
+        mine: Vec<Option<f64>>,
+    },
+    /// The students' runs of one given judge, item-aligned.
+    RunAmong {
+        method: String,
+        attribute: String,
+        matrix: Vec<Vec<Option<f64>>>,
+    },
+}
+
+/// One student's run of a given judge, measured.
+struct RunRow {
+    student: String,
+    method: String,
+    attribute: String,
+    model: String,
+    /// `None`: no reference to measure against.
+    agreement: Option<Agreement>,
 }
 
 /// What a correct-judge exercise measures against: the run's key, the judge's item-aligned
@@ -345,6 +382,15 @@ struct Among {
     ci: Option<[f64; 2]>,
 }
 
+/// The α among item-aligned `matrix` on `attribute`, with the items two or more rated.
+fn among(attribute: &str, matrix: &[Vec<Option<f64>>], r: Resampling) -> Among {
+    let items = matrix.first().map_or(0, Vec::len);
+    let items =
+        (0..items).filter(|&i| matrix.iter().filter(|v| v[i].is_some()).count() >= 2).count();
+    let (alpha, ci) = alpha_among(matrix, r);
+    Among { attribute: attribute.to_owned(), raters: matrix.len(), items, alpha, ci }
+}
+
 /// The class view built a measurement at a time ([`ClassBuilder::step`]), so a page can yield
 /// between steps: each bootstraps one agreement (1,000 resamples by default).
 /// [`class_report`] runs it to the end.
@@ -359,6 +405,8 @@ pub struct ClassBuilder {
     among: Vec<Among>,
     correct: Option<CorrectSetup>,
     corrections: Vec<Correction>,
+    runs: Vec<RunRow>,
+    runs_among: Vec<(String, String, Among)>,
 }
 
 impl ClassBuilder {
@@ -409,6 +457,43 @@ impl ClassBuilder {
                 jobs.push(Job::Correct { student: s.student.clone(), review: s.review.clone() });
             }
         }
+        // Per student, then per given judge; then the agreement among the runs of each judge.
+        let given = exercise.run_judges();
+        let run_of = |s: &Submission, method: &str, attribute: &str| {
+            let run = s.runs.iter().find(|r| r.method == method && r.attribute == attribute)?;
+            let scores = ExtraRater {
+                name: s.student.clone(),
+                attribute: attribute.to_owned(),
+                scores: run.scores.clone(),
+            }
+            .aligned(dataset);
+            Some((run.model.clone(), scores))
+        };
+        for s in &students {
+            for &(method, attribute) in &given {
+                let Some((model, mine)) = run_of(s, method, attribute) else { continue };
+                jobs.push(Job::Run {
+                    student: s.student.clone(),
+                    method: method.to_owned(),
+                    attribute: attribute.to_owned(),
+                    model,
+                    reference: exercise.reference_of(attribute).map(|r| r.aligned(dataset)),
+                    mine,
+                });
+            }
+        }
+        for &(method, attribute) in &given {
+            let matrix = students
+                .iter()
+                .filter_map(|s| run_of(s, method, attribute))
+                .map(|(_, m)| m)
+                .collect();
+            jobs.push(Job::RunAmong {
+                method: method.to_owned(),
+                attribute: attribute.to_owned(),
+                matrix,
+            });
+        }
         ClassBuilder {
             exercise: exercise.clone(),
             files: files.to_vec(),
@@ -420,6 +505,8 @@ impl ClassBuilder {
             among: Vec::new(),
             correct,
             corrections: Vec::new(),
+            runs: Vec::new(),
+            runs_among: Vec::new(),
         }
     }
 
@@ -438,17 +525,23 @@ impl ClassBuilder {
                 self.pairs.push((student.clone(), attribute.clone(), against.clone(), a));
             }
             Job::Among { attribute, matrix } => {
-                let items = (0..self.exercise.dataset.embedded.items.len())
-                    .filter(|&i| matrix.iter().filter(|v| v[i].is_some()).count() >= 2)
-                    .count();
-                let (alpha, ci) = alpha_among(matrix, self.resampling);
-                self.among.push(Among {
+                let among = among(attribute, matrix, self.resampling);
+                self.among.push(among);
+            }
+            Job::Run { student, method, attribute, model, reference, mine } => {
+                let agreement =
+                    reference.as_ref().map(|r| review::agreement(r, mine, self.resampling));
+                self.runs.push(RunRow {
+                    student: student.clone(),
+                    method: method.clone(),
                     attribute: attribute.clone(),
-                    raters: matrix.len(),
-                    items,
-                    alpha,
-                    ci,
+                    model: model.clone(),
+                    agreement,
                 });
+            }
+            Job::RunAmong { method, attribute, matrix } => {
+                let among = among(attribute, matrix, self.resampling);
+                self.runs_among.push((method.clone(), attribute.clone(), among));
             }
             Job::Correct { student, review } => {
                 if let Some(setup) = &self.correct {
@@ -540,6 +633,8 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         among,
         correct,
         corrections,
+        runs,
+        runs_among,
         ..
     } = built;
     let exercise = &exercise;
@@ -580,7 +675,8 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         subs.rows.push(Row::new(e.file.clone(), cells));
     }
     const TIME_NOTE: &str = "Time is in seconds under a minute, then in minutes and seconds (the page counts half a second and more on an item).";
-    subs.notes.push(if !exercise.rates() && correct.is_none() {
+    let runs_judges = !exercise.run_judges().is_empty();
+    subs.notes.push(if !exercise.rates() && correct.is_none() && !runs_judges && scrutinises {
         format!("The exercise asks for a scrutiny of its CoEval study only; a later file of the same student with other decisions wins each decision they differ on. {TIME_NOTE}")
     } else { format!(
         "{} of {} exercise items; a later file of the same student with other ratings replaces the earlier one. {TIME_NOTE}",
@@ -599,6 +695,18 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         );
         for (row, e) in subs.rows.iter_mut().zip(&merged.entries) {
             row.cells.insert(2, Cell::count(e.items_reviewed));
+        }
+    }
+    if runs_judges {
+        // Before "Time": the given judges' runs in the file.
+        let at = subs.columns.iter().position(|c| c.label == "Time").unwrap_or(1);
+        subs.columns.insert(
+            at,
+            Column::number("Judge runs")
+                .described("runs of the given judges (method × attribute) in the file"),
+        );
+        for (row, (_, s)) in subs.rows.iter_mut().zip(&files) {
+            row.cells.insert(at, Cell::count(s.runs.len()));
         }
     }
     report.tables.push(subs);
@@ -711,6 +819,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             resampling,
         ));
     }
+    if !exercise.run_judges().is_empty() {
+        report.tables.extend(run_tables(exercise, &runs, &runs_among, students.len(), resampling));
+    }
     let rated = exercise.attributes();
     if rated.is_empty() {
         // Nothing to rate: no student rated, there is no one to compare.
@@ -739,6 +850,112 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     report.tables.extend(tables);
     report.figures.extend(figures);
     ClassReport { merged, report }
+}
+
+/// The run-judges tables: each student's runs against the reference, and the agreement among
+/// the students' runs of each given judge.
+fn run_tables(
+    exercise: &Exercise,
+    runs: &[RunRow],
+    among: &[(String, String, Among)],
+    students: usize,
+    resampling: Resampling,
+) -> Vec<Table> {
+    let mut table = Table::new(
+        RUNS_TABLE,
+        "Each student's runs of the given judges against the reference",
+        "Student",
+    );
+    table.columns = vec![
+        Column::text("Method"),
+        Column::text("Attribute"),
+        Column::text("Model").described("the model the student ran the judge on"),
+        Column::number("n").described("items both the run and the reference rated"),
+        Column::number("r").described("Pearson r"),
+        Column::number("τ-b").with_latex("$\\tau_b$").described("Kendall τ-b"),
+        Column::number("α").with_latex("$\\alpha$").described("Krippendorff's α (interval)"),
+    ];
+    for row in runs {
+        let key = format!("{}/{}/{}", row.student, row.method, row.attribute);
+        let mut cells = vec![
+            Cell::text(row.method.clone()),
+            Cell::text(row.attribute.clone()),
+            Cell::text(row.model.clone()),
+        ];
+        match &row.agreement {
+            Some(a) => cells.extend([
+                Cell::count(a.n),
+                stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
+                stat(a.kendall_b, a.kendall_ci, a.n, resampling, format!("{key}/kendall_b")),
+                stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
+            ]),
+            None => {
+                const NO_REFERENCE: &str =
+                    "no reference: the dataset has no human rating of this attribute";
+                cells.push(Cell::count(0));
+                for what in ["pearson", "kendall_b", "alpha"] {
+                    cells.push(
+                        Cell::number(None, 3)
+                            .keyed(format!("{key}/{what}"))
+                            .with_note(NO_REFERENCE),
+                    );
+                }
+            }
+        }
+        table.rows.push(Row::new(row.student.clone(), cells));
+    }
+    if runs.is_empty() {
+        table.notes.push(format!(
+            "No submission holds a run of the given judges ({}) yet.",
+            exercise
+                .run_judges()
+                .iter()
+                .map(|(m, a)| review::run_key_of(m, a))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    table.notes.push(format!(
+        "Each student ran the exercise's judges on its items with a provider and model of their own; the scores are read as the Results table reads them. “reference” is the dataset's human rating (the aggregate of its raters). {}",
+        intervals_note(resampling)
+    ));
+
+    let mut agree = Table::new(
+        RUNS_AGREEMENT_TABLE,
+        "Agreement among the students' runs of each judge",
+        "Method",
+    );
+    agree.columns = vec![
+        Column::text("Attribute"),
+        Column::number("Runs").described("students who submitted a run of the judge"),
+        Column::number("Items").described("items at least two runs rated"),
+        Column::number("α")
+            .with_latex("$\\alpha$")
+            .described("Krippendorff's α (interval) among the students' runs"),
+    ];
+    for (method, attribute, Among { raters, items, alpha, ci, .. }) in among {
+        let mut cell =
+            Cell::number(*alpha, 3).with_n(*items).keyed(format!("{method}/{attribute}/alpha"));
+        if let Some([lo, hi]) = ci {
+            cell = cell.with_interval(*lo, *hi, resampling.confidence);
+        }
+        if alpha.is_none() {
+            cell = cell.with_note(if *raters < 2 {
+                "needs two students' runs of this judge"
+            } else {
+                "undefined: no item rated by two runs, or every score the same"
+            });
+        }
+        agree.rows.push(Row::new(
+            method.clone(),
+            vec![Cell::text(attribute.clone()), Cell::count(*raters), Cell::count(*items), cell],
+        ));
+    }
+    agree.notes.push(format!(
+        "α among the runs of the {students} student(s) whose submissions are used; each run is one rater. {}",
+        intervals_note(resampling)
+    ));
+    vec![table, agree]
 }
 
 /// The correct-judge tables: each student's corrections, the items most changed, and the

@@ -8,7 +8,8 @@
 //!   "id", "title", "created",             given by the app (the core reads no clock)
 //!   "generator": "Concord 0.1.0",
 //!   "instructions": "Markdown",           a safe subset, shown as text (`markdown`)
-//!   "tasks": [ { "kind": "rate_attributes", "attributes": [..] } | { "kind": "run_judges" }
+//!   "tasks": [ { "kind": "rate_attributes", "attributes": [..] }
+//!              | { "kind": "run_judges", "methods": [..], "attributes": [..] } (version 2)
 //!              | { "kind": "correct_judge", "method", "attribute" }       (version 2)
 //!              | { "kind": "scrutinise_criteria" } ],
 //!   "sample": { "of", "size", "seed" } | null,   a seeded sample of the dataset's items
@@ -23,15 +24,21 @@
 //!   "coeval": { CoEval snapshot } | absent       version 2: the CoEval study to scrutinise
 //!                                                (task, criteria, instances, the LLM's
 //!                                                answers; no annotator's work, no key)
+//!   "study": { Study } | absent                  version 2: the Judge screen's methods a
+//!                                                run-judges task runs (templates, output
+//!                                                modes, samples, auto-CoT steps; no key,
+//!                                                no endpoint)
 //! }
 //! ```
 //!
 //! Rating attributes (version 1), correcting a judge (version 2: the judge's run — its raw
 //! answers, so the student's Review panel shows its samples and rationale — travels in
 //! `judge_run`) and scrutinising a CoEval study (version 2: the study travels in `coeval`; an
-//! exercise that only scrutinises embeds no item of the workbench's dataset) are supported;
-//! the other tasks can be named in a file (a later Concord may write them) and the app says
-//! plainly that it cannot do them yet. A version-1 reader refuses a version-2 file by name
+//! exercise that only scrutinises embeds no item of the workbench's dataset) and running
+//! given judges (version 2: the Judge screen's study travels in `study`; each student runs
+//! its methods × attributes on the exercise's items with their own provider, model and key)
+//! are supported; a task this Concord does not know the parts of (a run-judges task without
+//! methods or study) is named, and the app says plainly that it cannot do it. A version-1 reader refuses a version-2 file by name
 //! ("open it with a newer Concord"); version-1 files open as before.
 
 use serde::{Deserialize, Serialize};
@@ -41,8 +48,8 @@ use crate::bundle::{ExtraRater, dataset_hash};
 use crate::data::{Dataset, join};
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
 use crate::study::coeval::Study as CoEvalStudy;
-use crate::study::workbench::JudgedRun;
 use crate::study::workbench::review::run_key_of;
+use crate::study::workbench::{JudgedRun, Study};
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-exercise";
@@ -58,8 +65,16 @@ pub const REFERENCE: &str = "reference";
 pub enum Task {
     /// Rate every item on these attributes.
     RateAttributes { attributes: Vec<String> },
-    /// Run given judges (not supported yet).
-    RunJudges,
+    /// Run the methods `methods` of the exercise's study (embedded as [`Exercise::study`]) on
+    /// `attributes`, with the student's own provider, model and key. Version 2. The fields
+    /// default to empty, so a file naming the task without them still opens (the task is then
+    /// unsupported).
+    RunJudges {
+        #[serde(default)]
+        methods: Vec<String>,
+        #[serde(default)]
+        attributes: Vec<String>,
+    },
     /// Review the judge run `method` / `attribute` (embedded as [`Exercise::judge_run`]):
     /// accept, change or flag each of its ratings. Version 2. The fields default to empty, so a
     /// version-1 file naming the task without a run still opens (the task is then unsupported).
@@ -78,7 +93,7 @@ impl Task {
     /// The tasks a teacher can name, with whether this Concord supports them.
     pub const KINDS: [(&'static str, &'static str, bool); 4] = [
         ("rate_attributes", "Rate attributes", true),
-        ("run_judges", "Run given judges", false),
+        ("run_judges", "Run given judges", true),
         ("correct_judge", "Correct a judge", true),
         ("scrutinise_criteria", "Scrutinise CoEval criteria", true),
     ];
@@ -88,14 +103,16 @@ impl Task {
         match self {
             Task::RateAttributes { .. } | Task::ScrutiniseCriteria => true,
             Task::CorrectJudge { method, .. } => !method.is_empty(),
-            _ => false,
+            Task::RunJudges { methods, attributes } => {
+                !methods.is_empty() && !attributes.is_empty()
+            }
         }
     }
 
     /// The file version a task needs: a file is written at the highest of its tasks'.
     pub fn since(&self) -> u32 {
         match self {
-            Task::CorrectJudge { .. } | Task::ScrutiniseCriteria => 2,
+            Task::CorrectJudge { .. } | Task::ScrutiniseCriteria | Task::RunJudges { .. } => 2,
             _ => 1,
         }
     }
@@ -104,7 +121,18 @@ impl Task {
     pub fn describe(&self) -> String {
         match self {
             Task::RateAttributes { attributes } => format!("Rate {}", attributes.join(", ")),
-            Task::RunJudges => "Run given judges (not supported yet)".to_owned(),
+            Task::RunJudges { methods, attributes }
+                if !methods.is_empty() && !attributes.is_empty() =>
+            {
+                format!(
+                    "Run the judges {} on {} (Run screen, with your own provider, model and key)",
+                    methods.join(", "),
+                    attributes.join(", ")
+                )
+            }
+            Task::RunJudges { .. } => {
+                "Run given judges (the file names no method or attribute to run)".to_owned()
+            }
             Task::CorrectJudge { method, attribute } if !method.is_empty() => format!(
                 "Correct the judge {} on the Results screen (Review and correct)",
                 run_key_of(method, attribute)
@@ -169,6 +197,11 @@ pub struct Exercise {
     /// The CoEval study to scrutinise (version 2): no annotator, no log, no imported file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coeval: Option<CoEvalSnapshot>,
+    /// The Judge screen's study a run-judges task runs (version 2): its methods (templates,
+    /// output modes, samples, parsers) and the auto-CoT steps' sources, cut to the exercise's
+    /// attributes. Never a key or an endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<Study>,
 }
 
 /// What the teacher chose.
@@ -205,7 +238,9 @@ pub enum ExerciseError {
         "the exercise's items were changed after it was saved (sha256 {actual}, the file says {expected}); ask the teacher for the file again"
     )]
     HashMismatch { expected: String, actual: String },
-    #[error("choose at least one attribute to rate, or the CoEval study to scrutinise")]
+    #[error(
+        "choose at least one attribute to rate, the Judge screen's methods to run, a judge run to correct, or the CoEval study to scrutinise"
+    )]
     NoAttribute,
     #[error(
         "the CoEval study has no criteria to scrutinise: set up a study on the CoEval screen (its criteria, then the LLM's evaluations) first"
@@ -231,6 +266,10 @@ pub enum ExerciseError {
         "the judge run {run} rated none of the exercise's items; choose another run, or run the judge on these items first"
     )]
     JudgeRatedNothing { run: String },
+    #[error(
+        "the Judge screen has no method that judges an attribute of the open dataset: add methods on the Judge screen first"
+    )]
+    NoMethodToRun,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -259,11 +298,27 @@ impl Exercise {
         judges: Vec<ExtraRater>,
         correct: Option<&JudgedRun>,
     ) -> Result<Exercise, ExerciseError> {
+        Exercise::build_tasks(dataset, spec, judges, correct, None)
+    }
+
+    /// [`Exercise::build_with`], and with `run` a run-judges task on that study (the Judge
+    /// screen's): its methods × the attributes they judge that the dataset has. The study is
+    /// cut to those attributes and embedded as [`Exercise::study`]; the attributes join the
+    /// embedded ones (and the reference). With judges to run, the attributes to rate may be
+    /// none.
+    pub fn build_tasks(
+        dataset: &Dataset,
+        spec: ExerciseSpec,
+        judges: Vec<ExtraRater>,
+        correct: Option<&JudgedRun>,
+        run: Option<&Study>,
+    ) -> Result<Exercise, ExerciseError> {
         if spec.title.trim().is_empty() {
             return Err(ExerciseError::NoTitle);
         }
         let coeval = spec.coeval.map(coeval_task).transpose()?;
-        if spec.attributes.is_empty() && correct.is_none() {
+        let study = run.map(|s| run_task(dataset, s)).transpose()?;
+        if spec.attributes.is_empty() && correct.is_none() && study.is_none() {
             if coeval.is_none() {
                 return Err(ExerciseError::NoAttribute);
             }
@@ -280,6 +335,11 @@ impl Exercise {
                 }
             })?;
             chosen.push(i);
+        }
+        for name in study.iter().flat_map(|s| &s.attributes) {
+            if let Some(i) = dataset.attribute_index(name).filter(|i| !chosen.contains(i)) {
+                chosen.push(i);
+            }
         }
         for name in &spec.attributes {
             let i = dataset
@@ -380,6 +440,12 @@ impl Exercise {
                 attribute: run.attribute.clone(),
             });
         }
+        if let Some(s) = &study {
+            tasks.push(Task::RunJudges {
+                methods: s.methods.iter().map(|m| m.name.clone()).collect(),
+                attributes: s.attributes.clone(),
+            });
+        }
         if coeval.is_some() {
             tasks.push(Task::ScrutiniseCriteria);
         }
@@ -403,6 +469,7 @@ impl Exercise {
             judges,
             judge_run,
             coeval,
+            study,
         })
     }
 
@@ -489,9 +556,32 @@ impl Exercise {
                 !t.supported()
                     || (matches!(t, Task::CorrectJudge { .. }) && self.correct_judge().is_none())
                     || (matches!(t, Task::ScrutiniseCriteria) && self.coeval.is_none())
+                    || (matches!(t, Task::RunJudges { .. }) && self.run_judges().is_empty())
             })
             .map(Task::describe)
             .collect()
+    }
+
+    /// The judges a run-judges task asks for, as (method, attribute): each of its methods on
+    /// each of its attributes that the embedded study's method judges (none without the task
+    /// or the study).
+    pub fn run_judges(&self) -> Vec<(&str, &str)> {
+        let Some(study) = &self.study else { return Vec::new() };
+        let mut out = Vec::new();
+        for t in &self.tasks {
+            if let Task::RunJudges { methods, attributes } = t {
+                for m in methods {
+                    let Some(method) = study.method(m) else { continue };
+                    for a in attributes {
+                        if method.template(a).is_some() && !out.contains(&(m.as_str(), a.as_str()))
+                        {
+                            out.push((m.as_str(), a.as_str()));
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The reference ratings of `attribute`, when the exercise has them.
@@ -521,6 +611,39 @@ impl Exercise {
     pub fn workspace_runs(&self) -> Vec<JudgedRun> {
         self.correct_judge().cloned().into_iter().collect()
     }
+
+    /// The study a student's workspace opens with (the Judge screen's): the run-judges
+    /// task's, if any.
+    pub fn workspace_study(&self) -> Option<Study> {
+        (!self.run_judges().is_empty()).then(|| self.study.clone()).flatten()
+    }
+}
+
+/// The study as a run-judges exercise holds it: the attributes the dataset has, each method's
+/// templates of those only, the methods that judge at least one of them.
+fn run_task(dataset: &Dataset, study: &Study) -> Result<Study, ExerciseError> {
+    let attributes: Vec<String> =
+        study.attributes.iter().filter(|a| dataset.attribute_index(a).is_some()).cloned().collect();
+    let methods: Vec<_> = study
+        .methods
+        .iter()
+        .cloned()
+        .map(|mut m| {
+            m.templates.retain(|a, _| attributes.contains(a));
+            m
+        })
+        .filter(|m| !m.templates.is_empty())
+        .collect();
+    if methods.is_empty() {
+        return Err(ExerciseError::NoMethodToRun);
+    }
+    let attributes: Vec<String> = attributes
+        .into_iter()
+        .filter(|a| methods.iter().any(|m| m.templates.contains_key(a)))
+        .collect();
+    let mut steps = study.steps.clone();
+    steps.retain(|a, _| attributes.contains(a));
+    Ok(Study { attributes, methods, steps })
 }
 
 /// The CoEval study as an exercise holds it: what the study is, none of the teacher's work.

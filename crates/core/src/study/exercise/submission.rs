@@ -1,8 +1,9 @@
 //! One student's submission: which exercise it answers (its id and SHA-256), the student's
 //! name, their ratings per attribute and the time spent on each item, (version 2) their
-//! review of a correct-judge task's run and their scrutiny of a CoEval study (CoEval's
-//! annotator file: every action, the time per instance). It holds nothing else — no key, no
-//! provider setting, nothing of the browser.
+//! review of a correct-judge task's run, their scrutiny of a CoEval study (CoEval's
+//! annotator file: every action, the time per instance) and the runs of a run-judges task's
+//! methods (method, attribute, the provider's kind and the model, the per-item scores). It
+//! holds nothing else — no key, no base URL, nothing of the browser.
 //!
 //! ```text
 //! {
@@ -17,6 +18,8 @@
 //!                            | { "item", "verdict": "flag", "note": "…" } ],
 //!               "time_ms": [[item, ms]] },
 //!   "coeval": { concord-coeval-annotations file }            version 2, when scrutinised
+//!   "runs": [ { "method", "attribute", "provider": "openai",  version 2, when judges ran
+//!               "model", "scores": [[item, x]] } ]
 //! }
 //! ```
 
@@ -24,7 +27,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::ExtraRater;
 use crate::coeval::{AnnotatorFile, Log};
-use crate::study::workbench::review::{Reviews, Verdict};
+use crate::run::Endpoint;
+use crate::study::workbench::review::{Reviews, Verdict, run_key_of};
+use crate::study::workbench::{JudgedRun, score_run};
 
 use super::file::Exercise;
 
@@ -74,6 +79,29 @@ impl JudgeReview {
     }
 }
 
+/// A student's run of one of a run-judges task's judges: which judge, what it ran on (the
+/// provider's kind and the model — never a key or a base URL) and the score of each item it
+/// rated, read as the Results table reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudentRun {
+    pub method: String,
+    pub attribute: String,
+    /// The provider's kind (`openai`, `anthropic`, `vllm`…); empty when not known.
+    #[serde(default)]
+    pub provider: String,
+    #[serde(default)]
+    pub model: String,
+    /// (item, score) in the exercise's item order; items the judge did not rate left out.
+    pub scores: Vec<(String, f64)>,
+}
+
+impl StudentRun {
+    /// `method / attribute`.
+    pub fn key(&self) -> String {
+        run_key_of(&self.method, &self.attribute)
+    }
+}
+
 /// The exercise a submission answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExerciseRef {
@@ -101,6 +129,9 @@ pub struct Submission {
     /// (version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coeval: Option<AnnotatorFile>,
+    /// The runs of the exercise's given judges (version 2), in the task's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<StudentRun>,
 }
 
 /// Why a submission could not be written or read.
@@ -129,6 +160,10 @@ pub enum SubmissionError {
         "nothing is scrutinised yet: decide on a criterion or a part of an evaluation on the CoEval screen before exporting"
     )]
     NothingScrutinised,
+    #[error(
+        "the given judge(s) {missing} have not run yet: pick a provider and a model and give your key on the Run screen, run, and export when the run is done"
+    )]
+    NotRun { missing: String },
 }
 
 impl Submission {
@@ -229,7 +264,61 @@ impl Submission {
             time_ms,
             review,
             coeval: None,
+            runs: Vec::new(),
         })
+    }
+
+    /// The submission with the runs of the exercise's given judges: for each (method,
+    /// attribute) of its run-judges task the latest of `runs` that rated an exercise item,
+    /// scored as the Results table scores it, with `endpoint`'s provider kind and model (the
+    /// key and base URL are not taken). A given judge without such a run is refused, named.
+    pub fn with_runs(
+        mut self,
+        exercise: &Exercise,
+        runs: &[JudgedRun],
+        endpoint: Option<&Endpoint>,
+    ) -> Result<Submission, SubmissionError> {
+        let given = exercise.run_judges();
+        if given.is_empty() {
+            return Ok(self);
+        }
+        let dataset = &exercise.dataset.embedded;
+        let mut out = Vec::new();
+        let mut missing = Vec::new();
+        for (method, attribute) in given {
+            let scores = runs
+                .iter()
+                .rev()
+                .filter(|r| r.method == method && r.attribute == attribute)
+                .find_map(|r| match score_run(dataset, r) {
+                    Some(Ok(s)) => {
+                        let scores: Vec<(String, f64)> = dataset
+                            .items
+                            .iter()
+                            .zip(&s.scores)
+                            .filter_map(|(item, x)| Some((item.id.clone(), (*x)?)))
+                            .collect();
+                        (!scores.is_empty()).then_some(scores)
+                    }
+                    _ => None,
+                });
+            match scores {
+                Some(scores) => out.push(StudentRun {
+                    method: method.to_owned(),
+                    attribute: attribute.to_owned(),
+                    provider: endpoint.map(|e| e.provider.slug().to_owned()).unwrap_or_default(),
+                    model: endpoint.map(|e| e.model.clone()).unwrap_or_default(),
+                    scores,
+                }),
+                None => missing.push(run_key_of(method, attribute)),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(SubmissionError::NotRun { missing: missing.join(", ") });
+        }
+        self.runs = out;
+        self.version = 2;
+        Ok(self)
     }
 
     /// The submission with the student's CoEval scrutiny (`log`, the actions on the
