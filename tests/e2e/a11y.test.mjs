@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL } from './browser.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { MetaPage } from './pages/meta_page.mjs';
-import { missingShared } from './fixtures.mjs';
+import { COEVAL_TINY, missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const META = resolve(ROOT, '../shared/data/meta-evaluation');
@@ -28,25 +28,7 @@ const SCREENS = ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwis
 const COEVAL_STEPS = ['Task setup', 'Stage 1: criteria', 'Stage 2: instances', 'Annotators & merge', 'Results', 'Released files'];
 
 // A CoEval combine_data.json: one task, two instances, two criteria (as coeval.test.mjs).
-const COEVAL_STUDY = JSON.stringify({
-  tiny: {
-    task_info: ['The task is to write a story.'],
-    source_name: ['story requirement'], target_name: ['story'],
-    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
-    model_name: ['turbo', 'human'],
-    criteria: ['1. Fluent.', '2. On topic.'],
-    criteria_kv: {
-      '1. Fluent.': [
-        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
-        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
-      ],
-      '2. On topic.': [
-        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
-        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
-      ],
-    },
-  },
-});
+const COEVAL_STUDY = COEVAL_TINY;
 
 /** A few released meta-evaluation files: pairwise and pointwise evaluators, JDEval debates,
  * JDEval-i and BSMEval records (every table, figure and viewer of the screen has data). */

@@ -11,32 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { RunPage } from './pages/workbench_pages.mjs';
-import { missingShared } from './fixtures.mjs';
+import { COEVAL_TINY, missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHARED = resolve(ROOT, '../shared/data/CoEval');
 
 // combine_data.json's shape: one task, two instances (turbo, human), two criteria, and the
 // LLM's evaluation of each (conclusion, score, evidence quotes).
-const FIXTURE = JSON.stringify({
-  tiny: {
-    task_info: ['The task is to write a story.'],
-    source_name: ['story requirement'], target_name: ['story'],
-    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
-    model_name: ['turbo', 'human'],
-    criteria: ['1. Fluent.', '2. On topic.'],
-    criteria_kv: {
-      '1. Fluent.': [
-        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
-        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
-      ],
-      '2. On topic.': [
-        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
-        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
-      ],
-    },
-  },
-});
+const FIXTURE = COEVAL_TINY;
 
 test('a keyboard scrutiny session survives a reload, exports, and merges in a second profile', async () => {
   const first = await launch();

@@ -16,31 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { launch, watch, CONCORD_URL } from './browser.mjs';
 import { ClassPage } from './pages/class_page.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
+import { COEVAL_TINY } from './fixtures.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 
 // combine_data.json's shape: one task, two instances, two criteria, the LLM's four evaluations
 // (scores 4, 3 under "1. Fluent." and 5, 2 under "2. On topic.").
-const FIXTURE = JSON.stringify({
-  tiny: {
-    task_info: ['The task is to write a story.'],
-    source_name: ['story requirement'], target_name: ['story'],
-    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
-    model_name: ['turbo', 'human'],
-    criteria: ['1. Fluent.', '2. On topic.'],
-    criteria_kv: {
-      '1. Fluent.': [
-        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
-        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
-      ],
-      '2. On topic.': [
-        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
-        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
-      ],
-    },
-  },
-});
+const FIXTURE = COEVAL_TINY;
 
 // What each student does, and the LLM's score of what they score themselves.
 const WORK = {

@@ -14,6 +14,7 @@ import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
+import { COEVAL_TINY } from './fixtures.mjs';
 
 async function scenario(body) {
   const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
@@ -189,25 +190,7 @@ test('Rate it yourself: a reload right after a keypress loses no rating', { time
 });
 
 // combine_data.json's shape, as in coeval.test.mjs.
-const COEVAL = JSON.stringify({
-  tiny: {
-    task_info: ['The task is to write a story.'],
-    source_name: ['story requirement'], target_name: ['story'],
-    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
-    model_name: ['turbo', 'human'],
-    criteria: ['1. Fluent.', '2. On topic.'],
-    criteria_kv: {
-      '1. Fluent.': [
-        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
-        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
-      ],
-      '2. On topic.': [
-        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
-        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
-      ],
-    },
-  },
-});
+const COEVAL = COEVAL_TINY;
 
 test('CoEval scrutiny: a reload right after each action loses none of them', { timeout: 180_000 }, async () => {
   const browser = await launch();

@@ -23,3 +23,26 @@ export function missingShared(path) {
   if (process.env.CONCORD_REQUIRE_SHARED) throw new Error(`${path} is absent and CONCORD_REQUIRE_SHARED is set`);
   return `absent: ${path}`;
 }
+
+/** A CoEval study in `combine_data.json`'s shape: one task (`tiny`), two instances (turbo,
+ * human), two criteria, and the LLM's evaluation of each (conclusion, score, evidence quotes:
+ * scores 4, 3 under "1. Fluent." and 5, 2 under "2. On topic."). */
+export const COEVAL_TINY = JSON.stringify({
+  tiny: {
+    task_info: ['The task is to write a story.'],
+    source_name: ['story requirement'], target_name: ['story'],
+    source: ['A cat.', 'A dog.'], target: ['The cat slept.', 'The dog ran home.'],
+    model_name: ['turbo', 'human'],
+    criteria: ['1. Fluent.', '2. On topic.'],
+    criteria_kv: {
+      '1. Fluent.': [
+        '1. It is fluent.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."',
+        '1. Fluent enough.\n\n2. Score: 3\n\n3. Evidence: "The dog" and "ran home"',
+      ],
+      '2. On topic.': [
+        '1. On topic.\n\n2. Score: 5\n\n3. Evidence: "cat"',
+        '1. Yes.\n\n2. Score: 2\n\n3. Evidence: none',
+      ],
+    },
+  },
+});
