@@ -125,7 +125,11 @@ pub fn StudentPanel() -> impl IntoView {
         spawn_local(async move {
             // The CoEval decisions are read from this browser's store (the CoEval screen keeps
             // them there, action by action).
-            let made = match session::scrutiny(t, &ex, &student).await {
+            let scrutiny = session::scrutiny(t, &ex, &student).await;
+            // Asked for after the wait, not carried over it: this panel may be gone by now
+            // (the class signals outlive it; its handles do not).
+            let class = use_class();
+            let made = match scrutiny {
                 Err(why) => Err(why),
                 Ok(log) => submission(class, rate, review, runs, &ex, &student)
                     .and_then(|s| match &log {

@@ -258,6 +258,29 @@ fn stat(value: Option<f64>, ci: Option<[f64; 2]>, n: usize, r: Resampling, key: 
     cell
 }
 
+/// The n, r, τ-b and α cells of one agreement, keyed `{key}/pearson` and so on.
+fn agreement_cells(a: &Agreement, key: &str, r: Resampling) -> [Cell; 4] {
+    [
+        Cell::count(a.n),
+        stat(a.pearson, a.pearson_ci, a.n, r, format!("{key}/pearson")),
+        stat(a.kendall_b, a.kendall_ci, a.n, r, format!("{key}/kendall_b")),
+        stat(a.alpha, a.alpha_ci, a.n, r, format!("{key}/alpha")),
+    ]
+}
+
+/// The α cell of an agreement among raters, keyed `key`; when undefined, `needs` (fewer than
+/// two raters) or `undefined` says why.
+fn among_cell(a: &Among, key: String, r: Resampling, needs: &str, undefined: &str) -> Cell {
+    let mut cell = Cell::number(a.alpha, 3).with_n(a.items).keyed(key);
+    if let Some([lo, hi]) = a.ci {
+        cell = cell.with_interval(lo, hi, r.confidence);
+    }
+    if a.alpha.is_none() {
+        cell = cell.with_note(if a.raters < 2 { needs } else { undefined });
+    }
+    cell
+}
+
 /// Krippendorff's interval α among `raters` (item-aligned) with a percentile bootstrap
 /// interval over the items, drawn as [`review::agreement`] draws its own.
 pub fn alpha_among(raters: &[Vec<Option<f64>>], r: Resampling) -> (Option<f64>, Option<[f64; 2]>) {
@@ -723,17 +746,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     ];
     for (student, attribute, name, a) in &pairs {
         let key = format!("{student}/{attribute}/{name}");
-        table.rows.push(Row::new(
-            student.clone(),
-            vec![
-                Cell::text(attribute.clone()),
-                Cell::text(name.clone()),
-                Cell::count(a.n),
-                stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
-                stat(a.kendall_b, a.kendall_ci, a.n, resampling, format!("{key}/kendall_b")),
-                stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
-            ],
-        ));
+        let mut cells = vec![Cell::text(attribute.clone()), Cell::text(name.clone())];
+        cells.extend(agreement_cells(a, &key, resampling));
+        table.rows.push(Row::new(student.clone(), cells));
     }
     table.notes.push(format!(
         "In the Against column, “reference” is the dataset's human rating (the aggregate of its raters){}. α is between the student and the one compared. {}",
@@ -752,21 +767,17 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             .with_latex("$\\alpha$")
             .described("Krippendorff's α (interval) among the students"),
     ];
-    for Among { attribute, raters, items, alpha, ci } in &among {
-        let mut cell = Cell::number(*alpha, 3).with_n(*items).keyed(format!("{attribute}/alpha"));
-        if let Some([lo, hi]) = ci {
-            cell = cell.with_interval(*lo, *hi, resampling.confidence);
-        }
-        if alpha.is_none() {
-            cell = cell.with_note(if *raters < 2 {
-                "needs two students' ratings"
-            } else {
-                "undefined: no item rated by two students, or every rating the same"
-            });
-        }
+    for a in &among {
+        let cell = among_cell(
+            a,
+            format!("{}/alpha", a.attribute),
+            resampling,
+            "needs two students' ratings",
+            "undefined: no item rated by two students, or every rating the same",
+        );
         agree.rows.push(Row::new(
-            attribute.clone(),
-            vec![Cell::count(*raters), Cell::count(*items), cell],
+            a.attribute.clone(),
+            vec![Cell::count(a.raters), Cell::count(a.items), cell],
         ));
     }
     agree.notes.push(intervals_note(resampling));
@@ -823,10 +834,6 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         report.tables.extend(run_tables(exercise, &runs, &runs_among, students.len(), resampling));
     }
     let rated = exercise.attributes();
-    if rated.is_empty() {
-        // Nothing to rate: no student rated, there is no one to compare.
-        report.tables.retain(|t| t.id != STUDENTS_TABLE && t.id != AGREEMENT_TABLE);
-    }
 
     for a in dataset.attributes.iter().filter(|a| rated.contains(&a.name.as_str())) {
         let values: Vec<f64> = students
@@ -883,12 +890,7 @@ fn run_tables(
             Cell::text(row.model.clone()),
         ];
         match &row.agreement {
-            Some(a) => cells.extend([
-                Cell::count(a.n),
-                stat(a.pearson, a.pearson_ci, a.n, resampling, format!("{key}/pearson")),
-                stat(a.kendall_b, a.kendall_ci, a.n, resampling, format!("{key}/kendall_b")),
-                stat(a.alpha, a.alpha_ci, a.n, resampling, format!("{key}/alpha")),
-            ]),
+            Some(a) => cells.extend(agreement_cells(a, &key, resampling)),
             None => {
                 const NO_REFERENCE: &str =
                     "no reference: the dataset has no human rating of this attribute";
@@ -933,22 +935,17 @@ fn run_tables(
             .with_latex("$\\alpha$")
             .described("Krippendorff's α (interval) among the students' runs"),
     ];
-    for (method, attribute, Among { raters, items, alpha, ci, .. }) in among {
-        let mut cell =
-            Cell::number(*alpha, 3).with_n(*items).keyed(format!("{method}/{attribute}/alpha"));
-        if let Some([lo, hi]) = ci {
-            cell = cell.with_interval(*lo, *hi, resampling.confidence);
-        }
-        if alpha.is_none() {
-            cell = cell.with_note(if *raters < 2 {
-                "needs two students' runs of this judge"
-            } else {
-                "undefined: no item rated by two runs, or every score the same"
-            });
-        }
+    for (method, attribute, a) in among {
+        let cell = among_cell(
+            a,
+            format!("{method}/{attribute}/alpha"),
+            resampling,
+            "needs two students' runs of this judge",
+            "undefined: no item rated by two runs, or every score the same",
+        );
         agree.rows.push(Row::new(
             method.clone(),
-            vec![Cell::text(attribute.clone()), Cell::count(*raters), Cell::count(*items), cell],
+            vec![Cell::text(attribute.clone()), Cell::count(a.raters), Cell::count(a.items), cell],
         ));
     }
     agree.notes.push(format!(
