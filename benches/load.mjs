@@ -31,7 +31,7 @@ function recordCode(context) {
   const fetched = [];
   context.on('response', async (res) => {
     const path = new URL(res.url()).pathname;
-    if (!/\.(wasm|js|mjs)$/.test(path)) return;
+    if (!/\.(wasm|bin|js|mjs)$/.test(path)) return;
     const entry = { path, raw: 0, gz: 0, done: null };
     entry.done = res.body().then((body) => {
       entry.raw = body.length;
@@ -91,7 +91,7 @@ async function sizes(entries, first = false) {
   return {
     raw: own.reduce((s, e) => s + e.raw, 0),
     gz: own.reduce((s, e) => s + e.gz, 0),
-    wasm: own.filter((e) => e.path.endsWith('.wasm')).length,
+    wasm: own.filter((e) => /\.(wasm|bin)$/.test(e.path)).length,
     againGz: again.reduce((s, e) => s + e.gz, 0),
     files: own.map((e) => e.path.split('/').pop()),
   };

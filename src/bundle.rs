@@ -94,6 +94,12 @@ pub async fn apply_bundle(
     bundle: Bundle,
     source: &str,
 ) -> Result<(), BundleFailure> {
+    let io = call_split!(workspace_io)?;
+    (io.apply)(t, bundle, source.to_owned()).await
+}
+
+async fn apply_here(t: BundleTargets, bundle: Bundle, source: String) -> Result<(), BundleFailure> {
+    let source = source.as_str();
     let Bundle {
         dataset,
         study,
@@ -176,12 +182,12 @@ type CoEvalRestore = fn(Store, CoEvalSnapshot) -> Local<()>;
 type CoEvalCapture = fn(Store) -> Local<Option<CoEvalSnapshot>>;
 
 // What only a bundle with a meta-evaluation workspace or a CoEval study needs — replaying the
-// one, reading and writing the other — is a chunk of its own each, fetched the first time a
-// bundle has one (or an exported bundle takes the CoEval study): the first load does without.
+// one, reading and writing the other — is in the page's I/O chunk (`page_io`, with [`Io`]),
+// fetched the first time a bundle or workspace is opened or saved: the first load does without.
 
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(meta_restore, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn meta_restore() -> Result<MetaRestore, WorkerError> {
     Ok(|snapshot| crate::screens::meta::state::apply_snapshot(snapshot).map_err(|e| e.to_string()))
@@ -189,7 +195,7 @@ fn meta_restore() -> Result<MetaRestore, WorkerError> {
 
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(coeval_restore, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn coeval_restore() -> Result<CoEvalRestore, WorkerError> {
     Ok(|store, snapshot| {
@@ -203,7 +209,7 @@ fn coeval_restore() -> Result<CoEvalRestore, WorkerError> {
 
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(coeval_capture, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
     Ok(|store| {
@@ -211,6 +217,45 @@ fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
             crate::screens::coeval::snapshot(&store).await.map_err(|e| e.to_string())
         })
     })
+}
+
+/// A future of the page's thread that cannot fail.
+pub(crate) type Boxed<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// What opens, shows and writes bundles and saved workspaces on the page: decoding a
+/// bundle's skeleton, replaying it into the screens, gathering it back, and the list of saved
+/// workspaces (all JSON). In the page's I/O chunk (`split_page_io.wasm`, with the page's side
+/// of a file load and the meta-evaluation and CoEval snapshots), fetched the first time a
+/// bundle or a saved workspace is opened, the workspace is saved or a file is loaded (and
+/// while the browser is idle): a first visit shows the Data screen without it. One module for
+/// all of these, not one each: every split point multiplies the shared chunks a screen
+/// fetches.
+#[derive(Clone, Copy)]
+pub(crate) struct Io {
+    apply: fn(BundleTargets, Bundle, String) -> Boxed<Result<(), BundleFailure>>,
+    open: fn(BundleTargets, Uint8Array, String) -> Boxed<Result<(), BundleFailure>>,
+    open_url: fn(BundleTargets, String) -> Boxed<()>,
+    save: fn(BundleTargets, bool) -> Boxed<Result<(String, js_sys::ArrayBuffer), BundleFailure>>,
+    pub(crate) workspaces: crate::workspaces::Io,
+}
+
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+pub(crate) fn workspace_io() -> Result<Io, WorkerError> {
+    Ok(Io {
+        apply: |t, bundle, source| Box::pin(apply_here(t, bundle, source)),
+        open: |t, bytes, source| Box::pin(open_here(t, bytes, source)),
+        open_url: |t, url| Box::pin(open_url_here(t, url)),
+        save: |t, with_coeval| Box::pin(save_here(t, with_coeval)),
+        workspaces: crate::workspaces::io(),
+    })
+}
+
+/// Fetches the page's I/O chunk ahead of need (the idle prefetch).
+pub async fn prefetch_io() {
+    let _ = call_split!(workspace_io);
 }
 
 /// The app's store, or (before it opened, or when refused) a store in memory.
@@ -228,16 +273,37 @@ pub async fn open_bundle(
     bytes: Uint8Array,
     source: &str,
 ) -> Result<(), BundleFailure> {
-    let bundle = bundle_wire::open(source, bytes)
+    let io = call_split!(workspace_io)?;
+    (io.open)(t, bytes, source.to_owned()).await
+}
+
+async fn open_here(
+    t: BundleTargets,
+    bytes: Uint8Array,
+    source: String,
+) -> Result<(), BundleFailure> {
+    let bundle = bundle_wire::open(&source, bytes)
         .await
-        .map_err(|error| BundleFailure::Open { file: source.to_owned(), error })?;
-    apply_bundle(t, bundle, source).await
+        .map_err(|error| BundleFailure::Open { file: source.clone(), error })?;
+    apply_here(t, bundle, source).await
 }
 
 /// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
 /// Results screen or saying what went wrong.
 /// It opens as a new workspace: the one that was open is saved and kept.
 pub async fn open_bundle_url(t: BundleTargets, url: &str) {
+    match call_split!(workspace_io) {
+        Ok(io) => (io.open_url)(t, url.to_owned()).await,
+        Err(e) => {
+            t.ws.screen.set(Screen::Results);
+            let e = BundleFailure::Open { file: url.to_owned(), error: e };
+            t.results.bundle_error.set(Some(e.to_string()));
+        }
+    }
+}
+
+async fn open_url_here(t: BundleTargets, url: String) {
+    let url = url.as_str();
     t.ws.screen.set(Screen::Results);
     let before = t.results.bundle_source.get_untracked();
     t.results.bundle_source.set(Some(format!("{url} (loading…)")));
@@ -249,7 +315,7 @@ pub async fn open_bundle_url(t: BundleTargets, url: &str) {
             t.results.bundle_source.set(before.clone());
             crate::workspaces::fork(t, t.saved, url).await;
             t.results.bundle_source.set(Some(format!("{url} (loading…)")));
-            let opened = open_bundle(t, bytes, url).await;
+            let opened = open_here(t, bytes, url.to_owned()).await;
             if opened.is_err() {
                 t.saved.id.set(id);
                 t.saved.name.set(name);
@@ -276,6 +342,14 @@ pub async fn save_bundle(t: BundleTargets) -> Result<(String, js_sys::ArrayBuffe
 /// [`save_bundle`], with the CoEval study or without it (a saved workspace: CoEval saves
 /// itself action by action).
 pub async fn save_bundle_with(
+    t: BundleTargets,
+    with_coeval: bool,
+) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {
+    let io = call_split!(workspace_io)?;
+    (io.save)(t, with_coeval).await
+}
+
+async fn save_here(
     t: BundleTargets,
     with_coeval: bool,
 ) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {

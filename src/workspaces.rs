@@ -25,11 +25,15 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 use web_sys::HtmlInputElement;
 
-use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with};
+use crate::bundle::{
+    Boxed, BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with, workspace_io,
+};
 use crate::components::download::save_buffer;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time;
+use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
+use crate::edge::worker::protocol::call_split;
 use crate::screens::run::state::ConnectionForm;
 use crate::state::{OpenDataset, example_source};
 
@@ -50,6 +54,15 @@ pub enum WorkspaceFailure {
     Bundle(BundleFailure),
     #[error("{0}")]
     Read(WorkspaceError),
+    /// The part of the program that reads saved workspaces could not be downloaded: what is
+    /// saved stays as it is.
+    #[error(
+        "Your saved workspaces could not be opened: {0}. They are kept as they were; reload when the connection is back. Until then this is a new workspace."
+    )]
+    Unopened(WorkerError),
+    /// The same, for an operation on the workspaces (switch, duplicate): nothing changed.
+    #[error("{0}")]
+    Program(WorkerError),
     #[error(
         "This browser's storage did not open in time (another Concord tab may be updating it): close other Concord tabs and reload. Until then changes are not saved."
     )]
@@ -157,7 +170,25 @@ pub async fn start(t: BundleTargets, w: Workspaces) {
         return;
     };
     w.opening.set_value(true);
-    match read_index(&store).await {
+    // A first visit has no list: nothing to read, and the code that reads it is not fetched.
+    match store.get(StoreName::Settings, INDEX_KEY).await {
+        Err(e) => w.message.set(Some((false, WorkspaceError::Index(e.to_string()).to_string()))),
+        Ok(None) => {}
+        Ok(Some(text)) => match call_split!(workspace_io) {
+            Ok(io) => (io.workspaces.restore)(t, w, store, text).await,
+            Err(e) => w.message.set(Some((false, WorkspaceFailure::Unopened(e).to_string()))),
+        },
+    }
+    // The changes just made are the workspace itself: let their effects run before saving
+    // resumes.
+    time::yield_now().await;
+    w.opening.set_value(false);
+    mark_ready(w);
+}
+
+/// Reads the list of workspaces (`text`, stored) and opens the one that was open.
+async fn restore_here(t: BundleTargets, w: Workspaces, store: Store, text: String) {
+    match Index::from_json(&text) {
         Err(e) => w.message.set(Some((false, e.to_string()))),
         Ok(index) => {
             show_list(w, &index);
@@ -171,11 +202,26 @@ pub async fn start(t: BundleTargets, w: Workspaces) {
             }
         }
     }
-    // The changes just made are the workspace itself: let their effects run before saving
-    // resumes.
-    time::yield_now().await;
-    w.opening.set_value(false);
-    mark_ready(w);
+}
+
+/// What reads and writes saved workspaces (in the [`crate::bundle::Io`] chunk).
+#[derive(Clone, Copy)]
+pub(crate) struct Io {
+    restore: fn(BundleTargets, Workspaces, Store, String) -> Boxed<()>,
+    save_now: fn(BundleTargets, Workspaces) -> Boxed<Result<(), WorkspaceFailure>>,
+    fork: fn(BundleTargets, Workspaces, String) -> Boxed<()>,
+    duplicate: fn(BundleTargets, Workspaces) -> Boxed<()>,
+    switch: fn(BundleTargets, Workspaces, String) -> Boxed<()>,
+}
+
+pub(crate) fn io() -> Io {
+    Io {
+        restore: |t, w, store, text| Box::pin(restore_here(t, w, store, text)),
+        save_now: |t, w| Box::pin(save_now_here(t, w)),
+        fork: |t, w, name| Box::pin(fork_here(t, w, name)),
+        duplicate: |t, w| Box::pin(duplicate_here(t, w)),
+        switch: |t, w, id| Box::pin(switch_here(t, w, id)),
+    }
 }
 
 /// Shows the example if storage has not opened after a while (a blocked upgrade).
@@ -247,6 +293,11 @@ pub fn reset_workbench(t: BundleTargets) {
 
 /// Writes the open workspace: its bundle, then its entry in the list.
 async fn save_now(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
+    let io = call_split!(workspace_io).map_err(|e| WorkspaceFailure::Bundle(e.into()))?;
+    (io.workspaces.save_now)(t, w).await
+}
+
+async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
     let Some(store) = t.storage.store.get_untracked() else { return Ok(()) };
     let (_, json) = save_bundle_with(t, false).await.map_err(WorkspaceFailure::Bundle)?;
     // A damaged list is replaced by a new one (its workspaces' bundles stay stored).
@@ -347,6 +398,19 @@ pub fn autosave(t: BundleTargets, w: Workspaces) {
 /// Starts a new workspace named `name` for a bundle about to be opened: what is open now is
 /// saved first and kept as it is.
 pub async fn fork(t: BundleTargets, w: Workspaces, name: &str) {
+    match call_split!(workspace_io) {
+        Ok(io) => (io.workspaces.fork)(t, w, name.to_owned()).await,
+        // What opens next needs the same chunk and will say so; a workspace without an id
+        // gets one when first saved.
+        Err(_) => {
+            w.id.set(String::new());
+            w.name.set(workspace::clean_name(file_stem(name.rsplit('/').next().unwrap_or(name))));
+        }
+    }
+}
+
+async fn fork_here(t: BundleTargets, w: Workspaces, name: String) {
+    let name = name.as_str();
     if t.storage.store.get_untracked().is_some() && w.ready.get_untracked() {
         flush(t, w).await;
     }
@@ -361,6 +425,13 @@ pub async fn fork(t: BundleTargets, w: Workspaces, name: &str) {
 /// Duplicates the open workspace: the copy is saved under a new name and opened; the original
 /// stays as it was.
 async fn duplicate(t: BundleTargets, w: Workspaces) {
+    match call_split!(workspace_io) {
+        Ok(io) => (io.workspaces.duplicate)(t, w).await,
+        Err(e) => w.message.set(Some((false, WorkspaceFailure::Program(e).to_string()))),
+    }
+}
+
+async fn duplicate_here(t: BundleTargets, w: Workspaces) {
     flush(t, w).await;
     let Some(store) = t.storage.store.get_untracked() else { return };
     let index = read_index(&store).await.unwrap_or_default();
@@ -374,6 +445,13 @@ async fn duplicate(t: BundleTargets, w: Workspaces) {
 
 /// Opens the saved workspace `id` (what is open now is saved first).
 async fn switch(t: BundleTargets, w: Workspaces, id: String) {
+    match call_split!(workspace_io) {
+        Ok(io) => (io.workspaces.switch)(t, w, id).await,
+        Err(e) => w.message.set(Some((false, WorkspaceFailure::Program(e).to_string()))),
+    }
+}
+
+async fn switch_here(t: BundleTargets, w: Workspaces, id: String) {
     if id == w.id.get_untracked() {
         return;
     }

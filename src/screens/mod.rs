@@ -86,8 +86,9 @@ pub fn prefetch_allowed() -> bool {
     !save_data && !off
 }
 
-/// Once the first screen is up, fetches every other screen's chunk in tab order while the
-/// browser is idle (one at a time, each after an idle moment), so a tab opened later shows at
+/// Once the first screen is up, fetches what the Data screen needs next (the workspace's
+/// reader and writer, the page's side of a file load), then every other screen's chunk in tab
+/// order, while the browser is idle (one at a time, each after an idle moment), so a tab opened later shows at
 /// once; its chunk is then in memory, as after a first visit. A failed fetch is forgotten (the
 /// tab tries again, and says so if it fails then).
 pub fn prefetch_when_idle() {
@@ -110,6 +111,10 @@ pub fn prefetch_when_idle() {
             return;
         }
         const WAIT_MS: u32 = 2_000;
+        // First what the Data screen itself needs next: saving the workspace, opening
+        // bundles, loading a file.
+        idle(WAIT_MS).await;
+        crate::bundle::prefetch_io().await;
         idle(WAIT_MS).await;
         let _ = judge_view().await;
         idle(WAIT_MS).await;

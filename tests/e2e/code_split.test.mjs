@@ -16,7 +16,8 @@ const TABS = ['Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-ev
 
 const wasmOf = (requests) => requests
   .map((u) => new URL(u).pathname)
-  .filter((p) => p.endsWith('.wasm'))
+  // The small shared chunks come packed in one file, chunks_small.bin (`cargo xtask build`).
+  .filter((p) => p.endsWith('.wasm') || p.endsWith('.bin'))
   .map((p) => p.split('/').pop());
 
 /** Clicks a screen's tab and waits until its panel shows (no "Loading the … screen" note). */
@@ -69,6 +70,41 @@ test('the first load fetches only the main module; Results fetches its chunks on
       await open(page, label);
     }
     assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a screen opened first fetches a few files: the small shared chunks come in one; refused, it is said and Try again loads it', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(NO_PREFETCH);
+    await page.waitForLoadState('networkidle');
+    const blocked = '**/pkg-*/chunks_small.bin';
+    await page.route(blocked, (route) => route.abort('internetdisconnected'));
+    await page.getByRole('tab', { name: 'Judge', exact: true }).click();
+    const error = page.getByTestId('screen-load-error');
+    await error.waitFor();
+    assert.match(await error.innerText(), /the Judge screen could not be loaded/);
+    await page.unroute(blocked);
+    const before = seen.requests.length;
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.waitForFunction(() => {
+      const panel = document.getElementById('screen-panel');
+      return panel && panel.children.length > 0
+        && !panel.querySelector('[data-testid="screen-loading"], [data-testid="screen-load-error"]');
+    });
+    assert.equal(await page.getByRole('tabpanel', { name: 'Judge' }).count(), 1);
+    await page.waitForLoadState('networkidle');
+    const files = wasmOf(seen.requests.slice(before));
+    assert.equal(files.filter((f) => f === 'chunks_small.bin').length, 1, `the pack fetched again, once: ${files}`);
+    // Without the pack the Judge screen fetched about a hundred files (2026-11-26: 91).
+    assert.ok(files.length <= 25, `a few files: ${files.length} (${files})`);
+    const unexpected = seen.problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch|failed to load split module/i.test(p));
+    assert.deepEqual(unexpected, [], 'no other console or page errors');
   } finally {
     await browser.close();
   }
@@ -142,9 +178,9 @@ test('the loaders are fetched by the worker when a file is first loaded; offline
     await data.open(CONCORD_URL);
     assert.equal(await data.itemCount.textContent(), '15');
     await page.waitForLoadState('networkidle');
-    assert.ok(!fetched.includes('split_worker_loader.wasm'), 'the example opens without the loaders');
+    assert.ok(!fetched.includes('split_worker.wasm'), 'the example opens without the loaders');
 
-    const blocked = /split_worker_loader\.wasm/;
+    const blocked = /split_worker\.wasm/;
     await browser.context.route(blocked, (route) => route.abort('internetdisconnected'));
     await data.fileInput.setInputFiles({ name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from('doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n') });
     await data.loadError.waitFor();
@@ -154,7 +190,7 @@ test('the loaders are fetched by the worker when a file is first loaded; offline
     await browser.context.unroute(blocked);
     await data.loadFile('mine.csv', 'doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n');
     assert.equal(await data.itemCount.textContent(), '2');
-    assert.ok(fetched.includes('split_worker_loader.wasm'), 'the worker fetched the loaders');
+    assert.ok(fetched.includes('split_worker.wasm'), 'the worker fetched the loaders');
   } finally {
     await browser.close();
   }
@@ -172,8 +208,10 @@ test('once the Data screen is up, every screen is fetched while the browser is i
     await page.waitForLoadState('networkidle');
     const fetched = wasmOf(seen.requests);
     for (const s of SCREENS) assert.ok(fetched.includes(`split_screen_${s}.wasm`), `${s} prefetched: ${fetched}`);
+    // And first what the Data screen needs next: saving the workspace, loading a file.
+    assert.ok(fetched.includes('split_page_io.wasm'), `the page's I/O prefetched: ${fetched}`);
     assert.equal(fetched.filter((f) => f === 'concord_bg.wasm').length, 1);
-    assert.ok(!fetched.some((f) => /^split_(tokenizer|worker_loader|bundle)/.test(f)), `nothing but screens: ${fetched}`);
+    assert.ok(!fetched.some((f) => /^split_(tokenizer|worker|bundle)/.test(f)), `nothing but screens: ${fetched}`);
     // Each tab now shows its screen with nothing more to fetch and no loading note.
     const before = seen.requests.length;
     for (const label of TABS) {
@@ -183,6 +221,51 @@ test('once the Data screen is up, every screen is fetched while the browser is i
     }
     assert.deepEqual(wasmOf(seen.requests.slice(before)), [], 'opening the screens fetches no more wasm');
     assert.deepEqual(seen.problems, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('saving or restoring a workspace (and loading a file) fetches the page\'s I/O chunk when first needed; a restore whose chunk fails keeps what is saved', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const data = new DataPage(page);
+    await data.open(NO_PREFETCH);
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached' });
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(wasmOf(seen.requests), ['concord_bg.wasm'], 'a first visit neither reads nor writes a saved workspace');
+
+    // A change is saved 1.5 s later: the save fetches the chunk that writes workspaces.
+    const name = page.locator('#workspace-name');
+    await name.fill('Split test');
+    await name.dispatchEvent('change');
+    await page.waitForFunction(() => Number(document.documentElement.dataset.workspaceSaves ?? 0) > 0, null, { timeout: 30_000 });
+    assert.ok(wasmOf(seen.requests).includes('split_page_io.wasm'), `the save fetched its chunk: ${wasmOf(seen.requests)}`);
+    assert.ok(!wasmOf(seen.requests).some((f) => /^split_screen/.test(f)), `no screen's chunk: ${wasmOf(seen.requests)}`);
+
+    // A file loads with the page's side of a load already there (same chunk); it is saved too.
+    await data.loadFile('mine.csv', 'doc,sys,output,coherence\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n');
+    assert.equal(await data.itemCount.textContent(), '2');
+    await page.waitForFunction(() => Number(document.documentElement.dataset.workspaceSaves ?? 0) > 1, null, { timeout: 30_000 });
+
+    // A reload whose chunk cannot be downloaded says so, shows the example and overwrites nothing.
+    const blocked = '**/pkg-*/split_page_io.wasm';
+    await page.route(blocked, (route) => route.abort('internetdisconnected'));
+    await page.reload();
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached' });
+    const message = page.getByTestId('workspace-message');
+    await message.waitFor();
+    assert.match(await message.innerText(), /Your saved workspaces could not be opened: part of Concord's program could not be downloaded .*They are kept/);
+    assert.equal(await data.itemCount.textContent(), '15', 'the example, until the saved workspace can be read');
+
+    // Allowed again, a reload reads the saved workspace through its chunk: nothing was lost.
+    await page.unroute(blocked);
+    await page.reload();
+    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached' });
+    assert.equal(await data.itemCount.textContent(), '2');
+    assert.equal(await name.inputValue(), 'Split test');
   } finally {
     await browser.close();
   }

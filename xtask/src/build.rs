@@ -32,6 +32,8 @@ pub struct BuildReport {
     pub wasm: PathBuf,
     pub wasm_bytes: u64,
     pub wasm_gzip_bytes: Option<u64>,
+    /// The JavaScript the page runs before the Data screen shows ([`FIRST_LOAD_JS`]), gzipped.
+    pub js_gzip_bytes: Option<u64>,
     /// The chunks split off at the split points, fetched when first needed.
     pub chunks: Vec<Chunk>,
     pub optimized: bool,
@@ -173,6 +175,9 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
             None => println!("wasm-opt not available: the bundle is larger than it could be"),
         }
     }
+    if release {
+        util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
+    }
     util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
     if release {
         util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
@@ -197,7 +202,24 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
             gzip_bytes: gzip_size(&file),
         });
     }
-    Ok(BuildReport { wasm_gzip_bytes: gzip_size(&wasm), wasm, wasm_bytes, chunks, optimized })
+    let pack = hashed.join(PACK_NAME);
+    if pack.exists() {
+        chunks.push(Chunk {
+            name: PACK_NAME.to_owned(),
+            bytes: file_size(&pack)?,
+            gzip_bytes: gzip_size(&pack),
+        });
+    }
+    let js_gzip_bytes =
+        FIRST_LOAD_JS.iter().map(|f| gzip_size(&hashed.join(f))).sum::<Option<u64>>();
+    Ok(BuildReport {
+        wasm_gzip_bytes: gzip_size(&wasm),
+        js_gzip_bytes,
+        wasm,
+        wasm_bytes,
+        chunks,
+        optimized,
+    })
 }
 
 /// The files of the repository the page starts from, copied beside wasm-bindgen's output:
@@ -305,6 +327,113 @@ fn split(input: &Path, pkg: &Path, main_out: &Path) -> Result<(), String> {
 }
 
 /// Every `.wasm` file directly in `dir`, sorted.
+/// Shared chunks smaller than this (bytes, after wasm-opt) travel together in [`PACK_NAME`].
+const PACK_BELOW: usize = 4096;
+/// The file of the small chunks, beside the chunk loader.
+pub const PACK_NAME: &str = "chunks_small.bin";
+
+/// What the chunk loader (`__wasm_split.js`, written by `wasm_split_cli_support` 0.2.4) says
+/// to fetch and instantiate one chunk.
+const FETCH_CHUNK: (&str, &str) = ("const src = fetch(new URL(\"./", "\", import.meta.url));");
+const SRC_CATCH: &str = "src.catch(() => {});";
+const STREAMING: &str =
+    "return async (imports) => (WebAssembly.instantiateStreaming(src, imports));";
+const FROM_PACK: &str = "return async (imports) => (WebAssembly.instantiate(await src, imports));";
+
+/// The loader's helper that reads a packed chunk: the pack is fetched once (a failed fetch is
+/// forgotten, so the next load of a chunk tries again, as for a chunk of its own).
+const PACK_HELPER: &str = r#"
+// Shared chunks under 4 KB come in one file (`cargo xtask build`): one request, not hundreds.
+let packFetch;
+function packed(start, end) {
+    if (packFetch === undefined) {
+        const load = fetch(new URL("./chunks_small.bin", import.meta.url)).then((r) => {
+            if (!r.ok) throw new Error(`chunks_small.bin: HTTP ${r.status}`);
+            return r.arrayBuffer();
+        });
+        load.catch(() => { if (packFetch === load) packFetch = undefined; });
+        packFetch = load;
+    }
+    return packFetch.then((b) => b.slice(start, end));
+}
+"#;
+
+/// Every split point's module set makes its own shared chunks: a screen opened first fetches
+/// dozens to hundreds of files, most under 4 KB, and over HTTP/1.1 each costs a round trip.
+/// The small ones go into [`PACK_NAME`] (their bytes one after another) and the loader reads
+/// each from there ([`pack_loader`]); bigger chunks and the split points' own modules stay
+/// files. Returns how many chunks were packed.
+fn pack_small_chunks(pkg: &Path) -> Result<usize, String> {
+    let loader_path = pkg.join("__wasm_split.js");
+    let loader = std::fs::read_to_string(&loader_path)
+        .map_err(|e| format!("cannot read {}: {e}", loader_path.display()))?;
+    let mut small = Vec::new();
+    for file in wasm_files(pkg)? {
+        let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        if !name.starts_with("chunk_") {
+            continue;
+        }
+        let bytes =
+            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        if bytes.len() < PACK_BELOW {
+            small.push((name, bytes));
+        }
+    }
+    let (loader, pack) = pack_loader(&loader, &small)?;
+    if small.is_empty() {
+        return Ok(0);
+    }
+    std::fs::write(pkg.join(PACK_NAME), pack)
+        .map_err(|e| format!("cannot write {PACK_NAME}: {e}"))?;
+    std::fs::write(&loader_path, loader)
+        .map_err(|e| format!("cannot write {}: {e}", loader_path.display()))?;
+    for (name, _) in &small {
+        std::fs::remove_file(pkg.join(name)).map_err(|e| format!("cannot remove {name}: {e}"))?;
+    }
+    println!("{} chunks packed into {PACK_NAME}", small.len());
+    Ok(small.len())
+}
+
+/// The loader `loader` rewritten to read each of `chunks` (file name, bytes) from the pack,
+/// and the pack. Fails, naming the chunk, when the loader does not fetch a chunk the way
+/// `wasm_split_cli_support` 0.2.4 writes it (a new version: look at its `__wasm_split.js`).
+fn pack_loader(loader: &str, chunks: &[(String, Vec<u8>)]) -> Result<(String, Vec<u8>), String> {
+    let mut js = loader.to_owned();
+    let mut pack = Vec::new();
+    for (name, bytes) in chunks {
+        let fetch = format!("{}{name}{}", FETCH_CHUNK.0, FETCH_CHUNK.1);
+        let unknown = || {
+            format!(
+                "__wasm_split.js does not fetch {name} as expected (`{fetch}`, then \
+                 `{SRC_CATCH}` and `{STREAMING}`): has wasm_split_cli_support changed?"
+            )
+        };
+        if js.matches(&fetch).count() != 1 {
+            return Err(unknown());
+        }
+        let at = js.find(&fetch).ok_or_else(unknown)?;
+        let after = at + fetch.len();
+        let rest = &js[after..];
+        let streaming = rest.find(STREAMING).ok_or_else(unknown)?;
+        if rest[..streaming].trim() != SRC_CATCH {
+            return Err(unknown());
+        }
+        let (start, end) = (pack.len(), pack.len() + bytes.len());
+        js.replace_range(after + streaming..after + streaming + STREAMING.len(), FROM_PACK);
+        js.replace_range(at..after, &format!("const src = packed({start}, {end});"));
+        pack.extend_from_slice(bytes);
+    }
+    if !chunks.is_empty() {
+        // After the loader's first line, its import of the main module's glue.
+        let line = js.find('\n').filter(|_| js.starts_with("import ")).ok_or_else(|| {
+            "__wasm_split.js does not open with its import: has wasm_split_cli_support changed?"
+                .to_owned()
+        })?;
+        js.insert_str(line + 1, PACK_HELPER);
+    }
+    Ok((js, pack))
+}
+
 fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
@@ -339,7 +468,9 @@ fn precompress(pkg: &Path) -> Result<(), String> {
     let mut files: Vec<(u64, PathBuf)> = files_below(pkg)?
         .into_iter()
         .map(|(_, p)| p)
-        .filter(|p| p.extension().is_some_and(|e| e == "wasm" || e == "js" || e == "css"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "wasm" || e == "js" || e == "css" || e == "bin")
+        })
         .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
     // The biggest first, on every core: the main module takes longest.
@@ -413,6 +544,10 @@ fn brotli_size(path: &Path) -> Option<u64> {
     std::fs::metadata(PathBuf::from(br)).ok().map(|m| m.len())
 }
 
+/// The JavaScript of `pkg-<hash>/` that the page loads before the Data screen shows: the
+/// boot script, wasm-bindgen's glue and the chunk loader (`worker.js` starts only with a job).
+pub const FIRST_LOAD_JS: [&str; 3] = ["boot.js", "concord.js", "__wasm_split.js"];
+
 fn gzip_size(path: &Path) -> Option<u64> {
     let out = Command::new("gzip").arg("-9").arg("-c").arg(path).output().ok()?;
     out.status.success().then_some(out.stdout.len() as u64)
@@ -423,6 +558,65 @@ fn gzip_size(path: &Path) -> Option<u64> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A loader as `wasm_split_cli_support` 0.2.4 writes it, with two chunks.
+    const LOADER: &str = r#"import { initSync } from "./concord.js";
+
+/* a, b */
+const __chunk_1 = makeLoad(() => {
+    const src = fetch(new URL("./chunk_1.wasm", import.meta.url));
+    src.catch(() => {});
+    return async (imports) => (WebAssembly.instantiateStreaming(src, imports));
+}
+, []);
+/* a, c */
+const __chunk_2 = makeLoad(() => {
+    const src = fetch(new URL("./chunk_2.wasm", import.meta.url));
+    src.catch(() => {});
+    return async (imports) => (WebAssembly.instantiateStreaming(src, imports));
+}
+, []);
+"#;
+
+    #[test]
+    fn small_chunks_are_read_from_the_pack() {
+        let chunks = [("chunk_2.wasm".to_owned(), vec![7u8; 5])];
+        let (js, pack) = pack_loader(LOADER, &chunks).unwrap();
+        assert_eq!(pack, vec![7u8; 5]);
+        assert!(js.starts_with("import { initSync } from \"./concord.js\";\n"));
+        assert!(js.contains("function packed(start, end)"));
+        assert!(js.contains("new URL(\"./chunks_small.bin\", import.meta.url)"));
+        // chunk_2 from the pack, chunk_1 still its own file.
+        assert!(js.contains("const src = packed(0, 5);"));
+        assert!(!js.contains("./chunk_2.wasm"));
+        assert!(js.contains("fetch(new URL(\"./chunk_1.wasm\", import.meta.url));"));
+        assert_eq!(js.matches(STREAMING).count(), 1);
+        assert_eq!(js.matches(FROM_PACK).count(), 1);
+    }
+
+    #[test]
+    fn packed_chunks_follow_one_another() {
+        let chunks =
+            [("chunk_1.wasm".to_owned(), vec![1u8; 3]), ("chunk_2.wasm".to_owned(), vec![2u8; 4])];
+        let (js, pack) = pack_loader(LOADER, &chunks).unwrap();
+        assert_eq!(pack, [1, 1, 1, 2, 2, 2, 2]);
+        assert!(js.contains("const src = packed(0, 3);"));
+        assert!(js.contains("const src = packed(3, 7);"));
+        assert_eq!(js.matches(STREAMING).count(), 0);
+    }
+
+    #[test]
+    fn a_loader_of_another_layout_is_refused() {
+        let chunks = [("chunk_3.wasm".to_owned(), vec![0u8; 2])];
+        let e = pack_loader(LOADER, &chunks).unwrap_err();
+        assert!(e.contains("chunk_3.wasm") && e.contains("wasm_split_cli_support"), "{e}");
+        let streamed =
+            LOADER.replace("instantiateStreaming(src, imports)", "compileStreaming(src)");
+        let chunks = [("chunk_1.wasm".to_owned(), vec![0u8; 2])];
+        assert!(pack_loader(&streamed, &chunks).is_err());
+        // Nothing to pack: the loader stays as it is.
+        assert_eq!(pack_loader(LOADER, &[]).unwrap(), (LOADER.to_owned(), Vec::new()));
+    }
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("concord-build-{name}-{}", std::process::id()));

@@ -60,26 +60,37 @@ pub fn test_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The most the main module (all the wasm the page loads before the Data screen) may weigh
-/// gzipped, after wasm-opt. 605 KB when last lowered (2026-11-26, issue 21, whose goal is 400 KB):
-/// code that only one screen needs belongs in that screen's chunk (`src/screens/mod.rs`), code
-/// that only the worker's jobs need in theirs (`src/edge/worker`).
-const FIRST_LOAD_BUDGET_KB: u64 = 640;
+/// The most the first load may weigh gzipped: the main module (all the wasm the page loads
+/// before the Data screen, after wasm-opt) and the JavaScript it runs first
+/// ([`build::FIRST_LOAD_JS`]) — issue 21's target, what `cargo xtask bench-load` measures as
+/// "first load". 350 KB when set (2026-11-26: 332.5 KB of wasm): code that only one screen
+/// needs belongs in that screen's chunk (`src/screens/mod.rs`), code that only the worker's
+/// jobs need in theirs (`src/edge/worker`), code that reads or writes saved workspaces and
+/// bundles in `page_io` (`src/bundle.rs`).
+const FIRST_LOAD_BUDGET_KB: u64 = 400;
 
 fn check_first_load(report: &build::BuildReport) -> Result<(), String> {
     let Some(gz) = report.wasm_gzip_bytes.filter(|_| report.optimized) else {
         println!("no wasm-opt or no gzip: the first-load budget is not checked");
         return Ok(());
     };
-    let kb = gz.div_ceil(1024);
+    let Some(js) = report.js_gzip_bytes else {
+        return Err(format!(
+            "the first load's JavaScript ({}) is not all in the build",
+            build::FIRST_LOAD_JS.join(", ")
+        ));
+    };
+    let (wasm_kb, js_kb, kb) = (gz.div_ceil(1024), js.div_ceil(1024), (gz + js).div_ceil(1024));
     if kb > FIRST_LOAD_BUDGET_KB {
         return Err(format!(
-            "the main module is {kb} KB gzipped, over the first-load budget of \
-             {FIRST_LOAD_BUDGET_KB} KB: split what only one screen needs into its chunk"
+            "the first load is {kb} KB gzipped ({wasm_kb} KB main module, {js_kb} KB JavaScript), \
+             over its budget of {FIRST_LOAD_BUDGET_KB} KB: split what only one screen needs \
+             into its chunk"
         ));
     }
     println!(
-        "main module {kb} KB gzipped, within the first-load budget of {FIRST_LOAD_BUDGET_KB} KB"
+        "first load {kb} KB gzipped ({wasm_kb} KB main module, {js_kb} KB JavaScript), within \
+         its budget of {FIRST_LOAD_BUDGET_KB} KB"
     );
     Ok(())
 }

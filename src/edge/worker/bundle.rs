@@ -241,11 +241,11 @@ fn save_here(frames: &[Vec<u8>]) -> Result<Vec<u8>, WorkerError> {
 }
 
 // The bundle's reader and writer (the whole bundle as JSON, read and checked or written) are
-// chunks of their own, fetched by the worker the first time it opens or writes a bundle: the
+// one chunk (`bundle`), fetched by the worker the first time it opens or writes a bundle: the
 // page only ever decodes and encodes frames.
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(bundle_reader, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(bundle, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn bundle_reader() -> Result<OpenFn, WorkerError> {
     Ok(open_here)
@@ -253,7 +253,7 @@ fn bundle_reader() -> Result<OpenFn, WorkerError> {
 
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(bundle_writer, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(bundle, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn bundle_writer() -> Result<SaveFn, WorkerError> {
     Ok(save_here)

@@ -115,11 +115,11 @@ fn load_here(
 }
 
 // The loaders (every format's reader: megabytes of JSON handling that the first screen does
-// not need — it opens on the example through the CSV reader alone) are a chunk of their own,
-// fetched by the worker the first time it loads a file.
+// not need — it opens on the example through the CSV reader alone) are in the worker's chunk
+// (`worker`), fetched by the worker with its first job.
 #[cfg_attr(
     feature = "split",
-    leptos::wasm_split::wasm_split(worker_loader, wasm_split_path = ::leptos::wasm_split, fallible)
+    leptos::wasm_split::wasm_split(worker, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn loader() -> Result<LoadFn, WorkerError> {
     Ok(load_here)
@@ -133,7 +133,36 @@ fn report(on_progress: &Progress, stage: LoadStage) {
     }
 }
 
+/// A load's page side, boxed (the future of [`Receive`]).
+type Receiving = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Loaded, WorkerError>>>>;
+/// Sends a file to the worker and decodes what comes back (the receiver's chunk).
+type Receive = fn(String, Uint8Array, Option<ColumnMapping>, Progress) -> Receiving;
+
+// The page's side of a load — the request, the worker's frames decoded into a `Loaded`, the
+// main-thread fallback — is in the page's I/O chunk (`page_io`, see `crate::bundle::Io`),
+// fetched when the page first loads a file (or while it is idle): the first screen opens on
+// the example without it.
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn receiver() -> Result<Receive, WorkerError> {
+    Ok(|name, source, mapping, on_progress| {
+        Box::pin(async move { receive(&name, source, mapping.as_ref(), on_progress).await })
+    })
+}
+
 async fn load_js(
+    name: &str,
+    source: Uint8Array,
+    mapping: Option<&ColumnMapping>,
+    on_progress: Progress,
+) -> Result<Loaded, WorkerError> {
+    let receive = call_split!(receiver)?;
+    receive(name.to_owned(), source, mapping.cloned(), on_progress).await
+}
+
+async fn receive(
     name: &str,
     source: Uint8Array,
     mapping: Option<&ColumnMapping>,

@@ -41,6 +41,7 @@ pub fn MetaPage() -> impl IntoView {
     // panel needs the workbench (the Run screen's connection, the answer cache), so it is
     // provided again next to the state.
     let wb = crate::runner::LlmAccess::try_from_context();
+    state::install_report();
     let state = State::shared();
     provide_context(state);
     if let Some(wb) = wb {

@@ -6,6 +6,7 @@
 //! renders is a memo of it ([`State::report`]). [`snapshot`] and [`apply_snapshot`] are what a
 //! bundle saves and restores of this screen.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use concord_core::report::Report;
@@ -118,6 +119,21 @@ impl RunState {
     }
 }
 
+/// How the report is computed: [`install_report`] sets it.
+type ReportWith = fn(&Workspace, &Settings, &Computed) -> Report;
+
+thread_local! {
+    /// Set by the screen's view before it reads [`State::report`]: the tables' and figures'
+    /// computation then travels in the screen's chunk, not in the first download (a saved
+    /// workspace's autosave creates the state on the page's first load).
+    static REPORT_WITH: Cell<Option<ReportWith>> = const { Cell::new(None) };
+}
+
+/// Makes [`State::report`] compute the report (before the screen first reads it).
+pub(super) fn install_report() {
+    REPORT_WITH.with(|r| r.set(Some(|w, settings, computed| w.report_with(settings, computed))));
+}
+
 thread_local! {
     // The owner is kept beside the state: dropping it would dispose the signals.
     static STATE: (Owner, State) = {
@@ -140,7 +156,11 @@ impl State {
         let report = Memo::new(move |_| {
             let settings =
                 Settings { ties: convention.get(), labelled: labelled.get(), ..settings.get() };
-            computed.with(|c| workspace.with(|w| Arc::new(w.report_with(&settings, c))))
+            let report_with = REPORT_WITH.with(Cell::get);
+            computed.with(|c| {
+                workspace
+                    .with(|w| Arc::new(report_with.map(|f| f(w, &settings, c)).unwrap_or_default()))
+            })
         });
         State {
             workspace,
