@@ -221,6 +221,8 @@ fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
 
 /// A future of the page's thread that cannot fail.
 pub(crate) type Boxed<T> = Pin<Box<dyn Future<Output = T>>>;
+/// A written bundle: its file name and its JSON.
+type Written = (String, js_sys::ArrayBuffer);
 
 /// What opens, shows and writes bundles and saved workspaces on the page: decoding a
 /// bundle's skeleton, replaying it into the screens, gathering it back, and the list of saved
@@ -235,7 +237,7 @@ pub(crate) struct Io {
     apply: fn(BundleTargets, Bundle, String) -> Boxed<Result<(), BundleFailure>>,
     open: fn(BundleTargets, Uint8Array, String) -> Boxed<Result<(), BundleFailure>>,
     open_url: fn(BundleTargets, String) -> Boxed<()>,
-    save: fn(BundleTargets, bool) -> Boxed<Result<(String, js_sys::ArrayBuffer), BundleFailure>>,
+    save: fn(BundleTargets, bool) -> Boxed<Result<Written, BundleFailure>>,
     pub(crate) workspaces: crate::workspaces::Io,
 }
 
