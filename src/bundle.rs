@@ -99,6 +99,9 @@ pub async fn apply_bundle(
 }
 
 async fn apply_here(t: BundleTargets, bundle: Bundle, source: String) -> Result<(), BundleFailure> {
+    // The screens' recomputation starts in a task of its own, not at the end of the decoding's
+    // last slice (a 50 MB bundle's apply is a long task as it is).
+    crate::edge::time::yield_now().await;
     let source = source.as_str();
     let Bundle {
         dataset,
