@@ -57,7 +57,7 @@ pub enum WorkspaceFailure {
     /// The part of the program that reads saved workspaces could not be downloaded: what is
     /// saved stays as it is.
     #[error(
-        "Your saved workspaces could not be opened: {0}. They are kept as they were; reload when the connection is back. Until then this is a new workspace."
+        "Your saved workspaces could not be opened: {0}. They are kept as they were (a reload opens them); until then this is a new workspace."
     )]
     Unopened(WorkerError),
     /// The same, for an operation on the workspaces (switch, duplicate): nothing changed.
