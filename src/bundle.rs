@@ -222,7 +222,7 @@ fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
     })
 }
 
-/// A future of the page's thread that cannot fail.
+/// A future of the page's thread (IndexedDB handles and signals are not `Send`).
 pub(crate) type Boxed<T> = Pin<Box<dyn Future<Output = T>>>;
 /// A written bundle: its file name and its JSON.
 type Written = (String, js_sys::ArrayBuffer);

@@ -404,9 +404,14 @@ pub async fn fork(t: BundleTargets, w: Workspaces, name: &str) {
         // gets one when first saved.
         Err(_) => {
             w.id.set(String::new());
-            w.name.set(workspace::clean_name(file_stem(name.rsplit('/').next().unwrap_or(name))));
+            w.name.set(forked_name(name));
         }
     }
+}
+
+/// The name of a workspace forked for `name` (a file name or an address).
+fn forked_name(name: &str) -> String {
+    workspace::clean_name(file_stem(name.rsplit('/').next().unwrap_or(name)))
 }
 
 async fn fork_here(t: BundleTargets, w: Workspaces, name: String) {
@@ -419,7 +424,7 @@ async fn fork_here(t: BundleTargets, w: Workspaces, name: String) {
         None => Index::default(),
     };
     w.id.set(index.new_id(time::now_ms()));
-    w.name.set(workspace::clean_name(file_stem(name.rsplit('/').next().unwrap_or(name))));
+    w.name.set(forked_name(name));
 }
 
 /// Duplicates the open workspace: the copy is saved under a new name and opened; the original

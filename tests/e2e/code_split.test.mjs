@@ -20,14 +20,19 @@ const wasmOf = (requests) => requests
   .filter((p) => p.endsWith('.wasm') || p.endsWith('.bin'))
   .map((p) => p.split('/').pop());
 
+/** Waits until the tab panel shows a screen with none of the notes `ids` (test ids) in it. */
+async function shown(page, ids = ['screen-loading', 'workspace-restoring']) {
+  await page.waitForFunction((ids) => {
+    const panel = document.getElementById('screen-panel');
+    return panel && panel.children.length > 0
+      && !panel.querySelector(ids.map((id) => `[data-testid="${id}"]`).join(', '));
+  }, ids);
+}
+
 /** Clicks a screen's tab and waits until its panel shows (no "Loading the … screen" note). */
 async function open(page, label) {
   await page.getByRole('tab', { name: label, exact: true }).click();
-  await page.waitForFunction(() => {
-    const panel = document.getElementById('screen-panel');
-    return panel && panel.children.length > 0
-      && !panel.querySelector('[data-testid="screen-loading"], [data-testid="workspace-restoring"]');
-  });
+  await shown(page);
 }
 
 test('the first load fetches only the main module; Results fetches its chunks once', { skip: DEV && 'a --dev build is not split' }, async () => {
@@ -93,11 +98,7 @@ test('a screen opened first fetches a few files: the small shared chunks come in
     await page.unroute(blocked);
     const before = seen.requests.length;
     await page.getByRole('button', { name: 'Try again' }).click();
-    await page.waitForFunction(() => {
-      const panel = document.getElementById('screen-panel');
-      return panel && panel.children.length > 0
-        && !panel.querySelector('[data-testid="screen-loading"], [data-testid="screen-load-error"]');
-    });
+    await shown(page, ['screen-loading', 'screen-load-error']);
     assert.equal(await page.getByRole('tabpanel', { name: 'Judge' }).count(), 1);
     await page.waitForLoadState('networkidle');
     const files = wasmOf(seen.requests.slice(before));
@@ -154,11 +155,7 @@ test('a screen whose chunk cannot be fetched says so, the app keeps working, and
     await error.waitFor();
     await page.unroute(blocked);
     await page.getByRole('button', { name: 'Try again' }).click();
-    await page.waitForFunction(() => {
-      const panel = document.getElementById('screen-panel');
-      return panel && panel.children.length > 0
-        && !panel.querySelector('[data-testid="screen-loading"], [data-testid="screen-load-error"]');
-    });
+    await shown(page, ['screen-loading', 'screen-load-error']);
     assert.equal(await page.getByRole('tabpanel', { name: 'Results' }).count(), 1);
     // Only the refused fetch was reported (by the browser and by the chunk loader).
     const unexpected = seen.problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch|failed to load split module/i.test(p));

@@ -379,10 +379,10 @@ fn pack_small_chunks(pkg: &Path) -> Result<usize, String> {
             small.push((name, bytes));
         }
     }
-    let (loader, pack) = pack_loader(&loader, &small)?;
     if small.is_empty() {
         return Ok(0);
     }
+    let (loader, pack) = pack_loader(&loader, &small)?;
     std::fs::write(pkg.join(PACK_NAME), pack)
         .map_err(|e| format!("cannot write {PACK_NAME}: {e}"))?;
     std::fs::write(&loader_path, loader)
