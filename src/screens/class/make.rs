@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use concord_core::study::exercise::{Exercise, ExerciseSpec, Task, check_rate_task};
-use concord_core::study::workbench::results::score_run;
+use concord_core::study::workbench::results::{run_kind, score_run};
 use concord_core::study::workbench::review::run_key_of;
 use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
@@ -29,7 +29,8 @@ use super::state::use_class;
 fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<ExtraRater> {
     let mut out: Vec<ExtraRater> = Vec::new();
     runs.runs.with_untracked(|runs| {
-        for run in runs {
+        // Judges only: a length probe's runs rated other texts.
+        for run in runs.iter().filter(|r| run_kind(r).is_judge()) {
             let Some(Ok(scores)) = score_run(dataset, run) else { continue };
             let rater = ExtraRater {
                 name: run.method.clone(),
@@ -320,11 +321,15 @@ pub fn MakePanel() -> impl IntoView {
                 )
             });
             match built {
-                Err(e) => said.set(Some((false, e.to_string()))),
+                Err(e) => {
+                    said.try_set(Some((false, e.to_string())));
+                }
                 Ok(ex) => {
                     let name = format!("concord-exercise-{}.json", ex.id);
                     match save_text(&name, "application/json", &ex.to_json()) {
-                        Err(e) => said.set(Some((false, e.to_string()))),
+                        Err(e) => {
+                            said.try_set(Some((false, e.to_string())));
+                        }
                         Ok(()) => {
                             let what = [
                                 (!ex.attributes().is_empty())
@@ -348,7 +353,7 @@ pub fn MakePanel() -> impl IntoView {
                             .flatten()
                             .collect::<Vec<_>>()
                             .join("; ");
-                            said.set(Some((true, format!(
+                            said.try_set(Some((true, format!(
                             "Saved {name}: {} items, {what}, {} judge run(s) for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
                             ex.dataset.items,
                             ex.judges.len(),
