@@ -34,6 +34,21 @@ async function withPage(body) {
   }
 }
 
+/** Screenshots of `locator` in the light and dark themes and at 375 px, when the run asks for them. */
+async function shots(page, locator, name) {
+  const dir = process.env.CONCORD_SCREENSHOTS;
+  if (!dir) return;
+  const size = page.viewportSize();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await locator.screenshot({ path: `${dir}/${name}-${scheme}.png` });
+  }
+  await page.setViewportSize({ width: 375, height: 800 });
+  await locator.screenshot({ path: `${dir}/${name}-375.png` });
+  await page.setViewportSize(size);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 const pageErrors = (seen) => seen.problems.filter((p) => p.startsWith('pageerror') || /panicked|unreachable|disposed/.test(p));
 
 test('1. CoEval: leaving Stage 2 for any tab panics nothing, and every screen still answers', { timeout: 180_000 }, async () => {
@@ -60,13 +75,17 @@ test('1. CoEval: leaving Stage 2 for any tab panics nothing, and every screen st
     await coeval.startFromFile('combine_data.json', COEVAL_TINY);
     await coeval.startScrutiny();
     await coeval.keys('a');
+    // Each time, a stretch longer than the timer's least (0.5 s) is on the instance when the
+    // tab is left: the timer records it as the view goes.
     for (const other of ['Results', 'Stage 1: criteria', 'Annotators & merge']) {
       await coeval.tab('Stage 2: instances');
       await coeval.parts.waitFor();
+      await page.waitForTimeout(800);
       await coeval.tab(other);
     }
     await coeval.tab('Stage 2: instances');
     await coeval.parts.waitFor();
+    await page.waitForTimeout(800);
     for (const screen of ['Results', 'Judge', 'CoEval', 'Data']) {
       await tabs.open(screen);
       await page.getByRole('tab', { name: screen, selected: true }).waitFor();
@@ -91,6 +110,7 @@ test('2. Review and correct refuses a rating off the scale where it is typed, an
       assert.match(await review.error(), new RegExp(`^${key} is not on coherence's scale \\(1–5\\)`));
       await review.expectItem({ position: 'Item 1 of 15', verdict: 'not reviewed' });
     }
+    await shots(page, review.panel, 'review-off-scale');
     // On the scale: recorded, the error goes.
     await review.press('3');
     await review.expectItem({ position: 'Item 2 of 15' });
@@ -110,6 +130,7 @@ test('2. Review and correct refuses a rating off the scale where it is typed, an
     const after = rows.find((r) => r.label === 'judge + review');
     assert.equal(after.cells[1], '1', `one reviewed item (${item}), not two: ${JSON.stringify(after)}`);
     const notes = await review.tableNotes();
+    await shots(page, page.locator('figure:has(table[data-table="concord-review"])'), 'review-off-scale-note');
     assert.ok(notes.some((n) => /1 change left out of every number/.test(n)), JSON.stringify(notes));
     assert.deepEqual(pageErrors(seen), []);
   });
@@ -248,6 +269,7 @@ test('8. Released meta-evaluation files come back after a reload, from this brow
     const after = await meta.fileKinds();
     assert.deepEqual(after.map((f) => f.name).sort(), before.map((f) => f.name).sort());
     assert.equal(await page.locator('table[data-table="table1"]').innerText(), table1, 'Table 1 as before the reload');
+    await shots(page, page.locator('section[aria-labelledby="meta-import-heading"]'), 'meta-files-restored');
     assert.deepEqual(pageErrors(seen), []);
   });
 });
@@ -279,6 +301,7 @@ test('9. Revise the judge: a proposal survives a reload, and one without the ite
     await revise.clickRun();
     await page.getByTestId('revise-warning').waitFor();
     const warning = await revise.warning();
+    await shots(page, page.getByTestId('revise-panel'), 'revise-warning');
     assert.match(warning, /no \{\{placeholders\}\}/);
     assert.match(warning, /\{\{Document\}\}|\{\{source\}\}|\{\{[a-z_ ]+\}\}/i, 'names what the current prompt shows');
     if (MOCK_URL) {
@@ -302,6 +325,7 @@ test('10. A teacher\'s "Rate attributes" with no attribute ticked is refused at 
     const said = await klass.trySave({ title: 'Week 5', rate: true, correct: RUN, attributes: [] });
     assert.equal(said.saved, '', 'nothing saved');
     assert.match(said.rateError, /no attribute is/);
+    await shots(page, page.locator('section:has([data-testid="exercise-rate-error"])'), 'exercise-rate-error');
     assert.equal(downloads, 0);
     // Ticking an attribute makes it an exercise with both tasks.
     const ok = await klass.trySave({ title: 'Week 5', rate: true, correct: RUN, attributes: ['coherence'] });

@@ -508,7 +508,8 @@ fn a_change_off_the_scale_is_refused_and_never_counted() {
     // The `<method> + review` row takes only the change on the scale.
     let mut only = ReviewLog::new();
     only.push(change(&id(&dataset, 2), lo)).unwrap();
-    let with = review::with_reviews(&dataset, &wb::score(&dataset, &[run.clone()]), &reviews);
+    let with =
+        review::with_reviews(&dataset, &wb::score(&dataset, std::slice::from_ref(&run)), &reviews);
     let clean = review::with_reviews(&dataset, &wb::score(&dataset, &[run]), &only.replay());
     assert_eq!(with.scores, clean.scores);
 }
