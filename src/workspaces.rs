@@ -94,9 +94,9 @@ pub struct Workspaces {
     /// The change number the last finished save carried: a save is pending while
     /// `generation` is past it.
     saved_generation: StoredValue<u64>,
-    /// Whether something only a full save carries (the dataset, the runs, the released files)
-    /// changed since the last save.
-    heavy: StoredValue<bool>,
+    /// What only a full save carries (the dataset, the runs, the released files) as the last
+    /// finished save had it ([`heavy_signature`]).
+    saved_heavy: StoredValue<u64>,
     /// When the open workspace was last saved ([`Entry::saved`]): pending edits follow it.
     saved_at: StoredValue<String>,
 }
@@ -115,7 +115,7 @@ impl Workspaces {
             again: StoredValue::new(false),
             saves: StoredValue::new(0),
             saved_generation: StoredValue::new(0),
-            heavy: StoredValue::new(false),
+            saved_heavy: StoredValue::new(0),
             saved_at: StoredValue::new(String::new()),
         }
     }
@@ -264,7 +264,9 @@ async fn open_saved(t: BundleTargets, store: &Store, entry: &Entry) -> Result<()
         .await
         .map_err(|e| damaged(e.to_string()))?;
     apply_extras(t, &entry.extras);
+    // What is open now is what is saved.
     t.saved.saved_at.set_value(entry.saved.clone());
+    t.saved.saved_heavy.set_value(heavy_signature(t));
     Ok(())
 }
 
@@ -311,6 +313,28 @@ fn extras_now(t: BundleTargets) -> Extras {
     }
 }
 
+/// A digest of what only a full save carries — the dataset, the runs (each one's name and
+/// record count), the run notes, the meta-evaluation workspace's files and live runs — cheap
+/// to take: a page closed after it changed since the last save cannot keep the change in
+/// [`Pending`].
+fn heavy_signature(t: BundleTargets) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.ws.dataset.with_untracked(|d| {
+        let dataset = &d.loaded.dataset;
+        (&dataset.name, dataset.items.len(), dataset.items.first().map(|i| &i.id)).hash(&mut h);
+        (std::sync::Arc::as_ptr(&d.loaded) as usize).hash(&mut h);
+    });
+    t.runs.runs.with_untracked(|runs| {
+        for r in runs {
+            (&r.method, &r.attribute, &r.origin, r.run.records.len()).hash(&mut h);
+        }
+    });
+    t.runs.notes.with_untracked(|n| n.len().hash(&mut h));
+    crate::screens::meta::state::files_signature().hash(&mut h);
+    h.finish()
+}
+
 /// The page is being hidden or closed: a save still pending cannot finish in time (the
 /// bundle is written by a worker), so its small edits are written at once ([`Pending`],
 /// started here, in the event's handler, so the browser commits it as the page goes), then a
@@ -321,7 +345,7 @@ fn flush_now(t: BundleTargets, w: Workspaces) {
         return;
     }
     let Some(store) = t.storage.store.get_untracked() else { return };
-    if !w.heavy.get_value()
+    if heavy_signature(t) == w.saved_heavy.get_value()
         && let Some(edits) = pending_now(t, w)
     {
         let json = edits.to_json();
@@ -384,8 +408,10 @@ async fn save_now(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailur
 
 async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
     let Some(store) = t.storage.store.get_untracked() else { return Ok(()) };
-    // The change this save carries (a later one is saved by another pass).
+    // The change this save carries (a later one is saved by another pass), and what of the
+    // workspace only a full save carries, as it reads it.
     let generation = w.generation.get_value();
+    let heavy = heavy_signature(t);
     let (_, json) = save_bundle_with(t, false).await.map_err(WorkspaceFailure::Bundle)?;
     // A damaged list is replaced by a new one (its workspaces' bundles stay stored).
     let mut index = read_index(&store).await.unwrap_or_default();
@@ -406,9 +432,9 @@ async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceF
         .await
         .map_err(WorkspaceFailure::Store)?;
     w.saved_at.set_value(saved);
+    w.saved_heavy.set_value(heavy);
     if w.generation.get_value() == generation {
         w.saved_generation.set_value(generation);
-        w.heavy.set_value(false);
     }
     // Edits kept when a page closed are in this save (or follow it and are written again).
     let _ = store.delete(StoreName::Settings, Pending::KEY).await;
@@ -457,16 +483,6 @@ pub async fn flush(t: BundleTargets, w: Workspaces) {
 pub fn autosave(t: BundleTargets, w: Workspaces) {
     let running = Memo::new(move |_| t.run.view.with(|v| v.running));
     let connection = Memo::new(move |_| t.run.connection.with(saved_connection));
-    // What only a full save carries: a page closed after such a change cannot keep it.
-    Effect::new(move |_| {
-        t.ws.dataset.track();
-        t.runs.runs.track();
-        t.runs.notes.track();
-        crate::screens::meta::state::track_files();
-        if w.ready.get_untracked() && !w.opening.get_value() {
-            w.heavy.set_value(true);
-        }
-    });
     Effect::new(move |_| {
         t.ws.dataset.track();
         t.judge.study.track();

@@ -273,6 +273,19 @@ pub fn track_files() {
     State::shared().workspace.track();
 }
 
+/// A digest of the workspace's files and live runs (their names and SHA-256s as a snapshot
+/// lists them): what changes when a file is loaded or removed or a run is added.
+pub fn files_signature() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    State::shared().workspace.with_untracked(|w| {
+        for e in w.entries() {
+            (e.id, e.needed().is_some()).hash(&mut h);
+        }
+    });
+    h.finish()
+}
+
 /// The settings [`snapshot`] saves, as the controls show them now.
 pub fn settings_now() -> Settings {
     let state = State::shared();

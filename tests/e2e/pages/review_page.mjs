@@ -69,6 +69,8 @@ export class ReviewPage {
     await this.page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
     await this.page.getByTestId('results-table').waitFor({ timeout: 60_000 });
     await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
+    // Opened to the end (it shows Results once more when done) and saved as a workspace.
+    await this.page.waitForFunction(() => Number(document.documentElement.dataset.workspaceSaves ?? 0) > 0, null, { timeout: 30_000 });
   }
   /** What the panel says went wrong ('' when nothing). */
   async error() {
