@@ -1,5 +1,6 @@
 // Page object for the Results screen's "Review and correct" panel.
 import { readFileSync } from 'node:fs';
+import { waitSavedAs } from './workbench_pages.mjs';
 
 export class ReviewPage {
   constructor(page) {
@@ -69,8 +70,12 @@ export class ReviewPage {
     await this.page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
     await this.page.getByTestId('results-table').waitFor({ timeout: 60_000 });
     await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
-    // Opened to the end (it shows Results once more when done) and saved as a workspace.
-    await this.page.waitForFunction(() => Number(document.documentElement.dataset.workspaceSaves ?? 0) > 0, null, { timeout: 30_000 });
+    // Opened to the end (it shows Results once more when done) and saved as a workspace of
+    // its own.
+    await waitSavedAs(this.page, 'example-bundle');
+    // The link is followed to the end: the bundle dropped from the address, its view shown.
+    await this.page.waitForFunction(() => !location.search.includes('bundle='), null, { timeout: 30_000 });
+    await this.page.getByTestId('results-table').waitFor();
   }
   /** What the panel says went wrong ('' when nothing). */
   async error() {

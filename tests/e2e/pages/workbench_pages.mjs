@@ -251,6 +251,17 @@ export async function waitWorkspaceSaved(page, n, timeout = 30_000) {
   await page.waitForFunction((k) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > k, n, { timeout });
 }
 
+/** Waits until this browser's open workspace is saved under `name` (a bundle opened as a new workspace is saved once it is in). */
+export async function waitSavedAs(page, name, timeout = 30_000) {
+  await page.waitForFunction(async (want) => {
+    const db = await new Promise((ok, err) => { const r = indexedDB.open('concord'); r.onsuccess = () => ok(r.result); r.onerror = err; });
+    const text = await new Promise((ok) => { const q = db.transaction('settings').objectStore('settings').get('workspaces'); q.onsuccess = () => ok(q.result); q.onerror = () => ok(null); });
+    db.close();
+    const index = text ? JSON.parse(text) : null;
+    return index?.entries?.some((e) => e.id === index.current && e.name === want);
+  }, name, { timeout, polling: 250 });
+}
+
 /** Reloads the page and waits until the saved workspace is restored. */
 export async function reloadRestored(page) {
   await page.reload();
