@@ -115,6 +115,7 @@ test('walk: CoEval at each step', { timeout: 600_000 }, async () => {
     await coeval.startFromFile('combine_data.json', COEVAL_TINY);
     await fromEachStep('stage 1: the criteria', ['Stage 1: criteria', 'Stage 2: instances']);
     await coeval.open();
+    await coeval.tab('Stage 1: criteria');
     await coeval.decideCriterion(1, 'Approve', { reason: 'clear' });
     await coeval.startScrutiny();
     await coeval.keys('a', 'j', 'x', '4', 'n');
