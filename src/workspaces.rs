@@ -18,7 +18,9 @@
 
 use concord_core::run::ProviderId;
 use concord_core::study::workbench::import::file_stem;
-use concord_core::workspace::{self, Entry, Extras, Index, SavedConnection, WorkspaceError};
+use concord_core::workspace::{
+    self, Entry, Extras, Index, Pending, SavedConnection, WorkspaceError,
+};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -89,6 +91,14 @@ pub struct Workspaces {
     saving: StoredValue<bool>,
     again: StoredValue<bool>,
     saves: StoredValue<u64>,
+    /// The change number the last finished save carried: a save is pending while
+    /// `generation` is past it.
+    saved_generation: StoredValue<u64>,
+    /// What only a full save carries (the dataset, the runs, the released files) as the last
+    /// finished save had it ([`heavy_signature`]).
+    saved_heavy: StoredValue<u64>,
+    /// When the open workspace was last saved ([`Entry::saved`]): pending edits follow it.
+    saved_at: StoredValue<String>,
 }
 
 impl Workspaces {
@@ -104,6 +114,9 @@ impl Workspaces {
             saving: StoredValue::new(false),
             again: StoredValue::new(false),
             saves: StoredValue::new(0),
+            saved_generation: StoredValue::new(0),
+            saved_heavy: StoredValue::new(0),
+            saved_at: StoredValue::new(String::new()),
         }
     }
 }
@@ -195,9 +208,14 @@ async fn restore_here(t: BundleTargets, w: Workspaces, store: Store, text: Strin
             if let Some(entry) = index.current().cloned() {
                 w.id.set(entry.id.clone());
                 w.name.set(entry.name.clone());
-                if let Err(e) = open_saved(t, &store, &entry).await {
-                    reset_workbench(t);
-                    w.message.set(Some((false, e.to_string())));
+                match open_saved(t, &store, &entry).await {
+                    Err(e) => {
+                        reset_workbench(t);
+                        w.message.set(Some((false, e.to_string())));
+                    }
+                    // Edits the page closed on: applied, then saved with the workspace.
+                    Ok(()) if apply_pending(t, &store, &entry).await => save_serial(t, w).await,
+                    Ok(()) => {}
                 }
             }
         }
@@ -246,7 +264,98 @@ async fn open_saved(t: BundleTargets, store: &Store, entry: &Entry) -> Result<()
         .await
         .map_err(|e| damaged(e.to_string()))?;
     apply_extras(t, &entry.extras);
+    // What is open now is what is saved.
+    t.saved.saved_at.set_value(entry.saved.clone());
+    t.saved.saved_heavy.set_value(heavy_signature(t));
     Ok(())
+}
+
+/// Applies the edits a page closed before saving ([`Pending`]) when they follow `entry` as
+/// saved; whether it did (the workspace is then saved with them).
+async fn apply_pending(t: BundleTargets, store: &Store, entry: &Entry) -> bool {
+    let Ok(Some(text)) = store.get(StoreName::Settings, Pending::KEY).await else { return false };
+    let Some(pending) = Pending::from_json(&text).filter(|p| p.applies_to(entry)) else {
+        return false;
+    };
+    t.saved.name.set(pending.name.clone());
+    apply_extras(t, &pending.extras);
+    t.results.settings.set(pending.settings);
+    t.rate.raters.set(pending.raters);
+    if let Some(meta) = pending.meta {
+        crate::screens::meta::state::apply_settings(&meta);
+    }
+    true
+}
+
+/// The edits a save would carry that fit in [`Pending`]; `None` without a saved workspace.
+fn pending_now(t: BundleTargets, w: Workspaces) -> Option<Pending> {
+    let workspace = w.id.get_untracked();
+    if workspace.is_empty() {
+        return None;
+    }
+    Some(Pending {
+        workspace,
+        after: w.saved_at.get_value(),
+        name: w.name.get_untracked(),
+        extras: extras_now(t),
+        settings: t.results.settings.get_untracked(),
+        raters: t.rate.raters.get_untracked(),
+        meta: Some(crate::screens::meta::state::settings_now()),
+    })
+}
+
+fn extras_now(t: BundleTargets) -> Extras {
+    Extras {
+        connection: Some(saved_connection(&t.run.connection.get_untracked())),
+        judge_study: Some(t.judge.study.get_untracked()),
+        source: t.results.bundle_source.get_untracked(),
+        source_runs: t.results.bundle_runs.get_untracked(),
+    }
+}
+
+/// A digest of what only a full save carries — the dataset, the runs (each one's name and
+/// record count), the run notes, the meta-evaluation workspace's files and live runs — cheap
+/// to take: a page closed after it changed since the last save cannot keep the change in
+/// [`Pending`].
+fn heavy_signature(t: BundleTargets) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.ws.dataset.with_untracked(|d| {
+        let dataset = &d.loaded.dataset;
+        (&dataset.name, dataset.items.len(), dataset.items.first().map(|i| &i.id)).hash(&mut h);
+        (std::sync::Arc::as_ptr(&d.loaded) as usize).hash(&mut h);
+    });
+    t.runs.runs.with_untracked(|runs| {
+        for r in runs {
+            (&r.method, &r.attribute, &r.origin, r.run.records.len()).hash(&mut h);
+        }
+    });
+    t.runs.notes.with_untracked(|n| n.len().hash(&mut h));
+    crate::screens::meta::state::files_signature().hash(&mut h);
+    h.finish()
+}
+
+/// The page is being hidden or closed: a save still pending cannot finish in time (the
+/// bundle is written by a worker), so its small edits are written at once ([`Pending`],
+/// started here, in the event's handler, so the browser commits it as the page goes), then a
+/// full save is started for a page that lives on (hidden, not closed).
+fn flush_now(t: BundleTargets, w: Workspaces) {
+    let pending = w.generation.get_value() != w.saved_generation.get_value();
+    if !pending || !w.ready.get_untracked() || w.opening.get_value() {
+        return;
+    }
+    let Some(store) = t.storage.store.get_untracked() else { return };
+    if heavy_signature(t) == w.saved_heavy.get_value()
+        && let Some(edits) = pending_now(t, w)
+    {
+        let json = edits.to_json();
+        spawn_local(async move {
+            let _ = store.put(StoreName::Settings, Pending::KEY, &json).await;
+        });
+    }
+    if !t.run.view.get_untracked().running {
+        spawn_local(save_serial(t, w));
+    }
 }
 
 fn apply_extras(t: BundleTargets, extras: &Extras) {
@@ -299,6 +408,10 @@ async fn save_now(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailur
 
 async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
     let Some(store) = t.storage.store.get_untracked() else { return Ok(()) };
+    // The change this save carries (a later one is saved by another pass), and what of the
+    // workspace only a full save carries, as it reads it.
+    let generation = w.generation.get_value();
+    let heavy = heavy_signature(t);
     let (_, json) = save_bundle_with(t, false).await.map_err(WorkspaceFailure::Bundle)?;
     // A damaged list is replaced by a new one (its workspaces' bundles stay stored).
     let mut index = read_index(&store).await.unwrap_or_default();
@@ -311,17 +424,20 @@ async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceF
         .put_bytes(StoreName::Workspaces, &id, &Uint8Array::new(&json))
         .await
         .map_err(WorkspaceFailure::Store)?;
-    let extras = Extras {
-        connection: Some(saved_connection(&t.run.connection.get_untracked())),
-        judge_study: Some(t.judge.study.get_untracked()),
-        source: t.results.bundle_source.get_untracked(),
-        source_runs: t.results.bundle_runs.get_untracked(),
-    };
-    index.save(Entry { id, name: w.name.get_untracked(), saved: iso_now(), extras });
+    let extras = extras_now(t);
+    let saved = iso_now();
+    index.save(Entry { id, name: w.name.get_untracked(), saved: saved.clone(), extras });
     store
         .put(StoreName::Settings, INDEX_KEY, &index.to_json())
         .await
         .map_err(WorkspaceFailure::Store)?;
+    w.saved_at.set_value(saved);
+    w.saved_heavy.set_value(heavy);
+    if w.generation.get_value() == generation {
+        w.saved_generation.set_value(generation);
+    }
+    // Edits kept when a page closed are in this save (or follow it and are written again).
+    let _ = store.delete(StoreName::Settings, Pending::KEY).await;
     show_list(w, &index);
     // How many saves this page made, for the tests to wait on.
     w.saves.update_value(|n| *n += 1);
@@ -362,6 +478,8 @@ pub async fn flush(t: BundleTargets, w: Workspaces) {
 
 /// Saves the workspace [`AUTOSAVE_MS`] after it last changed, never during a run (its end is a
 /// change). Create once, in the app's owner.
+/// Every change is flushed when the page is hidden or closed ([`flush_now`]: `pagehide`, and
+/// `visibilitychange` to hidden, which is the last event a mobile browser promises).
 pub fn autosave(t: BundleTargets, w: Workspaces) {
     let running = Memo::new(move |_| t.run.view.with(|v| v.running));
     let connection = Memo::new(move |_| t.run.connection.with(saved_connection));
@@ -392,6 +510,14 @@ pub fn autosave(t: BundleTargets, w: Workspaces) {
                 save_serial(t, w).await;
             }
         });
+    });
+    // Made in the app's owner, which lives as long as the page: never removed.
+    let hidden = || document().visibility_state() == web_sys::VisibilityState::Hidden;
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| flush_now(t, w));
+    let _ = window_event_listener(leptos::ev::visibilitychange, move |_| {
+        if hidden() {
+            flush_now(t, w);
+        }
     });
 }
 

@@ -1,4 +1,4 @@
-//! Persistence in IndexedDB: one database, `concord`, with five object stores of string keys
+//! Persistence in IndexedDB: one database, `concord`, with six object stores of string keys
 //! and string (usually JSON) values — bytes in [`StoreName::Workspaces`].
 //!
 //! | Store | Key | Value |
@@ -8,6 +8,7 @@
 //! | [`StoreName::Annotations`] | [`log_key`]`(session, seq)` | one CoEval action record |
 //! | [`StoreName::Settings`] | setting name | its value |
 //! | [`StoreName::Workspaces`] | workspace id | its bundle's JSON, as bytes in a Blob ([`Store::put_bytes`]) |
+//! | [`StoreName::Files`] | SHA-256 (hex) | a released file's bytes in a Blob (the meta-evaluation screen's files, so a workspace restores them) |
 //!
 //! **Durability.** Every write is its own readwrite transaction and its future resolves only
 //! on the transaction's `complete` event: the data is then committed and survives a reload or
@@ -41,7 +42,7 @@ use super::js;
 /// The database every store lives in.
 pub const DATABASE: &str = "concord";
 /// Schema version; bump it (and extend `upgrade`) to add stores.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// The object stores of the `concord` database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,15 +57,19 @@ pub enum StoreName {
     Settings,
     /// Saved workspaces: each one's bundle as bytes (the list of them is a setting).
     Workspaces,
+    /// Files a workspace shows but does not carry (the meta-evaluation screen's released
+    /// files), as bytes by their SHA-256.
+    Files,
 }
 
 impl StoreName {
-    pub const ALL: [StoreName; 5] = [
+    pub const ALL: [StoreName; 6] = [
         StoreName::Responses,
         StoreName::Runs,
         StoreName::Annotations,
         StoreName::Settings,
         StoreName::Workspaces,
+        StoreName::Files,
     ];
 
     /// The object store's name in IndexedDB.
@@ -75,6 +80,7 @@ impl StoreName {
             StoreName::Annotations => "annotations",
             StoreName::Settings => "settings",
             StoreName::Workspaces => "workspaces",
+            StoreName::Files => "files",
         }
     }
 }

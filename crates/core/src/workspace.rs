@@ -164,6 +164,49 @@ impl Index {
     }
 }
 
+/// The edits a page had not saved yet when it was hidden or closed. A workspace's bundle is
+/// written by a Web Worker, which a closing page does not wait for, so the page writes these
+/// small parts at once instead (one IndexedDB write, started in the `pagehide` handler) and the
+/// next start applies them over the saved workspace they were made on. The dataset, the runs
+/// and the released files are not here: they are saved as they come, and a page closed while
+/// one of them changed is saved as it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The workspace these edits belong to (its id).
+    pub workspace: String,
+    /// The save they follow ([`Entry::saved`]).
+    pub after: String,
+    pub name: String,
+    pub extras: Extras,
+    /// The Results screen's view (statistic, level, baseline, ensembles, intervals, audit).
+    pub settings: crate::bundle::Settings,
+    /// The raters added in Concord ("Rate it yourself").
+    pub raters: Vec<crate::bundle::ExtraRater>,
+    /// The meta-evaluation screen's settings.
+    #[serde(default)]
+    pub meta: Option<crate::study::meta::Settings>,
+}
+
+impl Pending {
+    /// The setting it is kept under (one per browser: only the open workspace has edits).
+    pub const KEY: &'static str = "workspace-pending";
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The edits as stored; `None` when they cannot be read (they are then left out).
+    pub fn from_json(text: &str) -> Option<Pending> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// Whether these edits were made on `entry` as it is saved: the same workspace, and no
+    /// save since (a later save already carries them, or newer ones).
+    pub fn applies_to(&self, entry: &Entry) -> bool {
+        self.workspace == entry.id && self.after == entry.saved
+    }
+}
+
 /// A workspace name as typed: trimmed, at most 80 characters, [`DEFAULT_NAME`] when blank.
 pub fn clean_name(typed: &str) -> String {
     let name: String = typed.trim().chars().take(80).collect();
@@ -177,6 +220,30 @@ mod tests {
 
     fn entry(id: &str, name: &str) -> Entry {
         Entry { id: id.into(), name: name.into(), saved: String::new(), extras: Extras::default() }
+    }
+
+    #[test]
+    fn pending_edits_apply_only_to_the_save_they_follow() {
+        let mut saved = entry("a", "First");
+        saved.saved = "2026-01-01T00:00:00Z".into();
+        let pending = Pending {
+            workspace: "a".into(),
+            after: saved.saved.clone(),
+            name: "First, renamed".into(),
+            extras: Extras::default(),
+            settings: crate::bundle::Settings::default(),
+            raters: Vec::new(),
+            meta: None,
+        };
+        let back = Pending::from_json(&pending.to_json()).unwrap();
+        assert_eq!(back, pending);
+        assert!(back.applies_to(&saved));
+        // Another workspace, or a later save of this one: not applied.
+        assert!(!back.applies_to(&entry("b", "Second")));
+        let mut later = saved.clone();
+        later.saved = "2026-01-01T00:00:05Z".into();
+        assert!(!back.applies_to(&later));
+        assert_eq!(Pending::from_json("{not json"), None);
     }
 
     #[test]

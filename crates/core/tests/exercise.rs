@@ -601,3 +601,12 @@ fn the_students_table_says_what_reference_and_judge_mean_in_words() {
     );
     assert!(!note.contains("judge m\""), "{note}");
 }
+
+#[test]
+fn rate_attributes_ticked_without_an_attribute_is_refused() {
+    use concord_core::study::exercise::{ExerciseError, check_rate_task};
+    assert_eq!(check_rate_task(true, &[]), Err(ExerciseError::NoAttributeTicked));
+    assert!(check_rate_task(true, &["coherence".to_owned()]).is_ok());
+    assert!(check_rate_task(false, &[]).is_ok());
+    assert!(ExerciseError::NoAttributeTicked.to_string().contains("no attribute is"));
+}

@@ -364,3 +364,172 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
     let interval = review_table(&shown).keyed(&key).unwrap().interval.unwrap();
     assert!(interval.low <= interval.high && interval.confidence == 0.95);
 }
+
+/// A bundle of two judges ("judge" and "other", the same answers) with `log` as ann's review.
+fn reviewed_bundle(log: &ReviewLog, settings: Settings) -> Bundle {
+    let (dataset, run) = fixture();
+    let other = JudgedRun { method: "other".into(), origin: "other.json".into(), ..run.clone() };
+    let mut bundle = Bundle::new(
+        &dataset,
+        "json",
+        None,
+        None,
+        vec![run, other],
+        Vec::new(),
+        settings,
+        "2026-11-27T00:00:00Z".into(),
+    );
+    bundle.review = Some(ReviewSnapshot {
+        reviewer: "ann".into(),
+        files: vec![ReviewerFile::new("ann", log)],
+        ..ReviewSnapshot::default()
+    });
+    bundle
+}
+
+#[test]
+fn time_spent_is_not_a_decision() {
+    let (dataset, _) = fixture();
+    let mut log = ReviewLog::new();
+    log.push(timer(&id(&dataset, 0), 30_000)).unwrap();
+    log.push(timer(&id(&dataset, 1), 5_000)).unwrap();
+    let reviews = log.replay();
+    assert!(reviews.runs().is_empty(), "a run only looked at is not reviewed");
+    let bundle = reviewed_bundle(&log, Settings::default());
+    // No `<method> + review` row with nothing decided: not in the table, not in its export.
+    let table = wb::report::bundle_table(&bundle);
+    assert_eq!(table.methods, ["judge", "other"]);
+    let report = bundle_report(&bundle);
+    assert!(report.tables.iter().all(|t| t.id != review::REVIEW_TABLE));
+    let results = report.tables.iter().find(|t| t.id == wb::report::RESULTS_TABLE).unwrap();
+    assert!(results.rows.iter().all(|r| !r.label.ends_with(review::REVIEW_SUFFIX)));
+    // One decision makes the run reviewed.
+    log.push(accept(&id(&dataset, 2))).unwrap();
+    assert_eq!(log.replay().runs(), [RUN.to_owned()]);
+}
+
+#[test]
+fn a_human_corrected_run_is_no_judge() {
+    let (dataset, _) = fixture();
+    let mut log = ReviewLog::new();
+    log.push(change(&id(&dataset, 0), 1.0)).unwrap();
+    log.push(change(&id(&dataset, 1), 2.0)).unwrap();
+    let settings = Settings {
+        juries: true,
+        ensembles: vec![
+            vec!["judge".to_owned(), "other".to_owned()],
+            // Names a corrected row: it is no member, so no such ensemble.
+            vec!["judge".to_owned(), "judge + review".to_owned()],
+        ],
+        ..Settings::default()
+    };
+    let bundle = reviewed_bundle(&log, settings);
+    let table = wb::report::bundle_table(&bundle);
+    let kind = |name: &str| table.kind(table.methods.iter().position(|m| m == name).unwrap());
+    assert_eq!(kind("judge"), &wb::RunKind::Judge);
+    assert_eq!(kind("judge + review"), &wb::RunKind::HumanCorrected { judge: "judge".into() });
+    assert_eq!(kind(wb::JURY_MEAN), &wb::RunKind::Jury { median: false });
+    assert!(matches!(kind("ensemble: judge + other"), wb::RunKind::Ensemble { .. }));
+    assert!(!table.methods.iter().any(|m| m == "ensemble: judge + judge + review"));
+    let judges: Vec<&str> = table.judges().map(|m| table.methods[m].as_str()).collect();
+    assert_eq!(judges, ["judge", "other"]);
+    // The jury is the mean of the two judges: the corrected ratings are not in it.
+    let a = table.attributes.iter().position(|x| x == "overall").unwrap();
+    let scores = |name: &str| {
+        let m = table.methods.iter().position(|x| x == name).unwrap();
+        table.cell(m, a).unwrap().scores.scores.clone()
+    };
+    assert_eq!(scores(wb::JURY_MEAN), scores("judge"));
+    assert_ne!(scores("judge + review"), scores("judge"));
+    // The Results table's note lists the judges alone as the jury's members.
+    let results = bundle_report(&bundle);
+    let results = results.tables.iter().find(|t| t.id == wb::report::RESULTS_TABLE).unwrap();
+    let note = results.notes.iter().find(|n| n.starts_with("Juries")).unwrap();
+    assert!(note.contains("(judge, other)"), "{note}");
+    // Agreement with a rater lists each row by what it is.
+    let rater = wb::ExtraRater {
+        name: "me".into(),
+        attribute: "overall".into(),
+        scores: dataset.items.iter().map(|i| (i.id.clone(), 2.0)).collect(),
+    };
+    let agreement = wb::report::agreement_tables(&dataset, &table, &[rater]);
+    let kinds: Vec<(String, String)> =
+        agreement[0].rows.iter().map(|r| (r.label.clone(), r.cells[0].display())).collect();
+    let kind_of = |name: &str| kinds.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    assert_eq!(kind_of("judge"), "judge");
+    assert_eq!(kind_of("judge + review"), "human-corrected");
+    assert_eq!(kind_of(wb::JURY_MEAN), "jury");
+    assert_eq!(kind_of("ensemble: judge + other"), "ensemble");
+    // A method merely named like a jury or a review is a judge.
+    let (dataset, run) = fixture();
+    let named = JudgedRun { method: "x + review".into(), ..run.clone() };
+    let jury_named = JudgedRun { method: wb::JURY_MEAN.into(), ..run };
+    let t = wb::compute(&dataset, &[named, jury_named], None);
+    assert!(t.kinds.iter().all(wb::RunKind::is_judge), "{:?}", t.kinds);
+}
+
+#[test]
+fn a_change_off_the_scale_is_refused_and_never_counted() {
+    let (dataset, run) = fixture();
+    let scale = dataset.attributes[dataset.attribute_index("overall").unwrap()].scale;
+    let (lo, hi) = (scale.min, scale.max);
+    assert!(review::check_change(&dataset, RUN, lo).is_ok());
+    assert!(review::check_change(&dataset, RUN, hi).is_ok());
+    for bad in [lo - 1.0, hi + 1.0, 9.0, f64::NAN] {
+        assert!(review::check_change(&dataset, RUN, bad).is_err(), "{bad}");
+    }
+    let refused = review::check_change(&dataset, RUN, 0.0).unwrap_err();
+    assert!(matches!(refused, ReviewError::OutOfScale { .. }), "{refused:?}");
+    let said = refused.to_string();
+    assert!(said.contains("overall") && said.contains(&review::format_rating(hi)), "{said}");
+    // A whole-number scale refuses halves.
+    assert!(review::check_change(&dataset, RUN, lo + 0.5).is_err());
+    // A run of an attribute the dataset lacks: a number is enough.
+    assert!(review::check_change(&dataset, "judge / nothing", 9.0).is_ok());
+
+    // A log written before ratings were checked (or a file made by hand) with 0 and 9: those
+    // changes count in no number, and the table says so.
+    let judge = wb::scores::judge_scores(&dataset, "judge", "overall", &run.run, run.policy)
+        .unwrap()
+        .scores;
+    let mut log = ReviewLog::new();
+    log.push(change(&id(&dataset, 0), 0.0)).unwrap();
+    log.push(change(&id(&dataset, 1), 9.0)).unwrap();
+    log.push(change(&id(&dataset, 2), lo)).unwrap();
+    let reviews = log.replay();
+    let after = review::corrected(&dataset, RUN, &judge, &reviews);
+    assert_eq!(after[0], judge[0]);
+    assert_eq!(after[1], judge[1]);
+    assert_eq!(after[2], Some(lo));
+    let c = review::measure(&dataset, RUN, "overall", &judge, &reviews, RESAMPLING).unwrap();
+    assert_eq!((c.changed, c.reviewed(), c.off_scale), (1, 1, 2));
+    let table = review::review_table(std::slice::from_ref(&c), RESAMPLING);
+    assert!(table.notes.iter().any(|n| n.contains("2 changes left out")), "{:?}", table.notes);
+    // The `<method> + review` row takes only the change on the scale.
+    let mut only = ReviewLog::new();
+    only.push(change(&id(&dataset, 2), lo)).unwrap();
+    let with =
+        review::with_reviews(&dataset, &wb::score(&dataset, std::slice::from_ref(&run)), &reviews);
+    let clean = review::with_reviews(&dataset, &wb::score(&dataset, &[run]), &only.replay());
+    assert_eq!(with.scores, clean.scores);
+}
+
+#[test]
+fn a_proposal_that_hides_the_texts_is_named_before_it_is_sent() {
+    use concord_core::judge::template::{Part, PartKind, PromptTemplate};
+    use concord_core::study::workbench::revise;
+    let old = PromptTemplate::new(vec![Part::new(
+        PartKind::Other,
+        "Rate {{system_output}} given {{source}} from 1 to 5.",
+    )]);
+    assert_eq!(revise::missing_texts(&old, "Rate {{ system_output }} given {{source}}."), None);
+    let none = revise::missing_texts(&old, "Rate the summary from 1 to 5.").unwrap();
+    assert!(none.none_at_all);
+    assert_eq!(none.missing, ["system_output", "source"]);
+    let said = none.to_string();
+    assert!(said.contains("no {{placeholders}}") && said.contains("{{source}}"), "{said}");
+    let some = revise::missing_texts(&old, "Rate {{system_output}}.").unwrap();
+    assert!(!some.none_at_all);
+    assert_eq!(some.missing, ["source"]);
+    assert!(some.to_string().contains("leaves out {{source}}"), "{some}");
+}

@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
-use concord_core::study::exercise::{Exercise, ExerciseSpec, Task};
-use concord_core::study::workbench::results::score_run;
+use concord_core::study::exercise::{Exercise, ExerciseSpec, Task, check_rate_task};
+use concord_core::study::workbench::results::{run_kind, score_run};
 use concord_core::study::workbench::review::run_key_of;
 use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
@@ -29,7 +29,8 @@ use super::state::use_class;
 fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<ExtraRater> {
     let mut out: Vec<ExtraRater> = Vec::new();
     runs.runs.with_untracked(|runs| {
-        for run in runs {
+        // Judges only: a length probe's runs rated other texts.
+        for run in runs.iter().filter(|r| run_kind(r).is_judge()) {
             let Some(Ok(scores)) = score_run(dataset, run) else { continue };
             let rater = ExtraRater {
                 name: run.method.clone(),
@@ -177,6 +178,8 @@ pub fn MakePanel() -> impl IntoView {
         correct_run,
         run_judges,
     } = use_make_form();
+    // Why "Rate attributes" cannot be saved as ticked (said at the attributes).
+    let rate_error = RwSignal::new(None::<String>);
     // The judges the students would run: the Judge screen's methods × the attributes of the
     // open dataset they judge.
     let given = move || {
@@ -263,6 +266,14 @@ pub fn MakePanel() -> impl IntoView {
             None
         };
         let to_run = run_judges.get_untracked().then(|| t.judge.study.get_untracked());
+        // "Rate attributes" ticked with no attribute ticked is refused at the attributes, not
+        // dropped.
+        if let Err(e) = check_rate_task(rate.get_untracked(), &chosen.get_untracked()) {
+            rate_error.set(Some(e.to_string()));
+            said.set(None);
+            return;
+        }
+        rate_error.set(None);
         if !rate.get_untracked()
             && to_correct.is_none()
             && to_run.is_none()
@@ -310,11 +321,15 @@ pub fn MakePanel() -> impl IntoView {
                 )
             });
             match built {
-                Err(e) => said.set(Some((false, e.to_string()))),
+                Err(e) => {
+                    said.try_set(Some((false, e.to_string())));
+                }
                 Ok(ex) => {
                     let name = format!("concord-exercise-{}.json", ex.id);
                     match save_text(&name, "application/json", &ex.to_json()) {
-                        Err(e) => said.set(Some((false, e.to_string()))),
+                        Err(e) => {
+                            said.try_set(Some((false, e.to_string())));
+                        }
                         Ok(()) => {
                             let what = [
                                 (!ex.attributes().is_empty())
@@ -338,7 +353,7 @@ pub fn MakePanel() -> impl IntoView {
                             .flatten()
                             .collect::<Vec<_>>()
                             .join("; ");
-                            said.set(Some((true, format!(
+                            said.try_set(Some((true, format!(
                             "Saved {name}: {} items, {what}, {} judge run(s) for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
                             ex.dataset.items,
                             ex.judges.len(),
@@ -425,7 +440,8 @@ pub fn MakePanel() -> impl IntoView {
                 </div>
                 <p class="muted">"The students review this run on their Results screen (Review and correct): accept, change or flag each rating. The exercise carries its raw answers for the items, never a key."</p>
             </Show>
-            <fieldset class="row" prop:disabled=move || !rate.get()>
+            <fieldset class="row" prop:disabled=move || !rate.get()
+                aria-describedby=move || rate_error.with(Option::is_some).then_some("exercise-rate-error")>
                 <legend>"Attributes to rate"</legend>
                 {move || attributes().into_iter().map(|a| {
                     let name = a.name.clone();
@@ -439,6 +455,7 @@ pub fn MakePanel() -> impl IntoView {
                         <label for=for_id>
                             <input id=id type="checkbox" prop:checked=checked on:change=move |ev| {
                                 let on = event_target_checked(&ev);
+                                rate_error.set(None);
                                 chosen.update(|c| {
                                     c.retain(|x| *x != name);
                                     if on { c.push(name.clone()); }
@@ -449,6 +466,9 @@ pub fn MakePanel() -> impl IntoView {
                     }
                 }).collect_view()}
             </fieldset>
+            {move || rate_error.get().map(|e| view! {
+                <p class="error-box" role="alert" id="exercise-rate-error" data-testid="exercise-rate-error">{e}</p>
+            })}
             <div class="row">
                 <label for="exercise-sample">"Sample size"</label>
                 <input id="exercise-sample" type="number" min="1" placeholder="every item" prop:value=move || sample.get() on:input=move |ev| sample.set(event_target_value(&ev))/>

@@ -122,7 +122,12 @@ fn Scrutiny(current: Memo<Option<Focus>>) -> impl IntoView {
     });
     let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
     on_cleanup(move || {
-        flush();
+        // The stretch so far is taken now and recorded once this view is gone: recording it
+        // here writes the log while the view is torn down, which re-runs closures whose memos
+        // are already disposed (a panic that stops the whole page, issue 36).
+        if let Some(event) = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten() {
+            ctx.record_later(event);
+        }
         hide.remove();
         visibility.remove();
     });

@@ -268,6 +268,34 @@ impl Ctx {
         Ok(())
     }
 
+    /// Records `event` after the current task, for a view being torn down (an `on_cleanup`):
+    /// when the screen is still there it is [`Ctx::record`]ed; when the whole screen went with
+    /// the view, it is written straight to storage as the next event of the annotator's log
+    /// (what the screen reads back when it opens again), so leaving loses nothing.
+    pub fn record_later(&self, event: Event) {
+        let ctx = *self;
+        let store = self.store.try_get_untracked().flatten();
+        let study = self.study.try_get_untracked().flatten();
+        let name = self.annotator.try_get_untracked().unwrap_or_default();
+        let seq = self
+            .logs
+            .try_with_untracked(|m| m.get(&name).map_or(0, |l| l.events().len()))
+            .unwrap_or(0);
+        spawn_local(async move {
+            if !ctx.logs.is_disposed() {
+                ctx.record(vec![event]);
+                return;
+            }
+            let (Some(db), Some(study)) = (store, study) else { return };
+            if name.trim().is_empty() {
+                return;
+            }
+            let key = log_key(&session(&study.task, &name), seq as u64);
+            let json = serde_json::to_string(&event).unwrap_or_default();
+            let _ = db.put(StoreName::Annotations, &key, &json).await;
+        });
+    }
+
     /// Writes entries in one transaction, tracking it in [`Ctx::pending`].
     pub fn write(&self, store: StoreName, entries: Vec<(String, String)>) {
         let Some(db) = self.store.try_get_untracked().flatten() else { return };

@@ -41,16 +41,28 @@ pub fn MetaPage() -> impl IntoView {
     // panel needs the workbench (the Run screen's connection, the answer cache), so it is
     // provided again next to the state.
     let wb = crate::runner::LlmAccess::try_from_context();
+    let storage = use_context::<crate::state::Storage>();
     state::install_report();
     let state = State::shared();
     provide_context(state);
     if let Some(wb) = wb {
         provide_context(wb);
     }
+    if let Some(storage) = storage {
+        provide_context(storage);
+    }
     // A restored snapshot's Elo and Bradley–Terry are computed once the screen shows.
     Effect::new(move |_| {
         if state.stale.get() {
             tasks::recompute(state);
+        }
+    });
+    // Released files a restored workspace or bundle lists as needed come back from this
+    // browser's storage when it kept them (by SHA-256).
+    Effect::new(move |_| {
+        state.workspace.track();
+        if let Some(store) = storage.and_then(|s| s.store.get()) {
+            tasks::restore_kept(state, store);
         }
     });
     view! {
@@ -108,7 +120,7 @@ fn file_row(e: &Entry) -> Option<FileRow> {
             detected: format!("needed: load {name} (sha256 {sha256})"),
             counts: String::new(),
             notes: vec![format!(
-                "From a bundle: {}. Load the file with this SHA-256 to see its results.",
+                "A released file ({}) this workspace shows; this browser does not keep it: load the file with this SHA-256 to see its results.",
                 kind.label()
             )],
             more: 0,
@@ -125,7 +137,10 @@ fn file_rows(state: State) -> Vec<FileRow> {
 #[component]
 fn ImportPanel() -> impl IntoView {
     let state = expect_context::<State>();
-    let on_files = Callback::new(move |files: Vec<File>| tasks::load_files(state, files));
+    let storage = use_context::<crate::state::Storage>();
+    let on_files = Callback::new(move |files: Vec<File>| {
+        tasks::load_files(state, storage.and_then(|s| s.store.get_untracked()), files)
+    });
     view! {
         <section class="panel" aria-labelledby="meta-import-heading">
             <h2 id="meta-import-heading">"Meta-evaluation files"</h2>

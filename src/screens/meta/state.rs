@@ -253,6 +253,41 @@ impl State {
 /// specs and raw answers, and the settings the numbers shown were computed with (the tie
 /// convention, seed count and labelled pairs as the controls show them). No key.
 pub fn snapshot() -> Snapshot {
+    let settings = settings_now();
+    State::shared().workspace.with_untracked(|w| w.snapshot(&settings))
+}
+
+/// Subscribes the running effect to what [`snapshot`] saves (the workspace and its settings):
+/// the saved workspace is written again when they change.
+pub fn track_changes() {
+    track_files();
+    let state = State::shared();
+    state.settings.track();
+    state.convention.track();
+    state.labelled.track();
+}
+
+/// Subscribes the running effect to the files and live runs alone (what only a full save of
+/// the workspace carries).
+pub fn track_files() {
+    State::shared().workspace.track();
+}
+
+/// A digest of the workspace's files and live runs (their names and SHA-256s as a snapshot
+/// lists them): what changes when a file is loaded or removed or a run is added.
+pub fn files_signature() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    State::shared().workspace.with_untracked(|w| {
+        for e in w.entries() {
+            (e.id, e.needed().is_some()).hash(&mut h);
+        }
+    });
+    h.finish()
+}
+
+/// The settings [`snapshot`] saves, as the controls show them now.
+pub fn settings_now() -> Settings {
     let state = State::shared();
     let mut settings = state.settings.get_untracked();
     settings.ties = state.convention.get_untracked();
@@ -260,17 +295,15 @@ pub fn snapshot() -> Snapshot {
     if let Ok(seeds) = parse_seeds(&state.seeds.get_untracked()) {
         settings.seeds = seeds;
     }
-    state.workspace.with_untracked(|w| w.snapshot(&settings))
+    settings
 }
 
-/// Subscribes the running effect to what [`snapshot`] saves (the workspace and its settings):
-/// the saved workspace is written again when they change.
-pub fn track_changes() {
+/// Shows `settings` in the controls (a page's unsaved edits restored); Elo and Bradley–Terry
+/// follow when the screen next shows.
+pub fn apply_settings(settings: &Settings) {
     let state = State::shared();
-    state.workspace.track();
-    state.settings.track();
-    state.convention.track();
-    state.labelled.track();
+    state.show_settings(settings);
+    state.stale.set(true);
 }
 
 /// Restores this screen from a bundle's snapshot: the live runs at once (their tables,

@@ -33,7 +33,7 @@ use web_sys::File;
 
 use super::state::{RunState, State};
 use crate::browser::read_file;
-use crate::edge::store::Store;
+use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{FrameBudget, monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
 use crate::runner::LlmAccess;
@@ -55,8 +55,9 @@ async fn hash_sliced(bytes: &[u8]) -> String {
 
 /// Reads and analyses `files` one after the other, then recomputes the pairwise results. A
 /// file a restored snapshot waits for (same SHA-256) takes its place, under the snapshot's
-/// name.
-pub(super) fn load_files(state: State, files: Vec<File>) {
+/// name. Each file's bytes are kept in this browser by SHA-256 ([`StoreName::Files`]), so a
+/// reload (or a bundle naming the same file) restores it without asking for it again.
+pub(super) fn load_files(state: State, store: Option<Store>, files: Vec<File>) {
     if files.is_empty() {
         return;
     }
@@ -82,27 +83,103 @@ pub(super) fn load_files(state: State, files: Vec<File>) {
                         });
                         continue;
                     }
-                    let name = state
-                        .workspace
-                        .with_untracked(|w| w.needed_name(&sha256).map(str::to_owned))
-                        .unwrap_or(picked);
-                    // The loader runs in a worker (a 4 MB file takes longer than a frame); what
-                    // is left on this thread reads a few fields per line.
-                    let loaded = load_in_worker(name.clone(), bytes, |_| {}).await;
-                    yield_now().await;
-                    let analysed = match loaded {
-                        Ok(l) => analyze_loaded(&name, &l),
-                        Err(message) => MetaFile::unreadable(&name, message),
-                    };
-                    state.workspace.update(|w| {
-                        w.add_released(sha256, analysed);
-                    });
+                    if let Some(store) = &store
+                        && let Err(e) = store
+                            .put_bytes(
+                                StoreName::Files,
+                                &sha256,
+                                &js_sys::Uint8Array::from(&bytes[..]),
+                            )
+                            .await
+                    {
+                        state.errors.update(|list| {
+                            list.push(format!(
+                                "{picked} could not be kept in this browser ({e}): after a reload it is needed again"
+                            ))
+                        });
+                    }
+                    add_bytes(state, picked, sha256, bytes).await;
                 }
                 Err(message) => state.errors.update(|e| e.push(message)),
             }
         }
         state.loading.set(None);
         recompute(state);
+    });
+}
+
+/// Analyses a released file's `bytes` (hashed `sha256`) and adds it, under the name a restored
+/// snapshot gave it when it waits for it, else `picked`.
+async fn add_bytes(state: State, picked: String, sha256: String, bytes: Vec<u8>) {
+    let name = state
+        .workspace
+        .with_untracked(|w| w.needed_name(&sha256).map(str::to_owned))
+        .unwrap_or(picked);
+    // The loader runs in a worker (a 4 MB file takes longer than a frame); what is left on this
+    // thread reads a few fields per line.
+    let loaded = load_in_worker(name.clone(), bytes, |_| {}).await;
+    yield_now().await;
+    let analysed = match loaded {
+        Ok(l) => analyze_loaded(&name, &l),
+        Err(message) => MetaFile::unreadable(&name, message),
+    };
+    state.workspace.update(|w| {
+        w.add_released(sha256, analysed);
+    });
+}
+
+thread_local! {
+    /// The SHA-256s already looked up in this browser's storage this session (found or not),
+    /// so a file the storage does not have is asked for once.
+    static LOOKED_UP: std::cell::RefCell<std::collections::HashSet<String>> =
+        std::cell::RefCell::default();
+}
+
+/// Restores the released files the workspace lists as needed from this browser's storage
+/// ([`StoreName::Files`], by SHA-256), then recomputes; those it does not have stay needed.
+pub(super) fn restore_kept(state: State, store: Store) {
+    let needed: Vec<(String, String)> = state.workspace.with_untracked(|w| {
+        w.entries()
+            .iter()
+            .filter_map(|e| e.needed().map(|(n, h)| (n.to_owned(), h.to_owned())))
+            .filter(|(_, h)| LOOKED_UP.with(|l| l.borrow_mut().insert(h.clone())))
+            .collect()
+    });
+    if needed.is_empty() {
+        return;
+    }
+    spawn_local(async move {
+        let total = needed.len();
+        let mut restored = 0;
+        for (i, (name, sha256)) in needed.into_iter().enumerate() {
+            state.loading.try_set(Some(format!(
+                "Restoring {name} from this browser ({} of {total})…",
+                i + 1
+            )));
+            yield_now().await;
+            // The workspace may have changed meanwhile (another bundle, the file picked).
+            if !state.workspace.with_untracked(|w| w.needed_name(&sha256).is_some()) {
+                continue;
+            }
+            match store.get_bytes(StoreName::Files, &sha256).await {
+                Ok(Some(bytes)) => {
+                    let bytes = bytes.to_vec();
+                    // Kept bytes that no longer match their name are not used.
+                    if hash_sliced(&bytes).await == sha256 {
+                        add_bytes(state, name, sha256, bytes).await;
+                        restored += 1;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => state.errors.update(|list| {
+                    list.push(format!("{name} could not be read from this browser's storage: {e}"))
+                }),
+            }
+        }
+        state.loading.try_set(None);
+        if restored > 0 {
+            recompute(state);
+        }
     });
 }
 

@@ -296,8 +296,10 @@ fn exercise_timer(
         }
     });
     on_cleanup(move || {
+        // Taken now, recorded after the teardown: a write while the view is torn down re-runs
+        // closures whose memos are already disposed.
         let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
-        record_timer(event);
+        spawn_local(async move { record_timer(event) });
         visibility.remove();
     });
 }

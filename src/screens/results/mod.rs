@@ -23,7 +23,7 @@ pub mod tasks;
 use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, Pricing, agreement_tables, cost_table};
-use concord_core::study::workbench::review::with_reviews;
+use concord_core::study::workbench::review::{Reviews, with_reviews};
 use concord_core::study::workbench::{ResultsTable, Scored, combined, paper, tabulate};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -65,29 +65,51 @@ pub fn ResultsScreen() -> impl IntoView {
         spawn_local(tasks::read_scores(ws, runs, current, scored, reading));
     });
     // The judges alone (the audit and the review read these), and the table shown: the same
-    // with a `<method> + review` row per reviewed run.
-    let tables = Memo::new(move |_| {
-        let dataset = ws.dataset.get();
+    // with a `<method> + review` row per reviewed run. Each recomputes only when its inputs
+    // change — the judges never with the review, the table with the review's decisions, not
+    // with its timer events — and notifies only when the table itself changed (the time it
+    // took is carried beside it, not compared), so a review timer tick cannot reset the audit.
+    let combined_scores = Memo::new(move |_| {
         let settings = results.settings.get();
-        let Some((scored, _)) = scored.get() else {
-            let empty = tabulate(&dataset.loaded.dataset, &Scored::default(), None);
-            return ((empty.clone(), 0.0), (empty, 0.0));
-        };
-        let started = time::monotonic_ms();
-        let dataset = &dataset.loaded.dataset;
-        let judges = combined(&scored, &settings);
-        let baseline = settings.baseline.as_deref();
-        let reviewed = match review.merged() {
-            Ok(merged) => with_reviews(dataset, &judges, &merged.reviews),
-            Err(_) => judges.clone(),
-        };
-        let judges = tabulate(dataset, &judges, baseline);
-        let t = tabulate(dataset, &reviewed, baseline);
-        let ms = time::monotonic_ms() - started;
-        ((t, ms), (judges, ms))
+        scored.with(|s| s.as_ref().map(|(scored, _)| Arc::new(combined(scored, &settings))))
     });
-    let table = Memo::new(move |_| tables.with(|(t, _)| t.clone()));
-    let judges = Memo::new(move |_| tables.with(|(_, j)| j.clone()));
+    let decisions = Memo::new(move |_| match review.merged() {
+        Ok(merged) => Some(merged.reviews.verdicts),
+        Err(_) => None,
+    });
+    let same_table = |a: Option<&(ResultsTable, f64)>, b: Option<&(ResultsTable, f64)>| {
+        a.map(|(t, _)| t) != b.map(|(t, _)| t)
+    };
+    let tabulated = move |scored: Option<&Scored>| {
+        let started = time::monotonic_ms();
+        let baseline = results.settings.with(|s| s.baseline.clone());
+        let t = ws.dataset.with(|open| {
+            let dataset = &open.loaded.dataset;
+            match scored {
+                Some(s) => tabulate(dataset, s, baseline.as_deref()),
+                None => tabulate(dataset, &Scored::default(), None),
+            }
+        });
+        (t, time::monotonic_ms() - started)
+    };
+    let judges = Memo::new_with_compare(
+        move |_| combined_scores.with(|c| tabulated(c.as_deref())),
+        same_table,
+    );
+    let table = Memo::new_with_compare(
+        move |_| {
+            let Some(judges) = combined_scores.get() else { return tabulated(None) };
+            let reviewed = decisions.with(|d| match d {
+                Some(verdicts) if !verdicts.is_empty() => {
+                    let reviews = Reviews { verdicts: verdicts.clone(), ..Reviews::default() };
+                    ws.dataset.with(|open| with_reviews(&open.loaded.dataset, &judges, &reviews))
+                }
+                _ => (*judges).clone(),
+            });
+            tabulated(Some(&reviewed))
+        },
+        same_table,
+    );
     // Intervals belong to one table and one view: computed again (when shown) whenever either
     // changes, a cell at a time in the background.
     let interval_generation = StoredValue::new(0u64);

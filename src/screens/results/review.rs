@@ -411,14 +411,38 @@ fn Walker(
         let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
         record_timer(event);
     };
+    // The timer counts only while the panel is in use: the page visible and the focus in the
+    // review panel (the walk, its buttons, the note). Working elsewhere on Results, another
+    // screen or another browser tab stops it; coming back resumes it.
     let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
+    let in_panel = |node: Option<web_sys::Element>| {
+        node.and_then(|el| el.closest("[data-testid=\"review-panel\"]").ok().flatten()).is_some()
+    };
+    let in_use = move || page_visible() && in_panel(document().active_element());
+    let set_in_use = move |active: bool| {
+        if active {
+            timer.try_update_value(|t| t.show(monotonic_ms()));
+            now.try_set(monotonic_ms());
+        } else {
+            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
+            record_timer(event);
+        }
+    };
     Effect::new(move |_| {
         let id = current.with(|c| c.as_ref().map(|(_, _, item)| item.id.clone()));
         let key = run.get().zip(id).map(|(r, i)| instance(&r, &i));
-        let event = timer
-            .try_update_value(|t| t.focus(key.as_deref(), monotonic_ms(), page_visible()))
-            .flatten();
+        let event =
+            timer.try_update_value(|t| t.focus(key.as_deref(), monotonic_ms(), in_use())).flatten();
         record_timer(event);
+    });
+    let focus_in = window_event_listener(leptos::ev::focusin, move |ev| {
+        let target = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
+        set_in_use(page_visible() && in_panel(target));
+    });
+    let focus_out = window_event_listener(leptos::ev::focusout, move |ev| {
+        // Where the focus goes; none (the page itself) is outside the panel.
+        let to = ev.related_target().and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
+        set_in_use(page_visible() && in_panel(to));
     });
     let ticks = StoredValue::new(0u32);
     if let Ok(handle) = set_interval_with_handle(
@@ -433,23 +457,18 @@ fn Walker(
     ) {
         on_cleanup(move || handle.clear());
     }
-    let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
-        if page_visible() {
-            timer.try_update_value(|t| t.show(monotonic_ms()));
-            now.try_set(monotonic_ms());
-        } else {
-            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
-            record_timer(event);
-        }
-    });
+    let visibility =
+        window_event_listener(leptos::ev::visibilitychange, move |_| set_in_use(in_use()));
     let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
     on_cleanup(move || {
         // The time is taken now and recorded once this view is gone: recording it here would
         // re-run this view's closures, whose parent's memos are already disposed.
-        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
+        let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
         leptos::task::spawn_local(async move { record_timer(event) });
         hide.remove();
         visibility.remove();
+        focus_in.remove();
+        focus_out.remove();
     });
 
     let step = move |by: isize| {
@@ -463,8 +482,19 @@ fn Walker(
         let (Some(run), Some((_, _, item))) = (run.get_untracked(), current.get_untracked()) else {
             return;
         };
+        let event = make(run, item.id);
+        // A new rating off the attribute's scale is refused where it is typed (the core says
+        // the scale).
+        if let ReviewEvent::Change { run, rating, .. } = &event
+            && let Err(e) = ws
+                .dataset
+                .with_untracked(|open| review::check_change(&open.loaded.dataset, run, *rating))
+        {
+            review.error.set(Some(e.to_string()));
+            return;
+        }
         let store = storage.store.get_untracked();
-        if record(review, store, make(run, item.id)) {
+        if record(review, store, event) {
             step(1);
         }
     };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use concord_core::study::workbench::report::history_resampling;
 use concord_core::study::workbench::review::{ReviewItem, Reviews};
 use concord_core::study::workbench::revise::{
-    self, DEFAULT_META_PROMPT, Revision, diff, diff_text, template_text,
+    self, DEFAULT_META_PROMPT, Draft, MissingTexts, Revision, diff, diff_text, template_text,
 };
 use concord_core::study::workbench::{JudgedRun, ResultsTable, Study};
 use leptos::prelude::*;
@@ -63,14 +63,28 @@ pub fn RevisePanel(
     let storage = use_storage();
     let share = RwSignal::new(0.5f64);
     let split_seed = RwSignal::new(0u64);
-    let proposal = RwSignal::new(String::new());
-    let answer = RwSignal::new(String::new());
+    // The proposal in the editor is the review's draft of the run under review, kept in this
+    // browser as it is typed (a reload loses nothing).
+    let draft_here = move || review.draft.get().filter(|d| Some(&d.run) == run.get().as_ref());
+    let proposal = Signal::derive(move || draft_here().map(|d| d.text).unwrap_or_default());
+    let set_draft = move |draft: Option<Draft>| {
+        review.draft.try_set(draft.clone());
+        let Some(store) = storage.store.try_get_untracked().flatten() else { return };
+        let scope = review.scope.try_get_untracked().flatten().unwrap_or_default();
+        spawn_local(async move {
+            if let Err(e) = tasks::save_draft(&store, &scope, draft.as_ref()).await {
+                review.error.try_set(Some(e.to_string()));
+            }
+        });
+    };
+    // The proposal that leaves out the item's texts and was confirmed to be sent as it is.
+    let missing = RwSignal::new(None::<MissingTexts>);
+    let confirmed = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
-    // The model that writes proposals (empty: the Run screen's) and what its last call cost.
+    // The model that writes proposals (empty: the Run screen's).
     let meta_model = RwSignal::new(String::new());
-    let meta_cost = RwSignal::new(None::<f64>);
 
     // The study the runs were made with (else the Judge screen's), and the run's method in it.
     let study = move || -> Study {
@@ -179,9 +193,14 @@ pub fn RevisePanel(
             match tasks::ask(access, Some(model), asked, sampling, status).await {
                 Ok((answers, cost)) => match answers.first().and_then(|a| a.first()) {
                     Some(text) => {
-                        meta_cost.try_set(cost);
-                        answer.try_set(text.clone());
-                        proposal.try_set(revise::proposal(text));
+                        if let Some(run) = run.try_get_untracked().flatten() {
+                            set_draft(Some(Draft {
+                                run,
+                                text: revise::proposal(text),
+                                answer: text.clone(),
+                                cost_usd: cost,
+                            }));
+                        }
                         status.try_set(Some(
                             "The LLM proposed a revision: read and edit it below.".to_owned(),
                         ));
@@ -210,6 +229,15 @@ pub fn RevisePanel(
             return;
         };
         let text = proposal.get_untracked();
+        // A prompt that would not show the judge the item's texts is sent only once the user
+        // said so for this very text.
+        match revise::missing_texts(&old, &text) {
+            Some(m) if confirmed.get_untracked().as_deref() != Some(text.as_str()) => {
+                missing.set(Some(m));
+                return;
+            }
+            _ => missing.set(None),
+        }
         let made = ws.dataset.with_untracked(|open| {
             let dataset = &open.loaded.dataset;
             let template = revise::revised_template(dataset, &old, &text, &split)?;
@@ -235,10 +263,11 @@ pub fn RevisePanel(
         busy.set(true);
         problem.set(None);
         let meta_prompt = meta.get_untracked().unwrap_or_default();
-        let raw = answer.get_untracked();
+        let draft = review.draft.get_untracked().filter(|d| d.run == run_key);
+        let raw = draft.as_ref().map(|d| d.answer.clone()).unwrap_or_default();
         let before = template_text(&old);
         // The proposal's call, when priced (a proposal written by hand cost nothing).
-        let proposal_cost = meta_cost.get_untracked().unwrap_or(0.0);
+        let proposal_cost = draft.and_then(|d| d.cost_usd).unwrap_or(0.0);
         spawn_local(async move {
             let ids: Vec<String> = prompts.iter().map(|(id, _, _)| id.clone()).collect();
             let asked = prompts.into_iter().map(|(_, tag, p)| (tag, p)).collect();
@@ -327,7 +356,13 @@ pub fn RevisePanel(
                 <label class="stacked" for="revise-proposal">
                     <span>"Revised prompt (edit it as you like)"</span>
                     <textarea id="revise-proposal" rows="10" prop:value=move || proposal.get()
-                        on:input=move |ev| proposal.set(event_target_value(&ev))/>
+                        on:input=move |ev| {
+                            let text = event_target_value(&ev);
+                            let Some(run) = run.get_untracked() else { return };
+                            let kept = review.draft.get_untracked().filter(|d| d.run == run);
+                            missing.set(None);
+                            set_draft(Some(Draft { run, text, ..kept.unwrap_or_default() }));
+                        }/>
                 </label>
                 <details>
                     <summary>"What changes"</summary>
@@ -340,6 +375,18 @@ pub fn RevisePanel(
                     prop:disabled=move || busy.get() || proposal.with(|p| p.trim().is_empty())>
                     "Run the revised judge on the held-out items"
                 </button>
+                {move || missing.get().map(|m| view! {
+                    <div class="warn-box" role="alert" data-testid="revise-warning">
+                        <p>{m.to_string()}</p>
+                        <button type="button" class="secondary" data-testid="revise-run-anyway"
+                            on:click=move |ev| {
+                                confirmed.set(Some(proposal.get_untracked()));
+                                run_revised(ev);
+                            }>
+                            "Send it as it is"
+                        </button>
+                    </div>
+                })}
             </Show>
             {move || history.get().map(|t| view! {
                 <TableView table=t testid="revise-history"/>

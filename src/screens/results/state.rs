@@ -6,7 +6,7 @@ use concord_core::study::workbench::report::CellIntervals;
 use concord_core::study::workbench::review::{
     self, Merged, Order, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
 };
-use concord_core::study::workbench::revise::{Revision, Split};
+use concord_core::study::workbench::revise::{Draft, Revision, Split};
 use concord_core::study::workbench::{JudgedRun, Settings};
 use leptos::prelude::*;
 
@@ -93,6 +93,8 @@ pub struct ReviewState {
     pub meta_template: RwSignal<Option<String>>,
     /// The revisions made, in order.
     pub revisions: RwSignal<Vec<Revision>>,
+    /// The proposal in the editor (kept in this browser as it is typed).
+    pub draft: RwSignal<Option<Draft>>,
 }
 
 impl ReviewState {
@@ -112,6 +114,7 @@ impl ReviewState {
             split: RwSignal::new(None),
             meta_template: RwSignal::new(None),
             revisions: RwSignal::new(Vec::new()),
+            draft: RwSignal::new(None),
         }
     }
 

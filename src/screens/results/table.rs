@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use concord_core::study::workbench::report::{self, parse_failures_table};
 use concord_core::study::workbench::results::{Granularity, Statistic};
-use concord_core::study::workbench::{ResultsTable, ensemble_name, is_jury};
+use concord_core::study::workbench::{ResultsTable, ensemble_name};
 use leptos::prelude::*;
 
 use crate::components::table_view::{ExportButtons, TableView};
@@ -135,7 +135,8 @@ fn Ensembles(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
     let results = use_results();
     let ticked = RwSignal::new(Vec::<String>::new());
     let judges = move || {
-        table.with(|(t, _)| t.methods.iter().filter(|m| !is_jury(m)).cloned().collect::<Vec<_>>())
+        // Only judges are members (not juries, ensembles, probes or human-corrected rows).
+        table.with(|(t, _)| t.judges().map(|m| t.methods[m].clone()).collect::<Vec<_>>())
     };
     let add = move |_| {
         // In the table's order, whatever order they were ticked in.

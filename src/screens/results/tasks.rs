@@ -18,7 +18,7 @@ use crate::state::{JudgeRuns, Workspace};
 use concord_core::study::workbench::review::{
     Order, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
 };
-use concord_core::study::workbench::revise::{Revision, Split};
+use concord_core::study::workbench::revise::{Draft, Revision, Split};
 
 use super::state::{ResultsState, ReviewState};
 use crate::edge::store::{Store, StoreError, StoreName};
@@ -251,6 +251,7 @@ const IMPORTED_PREFIX: &str = "review-imported/";
 const SPLIT_KEY: &str = "review-split";
 const META_KEY: &str = "review-meta-template";
 const REVISIONS_KEY: &str = "review-revisions";
+const DRAFT_KEY: &str = "review-draft";
 
 /// The annotations-store session of `reviewer`'s log on the dataset `scope`
 /// ([`concord_core::study::workbench::review::dataset_scope`]).
@@ -309,8 +310,11 @@ pub async fn load_review(
         .await?
         .and_then(|j| serde_json::from_str::<Vec<Revision>>(&j).ok())
         .unwrap_or_default();
+    let draft =
+        get(scoped(DRAFT_KEY, &scope)).await?.and_then(|j| serde_json::from_str::<Draft>(&j).ok());
     let log = read_review_log(store, &scope, &reviewer).await?;
     let n = log.events().len();
+    review.draft.try_set(draft);
     review.scope.try_set(Some(scope));
     review.split.try_set(split);
     review.meta_template.try_set(meta);
@@ -402,6 +406,23 @@ pub async fn save_revising(
     }
     let json = serde_json::to_string(revisions).unwrap_or_default();
     store.put(StoreName::Settings, &scoped(REVISIONS_KEY, scope), &json).await.map_err(write)
+}
+
+/// Writes the proposal being edited (none: removes it) the moment it changes.
+pub async fn save_draft(
+    store: &Store,
+    scope: &str,
+    draft: Option<&Draft>,
+) -> Result<(), ReviewStoreError> {
+    let write = ReviewStoreError::Write;
+    let key = scoped(DRAFT_KEY, scope);
+    match draft {
+        Some(d) => {
+            let json = serde_json::to_string(d).unwrap_or_default();
+            store.put(StoreName::Settings, &key, &json).await.map_err(write)
+        }
+        None => store.delete(StoreName::Settings, &key).await.map_err(write),
+    }
 }
 
 /// Writes event `seq` of the reviewer's log the moment it is made.

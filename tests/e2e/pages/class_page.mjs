@@ -12,13 +12,7 @@ export class ClassPage {
   /** Makes an exercise from the open workspace and returns its download. */
   async makeExercise({ title, attributes, sample, seed, instructions, hide = true, rate = true, correct, run = false }) {
     const p = this.page;
-    await p.getByLabel('Title', { exact: true }).fill(title);
-    // The tasks: rate attributes (ticked at first), correct a judge (the run's key).
-    const rateBox = p.locator('#task-rate_attributes');
-    if ((await rateBox.isChecked()) !== rate) await rateBox.click();
-    const correctBox = p.locator('#task-correct_judge');
-    if ((await correctBox.isChecked()) !== Boolean(correct)) await correctBox.click();
-    if (correct) await p.getByLabel('Judge run to correct').selectOption(correct);
+    await this.titleAndTasks({ title, rate, correct });
     // Run given judges: the Judge screen's methods.
     const runBox = p.locator('#task-run_judges');
     if ((await runBox.isChecked()) !== run) await runBox.click();
@@ -34,6 +28,34 @@ export class ClassPage {
     ]);
     await p.getByTestId('exercise-saved').waitFor();
     return download;
+  }
+
+  /** The title and the tasks: rate attributes (ticked at first), correct a judge (the run's key). */
+  async titleAndTasks({ title, rate, correct }) {
+    const p = this.page;
+    await p.getByLabel('Title', { exact: true }).fill(title);
+    const rateBox = p.locator('#task-rate_attributes');
+    if ((await rateBox.isChecked()) !== rate) await rateBox.click();
+    const correctBox = p.locator('#task-correct_judge');
+    if ((await correctBox.isChecked()) !== Boolean(correct)) await correctBox.click();
+    if (correct) await p.getByLabel('Judge run to correct').selectOption(correct);
+  }
+
+  /** Ticks tasks and attributes as given and clicks Save without waiting for a download; returns what the panel says: { saved, error, rateError }. */
+  async trySave({ title, rate, correct, attributes = [] }) {
+    const p = this.page;
+    await this.titleAndTasks({ title, rate, correct });
+    for (const box of await p.locator('input[id^="exercise-attr-"]').all()) {
+      const name = (await box.getAttribute('id')).slice('exercise-attr-'.length);
+      if ((await box.isChecked()) !== attributes.includes(name)) await box.click();
+    }
+    await p.getByRole('button', { name: 'Save the exercise' }).click();
+    await p.waitForFunction(() => document.querySelector('[data-testid="exercise-saved"], [data-testid="exercise-make-error"], [data-testid="exercise-rate-error"]'));
+    const text = async (id) => {
+      const el = p.getByTestId(id);
+      return (await el.count()) ? (await el.innerText()).trim() : '';
+    };
+    return { saved: await text('exercise-saved'), error: await text('exercise-make-error'), rateError: await text('exercise-rate-error') };
   }
 
   /** Opens an exercise file (a path) as a student. */

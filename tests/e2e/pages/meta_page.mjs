@@ -98,6 +98,13 @@ export class MetaPage {
     );
   }
 
+  /** The file list's rows as { name, kind } (kind "Needed" for a file the workspace lists but does not have). */
+  async fileKinds() {
+    return this.fileRows.evaluateAll((rows) => rows.map((r) => ({
+      name: r.querySelector('td').innerText.trim(), kind: r.dataset.kind,
+    })));
+  }
+
   /** A table cell by table id and cell key (`gpt-4-1106-preview/accuracy`). */
   cell(table, key) {
     return this.page.locator(`table[data-table="${table}"] td[data-cell="${key}"]`);

@@ -1,5 +1,6 @@
 // Page object for the Results screen's "Review and correct" panel.
 import { readFileSync } from 'node:fs';
+import { waitSavedAs } from './workbench_pages.mjs';
 
 export class ReviewPage {
   constructor(page) {
@@ -63,6 +64,48 @@ export class ReviewPage {
       return { run: cells[0], label: cells[1], cells: cells.slice(2) };
     }));
   }
+  /** Opens the demo bundle (two judges of 15 items, coherence and fluency on 1–5) on Results, once the saved workspace is restored. */
+  async openDemoBundle(url) {
+    await this.page.goto(`${url}?bundle=demo/example-bundle.json&screen=results`);
+    await this.page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await this.page.getByTestId('results-table').waitFor({ timeout: 60_000 });
+    await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
+    // Opened to the end (it shows Results once more when done) and saved as a workspace of
+    // its own.
+    await waitSavedAs(this.page, 'example-bundle');
+    // The link is followed to the end: the bundle dropped from the address, its view shown.
+    await this.page.waitForFunction(() => !location.search.includes('bundle='), null, { timeout: 30_000 });
+    await this.page.getByTestId('results-table').waitFor();
+  }
+  /** What the panel says went wrong ('' when nothing). */
+  async error() {
+    const box = this.page.getByTestId('review-error');
+    return (await box.count()) ? (await box.innerText()).trim() : '';
+  }
+  /** How many actions the panel says are saved ("All N actions saved"), or null while saving. */
+  async savedCount() {
+    const m = /^All (\d+) actions? saved/.exec((await this.saved.innerText()).trim());
+    return m ? Number(m[1]) : null;
+  }
+  /** Waits until more than `n` actions are saved (timer events included). */
+  async waitSavedMoreThan(n, timeout = 30_000) {
+    await this.page.waitForFunction((k) => {
+      const m = /^All (\d+) actions? saved/.exec(document.querySelector('[data-testid="review-saved"]')?.innerText ?? '');
+      return m && Number(m[1]) > k;
+    }, n, { timeout });
+  }
+  /** The seconds the item's timer shows. */
+  async timerSeconds() {
+    return Number(/(\d+) s/.exec(await this.page.getByTestId('review-timer').innerText())[1]);
+  }
+  /** Imports reviewers' files (paths). */
+  async importFiles(paths) {
+    await this.page.getByLabel("Import reviewers' files").setInputFiles(paths);
+  }
+  /** The notes under the review table. */
+  async tableNotes() {
+    return this.page.locator('figure:has(table[data-table="concord-review"]) .table-notes p').allInnerTexts();
+  }
   /** The text of the review table's export in `format`. */
   async exportTable(format = 'CSV') {
     const [download] = await Promise.all([
@@ -97,6 +140,19 @@ export class RevisePage {
   }
   async propose(text) {
     await this.page.getByLabel('Revised prompt (edit it as you like)').fill(text);
+  }
+  /** The proposal in the editor. */
+  async proposal() {
+    return this.page.getByLabel('Revised prompt (edit it as you like)').inputValue();
+  }
+  /** Clicks Run without waiting for anything (a warning may stop it). */
+  async clickRun() {
+    await this.page.getByTestId('revise-run').click();
+  }
+  /** The warning shown before a prompt that hides the item's texts is sent ('' when none). */
+  async warning() {
+    const box = this.page.getByTestId('revise-warning');
+    return (await box.count()) ? (await box.innerText()).trim() : '';
   }
   /** Runs the revised judge and waits for revision `number`'s row in the history. */
   async run(number) {

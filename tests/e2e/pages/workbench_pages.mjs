@@ -109,6 +109,37 @@ export class ResultsPage {
     await this.table.waitFor();
     return this.table.locator('thead th.sub').allInnerTexts();
   }
+  /** The methods of the table's rows, in order. */
+  async rowLabels() {
+    await this.table.waitFor();
+    return this.rows.locator('th').allInnerTexts();
+  }
+  /** The notes under the results table. */
+  async notes() {
+    return this.page.locator('figure:has([data-testid="results-table"]) .table-notes p').allInnerTexts();
+  }
+  /** Shows the juries as rows (or hides them). */
+  async setJuries(on) {
+    const box = this.page.getByTestId('juries');
+    if ((await box.isChecked()) !== on) await box.click();
+  }
+  /** The agreement table's rows as { rater, kind } (Results → Agreement with your ratings). */
+  async agreementKinds() {
+    const table = this.page.locator('[data-testid="agreement-table"]').first();
+    await table.waitFor();
+    return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => ({
+      rater: r.querySelector('th').innerText.trim(), kind: r.querySelector('td').innerText.trim(),
+    })));
+  }
+  /** Computes the judge audit and waits for its first table. */
+  async computeAudit() {
+    await this.page.getByTestId('audit-compute').click();
+    await this.page.locator('table[data-table="audit-judges"]').waitFor({ timeout: 60_000 });
+  }
+  /** Whether the judge audit's tables are shown. */
+  async auditShown() {
+    return (await this.page.locator('table[data-table="audit-judges"]').count()) > 0;
+  }
   async boldCount() { return this.page.locator('[data-testid="results-table"] td.sig').count(); }
   async exportBundle() {
     const [download] = await Promise.all([
@@ -189,5 +220,81 @@ export class ResultsPage {
   async openCell(index) {
     await this.page.locator('[data-testid="results-table"] td button').nth(index).click();
     await this.page.getByTestId('cell-panel').waitFor();
+  }
+}
+
+/** "Rate it yourself": rates every item in order with the keyboard. */
+export class RatePage {
+  constructor(page) { this.page = page; }
+  async rateAll(name, scores) {
+    const p = this.page;
+    await p.getByRole('tab', { name: 'Rate it yourself' }).click();
+    await p.getByLabel('Your name').fill(name);
+    await p.getByRole('button', { name: 'Start rating' }).click();
+    const card = p.getByTestId('rate-card');
+    await card.focus();
+    for (const [i, s] of scores.entries()) {
+      await card.getByRole('heading', { name: new RegExp(`^Item ${i + 1} of ${scores.length} · ${i} rated`) }).waitFor();
+      await card.press(String(s));
+    }
+    await card.getByRole('heading', { name: new RegExp(`${scores.length} rated$`) }).waitFor();
+  }
+}
+
+/** How many times the open workspace was saved since the page loaded. */
+export function workspaceSaves(page) {
+  return page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
+}
+
+/** Waits until the workspace was saved more than `n` times since the page loaded. */
+export async function waitWorkspaceSaved(page, n, timeout = 30_000) {
+  await page.waitForFunction((k) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > k, n, { timeout });
+}
+
+/** Waits until this browser's open workspace is saved under `name` (a bundle opened as a new workspace is saved once it is in). */
+export async function waitSavedAs(page, name, timeout = 30_000) {
+  await page.waitForFunction(async (want) => {
+    const db = await new Promise((ok, err) => { const r = indexedDB.open('concord'); r.onsuccess = () => ok(r.result); r.onerror = err; });
+    const text = await new Promise((ok) => { const q = db.transaction('settings').objectStore('settings').get('workspaces'); q.onsuccess = () => ok(q.result); q.onerror = () => ok(null); });
+    db.close();
+    const index = text ? JSON.parse(text) : null;
+    return index?.entries?.some((e) => e.id === index.current && e.name === want);
+  }, name, { timeout, polling: 250 });
+}
+
+/** Reloads the page and waits until the saved workspace is restored. */
+export async function reloadRestored(page) {
+  await page.reload();
+  await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+}
+
+/** The app's screens (its tab list "Screens"), opened as a user would. */
+export class Screens {
+  constructor(page) {
+    this.page = page;
+    this.all = ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class'];
+  }
+  tab(name) {
+    return this.page.getByRole('tablist', { name: 'Screens' }).getByRole('tab', { name, exact: true });
+  }
+  /** Opens screen `name` and waits until it is shown (its chunk, when split, fetched). */
+  async open(name) {
+    await this.tab(name).click();
+    await this.page.getByRole('tablist', { name: 'Screens' }).getByRole('tab', { name, exact: true, selected: true }).waitFor();
+    await this.page.getByTestId('screen-loading').waitFor({ state: 'detached', timeout: 60_000 });
+  }
+  /** Lets the page run what a change of screen started (effects, tasks after an await). */
+  async settle() {
+    await this.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 250)))));
+  }
+  /** Opens each screen of `from`, then every other screen from it. */
+  async walk(from = this.all) {
+    for (const first of from) {
+      for (const other of this.all.filter((s) => s !== first)) {
+        await this.open(first);
+        await this.open(other);
+      }
+    }
+    await this.settle();
   }
 }

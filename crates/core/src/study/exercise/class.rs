@@ -987,13 +987,19 @@ fn correct_tables(
         Column::number("Flagged by").described("students who flagged the item"),
     ];
     let mut rows: Vec<(usize, usize, Row)> = Vec::new();
+    // A change off the scale counts in no number (`review::counted_verdict`).
+    let scale = review::run_attribute(dataset, &setup.run).map(|a| a.scale);
     for (i, item) in dataset.items.iter().enumerate() {
         let verdicts: Vec<&review::Verdict> =
             students.iter().filter_map(|s| s.review.as_ref()?.verdict(&item.id)).collect();
         let new: Vec<f64> = verdicts
             .iter()
             .filter_map(|v| match v {
-                review::Verdict::Change { rating } => Some(*rating),
+                review::Verdict::Change { rating }
+                    if scale.as_ref().is_none_or(|s| review::on_scale(s, *rating)) =>
+                {
+                    Some(*rating)
+                }
                 _ => None,
             })
             .collect();

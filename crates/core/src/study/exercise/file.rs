@@ -270,6 +270,16 @@ pub enum ExerciseError {
         "the Judge screen has no method that judges an attribute of the open dataset: add methods on the Judge screen first"
     )]
     NoMethodToRun,
+    #[error(
+        "“Rate attributes” is ticked but no attribute is: tick the attributes the students rate, or untick the task"
+    )]
+    NoAttributeTicked,
+}
+
+/// Checks the teacher's "Rate attributes" task before an exercise is built: ticked with no
+/// attribute ticked is refused (it would be dropped silently when another task is ticked).
+pub fn check_rate_task(rate: bool, attributes: &[String]) -> Result<(), ExerciseError> {
+    if rate && attributes.is_empty() { Err(ExerciseError::NoAttributeTicked) } else { Ok(()) }
 }
 
 fn hex(bytes: &[u8]) -> String {

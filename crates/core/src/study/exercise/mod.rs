@@ -23,5 +23,5 @@ pub mod scrutiny;
 pub mod submission;
 
 pub use class::{ClassReport, class_report};
-pub use file::{Exercise, ExerciseError, ExerciseSpec, Task};
+pub use file::{Exercise, ExerciseError, ExerciseSpec, Task, check_rate_task};
 pub use submission::{Submission, SubmissionError};

@@ -22,7 +22,7 @@ use crate::stats::{
 };
 
 use super::probe::{Variant, variant_of};
-use super::results::ResultsTable;
+use super::results::{ResultsTable, RunKind};
 use crate::bundle::Settings;
 use crate::study::corrected::{self, percent, undefined_note};
 
@@ -153,8 +153,8 @@ pub struct Audit {
     next: usize,
     pairs: Vec<PairWork>,
     juries: Vec<JuryResult>,
-    /// The ensemble rows of the table, by name.
-    ensembles: Vec<String>,
+    /// The ensemble rows of the table: (name, members).
+    ensembles: Vec<(String, Vec<String>)>,
     corrected: Vec<Corrected>,
     /// Each item's output length in words.
     words: Vec<f64>,
@@ -205,20 +205,17 @@ impl Audit {
                     }
                 }
             }
-            // Juries and probe runs are not judges of the dataset's outputs.
+            // Only judges: juries, ensembles, probe runs and human-corrected rows are not judges
+            // of the dataset's outputs.
             let judges: Vec<(String, Vec<Option<f64>>)> = table
-                .methods
-                .iter()
-                .enumerate()
-                .filter(|(_, method)| {
-                    !super::results::is_jury(method) && variant_of(method).is_none()
-                })
-                .filter_map(|(m, method)| {
-                    Some((method.clone(), table.cell(m, a)?.scores.scores.clone()))
+                .judges()
+                .filter_map(|m| {
+                    Some((table.methods[m].clone(), table.cell(m, a)?.scores.scores.clone()))
                 })
                 .collect();
             for (m, method) in table.methods.iter().enumerate() {
-                let (Some((base, variant)), Some(cell)) = (variant_of(method), table.cell(m, a))
+                let (RunKind::Probe { .. }, Some((base, variant)), Some(cell)) =
+                    (table.kind(m), variant_of(method), table.cell(m, a))
                 else {
                     continue;
                 };
@@ -260,8 +257,11 @@ impl Audit {
             ensembles: table
                 .methods
                 .iter()
-                .filter(|m| super::results::ensemble_members(m).is_some())
-                .cloned()
+                .zip(&table.kinds)
+                .filter_map(|(name, kind)| match kind {
+                    RunKind::Ensemble { members } => Some((name.clone(), members.clone())),
+                    _ => None,
+                })
                 .collect(),
             corrected: Vec::new(),
         };
@@ -390,13 +390,12 @@ impl Audit {
     }
 
     fn ensemble(&mut self, a: usize, e: usize) {
-        let Some(name) = self.ensembles.get(e).cloned() else { return };
-        let Some(names) = super::results::ensemble_members(&name) else { return };
+        let Some((name, names)) = self.ensembles.get(e).cloned() else { return };
         let judges = &self.attributes[a].judges;
         let members: Vec<usize> = judges
             .iter()
             .enumerate()
-            .filter(|(_, (j, _))| names.contains(&j.as_str()))
+            .filter(|(_, (j, _))| names.contains(j))
             .map(|(m, _)| m)
             .collect();
         if members.len() >= 2 {

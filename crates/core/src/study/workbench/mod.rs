@@ -40,8 +40,8 @@ pub use crate::bundle::{Bundle, BundleError, ExtraRater, Settings};
 pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN, JURY_MEDIAN,
-    JudgedRun, RaterKind, ResultsTable, Scored, Statistic, agreement, assemble, bootstrap_interval,
-    collect, combined, compute, ensemble_members, ensemble_name, is_jury, score, score_run,
+    JudgedRun, RaterKind, ResultsTable, RunKind, Scored, Statistic, agreement, assemble,
+    bootstrap_interval, collect, combined, compute, ensemble_name, run_kind, score, score_run,
     tabulate, with_ensembles, with_juries,
 };
 pub use steps::{StepsError, StepsSource, WrittenSteps};

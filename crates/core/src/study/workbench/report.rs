@@ -228,15 +228,15 @@ pub fn results_table(
             settings.seed
         ));
     }
-    if table.methods.iter().any(|m| m == results::JURY_MEAN || m == results::JURY_MEDIAN) {
-        let members: Vec<&str> =
-            table.methods.iter().filter(|m| !results::is_jury(m)).map(String::as_str).collect();
+    if table.kinds.iter().any(|k| matches!(k, results::RunKind::Jury { .. })) {
+        // Only judges are members (not ensembles, probes or human-corrected rows).
+        let members: Vec<&str> = table.judges().map(|m| table.methods[m].as_str()).collect();
         out.notes.push(format!(
             "Juries: on each attribute, an item's score is the mean (median) of the methods that scored it ({}); the judge audit tests each jury against each member.",
             members.join(", ")
         ));
     }
-    if table.methods.iter().any(|m| results::ensemble_members(m).is_some()) {
+    if table.kinds.iter().any(|k| matches!(k, results::RunKind::Ensemble { .. })) {
         out.notes.push("Ensembles: an item's score is the mean of the named methods' scores (of those that scored it); the judge audit tests each ensemble against its members.".to_owned());
     }
     for e in &table.errors {
@@ -420,9 +420,11 @@ pub fn agreement_tables(
                 .map(|r| (r.name.clone(), RaterKind::Student, r.aligned(dataset)))
                 .collect();
             if let Some(a) = table.attributes.iter().position(|x| x == attribute) {
+                // Each row says what it is: only judges are listed as "judge".
                 for (m, method) in table.methods.iter().enumerate() {
                     if let Some(c) = table.cell(m, a) {
-                        others.push((method.clone(), RaterKind::Judge, c.scores.scores.clone()));
+                        let kind = RaterKind::of(table.kind(m));
+                        others.push((method.clone(), kind, c.scores.scores.clone()));
                     }
                 }
             }
@@ -444,11 +446,7 @@ pub fn agreement_tables(
                 TableColumn::number("α with the dataset's raters"),
             ];
             for r in agreement.rows {
-                let kind = match r.kind {
-                    RaterKind::Human => "human",
-                    RaterKind::Student => "student",
-                    RaterKind::Judge => "judge",
-                };
+                let kind = r.kind.label();
                 out.rows.push(TableRow::new(
                     r.name,
                     vec![

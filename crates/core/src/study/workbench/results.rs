@@ -319,11 +319,64 @@ impl Cell {
     }
 }
 
+/// What a row of the results table is. Every consumer that wants judges (juries, ensembles,
+/// the judge audit, agreement lists, exercises) asks the row's kind, never its name: a method
+/// may be called anything, `jury (mean)` or `x + review` included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunKind {
+    /// A judge's own ratings of the dataset's outputs: a run made here or imported.
+    Judge,
+    /// A length-probe variant of judge `judge`: it rated changed outputs, not the dataset's.
+    Probe { judge: String },
+    /// The mean or median of the judges that scored each item.
+    Jury { median: bool },
+    /// The mean of the named judges that scored each item.
+    Ensemble { members: Vec<String> },
+    /// Judge `judge`'s ratings with a human review's changes applied.
+    HumanCorrected { judge: String },
+}
+
+impl RunKind {
+    /// A judge's own ratings: what juries, ensembles, the audit's judges and "judge" lists take.
+    pub fn is_judge(&self) -> bool {
+        *self == RunKind::Judge
+    }
+
+    /// A combination of judges (a jury or an ensemble).
+    pub fn is_combination(&self) -> bool {
+        matches!(self, RunKind::Jury { .. } | RunKind::Ensemble { .. })
+    }
+
+    /// What a table says the row is: `judge`, `probe`, `jury`, `ensemble`, `human-corrected`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RunKind::Judge => "judge",
+            RunKind::Probe { .. } => "probe",
+            RunKind::Jury { .. } => "jury",
+            RunKind::Ensemble { .. } => "ensemble",
+            RunKind::HumanCorrected { .. } => "human-corrected",
+        }
+    }
+}
+
+/// The kind of a run read from a file or made here: a judge, or a length-probe variant of one
+/// (its method `<judge> [<variant>]`, as the length probe names the runs it makes — also
+/// when they come back in a bundle or a file).
+pub fn run_kind(run: &JudgedRun) -> RunKind {
+    match super::probe::variant_of(&run.method) {
+        Some((judge, _)) => RunKind::Probe { judge: judge.to_owned() },
+        None => RunKind::Judge,
+    }
+}
+
 /// Methods × attributes. `cells[m][a]` is `None` when that method has no run for the
 /// attribute, or the run could not be scored (see `errors`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultsTable {
     pub methods: Vec<String>,
+    /// What each method's row is, parallel to `methods`.
+    pub kinds: Vec<RunKind>,
     pub attributes: Vec<String>,
     pub baseline: Option<String>,
     pub cells: Vec<Vec<Option<Cell>>>,
@@ -334,6 +387,16 @@ impl ResultsTable {
     pub fn cell(&self, method: usize, attribute: usize) -> Option<&Cell> {
         self.cells.get(method)?.get(attribute)?.as_ref()
     }
+
+    /// What row `method` is (a judge when not said).
+    pub fn kind(&self, method: usize) -> &RunKind {
+        self.kinds.get(method).unwrap_or(&RunKind::Judge)
+    }
+
+    /// The indices of the judges' own rows.
+    pub fn judges(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.methods.len()).filter(|&m| self.kind(m).is_judge())
+    }
 }
 
 /// Every run read into per-item scores: the expensive half of [`compute`] (every sample
@@ -342,6 +405,8 @@ impl ResultsTable {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scored {
     pub methods: Vec<String>,
+    /// What each method's row is, parallel to `methods`.
+    pub kinds: Vec<RunKind>,
     pub attributes: Vec<String>,
     /// `scores[m][a]`: the run of method `m` on attribute `a`, read.
     pub scores: Vec<Vec<Option<JudgeScores>>>,
@@ -372,10 +437,12 @@ pub fn assemble(
     mut read: impl FnMut(usize) -> Option<Result<JudgeScores, TableError>>,
 ) -> Scored {
     let mut methods: Vec<String> = Vec::new();
+    let mut kinds: Vec<RunKind> = Vec::new();
     let mut attributes: Vec<String> = Vec::new();
     for r in runs {
         if !methods.contains(&r.method) {
             methods.push(r.method.clone());
+            kinds.push(run_kind(r));
         }
         if !attributes.contains(&r.attribute) {
             attributes.push(r.attribute.clone());
@@ -397,7 +464,21 @@ pub fn assemble(
             Some(Err(e)) => errors.push(e.to_string()),
         }
     }
-    Scored { methods, attributes, scores, errors }
+    Scored { methods, kinds, attributes, scores, errors }
+}
+
+impl Scored {
+    /// What row `method` is (a judge when not said).
+    pub fn kind(&self, method: usize) -> &RunKind {
+        self.kinds.get(method).unwrap_or(&RunKind::Judge)
+    }
+
+    /// Adds a row.
+    pub fn push(&mut self, name: String, kind: RunKind, row: Vec<Option<JudgeScores>>) {
+        self.methods.push(name);
+        self.kinds.push(kind);
+        self.scores.push(row);
+    }
 }
 
 /// Reads every run of `runs` into per-item scores: [`assemble`] of [`score_run`].
@@ -408,7 +489,7 @@ pub fn score(dataset: &Dataset, runs: &[JudgedRun]) -> Scored {
 /// The methods × attributes table from read scores: every correlation at both levels, and
 /// Williams' test of each method against `baseline` (a method name; no marks when `None`).
 pub fn tabulate(dataset: &Dataset, scored: &Scored, baseline: Option<&str>) -> ResultsTable {
-    let Scored { methods, attributes, scores, errors } = scored;
+    let Scored { methods, kinds, attributes, scores, errors } = scored;
     let mut errors = errors.clone();
     let base = baseline.and_then(|b| methods.iter().position(|m| m == b));
     let mut cells = vec![vec![None; attributes.len()]; methods.len()];
@@ -428,6 +509,9 @@ pub fn tabulate(dataset: &Dataset, scored: &Scored, baseline: Option<&str>) -> R
     let baseline = base.map(|b| methods[b].clone());
     ResultsTable {
         methods: methods.clone(),
+        kinds: (0..methods.len())
+            .map(|m| kinds.get(m).cloned().unwrap_or(RunKind::Judge))
+            .collect(),
         attributes: attributes.clone(),
         baseline,
         cells,
@@ -439,12 +523,6 @@ pub fn tabulate(dataset: &Dataset, scored: &Scored, baseline: Option<&str>) -> R
 pub const JURY_MEAN: &str = "jury (mean)";
 /// The row name of the median jury.
 pub const JURY_MEDIAN: &str = "jury (median)";
-
-/// Whether `method` is a jury row of [`with_juries`] or an ensemble of [`with_ensembles`]:
-/// a combination of other rows, not a judge of its own.
-pub fn is_jury(method: &str) -> bool {
-    method == JURY_MEAN || method == JURY_MEDIAN || ensemble_members(method).is_some()
-}
 
 /// `scored` with the combinations `settings` asks for: its ensembles, then (when shown) the
 /// juries — of the judges only.
@@ -463,13 +541,6 @@ pub fn ensemble_name<S: AsRef<str>>(members: &[S]) -> String {
     format!("{ENSEMBLE_PREFIX}{}", names.join(ENSEMBLE_JOIN))
 }
 
-/// The members of an ensemble row, or `None` when `method` is not one.
-pub fn ensemble_members(method: &str) -> Option<Vec<&str>> {
-    let rest = method.strip_prefix(ENSEMBLE_PREFIX)?;
-    let members: Vec<&str> = rest.split(ENSEMBLE_JOIN).collect();
-    (members.len() >= 2).then_some(members)
-}
-
 /// `scored` with one more method per ensemble in `ensembles` (each a list of two or more
 /// method names, seed 002's suggestion of combining e.g. rate-explain and analyze-rate): on
 /// each attribute where at least two of its members scored items, an item's ensemble score is
@@ -480,9 +551,12 @@ pub fn with_ensembles(scored: &Scored, ensembles: &[Vec<String>]) -> Scored {
     let mut out = scored.clone();
     for members in ensembles {
         let name = ensemble_name(members);
+        // Only judges are members: a jury, an ensemble or a corrected row is not.
         let Some(found) = members
             .iter()
-            .map(|m| scored.methods.iter().position(|x| x == m))
+            .map(|m| {
+                scored.methods.iter().position(|x| x == m).filter(|&i| scored.kind(i).is_judge())
+            })
             .collect::<Option<Vec<usize>>>()
         else {
             continue;
@@ -490,7 +564,8 @@ pub fn with_ensembles(scored: &Scored, ensembles: &[Vec<String>]) -> Scored {
         if found.len() < 2 || out.methods.contains(&name) {
             continue;
         }
-        push_combination(&mut out, scored, name, &found, crate::stats::JuryRule::Mean);
+        let kind = RunKind::Ensemble { members: members.clone() };
+        push_combination(&mut out, scored, name, kind, &found, crate::stats::JuryRule::Mean);
     }
     out
 }
@@ -502,6 +577,7 @@ fn push_combination(
     out: &mut Scored,
     scored: &Scored,
     name: String,
+    kind: RunKind,
     members: &[usize],
     rule: crate::stats::JuryRule,
 ) {
@@ -524,8 +600,7 @@ fn push_combination(
         })
         .collect();
     if row.iter().any(Option::is_some) {
-        out.methods.push(name);
-        out.scores.push(row);
+        out.push(name, kind, row);
     }
 }
 
@@ -535,19 +610,18 @@ fn push_combination(
 /// against the baseline, intervals, plots. Runs named like a jury are left as they are.
 pub fn with_juries(scored: &Scored) -> Scored {
     let mut out = scored.clone();
-    // Probe runs judged other texts: they are not members.
-    let members: Vec<usize> = (0..scored.methods.len())
-        .filter(|&m| {
-            !is_jury(&scored.methods[m]) && super::probe::variant_of(&scored.methods[m]).is_none()
-        })
-        .collect();
+    // Only judges are members: probe runs judged other texts, and combinations and corrected
+    // rows are not judges of their own.
+    let members: Vec<usize> =
+        (0..scored.methods.len()).filter(|&m| scored.kind(m).is_judge()).collect();
     for (name, rule) in
         [(JURY_MEAN, crate::stats::JuryRule::Mean), (JURY_MEDIAN, crate::stats::JuryRule::Median)]
     {
         if scored.methods.iter().any(|m| m == name) {
             continue;
         }
-        push_combination(&mut out, scored, name.to_owned(), &members, rule);
+        let kind = RunKind::Jury { median: rule == crate::stats::JuryRule::Median };
+        push_combination(&mut out, scored, name.to_owned(), kind, &members, rule);
     }
     out
 }
@@ -647,7 +721,42 @@ pub enum RaterKind {
     Human,
     /// Someone who rated in Concord ("Rate it yourself").
     Student,
+    /// A judge's own ratings ([`RunKind::Judge`]).
     Judge,
+    /// A length-probe variant of a judge.
+    Probe,
+    /// A jury of judges.
+    Jury,
+    /// An ensemble of judges.
+    Ensemble,
+    /// A judge's ratings corrected by human review.
+    HumanCorrected,
+}
+
+impl RaterKind {
+    /// The rater kind of a results-table row of `kind`.
+    pub fn of(kind: &RunKind) -> RaterKind {
+        match kind {
+            RunKind::Judge => RaterKind::Judge,
+            RunKind::Probe { .. } => RaterKind::Probe,
+            RunKind::Jury { .. } => RaterKind::Jury,
+            RunKind::Ensemble { .. } => RaterKind::Ensemble,
+            RunKind::HumanCorrected { .. } => RaterKind::HumanCorrected,
+        }
+    }
+
+    /// What the agreement table's Kind column says.
+    pub fn label(self) -> &'static str {
+        match self {
+            RaterKind::Human => "human",
+            RaterKind::Student => "student",
+            RaterKind::Judge => "judge",
+            RaterKind::Probe => "probe",
+            RaterKind::Jury => "jury",
+            RaterKind::Ensemble => "ensemble",
+            RaterKind::HumanCorrected => "human-corrected",
+        }
+    }
 }
 
 /// One rater's agreement with the human aggregate and with the human raters.
@@ -791,19 +900,19 @@ pub fn cost_quality(
                 .collect();
             let quality =
                 (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
-            // A jury's calls are its members': every run of the attributes it covers; an
-            // ensemble's, its members' runs.
-            let ensemble = ensemble_members(method);
-            let jury = is_jury(method);
+            // A jury's calls are its members': every judge's run of the attributes it covers;
+            // an ensemble's, its members' runs; a corrected row's, its judge's.
             let (input_tokens, output_tokens) = runs
                 .iter()
-                .filter(|r| match &ensemble {
-                    Some(members) => {
-                        members.contains(&r.method.as_str())
-                            && table.attributes.contains(&r.attribute)
+                .filter(|r| match table.kind(m) {
+                    RunKind::Ensemble { members } => {
+                        members.contains(&r.method) && table.attributes.contains(&r.attribute)
                     }
-                    None if jury => !is_jury(&r.method) && table.attributes.contains(&r.attribute),
-                    None => r.method == *method,
+                    RunKind::Jury { .. } => {
+                        run_kind(r).is_judge() && table.attributes.contains(&r.attribute)
+                    }
+                    RunKind::HumanCorrected { judge } => r.method == *judge,
+                    RunKind::Judge | RunKind::Probe { .. } => r.method == *method,
                 })
                 .map(|r| estimated_tokens(r, samples_per_call))
                 .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::{Dataset, join};
+use crate::data::{Attribute, Dataset, Scale, ScaleKind, join};
 use crate::report::{Cell, Column, Row as TableRow, Table};
 use crate::stats::{self, KrippendorffLevel};
 
@@ -97,6 +97,12 @@ pub enum ReviewError {
     /// A changed rating that is not a number.
     #[error("the new rating {rating} is not a number; type a rating on the attribute's scale")]
     NotFinite { rating: f64 },
+    /// A changed rating outside the attribute's scale (a key like 0 or 9 on a 1–5 scale).
+    #[error(
+        "{} is not on {attribute}'s scale ({}–{}); type a rating from {} to {}",
+        format_rating(*rating), format_rating(*min), format_rating(*max), format_rating(*min), format_rating(*max)
+    )]
+    OutOfScale { rating: f64, attribute: String, min: f64, max: f64 },
     /// A flag without a note.
     #[error("a flag needs a note saying what is wrong; type one")]
     EmptyNote,
@@ -153,6 +159,59 @@ pub fn validate(event: &ReviewEvent) -> Result<(), ReviewError> {
     }
 }
 
+/// Whether `rating` is a rating on `scale`: within its bounds and, on a Likert or binary
+/// scale, a whole number.
+pub fn on_scale(scale: &Scale, rating: f64) -> bool {
+    let whole = match scale.kind {
+        ScaleKind::Likert | ScaleKind::Binary => rating.fract() == 0.0,
+        ScaleKind::Continuous => true,
+    };
+    rating.is_finite() && rating >= scale.min && rating <= scale.max && whole
+}
+
+/// The attribute a run key (`method / attribute`, [`run_key_of`]) rates in `dataset`: the
+/// longest attribute name the key ends with.
+pub fn run_attribute<'a>(dataset: &'a Dataset, run: &str) -> Option<&'a Attribute> {
+    dataset
+        .attributes
+        .iter()
+        .filter(|a| run.strip_suffix(a.name.as_str()).is_some_and(|m| m.ends_with(" / ")))
+        .max_by_key(|a| a.name.len())
+}
+
+/// Checks a new rating for `run`'s attribute before it is recorded: refused when it is off
+/// the attribute's scale ([`on_scale`]), said with the scale. A run of an attribute the
+/// dataset lacks is checked for a finite number only.
+pub fn check_change(dataset: &Dataset, run: &str, rating: f64) -> Result<(), ReviewError> {
+    if !rating.is_finite() {
+        return Err(ReviewError::NotFinite { rating });
+    }
+    match run_attribute(dataset, run) {
+        Some(a) if !on_scale(&a.scale, rating) => Err(ReviewError::OutOfScale {
+            rating,
+            attribute: a.name.clone(),
+            min: a.scale.min,
+            max: a.scale.max,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The decision on `item` of `run` that counts in numbers: a change off the attribute's scale
+/// (from a log written before ratings were checked, or a file made by hand) counts as no
+/// decision, so it can never enter a correlation or a mean.
+pub fn counted_verdict<'a>(
+    reviews: &'a Reviews,
+    scale: Option<&Scale>,
+    run: &str,
+    item: &str,
+) -> Option<&'a Verdict> {
+    match reviews.verdict(run, item) {
+        Some(Verdict::Change { rating }) if scale.is_some_and(|s| !on_scale(s, *rating)) => None,
+        v => v,
+    }
+}
+
 /// What a log replays to: the decision on each (run, item) and the time spent on it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reviews {
@@ -173,11 +232,10 @@ impl Reviews {
         self.time_ms.get(&(run.to_owned(), item.to_owned())).copied().unwrap_or(0)
     }
 
-    /// Runs that have a decision or time, in key order.
+    /// Runs with at least one decision (accept, change, flag), in key order. Time spent is
+    /// not a decision: a run someone only looked at is not reviewed.
     pub fn runs(&self) -> Vec<String> {
-        let mut out: Vec<String> =
-            self.verdicts.keys().chain(self.time_ms.keys()).map(|(r, _)| r.clone()).collect();
-        out.sort();
+        let mut out: Vec<String> = self.verdicts.keys().map(|(r, _)| r.clone()).collect();
         out.dedup();
         out
     }
@@ -599,6 +657,8 @@ pub struct Correction {
     /// Mean |new − judge| over the reviewed items (accepted and flagged count as 0); `None`
     /// when nothing was reviewed.
     pub mean_abs_change: Option<f64>,
+    /// Changes off the attribute's scale, left out of every number ([`counted_verdict`]).
+    pub off_scale: usize,
     /// Minutes of review on this run's items.
     pub minutes: f64,
     /// The judge's ratings against the humans.
@@ -615,17 +675,19 @@ impl Correction {
 
 /// The judge's ratings with the reviewers' changes applied: parallel to `judge` (the run's
 /// item-aligned scores over `dataset`); a changed item takes the reviewer's rating.
+/// A change off the attribute's scale is not applied ([`counted_verdict`]).
 pub fn corrected(
     dataset: &Dataset,
     run: &str,
     judge: &[Option<f64>],
     reviews: &Reviews,
 ) -> Vec<Option<f64>> {
+    let scale = run_attribute(dataset, run).map(|a| a.scale);
     dataset
         .items
         .iter()
         .zip(judge)
-        .map(|(item, j)| match reviews.verdict(run, &item.id) {
+        .map(|(item, j)| match counted_verdict(reviews, scale.as_ref(), run, &item.id) {
             Some(Verdict::Change { rating }) if j.is_some() => Some(*rating),
             _ => *j,
         })
@@ -657,7 +719,8 @@ pub fn measure_against(
     resampling: Resampling,
 ) -> Correction {
     let after = corrected(dataset, run, judge, reviews);
-    let (mut accepted, mut changed, mut flagged) = (0, 0, 0);
+    let scale = run_attribute(dataset, run).map(|a| a.scale);
+    let (mut accepted, mut changed, mut flagged, mut off_scale) = (0, 0, 0, 0);
     let mut change_sum = 0.0;
     let mut ms: u64 = 0;
     let mut items = 0;
@@ -665,7 +728,11 @@ pub fn measure_against(
         let Some(j) = j else { continue };
         items += 1;
         ms = ms.saturating_add(reviews.ms_on(run, &item.id));
-        match reviews.verdict(run, &item.id) {
+        let counted = counted_verdict(reviews, scale.as_ref(), run, &item.id);
+        if counted.is_none() && reviews.verdict(run, &item.id).is_some() {
+            off_scale += 1;
+        }
+        match counted {
             Some(Verdict::Accept) => accepted += 1,
             Some(Verdict::Change { .. }) => {
                 changed += 1;
@@ -683,6 +750,7 @@ pub fn measure_against(
         changed,
         flagged,
         mean_abs_change: (reviewed > 0).then(|| change_sum / reviewed as f64),
+        off_scale,
         minutes: ms as f64 / 60_000.0,
         before: agreement(human, judge, resampling),
         after: agreement(human, &after, resampling),
@@ -753,6 +821,17 @@ pub fn review_table(corrections: &[Correction], resampling: Resampling) -> Table
             cells.push(if review { Cell::number(Some(c.minutes), 1) } else { not_here() });
             out.rows.push(TableRow::new(c.run.clone(), cells));
         }
+    }
+    for c in corrections.iter().filter(|c| c.off_scale > 0) {
+        let (what, verb) = if c.off_scale == 1 {
+            ("1 change".to_owned(), "That item is")
+        } else {
+            (format!("{} changes", c.off_scale), "Those items are")
+        };
+        out.notes.push(format!(
+            "{}: {what} left out of every number: off the attribute's scale (typed before ratings were checked, or in a file made by hand). {verb} counted as not reviewed; decide again on the scale.",
+            c.run,
+        ));
     }
     out.notes.push(format!(
         "\"judge + review\" replaces each changed rating by the reviewer's; accepted and flagged items keep the judge's. Counts are of the items the judge rated (a decision on an item without a judge rating is kept but not counted); shares are of the reviewed items. {}",
@@ -871,7 +950,7 @@ pub const KEY_HELP: [(&str, &str); 6] = [
     ("j / ↓ / n", "next item"),
     ("k / ↑ / p", "previous item"),
     ("a / Enter", "accept the judge's rating, then the next item"),
-    ("0–9", "change the rating to that number, then the next item"),
+    ("0–9", "change the rating to that number (on the attribute's scale), then the next item"),
     ("f", "flag the item with a note (Enter saves, Escape cancels)"),
     ("u / Ctrl+Z", "undo the last decision (also after a reload)"),
 ];
@@ -938,16 +1017,17 @@ impl ReviewSnapshot {
 /// What a reviewed run's row on the Results table is called: `<method> + review`.
 pub const REVIEW_SUFFIX: &str = " + review";
 
-/// `scored` with one more row per reviewed method, `<method> + review`: on each attribute
-/// where the method's run has a decision, the judge's scores with every change applied
+/// `scored` with one more row per reviewed judge, `<method> + review`
+/// ([`RunKind::HumanCorrected`](super::results::RunKind)): on each attribute where the judge's
+/// run has a decision (time spent is not one), the judge's scores with every change applied
 /// ([`corrected`]); the other attributes are empty. Rows like any other (correlations at both
-/// levels, Williams' test against the baseline, intervals). Juries, ensembles and rows already
-/// corrected are not reviewed.
+/// levels, Williams' test against the baseline, intervals), but not judges: they join no jury
+/// or ensemble. Only judges are reviewed (not juries, ensembles, probes or corrected rows).
 pub fn with_reviews(dataset: &Dataset, scored: &super::Scored, reviews: &Reviews) -> super::Scored {
     let mut out = scored.clone();
     let runs = reviews.runs();
     for (m, method) in scored.methods.iter().enumerate() {
-        if method.ends_with(REVIEW_SUFFIX) || super::is_jury(method) {
+        if !scored.kind(m).is_judge() {
             continue;
         }
         let name = format!("{method}{REVIEW_SUFFIX}");
@@ -971,8 +1051,8 @@ pub fn with_reviews(dataset: &Dataset, scored: &super::Scored, reviews: &Reviews
             })
             .collect();
         if row.iter().any(Option::is_some) {
-            out.methods.push(name);
-            out.scores.push(row);
+            let kind = super::results::RunKind::HumanCorrected { judge: method.clone() };
+            out.push(name, kind, row);
         }
     }
     out

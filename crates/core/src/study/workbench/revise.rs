@@ -163,12 +163,13 @@ pub fn disagreements(
     split: &Split,
     max: usize,
 ) -> Vec<Disagreement> {
+    let scale = super::review::run_attribute(dataset, run).map(|a| a.scale);
     let mut out: Vec<Disagreement> = items
         .iter()
         .filter(|i| split.is_revision(&i.id))
         .filter_map(|i| {
             let judge = i.judge?;
-            let people = match reviews.verdict(run, &i.id) {
+            let people = match super::review::counted_verdict(reviews, scale.as_ref(), run, &i.id) {
                 Some(Verdict::Change { rating }) => *rating,
                 _ => i.human?,
             };
@@ -249,6 +250,66 @@ pub fn proposal(answer: &str) -> String {
         })
         .unwrap_or(answer);
     inner.trim().to_owned()
+}
+
+/// A proposal not yet run (or run and kept in the editor): what the panel shows, kept in the
+/// browser as it is typed so a reload loses nothing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Draft {
+    /// The judge run it revises (its key).
+    pub run: String,
+    /// The proposed prompt as edited.
+    pub text: String,
+    /// The LLM's raw answer it came from (empty when typed by hand).
+    #[serde(default)]
+    pub answer: String,
+    /// What the call that proposed it cost, when priced.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+}
+
+/// What a proposed prompt leaves out of what the judge's prompt shows it: the placeholders of
+/// `old` that `text` does not use. Sent as it is, the revised judge would never see those
+/// texts of an item (or none at all, when `text` has no placeholder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingTexts {
+    /// The old prompt's placeholders the proposal lacks, in the old prompt's order.
+    pub missing: Vec<String>,
+    /// The proposal has no placeholder at all.
+    pub none_at_all: bool,
+}
+
+impl std::fmt::Display for MissingTexts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.missing.iter().map(|m| format!("{{{{{m}}}}}")).collect();
+        if self.none_at_all {
+            write!(
+                f,
+                "The revised prompt has no {{{{placeholders}}}}: the judge would see none of the item's texts"
+            )?;
+            if !names.is_empty() {
+                write!(f, " (the current prompt shows it {})", names.join(", "))?;
+            }
+        } else {
+            let which = if names.len() == 1 { "that text" } else { "those texts" };
+            write!(
+                f,
+                "The revised prompt leaves out {}: the judge would not see {which}",
+                names.join(", ")
+            )?;
+        }
+        write!(f, ". Add them to the prompt, or send it as it is if that is what you mean.")
+    }
+}
+
+/// [`MissingTexts`] of the proposal `text` against the judge's prompt `old`; `None` when it
+/// keeps every placeholder.
+pub fn missing_texts(old: &PromptTemplate, text: &str) -> Option<MissingTexts> {
+    let new = PromptTemplate::new(vec![Part::new(PartKind::Other, text)]).placeholders();
+    let missing: Vec<String> =
+        old.placeholders().into_iter().filter(|p| !new.contains(p)).collect();
+    let none_at_all = new.is_empty();
+    (none_at_all || !missing.is_empty()).then_some(MissingTexts { missing, none_at_all })
 }
 
 /// The revised template: `text` as one part, with the old template's bindings, checked to
