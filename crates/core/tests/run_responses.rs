@@ -94,7 +94,7 @@ fn broken_bodies_are_errors_not_panics() {
         (Api::OpenAiCompatible, r#"{"choices":[{"message":{"content":7}}]}"#),
         (Api::OpenAiCompatible, r#"{"error":{"message":"boom"}}"#),
         (Api::Anthropic, r#"{"content":"text"}"#),
-        (Api::Gemini, r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#),
+        (Api::Gemini, r#"{"usageMetadata":{"promptTokenCount":3}}"#),
     ] {
         assert!(
             matches!(parse_chat_response(api, body), Err(ParseError::Malformed { .. })),

@@ -88,6 +88,7 @@ fn ResumePanel() -> impl IntoView {
         ctx.ws.dataset.set(open.clone());
         let study = m.study.into_owned();
         ctx.judge.study.set(study.clone());
+        ctx.run.overflowed.set_value((m.model.trim().to_owned(), m.overflowed.clone()));
         ctx.run.probe.set(m.probe);
         pending.set(None);
         // A run that sent a key needs one again (a custom server may check keys although its

@@ -39,6 +39,9 @@ pub struct RunState {
     pub counted: RwSignal<u32>,
     /// Whether prompts are being counted, or why they could not be.
     pub counting: RwSignal<Counting>,
+    /// The model and the prompts a run of it found too long for its context: a run of the same
+    /// model (Resume) does not send them again.
+    pub overflowed: StoredValue<(String, Vec<String>)>,
 }
 
 /// The state of counting the estimate's prompt tokens.
@@ -76,6 +79,7 @@ impl RunState {
             token_counts: StoredValue::new(HashMap::new()),
             counted: RwSignal::new(0),
             counting: RwSignal::new(Counting::Idle),
+            overflowed: StoredValue::new((String::new(), Vec::new())),
         }
     }
 }
@@ -182,6 +186,7 @@ impl ConnectionForm {
             requests_per_minute: self.requests_per_minute,
             spend_cap_usd: self.spend_cap_usd,
             timeout_ms: self.timeout_s.saturating_mul(1000),
+            known_overflow: Default::default(),
         }
     }
 

@@ -1,0 +1,281 @@
+//! Real providers, as they really answer (issue 35): their refusals read by structure, then by
+//! words; one item's failure is one item's; their response shapes. Every body below is the
+//! provider's own, as `docs/providers.md` cites it.
+
+use concord_core::run::{
+    Api, ApiError, ErrorKind, FailureOutcome, Finish, Job, Param, ParseError, ProviderId,
+    Scheduler, SchedulerConfig, StopReason, classify_error, parse_chat_response,
+};
+
+const NOW: u64 = 1_795_345_200_000;
+
+fn kind(status: u16, body: &str) -> ErrorKind {
+    classify_error(status, &[], body, NOW).kind
+}
+
+/// BREAK: Gemini 2.5 with a probability-weighted method. The native API answers 400 "Logprobs is
+/// not enabled for models/gemini-2.5-flash" (googleapis/python-genai's generate_content test
+/// table, `test_logprobs_zero_with_response_logprobs_true`); Gemini 3 says "… for this model".
+#[test]
+fn gemini_refusing_logprobs_drops_logprobs() {
+    for message in [
+        "Logprobs is not enabled for models/gemini-2.5-flash",
+        "Logprobs is not enabled for models/gemini-2.5-flash-lite",
+        "Logprobs is not enabled for this model",
+    ] {
+        let body = format!(
+            r#"{{"error":{{"code":400,"message":"{message}","status":"INVALID_ARGUMENT"}}}}"#
+        );
+        assert_eq!(kind(400, &body), ErrorKind::BadParameter(Param::Logprobs), "{message}");
+    }
+    // The OpenAI-compatible endpoint: "Unknown name" with the field's name quoted.
+    let compat = r#"[{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"logprobs\": Cannot find field.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"description":"Invalid JSON payload received. Unknown name \"logprobs\": Cannot find field."}]}]}}]"#;
+    // A list around the error (the OpenAI-compatible endpoint's shape) is read as text.
+    assert_eq!(kind(400, compat), ErrorKind::BadParameter(Param::Logprobs));
+}
+
+/// BREAK: Gemini 3 with N > 1: "Multiple candidates is not enabled for this model" (issue
+/// threads quoting the API; also `models/gemini-2.5-flash-image-preview`).
+#[test]
+fn gemini_refusing_candidates_drops_n() {
+    for message in [
+        "Multiple candidates is not enabled for this model",
+        "Multiple candidates is not enabled for models/gemini-2.5-flash-image-preview",
+    ] {
+        let body = format!(
+            r#"{{"error":{{"code":400,"message":"{message}","status":"INVALID_ARGUMENT"}}}}"#
+        );
+        assert_eq!(kind(400, &body), ErrorKind::BadParameter(Param::N), "{message}");
+    }
+}
+
+/// BREAK: DeepSeek with a "+json" method: 400 "This response_format type is unavailable now",
+/// `param: null`, `code: invalid_request_error` (the body as litellm reports it from DeepSeek).
+#[test]
+fn deepseek_refusing_json_schema_drops_the_response_format() {
+    let body = r#"{"error":{"message":"This response_format type is unavailable now","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}"#;
+    assert_eq!(kind(400, body), ErrorKind::BadParameter(Param::ResponseFormat));
+}
+
+/// The error's own fields come first: OpenAI's `param`, Gemini's field violations.
+#[test]
+fn structure_before_words() {
+    // `param` names the field although the words name another.
+    let body = r#"{"error":{"message":"Unsupported value: 'temperature' is not supported with this model together with top_p.","type":"invalid_request_error","param":"top_p","code":"unsupported_value"}}"#;
+    assert_eq!(kind(400, body), ErrorKind::BadParameter(Param::TopP));
+    let gemini = r#"{"error":{"code":400,"message":"Invalid value at 'generation_config' (type.googleapis.com/google.ai.generativelanguage.v1beta.GenerationConfig): not supported","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"generation_config.candidate_count","description":"not supported"}]}]}}"#;
+    assert_eq!(kind(400, gemini), ErrorKind::BadParameter(Param::N));
+    // A refusal that names no parameter stays a bad request (the item fails, nothing dropped).
+    let vague =
+        r#"{"error":{"message":"This feature is not supported.","type":"invalid_request_error"}}"#;
+    assert_eq!(kind(400, vague), ErrorKind::BadRequest);
+}
+
+/// BREAK: Anthropic's 400 "Your credit balance is too low…" is not one bad item: it stops the
+/// run and says to add credit.
+#[test]
+fn anthropic_credit_balance_stops_the_run_with_add_credit() {
+    let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."},"request_id":"req_011CZuM6Bor5yyzq7jPyabr6"}"#;
+    let e = classify_error(400, &[], body, NOW);
+    assert_eq!(e.kind, ErrorKind::Quota);
+    assert!(e.stops_run() && !e.is_retryable());
+    assert!(
+        e.advice(ProviderId::Anthropic).contains("Add credit"),
+        "{}",
+        e.advice(ProviderId::Anthropic)
+    );
+    // DeepSeek's 402.
+    let deepseek = r#"{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,"code":"invalid_request_error"}}"#;
+    assert_eq!(kind(402, deepseek), ErrorKind::Quota);
+}
+
+/// Gemini's overflow wording is a context overflow, and a context overflow is the item's
+/// failure, not the run's.
+#[test]
+fn gemini_overflow_is_a_context_overflow_that_does_not_stop_the_run() {
+    for message in [
+        "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).",
+        "The input token count exceeds the maximum number of tokens allowed (1048576).",
+    ] {
+        let body = format!(
+            r#"{{"error":{{"code":400,"message":"{message}","status":"INVALID_ARGUMENT"}}}}"#
+        );
+        let e = classify_error(400, &[], &body, NOW);
+        assert_eq!(e.kind, ErrorKind::ContextLength, "{message}");
+        assert!(!e.stops_run() && !e.is_retryable());
+    }
+    // llama.cpp's server with a small context.
+    let llama = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":1290,"n_ctx":512}}"#;
+    assert_eq!(kind(400, llama), ErrorKind::ContextLength);
+}
+
+/// BREAK: a Gemini blocked prompt (HTTP 200, `promptFeedback.blockReason`, no candidates) was
+/// retried ten times as a malformed answer; it is a non-retryable failure of that item.
+#[test]
+fn a_blocked_gemini_prompt_is_the_items_failure_said_as_such() {
+    let body = r#"{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH"}]},"usageMetadata":{"promptTokenCount":12,"totalTokenCount":12},"modelVersion":"gemini-2.5-flash"}"#;
+    let e = parse_chat_response(Api::Gemini, body).expect_err("no answer");
+    assert_eq!(e, ParseError::Blocked { reason: "SAFETY".into() });
+    let error = ApiError::blocked(e.to_string());
+    assert!(!error.is_retryable() && !error.stops_run());
+    assert!(error.to_string().contains("blocked"), "{error}");
+    assert!(error.advice(ProviderId::Gemini).contains("not retried"));
+    // An empty candidates list with the feedback is the same.
+    let empty = r#"{"candidates":[],"promptFeedback":{"blockReason":"OTHER"}}"#;
+    assert_eq!(
+        parse_chat_response(Api::Gemini, empty),
+        Err(ParseError::Blocked { reason: "OTHER".into() })
+    );
+}
+
+fn overflow_body() -> String {
+    r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}"#.into()
+}
+
+/// Drives a scheduler where the prompts in `long` overflow; returns the finish, what was sent
+/// and the scheduler.
+fn run_with_overflows(
+    prompts: &[&str],
+    long: &[&str],
+    known: &[&str],
+) -> (Finish, Vec<usize>, Scheduler<usize>) {
+    let jobs: Vec<Job<usize>> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Job {
+            key: format!("k{i}"),
+            payload: i,
+            estimated_cost_usd: 0.0,
+            prompt: Some((*p).to_owned()),
+        })
+        .collect();
+    let config = SchedulerConfig {
+        max_concurrency: 1,
+        known_overflow: known.iter().map(|s| (*s).to_owned()).collect(),
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(jobs, config);
+    let mut sent = Vec::new();
+    for now in 0..10_000u64 {
+        match s.next_action(now) {
+            concord_core::run::Action::Send(id) => {
+                sent.push(id);
+                if long.contains(&prompts[id]) {
+                    let e = classify_error(400, &[], &overflow_body(), NOW);
+                    let _ = s.on_failure(id, now, e).expect("in flight");
+                } else {
+                    s.on_success(id, now, None).expect("in flight");
+                }
+            }
+            concord_core::run::Action::Done(f) => return (f, sent, s),
+            _ => {}
+        }
+    }
+    panic!("did not finish");
+}
+
+/// BREAK: one over-long prompt among the items stopped the whole run (after 9 of 360 calls)
+/// and Resume stopped on it again. Now the item fails and the run goes on; its other calls
+/// (N looped) are not sent; three different prompts stop the run, naming them; a resumed run
+/// does not send, count or stop on the prompts that overflowed before.
+#[test]
+fn one_overflow_fails_its_item_three_stop_the_run_and_resume_skips_them() {
+    // Item 2's prompt is too long; it has three calls (N = 3 looped).
+    let prompts = ["item 1", "item 2", "item 2", "item 2", "item 3", "item 4"];
+    let (finish, sent, s) = run_with_overflows(&prompts, &["item 2"], &[]);
+    assert_eq!(finish, Finish::Completed);
+    assert_eq!(sent, vec![0, 1, 4, 5], "item 2's other calls are not sent");
+    let p = s.progress(0);
+    assert_eq!((p.done, p.failed), (3, 3));
+    assert_eq!(s.overflowed(), ["item 2".to_owned()]);
+    assert!(
+        s.log()
+            .iter()
+            .any(|l| l.message.contains("item 2") && l.message.contains("the run goes on"))
+    );
+
+    // Three different prompts: the run stops and names them; nothing more is sent.
+    let prompts = ["a", "b", "c", "d", "e", "f"];
+    let (finish, sent, s) = run_with_overflows(&prompts, &["b", "c", "e"], &[]);
+    let Finish::Stopped(StopReason::Overflow { prompts: named }) = &finish else {
+        panic!("{finish:?}")
+    };
+    assert_eq!(named, &["b", "c", "e"]);
+    assert_eq!(sent, vec![0, 1, 2, 3, 4]);
+    let said = finish.describe(ProviderId::LlamaCpp);
+    assert!(
+        said.message.contains("3 different prompts were too long")
+            && said.message.contains("b; c; e"),
+        "{}",
+        said.message
+    );
+    assert!(said.advice.expect("advice").contains("larger context"));
+    assert_eq!(s.overflowed().len(), 3);
+
+    // Resumed with what overflowed: those prompts are not sent again and the rest completes.
+    let (finish, sent, s) = run_with_overflows(&prompts, &["b", "c", "e"], &["b", "c", "e"]);
+    assert_eq!(finish, Finish::Completed);
+    assert_eq!(sent, vec![0, 3, 5]);
+    assert!(s.overflowed().is_empty());
+    assert_eq!(s.progress(0).failed, 3);
+}
+
+/// A rejected parameter is still dropped once for the run and said in the log.
+#[test]
+fn a_refused_parameter_is_dropped_for_the_run_and_the_log_says_which_and_why() {
+    let jobs: Vec<Job<usize>> = (0..3)
+        .map(|i| Job { key: format!("k{i}"), payload: i, estimated_cost_usd: 0.0, prompt: None })
+        .collect();
+    let mut s =
+        Scheduler::new(jobs, SchedulerConfig { max_concurrency: 1, ..SchedulerConfig::default() });
+    let concord_core::run::Action::Send(id) = s.next_action(0) else { panic!() };
+    let body = r#"{"error":{"code":400,"message":"Logprobs is not enabled for models/gemini-2.5-flash","status":"INVALID_ARGUMENT"}}"#;
+    let outcome = s.on_failure(id, 0, classify_error(400, &[], body, NOW)).expect("in flight");
+    assert_eq!(outcome, FailureOutcome::RetryWithout(Param::Logprobs));
+    assert!(s.dropped_params().contains(&Param::Logprobs));
+    let line = &s.log().last().expect("logged").message;
+    assert!(line.contains("`logprobs`") && line.contains("Logprobs is not enabled"), "{line}");
+}
+
+/// Together answers chat calls with the legacy completions shape of log-probabilities; weighted
+/// methods used to get nothing from it, silently.
+#[test]
+fn together_legacy_logprobs_are_read() {
+    let body = r#"{"id":"x","object":"chat.completion","model":"meta-llama/Llama-3.3-70B-Instruct-Turbo","choices":[{"index":0,"message":{"role":"assistant","content":"Rating: 4"},"finish_reason":"stop",
+        "logprobs":{"tokens":["Rating",":"," ","4"],"token_logprobs":[-0.01,0.0,0.0,-0.4],"top_logprobs":[{"Rating":-0.01},{":":0.0},{" ":0.0},{"4":-0.4,"3":-1.3,"5":-2.2}]}}],
+        "usage":{"prompt_tokens":50,"completion_tokens":4,"total_tokens":54}}"#;
+    let r = parse_chat_response(Api::OpenAiCompatible, body).expect("parses");
+    let tokens = r.choices[0].top_logprobs.as_ref().expect("log-probabilities read");
+    assert_eq!(tokens.len(), 4);
+    assert_eq!((tokens[3].token.as_str(), tokens[3].logprob), ("4", -0.4));
+    let mut alts: Vec<(&str, f64)> =
+        tokens[3].top_logprobs.iter().map(|t| (t.token.as_str(), t.logprob)).collect();
+    alts.sort_by(|a, b| a.0.cmp(b.0));
+    assert_eq!(alts, vec![("3", -1.3), ("4", -0.4), ("5", -2.2)]);
+    // Without `top_logprobs`, the chosen token's alone.
+    let bare = body.replace(
+        r#","top_logprobs":[{"Rating":-0.01},{":":0.0},{" ":0.0},{"4":-0.4,"3":-1.3,"5":-2.2}]"#,
+        "",
+    );
+    let r = parse_chat_response(Api::OpenAiCompatible, &bare).expect("parses");
+    assert_eq!(r.choices[0].top_logprobs.as_ref().expect("read")[3].logprob, -0.4);
+}
+
+/// OpenRouter BYOK: `usage.cost` is only OpenRouter's fee; the upstream provider's charge is
+/// `usage.cost_details.upstream_inference_cost` (OpenRouter's usage accounting).
+#[test]
+fn openrouter_byok_cost_adds_the_upstream_cost() {
+    let body = |byok: bool, cost: f64, upstream: f64| {
+        format!(
+            r#"{{"id":"gen-1","model":"openai/gpt-4o-mini","choices":[{{"index":0,"message":{{"role":"assistant","content":"Rating: 3"}},"finish_reason":"stop"}}],
+            "usage":{{"prompt_tokens":1906,"completion_tokens":229,"total_tokens":2135,"cost":{cost},"is_byok":{byok},"cost_details":{{"upstream_inference_cost":{upstream},"upstream_inference_prompt_cost":0.0003,"upstream_inference_completions_cost":0.0001}}}}}}"#
+        )
+    };
+    let paid = parse_chat_response(Api::OpenAiCompatible, &body(false, 0.0005186, 0.0005186))
+        .expect("parses");
+    assert_eq!(paid.cost_usd, Some(0.0005186));
+    let byok =
+        parse_chat_response(Api::OpenAiCompatible, &body(true, 0.00002, 0.0004)).expect("parses");
+    let cost = byok.cost_usd.expect("a cost");
+    assert!((cost - 0.00042).abs() < 1e-12, "{cost}");
+}
