@@ -279,3 +279,195 @@ fn openrouter_byok_cost_adds_the_upstream_cost() {
     let cost = byok.cost_usd.expect("a cost");
     assert!((cost - 0.00042).abs() < 1e-12, "{cost}");
 }
+
+// ---- Provider profiles (part 2) and reasoning budgets (part 4) ----
+
+use concord_core::judge::{ChatRequest, Message};
+use concord_core::run::provider::{PROFILES, Profile, SchemaFlavor, Thinking, is_reasoning_model};
+use concord_core::run::{CallOptions, Capabilities, Endpoint, SampleBatch, build_chat};
+use serde_json::Value;
+
+fn request(max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::system("You are a judge."), Message::user("Rate: 1-5")],
+        temperature: Some(0.7),
+        top_p: Some(0.9),
+        n: 5,
+        max_tokens: Some(max_tokens),
+        logprobs: Some(5),
+        stop: Vec::new(),
+        tag: String::new(),
+        schema: None,
+    }
+}
+
+fn body(provider: ProviderId, model: &str, req: &ChatRequest) -> (Value, Vec<String>) {
+    let endpoint = Endpoint::preset(provider, model);
+    let caps = Capabilities::for_model(provider, model);
+    let built = build_chat(
+        &endpoint,
+        &caps,
+        req,
+        SampleBatch { first: 0, count: req.n },
+        "k",
+        CallOptions::default(),
+    )
+    .expect("builds");
+    (serde_json::from_str(&built.http.body).expect("JSON"), built.notes)
+}
+
+#[test]
+fn every_profile_row_names_its_source_and_every_provider_has_a_fallback_row() {
+    for row in PROFILES {
+        assert!(!row.source.trim().is_empty(), "{}", row.name);
+    }
+    for preset in concord_core::run::PRESETS {
+        assert!(
+            PROFILES.iter().any(|r| r.provider == preset.id && r.families.is_empty()),
+            "{:?} has no fallback row",
+            preset.id
+        );
+    }
+    assert_eq!(
+        Profile::of(ProviderId::Gemini, "models/gemini-2.5-flash-lite").name,
+        "Gemini 2.5 Flash / Flash-Lite"
+    );
+    assert_eq!(Profile::of(ProviderId::Gemini, "gemini-3-pro-preview").name, "Gemini 3");
+    assert_eq!(
+        Profile::of(ProviderId::Anthropic, "claude-sonnet-4-5-20250929").name,
+        "Claude 4.5 and later"
+    );
+    assert_eq!(
+        Profile::of(ProviderId::Anthropic, "claude-3-5-sonnet-latest").name,
+        "Claude 3.5–4.x"
+    );
+    assert_eq!(Profile::of(ProviderId::DeepSeek, "deepseek-reasoner").name, "DeepSeek reasoner");
+}
+
+/// BREAK: Gemini 2.5 with the default Max tokens (128): thinking counted against
+/// `maxOutputTokens` and answers came back empty. Flash and Flash-Lite get thinking off, and
+/// never get asked for log-probabilities they refuse.
+#[test]
+fn gemini_flash_gets_thinking_off_and_no_logprobs() {
+    let (b, notes) = body(ProviderId::Gemini, "gemini-2.5-flash", &request(128));
+    let config = &b["generationConfig"];
+    assert_eq!(config["thinkingConfig"]["thinkingBudget"], 0, "{b}");
+    assert_eq!(config["maxOutputTokens"], 128);
+    assert!(config.get("responseLogprobs").is_none(), "{b}");
+    assert!(notes.iter().any(|n| n.starts_with("logprobs not requested")), "{notes:?}");
+    assert!(!Capabilities::for_model(ProviderId::Gemini, "gemini-2.5-flash-lite").reasoning);
+}
+
+/// gemini-2.5-pro, Gemini 3, deepseek-reasoner and gpt-oss are reasoning models (the 4,096
+/// default and the short-budget warning apply), wherever they are served; only OpenAI's own
+/// take `max_completion_tokens` and refuse sampling parameters.
+#[test]
+fn reasoning_models_across_providers() {
+    for (provider, model) in [
+        (ProviderId::Gemini, "gemini-2.5-pro"),
+        (ProviderId::Gemini, "gemini-3-pro-preview"),
+        (ProviderId::Gemini, "gemini-3-flash-preview"),
+        (ProviderId::DeepSeek, "deepseek-reasoner"),
+        (ProviderId::Groq, "openai/gpt-oss-120b"),
+        (ProviderId::Vllm, "gpt-oss-20b"),
+        (ProviderId::OpenRouter, "openai/gpt-oss-120b"),
+        (ProviderId::OpenAi, "o3-pro"),
+    ] {
+        let caps = Capabilities::for_model(provider, model);
+        assert!(caps.reasoning && is_reasoning_model(model), "{model}");
+        assert_eq!(caps.max_top_logprobs, None, "{model}");
+        assert_ne!(caps.thinking, Thinking::None, "{model}");
+    }
+    let (b, _) = body(ProviderId::DeepSeek, "deepseek-reasoner", &request(4096));
+    assert_eq!(b["max_tokens"], 4096, "{b}");
+    assert!(b.get("max_completion_tokens").is_none());
+    let (b, _) = body(ProviderId::Gemini, "gemini-2.5-pro", &request(4096));
+    assert!(
+        b["generationConfig"].get("thinkingConfig").is_none(),
+        "pro cannot turn thinking off: {b}"
+    );
+    // Gemini 3 refuses candidateCount > 1: looped, one sample a call.
+    let (b, _) = body(ProviderId::Gemini, "gemini-3-pro-preview", &request(4096));
+    assert!(b["generationConfig"].get("candidateCount").is_none(), "{b}");
+    for plain in [
+        "gemini-2.5-flash",
+        "gemini-2.0-flash",
+        "deepseek-chat",
+        "llama-3.3-70b",
+        "gpt-5-chat-latest",
+    ] {
+        assert!(!is_reasoning_model(plain), "{plain}");
+    }
+}
+
+/// BREAK (batch): Claude 4.5+ reject temperature and top_p together; the known incompatibility
+/// is never sent (interactively or in a batch line), older Claudes get both.
+#[test]
+fn claude_4_5_never_gets_temperature_and_top_p_together() {
+    let (b, notes) = body(ProviderId::Anthropic, "claude-sonnet-4-5-20250929", &request(64));
+    assert_eq!(b["temperature"], 0.7);
+    assert!(b.get("top_p").is_none(), "{b}");
+    assert!(notes.iter().any(|n| n.contains("takes temperature or top_p, not both")), "{notes:?}");
+    let (b, _) = body(ProviderId::Anthropic, "claude-3-5-sonnet-latest", &request(64));
+    assert_eq!((b["temperature"].as_f64(), b["top_p"].as_f64()), (Some(0.7), Some(0.9)));
+}
+
+/// DeepSeek takes JSON mode only: a "+json" method asks for `json_object` and the prompt states
+/// the schema (never the `json_schema` DeepSeek refuses).
+#[test]
+fn deepseek_json_gets_json_mode_with_the_schema_in_the_prompt() {
+    let mut req = request(64);
+    req.schema = Some(concord_core::judge::builtin::rating_schema(
+        concord_core::judge::builtin::OutputMode::RateExplain,
+    ));
+    let caps = Capabilities::for_model(ProviderId::DeepSeek, "deepseek-chat");
+    assert_eq!(caps.schema, SchemaFlavor::JsonObject);
+    let (b, _) = body(ProviderId::DeepSeek, "deepseek-chat", &req);
+    assert_eq!(b["response_format"], serde_json::json!({"type": "json_object"}));
+    let last = b["messages"][1]["content"].as_str().expect("text");
+    assert!(
+        last.starts_with("Rate: 1-5") && last.contains("JSON schema") && last.contains("rationale"),
+        "{last}"
+    );
+    // OpenAI keeps the strict schema.
+    let (b, _) = body(ProviderId::OpenAi, "gpt-4o", &req);
+    assert_eq!(b["response_format"]["type"], "json_schema");
+}
+
+// ---- Prices you can trust (part 6) ----
+
+/// BREAK: prices were found by prefix, so `o3-pro` was priced as `o3` (about ten times too
+/// cheap for the spend cap's reservation). A model is priced by its exact name or a listed
+/// alias; anything else is unknown and asked for.
+#[test]
+fn no_price_fallback_across_tiers() {
+    let (table, diagnostics) = concord_core::run::PriceTable::shipped().expect("valid");
+    assert!(diagnostics.is_empty());
+    assert!(!table.snapshot_date.is_empty(), "the list carries its date");
+    let price = |p, m| table.lookup(p, m);
+    assert!(price(ProviderId::OpenAi, "o3").is_some());
+    for other_tier in [
+        "o3-pro",
+        "o3-pro-2025-06-10",
+        "o4-mini-deep-research",
+        "o3-deep-research",
+        "gpt-4o-2024-05-13",
+        "gpt-5-pro",
+        "gemini-2.5-flash-image-preview",
+    ] {
+        let provider =
+            if other_tier.starts_with("gemini") { ProviderId::Gemini } else { ProviderId::OpenAi };
+        assert_eq!(
+            price(provider, other_tier),
+            None,
+            "{other_tier} must not take a shorter name's price"
+        );
+    }
+    // Listed dated snapshots keep their alias's price.
+    assert_eq!(price(ProviderId::OpenAi, "o3-2025-04-16"), price(ProviderId::OpenAi, "o3"));
+    assert_eq!(
+        price(ProviderId::Anthropic, "claude-sonnet-4-20250514"),
+        price(ProviderId::Anthropic, "claude-sonnet-4")
+    );
+    assert_eq!(price(ProviderId::OpenRouter, "openai/o3-pro"), None);
+}

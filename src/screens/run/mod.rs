@@ -258,6 +258,7 @@ fn ProviderPanel() -> impl IntoView {
             </div>
             <details>
                 <summary>"Limits and price"</summary>
+                <p class="muted" data-testid="price-date">{price_list_note()}</p>
                 <div class="form-grid">
                     <label for="concurrency">"Parallel requests"</label>
                     <input id="concurrency" type="number" min="1" max="64" prop:value=move || form().max_concurrency.to_string()
@@ -702,6 +703,17 @@ fn ProbeChoice() -> impl IntoView {
                 <p class="muted">"The probe's runs join the Results table as 'method [padded]' or 'method [truncated]'; the judge audit there measures how far each method's ratings move."</p>
             </details>
         </Show>
+    }
+}
+
+/// The shipped price list's date and what a price is looked up by.
+fn price_list_note() -> String {
+    match concord_core::run::PriceTable::shipped() {
+        Ok((table, _)) => format!(
+            "Prices from the list of {}: public list prices, which change. A model is priced by its exact name (never by a shorter one: o3-pro is not o3); enter the price of a model the list does not name.",
+            table.snapshot_date
+        ),
+        Err(e) => format!("The price list could not be read: {e}."),
     }
 }
 

@@ -80,6 +80,8 @@ pub struct CallSize {
 pub struct PriceEntry {
     pub provider: ProviderId,
     pub model: String,
+    /// Other names of the same model at the same price (dated snapshots, `-latest`).
+    pub aliases: Vec<String>,
     pub price: Price,
 }
 
@@ -196,9 +198,15 @@ impl PriceTable {
             let (Some(input), Some(output)) = (price_of("input"), price_of("output")) else {
                 continue;
             };
+            let aliases = row
+                .get("aliases")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(|s| s.trim().to_owned()).collect())
+                .unwrap_or_default();
             entries.push(PriceEntry {
                 provider,
                 model,
+                aliases,
                 price: Price { input_per_million: input, output_per_million: output },
             });
         }
@@ -212,16 +220,18 @@ impl PriceTable {
         ))
     }
 
-    /// The price of `model` at `provider`: local servers are free; otherwise the exact entry,
-    /// else the longest entry that is a prefix of the model id at a `-`/`:`/`@` boundary (so
-    /// `gpt-4o-mini-2024-07-18` is priced as `gpt-4o-mini`, never as `gpt-4o`). OpenRouter's
-    /// `vendor/model` ids fall back to the vendor's own entry. `None` when unknown.
+    /// The price of `model` at `provider`: local servers are free; otherwise the entry whose
+    /// name or one of whose aliases is the model's (case aside), and nothing else — no fallback
+    /// to a shorter name, which crosses tiers (`o3-pro` is not `o3`, `o4-mini-deep-research`
+    /// is not `o4-mini`, a dated snapshot may cost what its alias does not). OpenRouter's
+    /// `vendor/model` ids fall back to the vendor's own entry of that exact name. `None` when
+    /// unknown: the Run screen asks for the price.
     pub fn lookup(&self, provider: ProviderId, model: &str) -> Option<Price> {
         if provider.preset().local {
             return Some(Price::ZERO);
         }
         let model = model.trim();
-        let found = self.lookup_exact_or_prefix(provider, model);
+        let found = self.lookup_exact(provider, model);
         if found.is_some() || provider != ProviderId::OpenRouter {
             return found;
         }
@@ -232,22 +242,17 @@ impl PriceTable {
             "deepseek" => ProviderId::DeepSeek,
             other => ProviderId::from_slug(other)?,
         };
-        self.lookup_exact_or_prefix(vendor, name)
+        self.lookup_exact(vendor, name)
     }
 
-    fn lookup_exact_or_prefix(&self, provider: ProviderId, model: &str) -> Option<Price> {
-        let model = model.to_ascii_lowercase();
+    fn lookup_exact(&self, provider: ProviderId, model: &str) -> Option<Price> {
         self.entries
             .iter()
             .filter(|e| e.provider == provider)
-            .filter(|e| {
-                let key = e.model.to_ascii_lowercase();
-                model == key
-                    || model
-                        .strip_prefix(key.as_str())
-                        .is_some_and(|rest| rest.starts_with(['-', ':', '@']))
+            .find(|e| {
+                e.model.eq_ignore_ascii_case(model)
+                    || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(model))
             })
-            .max_by_key(|e| e.model.len())
             .map(|e| e.price)
     }
 }
