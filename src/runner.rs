@@ -108,10 +108,11 @@ pub trait Calls {
     /// What the call's cost depends on, cheaply (without building its request when that is
     /// costly): what is reserved against the spend cap while it is in flight.
     fn size(&self, call: usize) -> CallSize;
-    /// The prompt the call sends, in words ("item 12 · score-only · coherence"), shared by the
-    /// calls of one prompt: how the run log names an item that failed, and what a prompt too
-    /// long for the model is remembered by. `None`: the call is its own prompt.
-    fn prompt_label(&self, _call: usize) -> Option<String> {
+    /// The item the call rates and its prompt, in words ("item 12", "item 12 · score-only ·
+    /// coherence"), shared by the calls of one prompt: how the run log names an item that
+    /// failed, and what a prompt too long for the model is remembered by. `None`: the call is
+    /// its own prompt.
+    fn prompt_label(&self, _call: usize) -> Option<concord_core::run::PromptRef> {
         None
     }
 }
@@ -171,7 +172,7 @@ impl Calls for Singles<'_> {
         let Some(&(c, _)) = self.list.get(call) else { return CallSize::default() };
         CallSize { samples: 1, ..self.calls.size(c) }
     }
-    fn prompt_label(&self, call: usize) -> Option<String> {
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
         self.list.get(call).and_then(|&(c, _)| self.calls.prompt_label(c))
     }
 }
@@ -200,7 +201,7 @@ impl Calls for Subset<'_> {
     fn size(&self, call: usize) -> CallSize {
         self.list.get(call).map_or_else(CallSize::default, |&c| self.calls.size(c))
     }
-    fn prompt_label(&self, call: usize) -> Option<String> {
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
         self.list.get(call).and_then(|&c| self.calls.prompt_label(c))
     }
 }

@@ -132,8 +132,8 @@ fn overflow_body() -> String {
     r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}"#.into()
 }
 
-/// Drives a scheduler where the prompts in `long` overflow; returns the finish, what was sent
-/// and the scheduler.
+/// Drives a scheduler where the prompts in `long` overflow (a prompt "x/m" rates item "x");
+/// returns the finish, what was sent and the scheduler.
 fn run_with_overflows(
     prompts: &[&str],
     long: &[&str],
@@ -146,7 +146,10 @@ fn run_with_overflows(
             key: format!("k{i}"),
             payload: i,
             estimated_cost_usd: 0.0,
-            prompt: Some((*p).to_owned()),
+            prompt: Some(concord_core::run::PromptRef {
+                item: p.split('/').next().unwrap_or(p).to_owned(),
+                prompt: (*p).to_owned(),
+            }),
         })
         .collect();
     let config = SchedulerConfig {
@@ -175,36 +178,35 @@ fn run_with_overflows(
 }
 
 /// BREAK: one over-long prompt among the items stopped the whole run (after 9 of 360 calls)
-/// and Resume stopped on it again. Now the item fails and the run goes on; its other calls
-/// (N looped) are not sent; three different prompts stop the run, naming them; a resumed run
-/// does not send, count or stop on the prompts that overflowed before.
+/// and Resume stopped on it again. Now the item fails and the run goes on; its prompt's other
+/// calls (N looped) are not sent; the prompts of three different items stop the run, naming
+/// them; a resumed run does not send, count or stop on the prompts that overflowed before.
 #[test]
 fn one_overflow_fails_its_item_three_stop_the_run_and_resume_skips_them() {
-    // Item 2's prompt is too long; it has three calls (N = 3 looped).
-    let prompts = ["item 1", "item 2", "item 2", "item 2", "item 3", "item 4"];
-    let (finish, sent, s) = run_with_overflows(&prompts, &["item 2"], &[]);
+    // Item 2's prompts are too long; its score-only prompt has three calls (N = 3 looped), and
+    // its second method's prompt is too long as well: still one item.
+    let prompts = ["1/plain", "2/plain", "2/plain", "2/plain", "2/json", "3/plain", "4/plain"];
+    let (finish, sent, s) = run_with_overflows(&prompts, &["2/plain", "2/json"], &[]);
     assert_eq!(finish, Finish::Completed);
-    assert_eq!(sent, vec![0, 1, 4, 5], "item 2's other calls are not sent");
+    assert_eq!(sent, vec![0, 1, 4, 5, 6], "the prompt's other calls are not sent");
     let p = s.progress(0);
-    assert_eq!((p.done, p.failed), (3, 3));
-    assert_eq!(s.overflowed(), ["item 2".to_owned()]);
+    assert_eq!((p.done, p.failed), (3, 4));
+    assert_eq!(s.overflowed(), ["2/plain".to_owned(), "2/json".to_owned()]);
     assert!(
         s.log()
             .iter()
-            .any(|l| l.message.contains("item 2") && l.message.contains("the run goes on"))
+            .any(|l| l.message.contains("2/plain") && l.message.contains("the run goes on"))
     );
 
-    // Three different prompts: the run stops and names them; nothing more is sent.
-    let prompts = ["a", "b", "c", "d", "e", "f"];
-    let (finish, sent, s) = run_with_overflows(&prompts, &["b", "c", "e"], &[]);
-    let Finish::Stopped(StopReason::Overflow { prompts: named }) = &finish else {
-        panic!("{finish:?}")
-    };
-    assert_eq!(named, &["b", "c", "e"]);
+    // Three different items: the run stops and names them; nothing more is sent.
+    let prompts = ["a/m", "b/m", "c/m", "d/m", "e/m", "f/m"];
+    let (finish, sent, s) = run_with_overflows(&prompts, &["b/m", "c/m", "e/m"], &[]);
+    let Finish::Stopped(StopReason::Overflow { items }) = &finish else { panic!("{finish:?}") };
+    assert_eq!(items, &["b", "c", "e"]);
     assert_eq!(sent, vec![0, 1, 2, 3, 4]);
     let said = finish.describe(ProviderId::LlamaCpp);
     assert!(
-        said.message.contains("3 different prompts were too long")
+        said.message.contains("the prompts of 3 different items were too long")
             && said.message.contains("b; c; e"),
         "{}",
         said.message
@@ -213,7 +215,8 @@ fn one_overflow_fails_its_item_three_stop_the_run_and_resume_skips_them() {
     assert_eq!(s.overflowed().len(), 3);
 
     // Resumed with what overflowed: those prompts are not sent again and the rest completes.
-    let (finish, sent, s) = run_with_overflows(&prompts, &["b", "c", "e"], &["b", "c", "e"]);
+    let (finish, sent, s) =
+        run_with_overflows(&prompts, &["b/m", "c/m", "e/m"], &["b/m", "c/m", "e/m"]);
     assert_eq!(finish, Finish::Completed);
     assert_eq!(sent, vec![0, 3, 5]);
     assert!(s.overflowed().is_empty());

@@ -249,11 +249,14 @@ impl runner::Calls for PlanCalls {
         let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
         workbench::prompt_request(&self.loaded.dataset, &self.study, prompt).map(Cow::Owned)
     }
-    fn prompt_label(&self, call: usize) -> Option<String> {
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
         let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
         let item = self.loaded.dataset.items.get(prompt.item)?;
         let method = self.study.methods.get(prompt.method)?;
-        Some(format!("item {} · {} · {}", item.id, method.name, prompt.attribute))
+        Some(concord_core::run::PromptRef {
+            item: format!("item {}", item.id),
+            prompt: format!("item {} · {} · {}", item.id, method.name, prompt.attribute),
+        })
     }
     fn size(&self, call: usize) -> CallSize {
         let Some(c) = self.plan.calls.get(call) else { return CallSize::default() };

@@ -54,6 +54,6 @@ pub use response::{
 };
 pub use retry::{GiveUpReason, RetryDecision, RetryPolicy};
 pub use scheduler::{
-    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, Scheduler,
-    SchedulerConfig, SchedulerError, StopReason,
+    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, PromptRef,
+    Scheduler, SchedulerConfig, SchedulerError, StopReason,
 };

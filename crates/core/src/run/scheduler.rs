@@ -45,11 +45,19 @@ pub struct Job<T> {
     pub key: String,
     pub payload: T,
     pub estimated_cost_usd: f64,
-    /// The prompt this call sends, in words ("item 12 · score-only · coherence"): calls of one
-    /// prompt share it. A prompt too long for the model fails its calls without sending the
-    /// others, and the run stops once [`SchedulerConfig::overflow_limit`] different prompts
-    /// have overflowed, naming them. `None`: the call is its own prompt.
-    pub prompt: Option<String>,
+    /// The prompt this call sends and the item it rates: calls of one prompt share it. A
+    /// prompt too long for the model fails its calls without sending the others, and the run
+    /// stops once prompts of [`SchedulerConfig::overflow_limit`] different items have
+    /// overflowed, naming them. `None`: the call is its own prompt and item.
+    pub prompt: Option<PromptRef>,
+}
+
+/// What a call asks about, in words: the item it rates ("item 12") and its prompt ("item 12 ·
+/// score-only · coherence").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRef {
+    pub item: String,
+    pub prompt: String,
 }
 
 /// Settings of a run.
@@ -68,8 +76,9 @@ pub struct SchedulerConfig {
     pub price: Option<Price>,
     /// Seed of the backoff jitter.
     pub seed: u64,
-    /// The run stops once this many different prompts were too long for the model (one
-    /// over-long item fails alone; many say the model's context is too small for the study).
+    /// The run stops once prompts of this many different items were too long for the model
+    /// (one over-long item fails alone, whatever its methods; many say the model's context is
+    /// too small for the study).
     pub overflow_limit: usize,
     /// Prompts an earlier run of the same calls found too long: their calls fail without being
     /// sent, and do not count towards the limit (so a resumed run does not stop on them again).
@@ -182,8 +191,8 @@ pub enum StopReason {
     /// A spend cap is set but the model has no price: nothing can be held against the cap,
     /// so nothing was sent.
     NoPrice { model: String },
-    /// Several different prompts were too long for the model's context.
-    Overflow { prompts: Vec<String> },
+    /// Prompts of several different items were too long for the model's context (the items).
+    Overflow { items: Vec<String> },
 }
 
 impl fmt::Display for StopReason {
@@ -194,11 +203,11 @@ impl fmt::Display for StopReason {
                 f,
                 "stopped at the spend cap: ${spent_usd:.4} spent or committed of ${cap_usd:.4}"
             ),
-            StopReason::Overflow { prompts } => write!(
+            StopReason::Overflow { items } => write!(
                 f,
-                "stopped: {} different prompts were too long for the model ({})",
-                prompts.len(),
-                prompts.join("; ")
+                "stopped: the prompts of {} different items were too long for the model ({})",
+                items.len(),
+                items.join("; ")
             ),
             StopReason::NoPrice { model } => write!(
                 f,
@@ -329,8 +338,9 @@ pub struct Scheduler<T> {
     next_slot_ms: f64,
     first_send_at: Option<u64>,
     dropped: BTreeSet<Param>,
-    /// Prompts that were too long for the model in this run, in the order met.
+    /// Prompts that were too long for the model in this run, in the order met, and their items.
     overflowed: Vec<String>,
+    overflowed_items: Vec<String>,
     meter: CostMeter,
     committed_usd: f64,
     rng: ChaCha8Rng,
@@ -369,6 +379,7 @@ impl<T> Scheduler<T> {
             first_send_at: None,
             dropped: BTreeSet::new(),
             overflowed: Vec::new(),
+            overflowed_items: Vec::new(),
             meter: CostMeter::default(),
             committed_usd: 0.0,
             rng,
@@ -399,7 +410,20 @@ impl<T> Scheduler<T> {
 
     /// The prompt a job sends, as named in the log.
     fn prompt_of(&self, id: JobId) -> String {
-        self.slots[id].job.prompt.clone().unwrap_or_else(|| format!("request {}", id + 1))
+        self.slots[id]
+            .job
+            .prompt
+            .as_ref()
+            .map_or_else(|| format!("request {}", id + 1), |p| p.prompt.clone())
+    }
+
+    /// The item a job rates, as named in the log.
+    fn item_of(&self, id: JobId) -> String {
+        self.slots[id]
+            .job
+            .prompt
+            .as_ref()
+            .map_or_else(|| format!("request {}", id + 1), |p| p.item.clone())
     }
 
     /// Whether a job's prompt is known to be too long (this run or an earlier one).
@@ -657,23 +681,27 @@ impl<T> Scheduler<T> {
             self.slots[id].status = Status::Failed;
             self.failed += 1;
             let prompt = self.prompt_of(id);
+            let item = self.item_of(id);
             let known = self.config.known_overflow.contains(&prompt);
             if !known && !self.overflowed.contains(&prompt) {
                 self.overflowed.push(prompt.clone());
+            }
+            if !known && !self.overflowed_items.contains(&item) {
+                self.overflowed_items.push(item);
             }
             let limit = self.config.overflow_limit.max(1);
             self.note(
                 now_ms,
                 Some(id),
                 format!(
-                    "{prompt}: {error}; this item fails, the run goes on ({} of {limit} different prompts too long stop it)",
-                    self.overflowed.len()
+                    "{prompt}: {error}; this item fails, the run goes on (items too long so far: {} — the run stops at {limit})",
+                    self.overflowed_items.len()
                 ),
             );
-            if self.overflowed.len() >= limit
+            if self.overflowed_items.len() >= limit
                 && matches!(self.state, RunState::Running | RunState::Paused)
             {
-                let reason = StopReason::Overflow { prompts: self.overflowed.clone() };
+                let reason = StopReason::Overflow { items: self.overflowed_items.clone() };
                 self.note(now_ms, None, reason.to_string());
                 self.state = RunState::Stopped(reason);
                 return Ok(FailureOutcome::RunStopped);
