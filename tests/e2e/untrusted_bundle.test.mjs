@@ -82,7 +82,7 @@ test('a bundle from another origin cannot redirect the key', { skip: !MOCK_URL, 
 
     // The user points the page at their provider (the mock) and uses the key.
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', itemLimit: 1 });
-    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('button', { name: 'Check this model' }).click();
     await page.getByTestId('connection-result').waitFor();
     await run.run();
     assert.match(await run.waitFinished(120_000), /Run complete/);

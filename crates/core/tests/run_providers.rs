@@ -474,3 +474,96 @@ fn no_price_fallback_across_tiers() {
     );
     assert_eq!(price(ProviderId::OpenRouter, "openai/o3-pro"), None);
 }
+
+// ---- Check this model (part 7) ----
+
+use concord_core::run::check::{
+    ModelCheck, Needs, Probe, ProbeOutcome, Verdict, judge_probe, probe_call, probes,
+};
+
+#[test]
+fn a_check_judges_each_capability_in_the_providers_words_and_a_run_plans_around_it() {
+    let needs = Needs {
+        logprobs: true,
+        max_n: 5,
+        schema: Some(serde_json::json!({"type": "object"})),
+        min_max_tokens: Some(128),
+    };
+    let caps = Capabilities::for_model(ProviderId::Gemini, "gemini-2.0-flash");
+    assert_eq!(
+        probes(&needs, &caps),
+        vec![Probe::Plain, Probe::Logprobs, Probe::Samples, Probe::Schema]
+    );
+    let flash = Capabilities::for_model(ProviderId::Gemini, "gemini-2.5-pro");
+    assert!(probes(&needs, &flash).contains(&Probe::ReasoningBudget));
+    // The probe asks for log-probabilities even where the table says none, to hear the
+    // provider's own words; Anthropic's wire cannot carry them at all.
+    let endpoint = Endpoint::preset(ProviderId::Gemini, "gemini-2.5-flash");
+    let flash_caps = Capabilities::for_model(ProviderId::Gemini, "gemini-2.5-flash");
+    let (req, probe_caps) =
+        probe_call(Probe::Logprobs, &needs, &endpoint, &flash_caps).expect("probed");
+    let built = build_chat(
+        &endpoint,
+        &probe_caps,
+        &req,
+        SampleBatch { first: 0, count: 1 },
+        "k",
+        CallOptions::default(),
+    )
+    .expect("builds");
+    assert!(built.http.body.contains("responseLogprobs"), "{}", built.http.body);
+    assert!(
+        probe_call(
+            Probe::Logprobs,
+            &needs,
+            &Endpoint::preset(ProviderId::Anthropic, "claude-sonnet-4-5"),
+            &Capabilities::for_model(ProviderId::Anthropic, "claude-sonnet-4-5")
+        )
+        .is_none()
+    );
+
+    let refusal = classify_error(
+        400,
+        &[],
+        r#"{"error":{"code":400,"message":"Logprobs is not enabled for models/gemini-2.5-flash","status":"INVALID_ARGUMENT"}}"#,
+        NOW,
+    );
+    let logprobs = judge_probe(Probe::Logprobs, &needs, &ProbeOutcome::Failed(refusal));
+    assert_eq!(logprobs.verdict, Verdict::Refused);
+    assert_eq!(logprobs.words, "Logprobs is not enabled for models/gemini-2.5-flash");
+    assert!(logprobs.action.contains("not weighted"));
+    let one = parse_chat_response(
+        Api::Gemini,
+        r#"{"candidates":[{"content":{"parts":[{"text":"3"}]},"finishReason":"STOP"}]}"#,
+    )
+    .expect("parses");
+    let samples = judge_probe(Probe::Samples, &needs, &ProbeOutcome::Answered(one.clone()));
+    assert_eq!(samples.verdict, Verdict::Refused, "one answer for two asked");
+    let plain = judge_probe(Probe::Plain, &needs, &ProbeOutcome::Answered(one));
+    assert_eq!(plain.verdict, Verdict::Works);
+    let starved = parse_chat_response(Api::Gemini, r#"{"candidates":[{"content":{"parts":[]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":0,"thoughtsTokenCount":128}}"#).expect("parses");
+    let budget = judge_probe(Probe::ReasoningBudget, &needs, &ProbeOutcome::Answered(starved));
+    assert_eq!(budget.verdict, Verdict::Refused);
+    assert!(budget.words.contains("128") && budget.action.contains("Max tokens"), "{budget:?}");
+    // A network failure is not a refusal: nothing is known.
+    let down = judge_probe(
+        Probe::Schema,
+        &needs,
+        &ProbeOutcome::Failed(ApiError::network("Failed to fetch")),
+    );
+    assert_eq!(down.verdict, Verdict::Failed);
+
+    let check = ModelCheck {
+        provider: "gemini".into(),
+        model: "gemini-2.5-flash".into(),
+        at: 0,
+        results: vec![plain, logprobs, samples, budget],
+    };
+    let mut caps = Capabilities::for_model(ProviderId::Gemini, "gemini-2.0-flash");
+    check.apply(&mut caps);
+    assert!(
+        !caps.allows(Param::Logprobs) && !caps.allows(Param::N),
+        "the run never sends what was refused"
+    );
+    assert_eq!(caps.samples_per_call(), 1);
+}

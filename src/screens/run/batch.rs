@@ -422,7 +422,9 @@ pub fn rerun(ctx: RunContext, key: String, mode: RunMode) {
 /// batch is kept the moment the provider accepts it.
 pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
-    let connection = form.connection();
+    let mut connection = form.connection();
+    // What a check of this model found refused is never sent.
+    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
     let Some(api) = BatchApi::for_provider(form.provider) else {
         ctx.run
             .view

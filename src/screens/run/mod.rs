@@ -6,16 +6,14 @@
 //! [`batch`].
 
 pub mod batch;
+pub mod check;
 pub mod state;
 pub mod tasks;
 
 use concord_core::report::count;
 use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
 use concord_core::run::tokens::Encoding;
-use concord_core::run::{
-    Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
-    classify_connection, classify_unreachable,
-};
+use concord_core::run::{Capabilities, PRESETS, Price, ProviderId};
 use concord_core::study::workbench::plan::{
     CountedPrompts, EstimateGroup, estimate_groups, estimate_inputs,
 };
@@ -24,7 +22,6 @@ use concord_core::study::workbench::study::{short_budget_warning, short_budgets}
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::edge::http;
 use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
@@ -125,9 +122,7 @@ fn ResumePanel() -> impl IntoView {
 #[component]
 fn ProviderPanel() -> impl IntoView {
     let ctx = RunContext::from_context();
-    let test_result = RwSignal::new(None::<(bool, String)>);
     let models = RwSignal::new(Vec::<String>::new());
-    let testing = RwSignal::new(false);
     let form = move || ctx.run.connection.get();
     let set = move |f: &dyn Fn(&mut ConnectionForm)| ctx.run.connection.update(|c| f(c));
     // A price entered for the model (the other half from the price list, or 0); an emptied
@@ -160,51 +155,7 @@ fn ProviderPanel() -> impl IntoView {
                 c.provider = id;
                 c.base_url = id.preset().base_url.to_owned();
             });
-            test_result.set(None);
         }
-    };
-    let test = move |_| {
-        let form = ctx.run.connection.get_untracked();
-        let endpoint = form.endpoint();
-        testing.set(true);
-        spawn_local(async move {
-            let outcome = match build_list_models(&endpoint, form.api_key.trim()) {
-                Err(e) => (false, e.to_string()),
-                Ok(req) => match http::send(&req, 15_000, None).await {
-                    // "Failed to fetch" says nothing: probe whether the page's policy, CORS or
-                    // an absent server is the cause.
-                    Err(http::FetchError::Network(_)) => {
-                        let cause = http::network_cause(&req.url).await;
-                        let report = classify_unreachable(&endpoint, cause);
-                        (false, format!("{} {}", report.summary, report.advice))
-                    }
-                    Ok(reply) => {
-                        let report = classify_connection(
-                            &endpoint,
-                            reply.status,
-                            &reply.headers,
-                            &reply.body,
-                            time::now_ms(),
-                        );
-                        models.try_set(report.models.clone());
-                        let ok = matches!(report.status, ConnectionStatus::Ok);
-                        let text = if report.advice.is_empty() {
-                            report.summary
-                        } else {
-                            format!("{} {}", report.summary, report.advice)
-                        };
-                        (ok, text)
-                    }
-                    Err(e) => {
-                        let report =
-                            classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
-                        (false, format!("{} {}", report.summary, report.advice))
-                    }
-                },
-            };
-            test_result.try_set(Some(outcome));
-            testing.try_set(false);
-        });
     };
     view! {
         <section class="panel" aria-labelledby="provider-heading">
@@ -250,12 +201,7 @@ fn ProviderPanel() -> impl IntoView {
                 </div>
             </div>
             <p class="muted">"The key stays in this page's memory and goes only to the provider. It is never written to storage, exports or the address bar unless you tick “Remember on this device” (then it is kept in this browser's local storage until you press Forget key)."</p>
-            <div class="row">
-                <button type="button" class="secondary" on:click=test disabled=move || testing.get()>"Test connection"</button>
-                {move || test_result.get().map(|(ok, text)| view! {
-                    <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="connection-result">{text}</p>
-                })}
-            </div>
+            <check::CheckModel models=models/>
             <details>
                 <summary>"Limits and price"</summary>
                 <p class="muted" data-testid="price-date">{price_list_note()}</p>

@@ -42,6 +42,8 @@ pub struct RunState {
     /// The model and the prompts a run of it found too long for its context: a run of the same
     /// model (Resume) does not send them again.
     pub overflowed: StoredValue<(String, Vec<String>)>,
+    /// What "Check this model" found, by `provider/model` (kept in local storage).
+    pub checks: RwSignal<BTreeMap<String, concord_core::run::check::ModelCheck>>,
 }
 
 /// The state of counting the estimate's prompt tokens.
@@ -80,6 +82,7 @@ impl RunState {
             counted: RwSignal::new(0),
             counting: RwSignal::new(Counting::Idle),
             overflowed: StoredValue::new((String::new(), Vec::new())),
+            checks: RwSignal::new(BTreeMap::new()),
         }
     }
 }

@@ -352,7 +352,7 @@ pub async fn plan_run(
         ),
         None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
     };
-    let caps = concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model);
+    let caps = super::check::planned_caps(ctx.run, endpoint.provider, &endpoint.model);
     let items = items_of(&loaded.dataset, item_limit);
     let plan = {
         let mut planner =
@@ -423,6 +423,8 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         if *model == form.model.trim() { list.clone() } else { Vec::new() }
     });
     connection.known_overflow = overflowed.iter().cloned().collect();
+    // What a check of this model found refused is never sent.
+    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
     // A cap the run could not hold to: said before anything is planned or saved for resuming
     // (the run engine refuses it too, for every screen).
     if let Some(refused) = cap_without_price(&form) {

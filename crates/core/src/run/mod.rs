@@ -18,11 +18,13 @@
 //! | stable cache keys | [`cache`] |
 //! | price table, estimates, spend | [`cost`] |
 //! | prompt tokens counted with OpenAI's encodings | [`tokens`] |
-//! | Test connection | [`connection`] |
+//! | Test connection (the model list) | [`connection`] |
+//! | Check this model: one tiny request per capability a study needs | [`check`] |
 //! | provider batch APIs (half price, results within 24 h) | [`batch`] |
 
 pub mod batch;
 pub mod cache;
+pub mod check;
 pub mod connection;
 pub mod cost;
 pub mod error;
