@@ -374,6 +374,8 @@ pub struct Outcome {
     pub dropped: Vec<String>,
     /// Prompts too long for the model in this run (by [`Calls::prompt_label`]).
     pub overflowed: Vec<String>,
+    /// Their items.
+    pub overflowed_items: Vec<String>,
     /// Storage failures (the sample is kept in memory for this session).
     pub storage_errors: usize,
 }
@@ -453,6 +455,7 @@ pub async fn execute(
             cached: 0,
             dropped: Vec::new(),
             overflowed: Vec::new(),
+            overflowed_items: Vec::new(),
             storage_errors: 0,
         };
     }
@@ -767,6 +770,7 @@ async fn pass(
         cached,
         dropped: scheduler.dropped_params().iter().map(|p| p.name().to_owned()).collect(),
         overflowed: scheduler.overflowed().to_vec(),
+        overflowed_items: scheduler.overflowed_items().to_vec(),
         storage_errors,
     }
 }

@@ -588,9 +588,8 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         }
         // Remembered for Resume (with those of an earlier run of this model).
         let mut all = overflowed;
-        all.extend(
-            outcome.overflowed.iter().filter(|p| !all.contains(p)).cloned().collect::<Vec<_>>(),
-        );
+        let found = outcome.overflowed.iter().chain(&outcome.overflowed_items);
+        all.extend(found.filter(|p| !all.contains(p)).cloned().collect::<Vec<_>>());
         ctx.run.overflowed.set_value((endpoint.model.clone(), all.clone()));
         if !matches!(outcome.finish, Finish::Completed) && !all.is_empty() {
             note_overflowed(&store, &all).await;

@@ -361,6 +361,18 @@ pub fn shape(p: Personality, body: &Value, answer: &mut Value) {
             // `n` is not honoured (unverified: docs/providers.md): one choice.
             if let Some(choices) = answer.get_mut("choices").and_then(Value::as_array_mut) {
                 choices.truncate(1);
+                // Log-probabilities are accepted but come back as placeholders (0 or -9999,
+                // microsoft/PyRIT#991, a third-party report).
+                for c in choices.iter_mut() {
+                    if let Some(tokens) =
+                        c.pointer_mut("/logprobs/content").and_then(Value::as_array_mut)
+                    {
+                        for t in tokens {
+                            t["logprob"] = json!(-9999.0);
+                            t["top_logprobs"] = json!([]);
+                        }
+                    }
+                }
             }
             let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
             if model.contains("reasoner") {

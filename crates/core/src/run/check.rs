@@ -235,9 +235,13 @@ pub fn judge_probe(probe: Probe, needs: &Needs, outcome: &ProbeOutcome) -> Probe
             result(Verdict::Works, format!("Answered: “{}”", clip(&text)), "Runs as planned.", None)
         }
         (Probe::Logprobs, ProbeOutcome::Answered(r)) => {
+            // Real log-probabilities, not placeholders (DeepSeek has been reported to answer 0
+            // or -9999 for every token: microsoft/PyRIT#991).
+            let real = |lp: f64| lp < 0.0 && lp > -9999.0;
             let has = r.choices.iter().any(|c| {
                 c.top_logprobs.as_ref().is_some_and(|t| {
-                    t.iter().any(|x| !x.top_logprobs.is_empty() || x.logprob != 0.0)
+                    t.iter()
+                        .any(|x| real(x.logprob) || x.top_logprobs.iter().any(|a| real(a.logprob)))
                 })
             });
             if has {
@@ -250,7 +254,7 @@ pub fn judge_probe(probe: Probe, needs: &Needs, outcome: &ProbeOutcome) -> Probe
             } else {
                 result(
                     Verdict::Refused,
-                    "Answered without log-probabilities (the parameter was accepted but nothing came back).".into(),
+                    "Answered without real log-probabilities (the parameter was accepted, but none or placeholders came back).".into(),
                     "Concord does not ask for them: probability-weighted methods' samples are counted as not weighted and left out.",
                     Some(Param::Logprobs),
                 )
@@ -380,9 +384,17 @@ impl ModelCheck {
     }
 
     /// Applies what the check found to the capabilities a run starts with.
+    /// Log-probabilities the table did not expect but the model returned are asked for (the
+    /// provider's answer outweighs the table).
     pub fn apply(&self, caps: &mut Capabilities) {
         for p in self.refused_params() {
             caps.drop_param(p);
+        }
+        if self.result(Probe::Logprobs).is_some_and(|r| r.verdict == Verdict::Works)
+            && caps.max_top_logprobs.is_none()
+        {
+            caps.max_top_logprobs = Some(5);
+            caps.reasoning = false;
         }
     }
 }

@@ -80,8 +80,9 @@ pub struct SchedulerConfig {
     /// (one over-long item fails alone, whatever its methods; many say the model's context is
     /// too small for the study).
     pub overflow_limit: usize,
-    /// Prompts an earlier run of the same calls found too long: their calls fail without being
-    /// sent, and do not count towards the limit (so a resumed run does not stop on them again).
+    /// Prompts (and items) an earlier run of the same calls found too long: calls of such a
+    /// prompt fail without being sent, and an overflow of such an item does not count towards
+    /// the limit (so a resumed run does not stop on them again).
     pub known_overflow: BTreeSet<String>,
 }
 
@@ -403,9 +404,15 @@ impl<T> Scheduler<T> {
     }
 
     /// The prompts found too long for the model in this run, in the order met (a resumed run
-    /// passes them as [`SchedulerConfig::known_overflow`]).
+    /// passes them, with [`Scheduler::overflowed_items`], as
+    /// [`SchedulerConfig::known_overflow`]).
     pub fn overflowed(&self) -> &[String] {
         &self.overflowed
+    }
+
+    /// The items whose prompts were too long in this run (not counting those known before).
+    pub fn overflowed_items(&self) -> &[String] {
+        &self.overflowed_items
     }
 
     /// The prompt a job sends, as named in the log.
@@ -686,7 +693,8 @@ impl<T> Scheduler<T> {
             if !known && !self.overflowed.contains(&prompt) {
                 self.overflowed.push(prompt.clone());
             }
-            if !known && !self.overflowed_items.contains(&item) {
+            if !self.config.known_overflow.contains(&item) && !self.overflowed_items.contains(&item)
+            {
                 self.overflowed_items.push(item);
             }
             let limit = self.config.overflow_limit.max(1);
