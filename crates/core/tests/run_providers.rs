@@ -567,3 +567,110 @@ fn a_check_judges_each_capability_in_the_providers_words_and_a_run_plans_around_
     );
     assert_eq!(caps.samples_per_call(), 1);
 }
+
+// ---- Batch runs that survive the real APIs (part 5) ----
+
+use concord_core::run::batch::{self as batch_api, BatchApi, BatchPhase, LineRef};
+
+/// BREAK: two lines sharing a cache key gave a repeated custom id, and the provider refuses a
+/// whole batch for that: lines are de-duplicated.
+#[test]
+fn batch_lines_are_deduplicated_by_custom_id() {
+    let endpoint = Endpoint::preset(ProviderId::OpenAi, "gpt-4o-mini");
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let req = request(16);
+    let keys = vec!["k1".to_owned()];
+    let line = batch_api::batch_line(
+        &endpoint,
+        &caps,
+        &req,
+        SampleBatch { first: 0, count: 1 },
+        &keys,
+        "sk",
+    )
+    .expect("line");
+    let other = batch_api::batch_line(
+        &endpoint,
+        &caps,
+        &req,
+        SampleBatch { first: 0, count: 1 },
+        &["k2".to_owned()],
+        "sk",
+    )
+    .expect("line");
+    let (kept, repeats) = batch_api::dedupe(vec![line.clone(), other, line]);
+    assert_eq!(repeats, 1);
+    assert_eq!(kept.iter().map(|l| l.custom_id.as_str()).collect::<Vec<_>>(), ["k1", "k2"]);
+}
+
+/// OpenAI's per-model enqueued-token limit: the failed batch's `errors.data[].code` is shown,
+/// and it is recognised as a full queue (its lines go again when the batches ahead end).
+#[test]
+fn a_full_queue_is_read_from_errors_data() {
+    let body = r#"{"id":"batch_1","object":"batch","status":"failed","errors":{"object":"list","data":[{"code":"token_limit_exceeded","message":"Enqueued token limit reached for gpt-4o in organization org-x. Limit: 90,000 enqueued tokens. Please try again once some in_progress batches have been completed.","param":null,"line":null}]},"request_counts":{"total":0,"completed":0,"failed":0}}"#;
+    let state = batch_api::parse_batch(BatchApi::OpenAi, 200, &[], body, 0).expect("parses");
+    let BatchPhase::Failed { reason } = &state.phase else { panic!("{:?}", state.phase) };
+    assert!(
+        reason.starts_with("token_limit_exceeded: Enqueued token limit reached for gpt-4o"),
+        "{reason}"
+    );
+    assert!(batch_api::queue_full(&state.phase));
+    let other = batch_api::parse_batch(
+        BatchApi::OpenAi,
+        200,
+        &[],
+        &body
+            .replace("token_limit_exceeded", "invalid_json_line")
+            .replace("Enqueued token limit reached", "Bad line"),
+        0,
+    )
+    .expect("parses");
+    assert!(!batch_api::queue_full(&other.phase));
+    // Transfers get time in proportion to their size.
+    assert_eq!(batch_api::transfer_timeout_ms(0), 60_000);
+    assert!(batch_api::transfer_timeout_ms(200_000_000) >= 800_000);
+}
+
+/// BREAK: a parameter rejected for a whole batch failed every line and "Re-run failed as a new
+/// batch" failed the same way; the refusal is read from the failed lines, kept with the
+/// batch, and a re-run is built without it.
+#[test]
+fn a_parameter_refused_in_batch_lines_is_remembered_with_the_batch() {
+    let lines = vec![
+        LineRef { custom_id: "a".into(), keys: vec!["a".into()] },
+        LineRef { custom_id: "b".into(), keys: vec!["b".into()] },
+    ];
+    let anthropic = r#"{"custom_id":"a","result":{"type":"errored","error":{"type":"error","error":{"type":"invalid_request_error","message":"`temperature` and `top_p` cannot both be specified for this model. Please use only one."}}}}
+{"custom_id":"b","result":{"type":"errored","error":{"type":"error","error":{"type":"invalid_request_error","message":"`temperature` and `top_p` cannot both be specified for this model. Please use only one."}}}}"#;
+    let got = batch_api::collect(
+        BatchApi::Anthropic,
+        &lines,
+        &[anthropic.to_owned()],
+        &BatchPhase::Ended,
+    );
+    assert_eq!(got.failures.len(), 2);
+    assert_eq!(got.rejected.len(), 1);
+    assert_eq!(got.rejected[0].0, Param::TopP);
+    let openai = r#"{"id":"r","custom_id":"a","response":{"status_code":400,"body":{"error":{"message":"Unsupported parameter: 'logprobs' is not supported with this model.","type":"invalid_request_error","param":"logprobs","code":"unsupported_parameter"}}},"error":null}"#;
+    let got =
+        batch_api::collect(BatchApi::OpenAi, &lines[..1], &[openai.to_owned()], &BatchPhase::Ended);
+    assert_eq!(got.rejected.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [Param::Logprobs]);
+}
+
+/// Issue 36.6: one wording of money with enough digits, so a batch's spent, interactive and
+/// saved figures agree ($0.0004 + $0.0004 ≠ $0.0009 was what four decimals gave).
+#[test]
+fn money_has_enough_digits_to_agree() {
+    use concord_core::run::format_usd;
+    let spent = 0.00045;
+    let full = 0.0009;
+    assert_eq!(
+        (format_usd(spent), format_usd(full), format_usd(full - spent)),
+        ("$0.000450".into(), "$0.000900".into(), "$0.000450".into())
+    );
+    assert_eq!(format_usd(0.0019), "$0.00190");
+    assert_eq!(format_usd(0.01574), "$0.0157");
+    assert_eq!(format_usd(12.4), "$12.40");
+    assert_eq!(format_usd(0.0), "$0");
+    assert_eq!(format_usd(0.004), "$0.00400", "never \"$0.00\"");
+}

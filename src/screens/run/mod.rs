@@ -170,6 +170,12 @@ fn ProviderPanel() -> impl IntoView {
                 <label for="base-url">"Base URL"</label>
                 <input id="base-url" type="url" prop:value=move || form().base_url
                     on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.base_url = v.clone()) }/>
+                <span></span>
+                <label class="check" data-testid="proxy-choice">
+                    <input type="checkbox" prop:checked=move || form().proxy
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(&|c| c.proxy = on) }/>
+                    {move || format!("This base URL is a proxy for {}'s API (answers are stored under {}, so they serve runs made either way)", form().provider, form().provider.preset().base_url)}
+                </label>
                 <label for="model">"Model"</label>
                 <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model
                     on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.model = v.clone()) }/>
@@ -275,8 +281,12 @@ fn estimate_text(
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
-        Some(c) if setup.batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
-        Some(c) => format!("about ${c:.2}"),
+        Some(c) if setup.batch => format!(
+            "about {} at the batch price ({} interactively)",
+            concord_core::run::format_usd(c),
+            concord_core::run::format_usd(c * 2.0)
+        ),
+        Some(c) => format!("about {}", concord_core::run::format_usd(c)),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
     let basis = match (counted, setup.encoding, counting) {
@@ -473,7 +483,7 @@ fn LaunchPanel() -> impl IntoView {
                 // A model with no price has spent an unknown amount, not $0.
                 let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
                 let by_provider = if p.provider_priced > 0 { format!(" ({} priced by the provider)", count(p.provider_priced as usize, "call", "calls")) } else { String::new() };
-                let cost = if priced || p.provider_priced > 0 { format!("${:.4}{by_provider}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
+                let cost = if priced || p.provider_priced > 0 { format!("{}{by_provider}", concord_core::run::format_usd(p.cost_usd)) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">

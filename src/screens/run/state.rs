@@ -116,6 +116,10 @@ pub struct ConnectionForm {
     /// Prices the user entered, by `provider/model`: used before the shipped table (and for
     /// models it does not list). Kept in this browser's local storage.
     pub prices: BTreeMap<String, Price>,
+    /// The base URL is a CORS proxy for the provider's API: answers are keyed to the
+    /// provider's own address, so answers collected through the proxy serve runs made directly
+    /// (and the other way round).
+    pub proxy: bool,
 }
 
 /// The key of a model's entered price: `openai/gpt-4o-mini`.
@@ -148,6 +152,7 @@ impl Default for ConnectionForm {
             timeout_s: 120,
             item_limit: None,
             prices: BTreeMap::new(),
+            proxy: false,
         }
     }
 }
@@ -191,6 +196,19 @@ impl ConnectionForm {
             timeout_ms: self.timeout_s.saturating_mul(1000),
             known_overflow: Default::default(),
         }
+    }
+
+    /// The endpoint answers are keyed to (cache keys, plans): the provider's own base URL when
+    /// the form's is a proxy for it, else the form's.
+    pub fn key_endpoint(&self) -> Endpoint {
+        let mut endpoint = self.endpoint();
+        if self.proxy
+            && !matches!(self.provider, ProviderId::Custom)
+            && !self.provider.preset().local
+        {
+            endpoint.base_url = self.provider.preset().base_url.to_owned();
+        }
+        endpoint
     }
 
     pub fn endpoint(&self) -> Endpoint {

@@ -441,12 +441,13 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
     let loaded = dataset.loaded.clone();
     let study = Rc::new(study);
     spawn_local(async move {
+        // Keys name the provider, not a proxy's address.
         let planned = plan_run(
             ctx,
             loaded.clone(),
             &study,
             probe,
-            &connection.endpoint,
+            &form.key_endpoint(),
             form.item_limit,
             &control,
             true,
@@ -493,7 +494,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
             Some(s) => s,
             None => &all,
         };
-        let endpoint = connection.endpoint.clone();
+        let endpoint = form.key_endpoint();
         // The page shows the run's progress at most ten times a second (a fast provider
         // answers hundreds of calls a second), and every log line.
         let mut shown = time::monotonic_ms() - 1000.0;
