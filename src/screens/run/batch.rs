@@ -106,7 +106,9 @@ fn fetch_failure(api: BatchApi, e: &FetchError) -> String {
 }
 
 async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, String> {
-    http::send(req, TIMEOUT_MS, None).await.map_err(|e| fetch_failure(api, &e))
+    // An upload gets time in proportion to its size (a 200 MB file takes a while).
+    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
+    http::send(req, timeout, None).await.map_err(|e| fetch_failure(api, &e))
 }
 
 fn batch_failure(e: BatchError) -> String {
