@@ -75,7 +75,7 @@ test('a bundle from another origin cannot redirect the key', { skip: !MOCK_URL, 
     assert.ok(cells.length >= 1, 'the bundle opened: its results are shown');
 
     await run.open();
-    const base = await page.getByLabel('Base URL').inputValue();
+    const base = await page.getByLabel('Base URL', { exact: true }).inputValue();
     assert.ok(!base.includes(evil.origin), `the bundle did not set the base URL (${base})`);
     assert.notEqual(await page.getByLabel('Model', { exact: true }).inputValue(), 'evil-model');
     assert.equal(await page.getByLabel('API key').inputValue(), SECRET, 'the remembered key is back');

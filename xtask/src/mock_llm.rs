@@ -954,10 +954,28 @@ fn sample_ids(
 ) -> (u64, Option<u64>, Vec<String>, String) {
     let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
     let seed = body.get("seed").and_then(Value::as_u64);
+    // A sample is the same sample only for the same messages asked with the same model and
+    // answer-changing parameters (a method and its "+weighted" twin share their prompt text but
+    // are different requests, each paid once).
+    let params: Vec<String> = [
+        "model",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "tool_choice",
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+    ]
+    .iter()
+    .map(|k| body.get(*k).map_or_else(String::new, Value::to_string))
+    .collect();
+    let identity = fnv(&[&messages_hash.to_le_bytes(), params.join("\u{1f}").as_bytes()]);
     let samples = (0..n)
         .map(|i| match seed {
-            Some(s) => format!("{messages_hash:016x}:{}", s + i),
-            None => format!("{messages_hash:016x}:-{i}"),
+            Some(s) => format!("{identity:016x}:{}", s + i),
+            None => format!("{identity:016x}:-{i}"),
         })
         .collect();
     let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
@@ -1415,8 +1433,9 @@ fn logprobs_for(scenario: &Scenario, text: &str, rating: Option<i64>, top: usize
                     .collect();
                 json!({"token": token, "logprob": logprob, "bytes": token.as_bytes(), "top_logprobs": top_list})
             } else {
-                let top_list = if top > 0 { vec![json!({"token": token, "logprob": 0.0})] } else { Vec::new() };
-                json!({"token": token, "logprob": 0.0, "bytes": token.as_bytes(), "top_logprobs": top_list})
+                // Near-certain, as a real model's are (never exactly 0).
+                let top_list = if top > 0 { vec![json!({"token": token, "logprob": -0.0001})] } else { Vec::new() };
+                json!({"token": token, "logprob": -0.0001, "bytes": token.as_bytes(), "top_logprobs": top_list})
             }
         })
         .collect();

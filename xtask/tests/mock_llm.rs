@@ -744,8 +744,7 @@ fn structured_output_requests_get_the_rating_as_json() {
 
 /// A personality's scenario.
 fn personality(name: &str) -> Scenario {
-    let mut s = Scenario::default();
-    s.provider = mock_llm::Personality::from_name(name);
+    let s = Scenario { provider: mock_llm::Personality::from_name(name), ..Scenario::default() };
     assert!(s.provider.is_some(), "{name}");
     s
 }

@@ -174,7 +174,7 @@ fn ProviderPanel() -> impl IntoView {
                 <label class="check" data-testid="proxy-choice">
                     <input type="checkbox" prop:checked=move || form().proxy
                         on:change=move |ev| { let on = event_target_checked(&ev); set(&|c| c.proxy = on) }/>
-                    {move || format!("This base URL is a proxy for {}'s API (answers are stored under {}, so they serve runs made either way)", form().provider, form().provider.preset().base_url)}
+                    {move || format!("This address is a proxy for {}'s API (answers are stored under {}, so they serve runs made either way)", form().provider, form().provider.preset().base_url)}
                 </label>
                 <label for="model">"Model"</label>
                 <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model

@@ -237,13 +237,13 @@ pub fn judge_probe(probe: Probe, needs: &Needs, outcome: &ProbeOutcome) -> Probe
         (Probe::Logprobs, ProbeOutcome::Answered(r)) => {
             // Real log-probabilities, not placeholders (DeepSeek has been reported to answer 0
             // or -9999 for every token: microsoft/PyRIT#991).
-            let real = |lp: f64| lp < 0.0 && lp > -9999.0;
-            let has = r.choices.iter().any(|c| {
-                c.top_logprobs.as_ref().is_some_and(|t| {
-                    t.iter()
-                        .any(|x| real(x.logprob) || x.top_logprobs.iter().any(|a| real(a.logprob)))
-                })
-            });
+            let real = |x: &crate::judge::TokenLogprobs| {
+                x.logprob > -9999.0 && (x.logprob < 0.0 || !x.top_logprobs.is_empty())
+            };
+            let has = r
+                .choices
+                .iter()
+                .any(|c| c.top_logprobs.as_ref().is_some_and(|t| t.iter().any(real)));
             if has {
                 result(
                     Verdict::Works,
