@@ -58,7 +58,8 @@ test('a parameter refused in every batch line is kept with the batch and the re-
     await page.getByRole('button', { name: 'Re-run failed as a new batch' }).click();
     await run.finished.filter({ hasText: 'Submitted 1 batch (60 requests)' }).waitFor({ timeout: 60_000 });
     const second = await checkUntil(page, /· collected:/);
-    assert.match(second, /collected: 60 answers stored, 0 requests without an answer/);
+    const why = await page.getByTestId('batch').first().innerText();
+    assert.match(second, /collected: 60 answers stored, 0 requests without an answer/, why);
     assert.deepEqual((await summary()).duplicate_successes, []);
   } finally {
     await browser.close();

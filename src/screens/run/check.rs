@@ -68,6 +68,16 @@ pub fn planned_caps(
     {
         check.apply(&mut caps);
     }
+    // Parameters a batch of this model was refused for are not sent again.
+    let refused: Vec<concord_core::run::Param> = run.batches.with_untracked(|all| {
+        all.iter()
+            .filter(|r| r.provider == provider.slug() && r.model.trim() == model.trim())
+            .flat_map(|r| r.rejected_params())
+            .collect()
+    });
+    for p in refused {
+        caps.drop_param(p);
+    }
     caps
 }
 
