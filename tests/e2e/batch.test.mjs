@@ -9,6 +9,7 @@ import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 import { gradedCsv } from './fixtures.mjs';
+import { checkUntil } from './pages/batches_page.mjs';
 
 async function summary() {
   return (await fetch(`${MOCK_URL}/__mock/summary`)).json();
@@ -23,19 +24,6 @@ async function ready(page) {
   await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
 }
 
-/** Presses "Check now" until the newest batch's status matches `pattern`. */
-async function checkUntil(page, pattern, timeout = 60_000) {
-  const status = page.getByTestId('batch').first().getByTestId('batch-status');
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const text = await status.innerText();
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`batch status never matched ${pattern}: ${text}`);
-    const button = page.getByRole('button', { name: 'Check now' });
-    if (await button.isEnabled()) await button.click();
-    await page.waitForTimeout(400);
-  }
-}
 
 /** A workbench on graded.csv with the given modes, on the Run screen. */
 async function setUp(page, modes) {

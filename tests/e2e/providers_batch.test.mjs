@@ -9,23 +9,11 @@ import { launch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
 import { gradedCsv } from './fixtures.mjs';
+import { checkUntil } from './pages/batches_page.mjs';
 
 const summary = async () => (await fetch(`${MOCK_URL}/__mock/summary`)).json();
 const echo = { mode: 'echo_rating', marker: 'RATING=' };
 
-/** Presses "Check now" until the newest batch's status matches `pattern`. */
-async function checkUntil(page, pattern, timeout = 60_000) {
-  const status = page.getByTestId('batch').first().getByTestId('batch-status');
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const text = await status.innerText();
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`batch status never matched ${pattern}: ${text}`);
-    const button = page.getByRole('button', { name: 'Check now' });
-    if (await button.isEnabled()) await button.click();
-    await page.waitForTimeout(400);
-  }
-}
 
 async function setUp(page, { weighted }) {
   await new DataPage(page).open(CONCORD_URL);
