@@ -1,5 +1,5 @@
 //! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
-//! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
+//! Check this model (see [`check`]), limits, a cost estimate, start / pause / resume / cancel, progress, the
 //! run log, errors with what to do, resuming an interrupted run, batch mode (half price,
 //! answers within 24 hours) with the submitted batches, and the response cache. Its state is in
 //! [`state`], its async work (planning, the run, the manifest) in [`tasks`], batch mode in
