@@ -673,4 +673,12 @@ fn money_has_enough_digits_to_agree() {
     assert_eq!(format_usd(12.4), "$12.40");
     assert_eq!(format_usd(0.0), "$0");
     assert_eq!(format_usd(0.004), "$0.00400", "never \"$0.00\"");
+    // Three figures that must add up as shown.
+    let (spent, full, saved) = concord_core::run::format_usd_difference(2.2838, 4.5676);
+    assert_eq!((spent.as_str(), full.as_str(), saved.as_str()), ("$2.28", "$4.57", "$2.29"));
+    let (spent, full, saved) = concord_core::run::format_usd_difference(0.00045, 0.0009);
+    assert_eq!(
+        (spent.as_str(), full.as_str(), saved.as_str()),
+        ("$0.000450", "$0.000900", "$0.000450")
+    );
 }

@@ -870,12 +870,12 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
     let form = ctx.run.connection.get_untracked();
     let price = ProviderId::from_slug(&r.provider).and_then(|p| form.price_of(p, &r.model));
     let cost = match (&r.collected, r.cost(price)) {
-        (Some(_), Some((b, full))) => Some(format!(
-            "Spent {} at the batch price (the tokens the provider reported); the same answers interactively: {} (saved {}).",
-            format_usd(b),
-            format_usd(full),
-            format_usd(full - b)
-        )),
+        (Some(_), Some((b, full))) => {
+            let (spent, interactive, saved) = concord_core::run::format_usd_difference(b, full);
+            Some(format!(
+                "Spent {spent} at the batch price (the tokens the provider reported); the same answers interactively: {interactive} (saved {saved})."
+            ))
+        }
         (Some(_), None) => Some(
             "Cost unknown: this model has no price (enter one under Limits and price).".to_owned(),
         ),

@@ -40,6 +40,22 @@ pub fn format_usd(usd: f64) -> String {
     format!("{sign}${v:.decimals$}")
 }
 
+/// Several sums of money that must add up as shown (a batch's spent, interactive and saved):
+/// each rounded to the decimals [`format_usd`] gives the largest, the last (`b − a`) derived
+/// from the first two as rounded, so the three agree to the cent or digit shown.
+pub fn format_usd_difference(a: f64, b: f64) -> (String, String, String) {
+    let largest = a.abs().max(b.abs());
+    let decimals = if largest >= 1.0 || largest == 0.0 {
+        2
+    } else {
+        (2 - largest.log10().floor() as i32).clamp(2, 10) as usize
+    };
+    let scale = 10f64.powi(decimals as i32);
+    let (ra, rb) = ((a * scale).round() / scale, (b * scale).round() / scale);
+    let show = |v: f64| format!("${v:.decimals$}");
+    (show(ra), show(rb), show(rb - ra))
+}
+
 /// Estimated tokens of a text of `chars` characters: ⌈chars / 4⌉.
 pub fn estimate_tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)
