@@ -39,6 +39,7 @@ pub fn App() -> impl IntoView {
     provide_context(saved);
     crate::screens::run::tasks::restore_remembered_key(run);
     crate::screens::run::tasks::restore_prices(run);
+    crate::screens::run::check::restore_checks(run);
     let targets = BundleTargets::from_context();
     crate::workspaces::autosave(targets, saved);
     // Storage opens in the background (if the browser refuses it, runs keep their results in

@@ -23,8 +23,8 @@ use concord_core::judge::ChatRequest;
 use concord_core::judge::aggregate::{ScoreToken, score_tokens};
 use concord_core::run::{
     Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish,
-    FinishReason, Job, JobId, Price, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
-    build_chat, classify_error, parse_chat_response,
+    FinishReason, Job, JobId, ParseError, Price, Progress, SampleBatch, Scheduler, SchedulerConfig,
+    StopReason, build_chat, classify_error, parse_chat_response,
 };
 use concord_core::study::workbench::results::SampleInfo;
 use futures::StreamExt;
@@ -49,6 +49,9 @@ pub struct Connection {
     pub price: Option<Price>,
     /// Per-request time limit.
     pub timeout_ms: u32,
+    /// Prompts an earlier run of these calls found too long for the model: not sent again
+    /// (their calls fail at once), so a resumed run does not stop on them again.
+    pub known_overflow: std::collections::BTreeSet<String>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -105,6 +108,13 @@ pub trait Calls {
     /// What the call's cost depends on, cheaply (without building its request when that is
     /// costly): what is reserved against the spend cap while it is in flight.
     fn size(&self, call: usize) -> CallSize;
+    /// The item the call rates and its prompt, in words ("item 12", "item 12 · score-only ·
+    /// coherence"), shared by the calls of one prompt: how the run log names an item that
+    /// failed, and what a prompt too long for the model is remembered by. `None`: the call is
+    /// its own prompt.
+    fn prompt_label(&self, _call: usize) -> Option<concord_core::run::PromptRef> {
+        None
+    }
 }
 
 /// The size of a built request for `samples` samples.
@@ -162,6 +172,9 @@ impl Calls for Singles<'_> {
         let Some(&(c, _)) = self.list.get(call) else { return CallSize::default() };
         CallSize { samples: 1, ..self.calls.size(c) }
     }
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
+        self.list.get(call).and_then(|&(c, _)| self.calls.prompt_label(c))
+    }
 }
 
 /// Some calls of `calls`, renumbered from 0: a run without the calls a pending batch will
@@ -187,6 +200,9 @@ impl Calls for Subset<'_> {
     }
     fn size(&self, call: usize) -> CallSize {
         self.list.get(call).map_or_else(CallSize::default, |&c| self.calls.size(c))
+    }
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
+        self.list.get(call).and_then(|&c| self.calls.prompt_label(c))
     }
 }
 
@@ -356,6 +372,10 @@ pub struct Outcome {
     pub cached: usize,
     /// Parameters the API rejected and the run dropped.
     pub dropped: Vec<String>,
+    /// Prompts too long for the model in this run (by [`Calls::prompt_label`]).
+    pub overflowed: Vec<String>,
+    /// Their items.
+    pub overflowed_items: Vec<String>,
     /// Storage failures (the sample is kept in memory for this session).
     pub storage_errors: usize,
 }
@@ -434,6 +454,8 @@ pub async fn execute(
             progress: Progress::default(),
             cached: 0,
             dropped: Vec::new(),
+            overflowed: Vec::new(),
+            overflowed_items: Vec::new(),
             storage_errors: 0,
         };
     }
@@ -498,8 +520,18 @@ pub async fn execute(
                 &problems,
             )
             .await;
+            let mut overflowed = outcome.overflowed;
+            overflowed.extend(
+                second
+                    .overflowed
+                    .iter()
+                    .filter(|p| !overflowed.contains(p))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
             outcome = Outcome {
                 storage_errors: outcome.storage_errors + second.storage_errors,
+                overflowed,
                 ..second
             };
         }
@@ -613,6 +645,7 @@ async fn pass(
             payload: call,
             // Held against the spend cap while the call is in flight.
             estimated_cost_usd: connection.price.map_or(0.0, |p| p.reserve_usd(calls.size(call))),
+            prompt: calls.prompt_label(call),
         })
         .collect();
     let config = SchedulerConfig {
@@ -621,6 +654,7 @@ async fn pass(
         spend_cap_usd: connection.spend_cap_usd,
         price: connection.price,
         seed: time::now_ms(),
+        known_overflow: connection.known_overflow.clone(),
         ..SchedulerConfig::default()
     };
     let mut scheduler = Scheduler::new(jobs, config);
@@ -735,6 +769,8 @@ async fn pass(
         progress: scheduler.progress(now()),
         cached,
         dropped: scheduler.dropped_params().iter().map(|p| p.name().to_owned()).collect(),
+        overflowed: scheduler.overflowed().to_vec(),
+        overflowed_items: scheduler.overflowed_items().to_vec(),
         storage_errors,
     }
 }
@@ -786,7 +822,12 @@ async fn handle(
             return;
         }
         Err(e) => {
-            let error = ApiError::malformed(e.to_string());
+            // A prompt the provider will not answer is the item's failure, not retried.
+            let error = if matches!(e, ParseError::Blocked { .. }) {
+                ApiError::blocked(e.to_string())
+            } else {
+                ApiError::malformed(e.to_string())
+            };
             problems.note(connection, &error);
             let _ = scheduler.on_failure(id, at, error);
             return;

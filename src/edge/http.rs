@@ -421,6 +421,10 @@ fn read_headers(headers: &Headers) -> Vec<(String, String)> {
 /// and refused CORS; the probe failing too means nothing answered. Works in a window only
 /// (the event comes from the document); in a worker it cannot tell the policy's refusal apart.
 pub async fn network_cause(url: &str) -> NetworkCause {
+    // A port the browser refuses fails at once, whatever listens there (ERR_UNSAFE_PORT).
+    if let Some(port) = concord_core::run::connection::refused_port(url) {
+        return NetworkCause::RefusedPort(port);
+    }
     let blocked = Rc::new(Cell::new(false));
     let target = web_sys::window().and_then(|w| w.document());
     let listener = {

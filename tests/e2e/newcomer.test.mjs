@@ -130,7 +130,7 @@ test('Test connection names the cause: the page\'s policy, CORS, nothing listeni
     let previous = '';
     const test = async (baseUrl) => {
       await run.connect({ provider: 'custom', baseUrl, model: 'm' });
-      await page.getByRole('button', { name: 'Test connection' }).click();
+      await page.getByRole('button', { name: 'Check this model' }).click();
       // Each address gets its own answer: wait for the text to change.
       await page.waitForFunction((before) => {
         const text = document.querySelector('[data-testid="connection-result"]')?.textContent;
@@ -144,9 +144,14 @@ test('Test connection names the cause: the page\'s policy, CORS, nothing listeni
     assert.match(blocked, /Content-Security-Policy refused/);
     assert.doesNotMatch(blocked, /CORS/);
     // A closed port on this computer: nothing listens.
-    const closed = await test('http://127.0.0.1:9/v1');
-    assert.match(closed, /Nothing answered at http:\/\/127\.0\.0\.1:9\/v1/);
+    const closed = await test('http://127.0.0.1:59/v1');
+    assert.match(closed, /Nothing answered at http:\/\/127\.0\.0\.1:59\/v1/);
     assert.doesNotMatch(closed, /CORS|Content-Security/);
+    // A port the browser refuses (Chrome's ERR_UNSAFE_PORT), e.g. 6000: said as such (issue 36.13).
+    const unsafe = await test('http://127.0.0.1:6000/v1');
+    assert.match(unsafe, /refuses to connect to port 6000/);
+    assert.match(unsafe, /another port/);
+    assert.doesNotMatch(unsafe, /no server is listening/);
     // A server that answers but sends no CORS headers (the sub-path static server, another port).
     const cors = await test(new URL('v1', CONCORD_SUBPATH_URL).href);
     assert.match(cors, /does not let web pages from other sites read its answers \(CORS\)/);

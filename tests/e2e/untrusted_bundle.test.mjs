@@ -75,14 +75,14 @@ test('a bundle from another origin cannot redirect the key', { skip: !MOCK_URL, 
     assert.ok(cells.length >= 1, 'the bundle opened: its results are shown');
 
     await run.open();
-    const base = await page.getByLabel('Base URL').inputValue();
+    const base = await page.getByLabel('Base URL', { exact: true }).inputValue();
     assert.ok(!base.includes(evil.origin), `the bundle did not set the base URL (${base})`);
     assert.notEqual(await page.getByLabel('Model', { exact: true }).inputValue(), 'evil-model');
     assert.equal(await page.getByLabel('API key').inputValue(), SECRET, 'the remembered key is back');
 
     // The user points the page at their provider (the mock) and uses the key.
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', itemLimit: 1 });
-    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('button', { name: 'Check this model' }).click();
     await page.getByTestId('connection-result').waitFor();
     await run.run();
     assert.match(await run.waitFinished(120_000), /Run complete/);

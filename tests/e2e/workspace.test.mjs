@@ -108,7 +108,7 @@ test('a reload after a finished run brings the workspace back, without the key',
     assert.match(await page.locator('textarea#part-0').inputValue(), / KEPT-EDIT/);
     await run.open();
     assert.equal(await page.getByRole('combobox', { name: 'Provider' }).inputValue(), 'vllm');
-    assert.equal(await page.getByLabel('Base URL').inputValue(), `${MOCK_URL}/v1`);
+    assert.equal(await page.getByLabel('Base URL', { exact: true }).inputValue(), `${MOCK_URL}/v1`);
     assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'mock-model');
     assert.equal(await page.getByLabel('Rate only the first N items').inputValue(), '20');
     assert.equal(await page.getByLabel('API key').inputValue(), '', 'the key was not remembered, so it is not back');

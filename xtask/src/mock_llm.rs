@@ -75,7 +75,10 @@ use serde_json::{Value, json};
 
 #[path = "mock_llm/batch.rs"]
 mod batch;
+#[path = "mock_llm/providers.rs"]
+pub mod providers;
 pub use batch::BatchScenario;
+pub use providers::Personality;
 
 /// How replies are made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -291,6 +294,15 @@ pub struct Scenario {
     /// gives the reply, anything else is answered by `reply` — e.g. scripted auto-CoT steps
     /// while ratings still come from `echo_rating` or `hash_rating`.
     pub before: Vec<Rule>,
+    /// A real provider to play (see [`providers`]): what it refuses and in which words, how it
+    /// answers, thinks and bills.
+    pub provider: Option<Personality>,
+    /// The context window in tokens of a personality that has a small one
+    /// (`llamacpp-small-ctx`: 512 unless set).
+    pub context_tokens: Option<u64>,
+    /// `anthropic-4.5`: after this many answers, every request gets Anthropic's 400 "Your
+    /// credit balance is too low…".
+    pub credit_after: Option<u64>,
 }
 
 /// [`Scenario::bonus`].
@@ -327,6 +339,9 @@ impl Default for Scenario {
             reasoning_tokens: 0,
             usage_cost: None,
             before: Vec::new(),
+            provider: None,
+            context_tokens: None,
+            credit_after: None,
         }
     }
 }
@@ -501,12 +516,14 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
     Ok(MockHandle { port, shared, accept: Some(accept) })
 }
 
-const USAGE: &str = "cargo xtask mock-llm --port P [--scenario FILE]";
+const USAGE: &str = "cargo xtask mock-llm --port P [--scenario FILE] [--provider NAME]\n  \
+    NAME: gemini-2.5, gemini-3, deepseek, anthropic-4.5, openrouter-byok, together-legacy, llamacpp-small-ctx";
 
-/// `cargo xtask mock-llm --port P [--scenario FILE]`: serves until killed.
+/// `cargo xtask mock-llm --port P [--scenario FILE] [--provider NAME]`: serves until killed.
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut port: Option<u16> = None;
     let mut scenario = Scenario::default();
+    let mut provider = None;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let mut value = || iter.next().ok_or(format!("{arg} needs a value\nusage: {USAGE}"));
@@ -522,10 +539,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 scenario =
                     serde_json::from_str(&text).map_err(|e| format!("--scenario {path}: {e}"))?;
             }
+            "--provider" => {
+                let name = value()?;
+                provider =
+                    Some(Personality::from_name(name).ok_or(format!(
+                        "--provider: unknown personality `{name}`\nusage: {USAGE}"
+                    ))?);
+            }
             other => return Err(format!("unknown argument `{other}`\nusage: {USAGE}")),
         }
     }
     let port = port.ok_or(format!("--port is required\nusage: {USAGE}"))?;
+    if provider.is_some() {
+        scenario.provider = provider;
+    }
     let handle = spawn(port, scenario)?;
     println!("mock-llm listening on {}", handle.base_url());
     let _ = std::io::stdout().flush();
@@ -770,8 +797,31 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
         return (Reply::Full { status: 204, headers, body: String::new() }, Duration::ZERO, None);
     }
     let mut state = shared.lock();
+    // A CORS proxy in front of the API: `/proxy/v1/…` is served as `/v1/…`.
+    let path = path.strip_prefix("/proxy").unwrap_or(path);
     if let Some(reply) = batch::route(req, &mut state, path) {
         return (reply, Duration::ZERO, None);
+    }
+    // Gemini's native API: `POST {base}/models/{model}:generateContent`, `GET {base}/models`.
+    if req.method == "POST"
+        && let Some((_, rest)) = path.split_once("/models/")
+        && let Some(model) = rest.strip_suffix(":generateContent")
+    {
+        let latency = Duration::from_millis(state.scenario.latency_ms);
+        let reply = gemini_chat(req, &mut state, model);
+        return (reply, latency, Some(state.seq));
+    }
+    if req.method == "GET"
+        && path.ends_with("/models")
+        && providers::is_gemini(state.scenario.provider)
+    {
+        let models: Vec<Value> = state
+            .scenario
+            .models
+            .iter()
+            .map(|m| json!({"name": format!("models/{m}"), "displayName": m, "supportedGenerationMethods": ["generateContent"]}))
+            .collect();
+        return (json_reply(200, json!({"models": models})), Duration::ZERO, None);
     }
     let reply = match (req.method.as_str(), path) {
         ("POST", "/__mock/scenario") => match serde_json::from_slice::<Scenario>(&req.body) {
@@ -904,10 +954,28 @@ fn sample_ids(
 ) -> (u64, Option<u64>, Vec<String>, String) {
     let n = if anthropic { 1 } else { body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) };
     let seed = body.get("seed").and_then(Value::as_u64);
+    // A sample is the same sample only for the same messages asked with the same model and
+    // answer-changing parameters (a method and its "+weighted" twin share their prompt text but
+    // are different requests, each paid once).
+    let params: Vec<String> = [
+        "model",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "tool_choice",
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+    ]
+    .iter()
+    .map(|k| body.get(*k).map_or_else(String::new, Value::to_string))
+    .collect();
+    let identity = fnv(&[&messages_hash.to_le_bytes(), params.join("\u{1f}").as_bytes()]);
     let samples = (0..n)
         .map(|i| match seed {
-            Some(s) => format!("{messages_hash:016x}:{}", s + i),
-            None => format!("{messages_hash:016x}:-{i}"),
+            Some(s) => format!("{identity:016x}:{}", s + i),
+            None => format!("{identity:016x}:-{i}"),
         })
         .collect();
     let request_key = format!("{messages_hash:016x}:{}:{n}", seed.map_or(-1, |s| s as i64));
@@ -1089,27 +1157,157 @@ fn chat(req: &Request, state: &mut State, anthropic: bool) -> Reply {
             }
         };
     }
+    let answered = state.log.iter().filter(|r| r.answered_ok).count() as u64;
+    match answer(&scenario, &body, &prompt, messages_hash, seed, n, anthropic, answered) {
+        Ok(full) => finish(
+            state,
+            record,
+            200,
+            "ok",
+            Reply::Full { status: 200, headers: Vec::new(), body: full },
+        ),
+        Err((status, refusal)) => {
+            let outcome = if status == 200 { "blocked" } else { "bad_request" };
+            finish(state, record, status, outcome, json_reply(status, refusal))
+        }
+    }
+}
+
+/// The answer to a chat body (the interactive endpoint's and a batch line's): the success body,
+/// or what the scenario refuses — `n` where it is not supported, `reject_params`, and the
+/// personality's refusals in its own words — as (status, body). `answered` counts the answers
+/// given so far.
+#[allow(clippy::too_many_arguments)]
+fn answer(
+    scenario: &Scenario,
+    body: &Value,
+    prompt: &str,
+    messages_hash: u64,
+    seed: Option<u64>,
+    n: u64,
+    anthropic: bool,
+    answered: u64,
+) -> Result<String, (u16, Value)> {
+    let prompt_tokens = prompt.chars().count().div_ceil(4) as u64;
+    let mut scenario = scenario.clone();
+    if let Some(p) = scenario.provider {
+        if let Some(refusal) = providers::refuse(
+            p,
+            body,
+            prompt,
+            prompt_tokens,
+            scenario.context_tokens,
+            scenario.credit_after,
+            answered,
+        ) {
+            return Err(refusal);
+        }
+        if providers::is_gemini(Some(p)) && prompt.contains("[[blocked]]") {
+            let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
+            return Err((200, providers::gemini_blocked(prompt_tokens, model)));
+        }
+        if let Some(t) = providers::thoughts(p, body) {
+            scenario.reasoning_tokens = t;
+        }
+    }
     if !anthropic {
         if n > 1 && !scenario.supports_n {
-            let reply = json_reply(
+            return Err((
                 400,
                 json!({"error": {"message": "Only one completion choice is allowed", "type": "invalid_request_error"}}),
-            );
-            return finish(state, record, 400, "bad_request", reply);
+            ));
         }
         if let Some(param) = scenario.reject_params.iter().find(|p| body.get(p.as_str()).is_some())
         {
-            let reply = json_reply(
+            return Err((
                 400,
                 json!({"error": {
                 "message": format!("Unsupported parameter: '{param}' is not supported with this model."),
                 "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}}),
-            );
-            return finish(state, record, 400, "bad_request", reply);
+            ));
         }
     }
-    let full = success_body(&scenario, &body, &prompt, messages_hash, seed, n, anthropic);
-    finish(state, record, 200, "ok", Reply::Full { status: 200, headers: Vec::new(), body: full })
+    // JSON mode (`json_object`): the schema is the prompt's to state.
+    let mut body = body.clone();
+    if body.pointer("/response_format/type").and_then(Value::as_str) == Some("json_object")
+        && let Some(schema) = providers::schema_in_prompt(prompt)
+    {
+        body["response_format"] = json!({"type": "json_schema", "json_schema": {"schema": schema}});
+    }
+    let full = success_body(&scenario, &body, prompt, messages_hash, seed, n, anthropic);
+    Ok(match scenario.provider {
+        Some(p) => {
+            let mut value: Value = serde_json::from_str(&full).unwrap_or(Value::Null);
+            providers::shape(p, &body, &mut value);
+            value.to_string()
+        }
+        None => full,
+    })
+}
+
+/// Gemini's `generateContent`: the body read into the mock's OpenAI-like form, answered as a
+/// chat call is (failures, personality, rating), and the answer or error written in Gemini's
+/// shapes.
+fn gemini_chat(req: &Request, state: &mut State, model: &str) -> Reply {
+    let model = percent_decode(model);
+    let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+    let translated = providers::from_gemini(&model, &body);
+    let inner = Request {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        // Gemini's key header stands in for a bearer token in the key check.
+        headers: req
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                if k.eq_ignore_ascii_case("x-goog-api-key") {
+                    ("authorization".to_owned(), format!("Bearer {v}"))
+                } else {
+                    (k.clone(), v.clone())
+                }
+            })
+            .collect(),
+        body: translated.to_string().into_bytes(),
+    };
+    match chat(&inner, state, false) {
+        Reply::Full { status, headers, body } if status == 200 => {
+            let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            let out = if value.get("promptFeedback").is_some() {
+                value
+            } else {
+                providers::to_gemini(&value)
+            };
+            Reply::Full { status, headers, body: out.to_string() }
+        }
+        Reply::Full { status, headers, body } => {
+            Reply::Full { status, headers, body: providers::error_to_gemini(status, &body) }
+        }
+        Reply::Truncate { status, body } => {
+            let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            Reply::Truncate { status, body: providers::to_gemini(&value).to_string() }
+        }
+        other => other,
+    }
+}
+
+/// A model id from a URL path segment (`%2F` and friends decoded).
+fn percent_decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&segment[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The rating for one sample (see [`ReplyMode`]); `None` when echo mode finds no marker.
@@ -1235,8 +1433,9 @@ fn logprobs_for(scenario: &Scenario, text: &str, rating: Option<i64>, top: usize
                     .collect();
                 json!({"token": token, "logprob": logprob, "bytes": token.as_bytes(), "top_logprobs": top_list})
             } else {
-                let top_list = if top > 0 { vec![json!({"token": token, "logprob": 0.0})] } else { Vec::new() };
-                json!({"token": token, "logprob": 0.0, "bytes": token.as_bytes(), "top_logprobs": top_list})
+                // Near-certain, as a real model's are (never exactly 0).
+                let top_list = if top > 0 { vec![json!({"token": token, "logprob": -0.0001})] } else { Vec::new() };
+                json!({"token": token, "logprob": -0.0001, "bytes": token.as_bytes(), "top_logprobs": top_list})
             }
         })
         .collect();

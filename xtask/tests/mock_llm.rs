@@ -741,3 +741,184 @@ fn structured_output_requests_get_the_rating_as_json() {
     assert_eq!(reply["content"][0]["input"]["rating"], 2);
     mock.stop();
 }
+
+/// A personality's scenario.
+fn personality(name: &str) -> Scenario {
+    let s = Scenario { provider: mock_llm::Personality::from_name(name), ..Scenario::default() };
+    assert!(s.provider.is_some(), "{name}");
+    s
+}
+
+fn post(port: u16, path: &str, body: &Value) -> Response {
+    call(port, "POST", path, &[("content-type", "application/json")], &body.to_string())
+        .expect("answer")
+}
+
+#[test]
+fn gemini_personalities_answer_the_native_api_in_gemini_words() {
+    let server = spawn(0, personality("gemini-2.5")).expect("mock");
+    let port = server.port();
+    let ask = |config: Value| {
+        json!({"systemInstruction": {"parts": [{"text": "You judge."}]},
+            "contents": [{"role": "user", "parts": [{"text": "Rate this. RATING=4"}]}],
+            "generationConfig": config})
+    };
+    // Log-probabilities refused in the provider's words.
+    let r = post(
+        port,
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        &ask(json!({"responseLogprobs": true, "logprobs": 5})),
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["message"], "Logprobs is not enabled for models/gemini-2.5-flash");
+    assert_eq!(r.json()["error"]["status"], "INVALID_ARGUMENT");
+    // Thinking on by default: it eats a short maxOutputTokens, the answer is cut empty.
+    let r = post(
+        port,
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        &ask(json!({"maxOutputTokens": 128})),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["candidates"][0]["finishReason"], "MAX_TOKENS", "{v}");
+    assert_eq!(v["usageMetadata"]["thoughtsTokenCount"], 128);
+    // Off: the answer is there, no thoughts.
+    let r = post(
+        port,
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        &ask(
+            json!({"maxOutputTokens": 128, "thinkingConfig": {"thinkingBudget": 0}, "candidateCount": 3, "seed": 0}),
+        ),
+    );
+    let v = r.json();
+    assert_eq!(v["candidates"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(v["candidates"][0]["finishReason"], "STOP");
+    assert!(v["usageMetadata"].get("thoughtsTokenCount").is_none());
+    // A blocked prompt and an over-long one.
+    let blocked =
+        json!({"contents": [{"role": "user", "parts": [{"text": "[[blocked]] RATING=2"}]}]});
+    let v = post(port, "/v1beta/models/gemini-2.5-flash:generateContent", &blocked).json();
+    assert_eq!(v["promptFeedback"]["blockReason"], "SAFETY");
+    let long = json!({"contents": [{"role": "user", "parts": [{"text": "[[too long]]"}]}]});
+    let r = post(port, "/v1beta/models/gemini-2.5-flash:generateContent", &long);
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .expect("text")
+            .contains("exceeds the maximum number of tokens allowed")
+    );
+    server.stop();
+
+    let server = spawn(0, personality("gemini-3")).expect("mock");
+    let r = post(
+        server.port(),
+        "/v1beta/models/gemini-3-pro-preview:generateContent",
+        &ask(json!({"candidateCount": 2})),
+    );
+    assert_eq!(r.json()["error"]["message"], "Multiple candidates is not enabled for this model");
+    let r = post(
+        server.port(),
+        "/v1beta/models/gemini-3-pro-preview:generateContent",
+        &ask(json!({"thinkingConfig": {"thinkingBudget": 0}})),
+    );
+    assert_eq!(
+        r.json()["error"]["message"],
+        "Budget 0 is invalid. This model only works in thinking mode."
+    );
+    let r = call(server.port(), "GET", "/v1beta/models", &[], "").expect("list");
+    assert_eq!(r.json()["models"][0]["name"], "models/mock-model");
+    server.stop();
+}
+
+#[test]
+fn openai_style_personalities_refuse_and_answer_as_their_providers() {
+    let chat_body = |extra: Value| {
+        let mut b = json!({"model": "m", "messages": [{"role": "user", "content": "Rate. RATING=3"}], "seed": 0});
+        for (k, v) in extra.as_object().expect("object") {
+            b[k] = v.clone();
+        }
+        b
+    };
+    let server = spawn(0, personality("deepseek")).expect("mock");
+    let r = chat(
+        server.port(),
+        &chat_body(
+            json!({"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}}),
+        ),
+    )
+    .expect("answer");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["message"], "This response_format type is unavailable now");
+    let schema =
+        r#"{"type":"object","properties":{"rating":{"type":"number"}},"required":["rating"]}"#;
+    let r = chat(server.port(), &chat_body(json!({"response_format": {"type": "json_object"},
+        "messages": [{"role": "user", "content": format!("Rate. RATING=3\n\nAnswer with a JSON object that follows this JSON schema: {schema}")}]}))).expect("answer");
+    assert_eq!(r.status, 200);
+    let answer: Value = serde_json::from_str(&texts(&r)[0]).expect("a JSON answer");
+    assert!(answer["rating"].is_number(), "{answer}");
+    let r = chat(server.port(), &chat_body(json!({"model": "deepseek-reasoner"}))).expect("answer");
+    assert_eq!(r.json()["usage"]["completion_tokens_details"]["reasoning_tokens"], 120);
+    assert!(r.json()["choices"][0]["message"]["reasoning_content"].is_string());
+    server.stop();
+
+    let server = spawn(0, personality("together-legacy")).expect("mock");
+    let r = chat(server.port(), &chat_body(json!({"logprobs": true, "top_logprobs": 5})))
+        .expect("answer");
+    let lp = &r.json()["choices"][0]["logprobs"];
+    assert!(
+        lp["tokens"].is_array()
+            && lp["token_logprobs"].is_array()
+            && lp["top_logprobs"][0].is_object(),
+        "{lp}"
+    );
+    server.stop();
+
+    let server = spawn(0, personality("openrouter-byok")).expect("mock");
+    let usage = chat(server.port(), &chat_body(json!({}))).expect("answer").json()["usage"].clone();
+    assert_eq!(usage["is_byok"], true);
+    let (fee, upstream) = (
+        usage["cost"].as_f64().expect("cost"),
+        usage["cost_details"]["upstream_inference_cost"].as_f64().expect("upstream"),
+    );
+    assert!(upstream > 0.0 && (fee - upstream * 0.05).abs() < 1e-15, "{usage}");
+    server.stop();
+
+    let mut small = personality("llamacpp-small-ctx");
+    small.context_tokens = Some(20);
+    let server = spawn(0, small).expect("mock");
+    let r = chat(server.port(), &chat_body(json!({"n": 2}))).expect("answer");
+    assert_eq!(r.json()["error"]["message"], "Only one completion choice is allowed");
+    let long = "x".repeat(200);
+    let r =
+        chat(server.port(), &chat_body(json!({"messages": [{"role": "user", "content": long}]})))
+            .expect("answer");
+    assert_eq!(r.json()["error"]["type"], "exceed_context_size_error");
+    server.stop();
+
+    let mut claude = personality("anthropic-4.5");
+    claude.credit_after = Some(1);
+    let server = spawn(0, claude).expect("mock");
+    let msg = |extra: Value| {
+        let mut b = json!({"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Rate. RATING=2"}]});
+        for (k, v) in extra.as_object().expect("object") {
+            b[k] = v.clone();
+        }
+        post(server.port(), "/v1/messages", &b)
+    };
+    let r = msg(json!({"temperature": 0.5, "top_p": 0.9}));
+    assert_eq!(
+        r.json()["error"]["message"],
+        "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+    );
+    assert_eq!(msg(json!({"temperature": 0.5})).status, 200);
+    let r = msg(json!({}));
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .expect("text")
+            .starts_with("Your credit balance is too low")
+    );
+    server.stop();
+}

@@ -367,7 +367,10 @@ fn a_record_says_what_its_answers_cost_and_saved() {
             prompt_tokens: 1_000_000,
             completion_tokens: 500_000,
             unreadable: Vec::new(),
+            rejected: Vec::new(),
         }),
+        follow_up: false,
+        proxy: false,
     };
     let price = Price { input_per_million: 2.0, output_per_million: 8.0 };
     let (batch, interactive) = record.cost(Some(price)).expect("priced");

@@ -182,6 +182,7 @@ fn a_flaky_run_with_a_reload_midway_completes_and_pays_for_nothing_twice() {
                     key,
                     payload: Payload { request: request.clone(), sample, expected },
                     estimated_cost_usd: 0.0,
+                    prompt: None,
                 });
             }
         }
@@ -235,6 +236,7 @@ fn paced_run_against_a_rate_limited_mock() {
                 key: cache_key(&endpoint, &request, 0),
                 payload: Payload { request, sample: 0, expected: 0 },
                 estimated_cost_usd: 0.0,
+                prompt: None,
             }
         })
         .collect();

@@ -160,6 +160,7 @@ fn rate_topical_chat_items_with_a_real_model() {
                         sample,
                     },
                     estimated_cost_usd: 0.0,
+                    prompt: None,
                 });
             }
         }

@@ -166,9 +166,9 @@ fn reasoning_models_get_max_completion_tokens_and_no_sampling_parameters() {
             "max_completion_tokens": 5, "seed": 3
         }),
         &[
-            "temperature 1 not sent: reasoning models do not accept it",
-            "top_p 1 not sent: reasoning models do not accept it",
-            "logprobs not requested: reasoning models do not accept it",
+            "temperature 1 not sent: this reasoning model only takes the default",
+            "top_p 1 not sent: this reasoning model only takes the default",
+            "logprobs not requested: reasoning models do not return them",
         ],
     );
 }

@@ -94,7 +94,7 @@ fn broken_bodies_are_errors_not_panics() {
         (Api::OpenAiCompatible, r#"{"choices":[{"message":{"content":7}}]}"#),
         (Api::OpenAiCompatible, r#"{"error":{"message":"boom"}}"#),
         (Api::Anthropic, r#"{"content":"text"}"#),
-        (Api::Gemini, r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#),
+        (Api::Gemini, r#"{"usageMetadata":{"promptTokenCount":3}}"#),
     ] {
         assert!(
             matches!(parse_chat_response(api, body), Err(ParseError::Malformed { .. })),
@@ -487,7 +487,7 @@ fn shipped_price_table_parses_cleanly_and_prices_model_variants() {
     let price = |p, m| table.lookup(p, m);
     let mini = Price { input_per_million: 0.15, output_per_million: 0.6 };
     assert_eq!(price(ProviderId::OpenAi, "gpt-4o-mini"), Some(mini));
-    assert_eq!(price(ProviderId::OpenAi, "gpt-4o-mini-2024-07-18"), Some(mini), "dated variant");
+    assert_eq!(price(ProviderId::OpenAi, "gpt-4o-mini-2024-07-18"), Some(mini), "listed alias");
     assert_eq!(
         price(ProviderId::OpenAi, "gpt-4o-2024-08-06").map(|p| p.input_per_million),
         Some(2.5)

@@ -41,6 +41,7 @@ fn jobs(n: usize, cost: f64) -> Vec<Job<String>> {
             key: format!("key-{i}"),
             payload: format!("item {i}"),
             estimated_cost_usd: cost,
+            prompt: None,
         })
         .collect()
 }

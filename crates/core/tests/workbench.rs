@@ -569,7 +569,8 @@ fn cost_quality_counts_prompts_once_per_call() {
     let r = &rows[0];
     let cost = (r.input_tokens as f64 + 2.0 * r.output_tokens as f64) / 1e6;
     assert!((r.cost_usd.unwrap() - cost).abs() < 1e-15);
-    assert_eq!(r.quality_per_usd, r.quality.map(|q| q / cost));
+    // Per dollar only for a positive quality (issue 36.6: no negative "quality per $").
+    assert_eq!(r.quality_per_usd, r.quality.filter(|q| *q > 0.0).map(|q| q / cost));
 }
 
 /// A generic table with several rows of the same document and system (no system column):

@@ -339,6 +339,18 @@ fn MethodsPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="methods-heading">
             <h2 id="methods-heading">"Methods"</h2>
+            // What "Check this model" found the Run screen's model cannot serve.
+            {move || {
+                let form = run.connection.get();
+                let check = run.checks.with(|c| crate::screens::run::check::check_of(&form, c))?;
+                let flags = judge.study.with(|s| concord_core::study::workbench::study::unservable(s, &check));
+                (!flags.is_empty()).then(|| view! {
+                    <div class="warn-box" role="region" aria-label="Methods this model cannot serve" data-testid="check-flags">
+                        <p>{format!("Checked on the Run screen, {} at {} cannot serve:", check.model, form.provider)}</p>
+                        <ul>{flags.into_iter().map(|(m, why)| view! { <li data-testid="check-flag"><strong>{m}</strong>{format!(": {why}")}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }}
             {move || {
                 let study = judge.study.get();
                 if study.methods.is_empty() {

@@ -14,7 +14,7 @@ use concord_core::run::batch::{
     self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
     failure_causes, fit_under_cap,
 };
-use concord_core::run::{Endpoint, HttpRequest, ProviderId};
+use concord_core::run::{Endpoint, HttpRequest, ProviderId, format_usd};
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
@@ -80,6 +80,16 @@ fn endpoint_of(record: &BatchRecord) -> Endpoint {
     }
 }
 
+/// The endpoint its answers are keyed to: the provider's own address when the base URL is a
+/// proxy for it.
+fn key_endpoint_of(record: &BatchRecord) -> Endpoint {
+    let mut endpoint = endpoint_of(record);
+    if record.proxy {
+        endpoint.base_url = endpoint.provider.preset().base_url.to_owned();
+    }
+    endpoint
+}
+
 /// The key for a batch's provider: the one in the form when it is for that provider.
 fn key_for(ctx: RunContext, record: &BatchRecord) -> Option<String> {
     let form = ctx.run.connection.get_untracked();
@@ -96,7 +106,9 @@ fn fetch_failure(api: BatchApi, e: &FetchError) -> String {
 }
 
 async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, String> {
-    http::send(req, TIMEOUT_MS, None).await.map_err(|e| fetch_failure(api, &e))
+    // An upload gets time in proportion to its size (a 200 MB file takes a while).
+    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
+    http::send(req, timeout, None).await.map_err(|e| fetch_failure(api, &e))
 }
 
 fn batch_failure(e: BatchError) -> String {
@@ -136,6 +148,7 @@ pub fn start_watching(ctx: RunContext) {
 async fn poll_loop(ctx: RunContext) {
     loop {
         check_all(ctx).await;
+        follow_up(ctx);
         let pending = ctx.run.batches.try_with_untracked(|b| b.iter().any(BatchRecord::is_pending));
         if pending != Some(true) {
             break;
@@ -279,6 +292,11 @@ async fn check_inner(
         prompt_tokens: collected.usage.prompt_tokens,
         completion_tokens: collected.usage.completion_tokens,
         unreadable: collected.unreadable,
+        rejected: collected
+            .rejected
+            .iter()
+            .map(|(p, words)| (p.name().to_owned(), words.clone()))
+            .collect(),
     });
     save(store, &record).await;
     put_record(ctx, record.clone());
@@ -289,8 +307,72 @@ async fn check_inner(
     if let Err(why) = refresh_after(ctx, &record).await {
         said.push_str(&format!(" The Results table does not show them: {why}."));
     }
+    let rejected = record.rejected_params();
+    if !rejected.is_empty() {
+        let names: Vec<&str> = rejected.iter().map(|p| p.name()).collect();
+        said.push_str(&format!(
+            " The API refused {} in its requests: a re-run of this model is built without {}.",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    if batch::queue_full(&record.state.phase) {
+        said.push_str(" The model's queue was full (token_limit_exceeded): its requests are submitted again when the batches ahead of it end.");
+    }
     note(ctx, &key, said);
     Ok(())
+}
+
+/// Submits what a collected batch left for later (the next chunk of its study, or the requests
+/// of a batch refused because the model's queue was full) once no batch of its model is
+/// pending: one batch at a time. Only for the open study the batch was made from.
+fn follow_up(ctx: RunContext) {
+    let next = ctx.run.batches.with_untracked(|all| {
+        let busy = |r: &BatchRecord| {
+            all.iter().any(|o| o.is_pending() && o.provider == r.provider && o.model == r.model)
+        };
+        all.iter()
+            .find(|r| {
+                r.collected.is_some()
+                    && (r.follow_up || batch::queue_full(&r.state.phase))
+                    && !busy(r)
+            })
+            .cloned()
+    });
+    let Some(mut record) = next else { return };
+    record.follow_up = false;
+    // A queue-full batch is followed once: its record no longer asks for it.
+    if batch::queue_full(&record.state.phase) {
+        record.state.phase = batch::BatchPhase::Failed {
+            reason: "the model's queue was full: its requests were submitted again".into(),
+        };
+    }
+    let key = record.store_key();
+    if let Some(store) = store_of(ctx) {
+        let r = record.clone();
+        spawn_local(async move {
+            save(&store, &r).await;
+        });
+    }
+    put_record(ctx, record.clone());
+    let (dataset, study) = (ctx.ws.dataset.get_untracked(), ctx.judge.study.get_untracked());
+    let label = format!(
+        "{} × {} on {}",
+        count(study.methods.len(), "method", "methods"),
+        count(study.attributes.len(), "attribute", "attributes"),
+        dataset.loaded.dataset.name
+    );
+    if label != record.label || ctx.run.view.with_untracked(|v| v.running) {
+        note(
+            ctx,
+            &key,
+            "Requests of this study wait to be submitted: open its study and press Submit batch.",
+        );
+        return;
+    }
+    use_endpoint_of(ctx, &record);
+    let probe = record.probe.as_deref().and_then(Variant::from_name);
+    submit(ctx, dataset, study, probe);
 }
 
 /// Puts a collected batch's answers on the Results table: the open study, planned for the
@@ -302,7 +384,7 @@ async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), Stri
     if study.methods.is_empty() {
         return Err("the open study has no methods (the answers wait in the cache for a run of the study they belong to)".into());
     }
-    let endpoint = endpoint_of(record);
+    let endpoint = key_endpoint_of(record);
     let probe = record.probe.as_deref().and_then(Variant::from_name);
     let planned = plan_run(
         ctx,
@@ -396,6 +478,7 @@ fn use_endpoint_of(ctx: RunContext, record: &BatchRecord) {
         c.base_url = record.base_url.clone();
         c.model = record.model.clone();
         c.item_limit = record.item_limit;
+        c.proxy = record.proxy;
     });
 }
 
@@ -422,7 +505,9 @@ pub fn rerun(ctx: RunContext, key: String, mode: RunMode) {
 /// batch is kept the moment the provider accepts it.
 pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
-    let connection = form.connection();
+    let mut connection = form.connection();
+    // What a check of this model found refused is never sent.
+    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
     let Some(api) = BatchApi::for_provider(form.provider) else {
         ctx.run
             .view
@@ -450,12 +535,14 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
     let loaded = dataset.loaded.clone();
     spawn_local(async move {
         let endpoint = connection.endpoint.clone();
+        // Keys name the provider, not a proxy's address.
+        let key_endpoint = form.key_endpoint();
         let planned = match plan_run(
             ctx,
             loaded.clone(),
             &study,
             probe,
-            &endpoint,
+            &key_endpoint,
             form.item_limit,
             &control,
             true,
@@ -516,6 +603,9 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
             });
             return;
         }
+        // Two calls with the same first cache key would repeat a custom id: one answer fills
+        // both, and a repeated custom id makes the provider refuse the whole batch.
+        let (mut lines, repeats) = batch::dedupe(lines);
         let wanted = lines.len();
         let mut capped = String::new();
         if let (Some(cap), Some(price)) = (connection.spend_cap_usd, connection.price) {
@@ -537,7 +627,11 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
             count(study.attributes.len(), "attribute", "attributes"),
             loaded.dataset.name
         );
-        let chunks = batch::split(api, lines, api.limits());
+        let mut chunks = batch::split(api, lines, api.limits());
+        // One batch at a time: the provider limits what a model may have enqueued (OpenAI's
+        // `token_limit_exceeded`), so the next chunk goes once this one is collected.
+        let later: usize = chunks.iter().skip(1).map(Vec::len).sum();
+        chunks.truncate(1);
         let (total_batches, total_lines) =
             (chunks.len(), chunks.iter().map(Vec::len).sum::<usize>());
         let mut submitted = 0;
@@ -567,6 +661,8 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
                         }),
                         state,
                         collected: None,
+                        follow_up: later > 0,
+                        proxy: form.proxy,
                     };
                     // Kept the moment the provider accepts it.
                     let kept = save(&store, &record).await;
@@ -606,9 +702,25 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
         // The study the answers belong to is saved now, not after the usual pause: a page
         // closed at once must find it when it collects them.
         flush_workspace(ctx).await;
+        let repeated = if repeats > 0 {
+            format!(
+                " {} shared another's first sample (one answer fills both).",
+                count(repeats, "request", "requests")
+            )
+        } else {
+            String::new()
+        };
+        let queued = if later > 0 {
+            format!(
+                " {} wait: they are submitted when this batch is collected (one batch at a time, under the model's enqueued-token limit).",
+                count(later, "more request", "more requests")
+            )
+        } else {
+            String::new()
+        };
         ctx.run.view.set(RunView {
             finished: Some(format!(
-                "Submitted {} ({}) to {} at half price. Not sent again: {skipped}.{capped} They are listed under Batches and collected when they end — you can close this page and come back.",
+                "Submitted {} ({}) to {} at half price. Not sent again: {skipped}.{repeated}{capped}{queued} They are listed under Batches and collected when they end — you can close this page and come back.",
                 count(total_batches, "batch", "batches"),
                 count(total_lines, "request", "requests"),
                 api.name()
@@ -719,7 +831,9 @@ pub fn BatchesPanel() -> impl IntoView {
             String::new()
         };
         format!(
-            "Collected batches spent ${spent:.4} at batch prices and saved ${saved:.4} against interactive calls{unpriced}."
+            "Collected batches spent {} at batch prices and saved {} against interactive calls{unpriced}.",
+            format_usd(spent),
+            format_usd(saved)
         )
     };
     view! {
@@ -756,17 +870,25 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
     let form = ctx.run.connection.get_untracked();
     let price = ProviderId::from_slug(&r.provider).and_then(|p| form.price_of(p, &r.model));
     let cost = match (&r.collected, r.cost(price)) {
-        (Some(_), Some((b, full))) => Some(format!(
-            "Spent ${b:.4} at the batch price; the same answers interactively: ${full:.4} (saved ${:.4}).",
-            full - b
-        )),
+        (Some(_), Some((b, full))) => {
+            let (spent, interactive, saved) = concord_core::run::format_usd_difference(b, full);
+            Some(format!(
+                "Spent {spent} at the batch price (the tokens the provider reported); the same answers interactively: {interactive} (saved {saved})."
+            ))
+        }
         (Some(_), None) => Some(
             "Cost unknown: this model has no price (enter one under Limits and price).".to_owned(),
         ),
-        (None, _) => r.reserved_usd.map(|u| format!("At most ${u:.4} at the batch price.")),
+        (None, _) => r.reserved_usd.map(|u| {
+            format!(
+                "At most {} at the batch price (every request's whole token limit).",
+                format_usd(u)
+            )
+        }),
     };
     let failures = r.collected.as_ref().map(|c| failure_causes(&c.failures)).unwrap_or_default();
     let unreadable = r.collected.as_ref().map(|c| c.unreadable.clone()).unwrap_or_default();
+    let rejected = r.collected.as_ref().map(|c| c.rejected.clone()).unwrap_or_default();
     let running = !r.state.phase.is_over();
     let collected = r.collected.is_some();
     let has_failures = !failures.is_empty();
@@ -784,6 +906,11 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
                 </div>
             })}
             {(!unreadable.is_empty()).then(|| view! { <p class="warn-box">{format!("Result lines that could not be read: {}", unreadable.join("; "))}</p> })}
+            {(!rejected.is_empty()).then(|| view! { <p class="warn-box" data-testid="batch-rejected">{format!(
+                "The API refused {} — a re-run of this model is built without it (its words: {}).",
+                rejected.iter().map(|(p, _)| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+                rejected.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>().join("; ")
+            )}</p> })}
             <div class="row">
                 {running.then(|| view! { <button type="button" class="secondary" on:click=move |_| cancel(ctx, k1.clone())>"Cancel batch"</button> })}
                 {(collected && has_failures).then(|| view! {

@@ -1,21 +1,19 @@
 //! The Run screen: provider, base URL, model and key (memory only unless the user opts in),
-//! Test connection, limits, a cost estimate, start / pause / resume / cancel, progress, the
+//! Check this model (see [`check`]), limits, a cost estimate, start / pause / resume / cancel, progress, the
 //! run log, errors with what to do, resuming an interrupted run, batch mode (half price,
 //! answers within 24 hours) with the submitted batches, and the response cache. Its state is in
 //! [`state`], its async work (planning, the run, the manifest) in [`tasks`], batch mode in
 //! [`batch`].
 
 pub mod batch;
+pub mod check;
 pub mod state;
 pub mod tasks;
 
 use concord_core::report::count;
 use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
 use concord_core::run::tokens::Encoding;
-use concord_core::run::{
-    Capabilities, ConnectionStatus, PRESETS, Price, ProviderId, build_list_models,
-    classify_connection, classify_unreachable,
-};
+use concord_core::run::{Capabilities, PRESETS, Price, ProviderId};
 use concord_core::study::workbench::plan::{
     CountedPrompts, EstimateGroup, estimate_groups, estimate_inputs,
 };
@@ -24,7 +22,6 @@ use concord_core::study::workbench::study::{short_budget_warning, short_budgets}
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::edge::http;
 use crate::edge::store::StoreName;
 use crate::edge::time;
 use crate::state::{OpenDataset, Screen};
@@ -88,6 +85,7 @@ fn ResumePanel() -> impl IntoView {
         ctx.ws.dataset.set(open.clone());
         let study = m.study.into_owned();
         ctx.judge.study.set(study.clone());
+        ctx.run.overflowed.set_value((m.model.trim().to_owned(), m.overflowed.clone()));
         ctx.run.probe.set(m.probe);
         pending.set(None);
         // A run that sent a key needs one again (a custom server may check keys although its
@@ -124,9 +122,7 @@ fn ResumePanel() -> impl IntoView {
 #[component]
 fn ProviderPanel() -> impl IntoView {
     let ctx = RunContext::from_context();
-    let test_result = RwSignal::new(None::<(bool, String)>);
     let models = RwSignal::new(Vec::<String>::new());
-    let testing = RwSignal::new(false);
     let form = move || ctx.run.connection.get();
     let set = move |f: &dyn Fn(&mut ConnectionForm)| ctx.run.connection.update(|c| f(c));
     // A price entered for the model (the other half from the price list, or 0); an emptied
@@ -159,51 +155,7 @@ fn ProviderPanel() -> impl IntoView {
                 c.provider = id;
                 c.base_url = id.preset().base_url.to_owned();
             });
-            test_result.set(None);
         }
-    };
-    let test = move |_| {
-        let form = ctx.run.connection.get_untracked();
-        let endpoint = form.endpoint();
-        testing.set(true);
-        spawn_local(async move {
-            let outcome = match build_list_models(&endpoint, form.api_key.trim()) {
-                Err(e) => (false, e.to_string()),
-                Ok(req) => match http::send(&req, 15_000, None).await {
-                    // "Failed to fetch" says nothing: probe whether the page's policy, CORS or
-                    // an absent server is the cause.
-                    Err(http::FetchError::Network(_)) => {
-                        let cause = http::network_cause(&req.url).await;
-                        let report = classify_unreachable(&endpoint, cause);
-                        (false, format!("{} {}", report.summary, report.advice))
-                    }
-                    Ok(reply) => {
-                        let report = classify_connection(
-                            &endpoint,
-                            reply.status,
-                            &reply.headers,
-                            &reply.body,
-                            time::now_ms(),
-                        );
-                        models.try_set(report.models.clone());
-                        let ok = matches!(report.status, ConnectionStatus::Ok);
-                        let text = if report.advice.is_empty() {
-                            report.summary
-                        } else {
-                            format!("{} {}", report.summary, report.advice)
-                        };
-                        (ok, text)
-                    }
-                    Err(e) => {
-                        let report =
-                            classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
-                        (false, format!("{} {}", report.summary, report.advice))
-                    }
-                },
-            };
-            test_result.try_set(Some(outcome));
-            testing.try_set(false);
-        });
     };
     view! {
         <section class="panel" aria-labelledby="provider-heading">
@@ -218,6 +170,12 @@ fn ProviderPanel() -> impl IntoView {
                 <label for="base-url">"Base URL"</label>
                 <input id="base-url" type="url" prop:value=move || form().base_url
                     on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.base_url = v.clone()) }/>
+                <span></span>
+                <label class="check" data-testid="proxy-choice">
+                    <input type="checkbox" prop:checked=move || form().proxy
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(&|c| c.proxy = on) }/>
+                    {move || format!("This address is a proxy for {}'s API (answers are stored under {}, so they serve runs made either way)", form().provider, form().provider.preset().base_url)}
+                </label>
                 <label for="model">"Model"</label>
                 <input id="model" type="text" list="model-list" autocomplete="off" prop:value=move || form().model
                     on:change=move |ev| { let v = event_target_value(&ev); set(&|c| c.model = v.clone()) }/>
@@ -249,14 +207,10 @@ fn ProviderPanel() -> impl IntoView {
                 </div>
             </div>
             <p class="muted">"The key stays in this page's memory and goes only to the provider. It is never written to storage, exports or the address bar unless you tick “Remember on this device” (then it is kept in this browser's local storage until you press Forget key)."</p>
-            <div class="row">
-                <button type="button" class="secondary" on:click=test disabled=move || testing.get()>"Test connection"</button>
-                {move || test_result.get().map(|(ok, text)| view! {
-                    <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="connection-result">{text}</p>
-                })}
-            </div>
+            <check::CheckModel models=models/>
             <details>
                 <summary>"Limits and price"</summary>
+                <p class="muted" data-testid="price-date">{price_list_note()}</p>
                 <div class="form-grid">
                     <label for="concurrency">"Parallel requests"</label>
                     <input id="concurrency" type="number" min="1" max="64" prop:value=move || form().max_concurrency.to_string()
@@ -327,8 +281,12 @@ fn estimate_text(
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
-        Some(c) if setup.batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
-        Some(c) => format!("about ${c:.2}"),
+        Some(c) if setup.batch => format!(
+            "about {} at the batch price ({} interactively)",
+            concord_core::run::format_usd(c),
+            concord_core::run::format_usd(c * 2.0)
+        ),
+        Some(c) => format!("about {}", concord_core::run::format_usd(c)),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
     let basis = match (counted, setup.encoding, counting) {
@@ -525,7 +483,7 @@ fn LaunchPanel() -> impl IntoView {
                 // A model with no price has spent an unknown amount, not $0.
                 let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
                 let by_provider = if p.provider_priced > 0 { format!(" ({} priced by the provider)", count(p.provider_priced as usize, "call", "calls")) } else { String::new() };
-                let cost = if priced || p.provider_priced > 0 { format!("${:.4}{by_provider}", p.cost_usd) } else { "cost unknown (no price for this model)".to_owned() };
+                let cost = if priced || p.provider_priced > 0 { format!("{}{by_provider}", concord_core::run::format_usd(p.cost_usd)) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">
@@ -701,6 +659,17 @@ fn ProbeChoice() -> impl IntoView {
                 <p class="muted">"The probe's runs join the Results table as 'method [padded]' or 'method [truncated]'; the judge audit there measures how far each method's ratings move."</p>
             </details>
         </Show>
+    }
+}
+
+/// The shipped price list's date and what a price is looked up by.
+fn price_list_note() -> String {
+    match concord_core::run::PriceTable::shipped() {
+        Ok((table, _)) => format!(
+            "Prices from the list of {}: public list prices, which change. A model is priced by its exact name (never by a shorter one: o3-pro is not o3); enter the price of a model the list does not name.",
+            table.snapshot_date
+        ),
+        Err(e) => format!("The price list could not be read: {e}."),
     }
 }
 

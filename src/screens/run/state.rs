@@ -39,6 +39,11 @@ pub struct RunState {
     pub counted: RwSignal<u32>,
     /// Whether prompts are being counted, or why they could not be.
     pub counting: RwSignal<Counting>,
+    /// The model and the prompts a run of it found too long for its context: a run of the same
+    /// model (Resume) does not send them again.
+    pub overflowed: StoredValue<(String, Vec<String>)>,
+    /// What "Check this model" found, by `provider/model` (kept in local storage).
+    pub checks: RwSignal<BTreeMap<String, concord_core::run::check::ModelCheck>>,
 }
 
 /// The state of counting the estimate's prompt tokens.
@@ -76,6 +81,8 @@ impl RunState {
             token_counts: StoredValue::new(HashMap::new()),
             counted: RwSignal::new(0),
             counting: RwSignal::new(Counting::Idle),
+            overflowed: StoredValue::new((String::new(), Vec::new())),
+            checks: RwSignal::new(BTreeMap::new()),
         }
     }
 }
@@ -109,6 +116,10 @@ pub struct ConnectionForm {
     /// Prices the user entered, by `provider/model`: used before the shipped table (and for
     /// models it does not list). Kept in this browser's local storage.
     pub prices: BTreeMap<String, Price>,
+    /// The base URL is a CORS proxy for the provider's API: answers are keyed to the
+    /// provider's own address, so answers collected through the proxy serve runs made directly
+    /// (and the other way round).
+    pub proxy: bool,
 }
 
 /// The key of a model's entered price: `openai/gpt-4o-mini`.
@@ -141,6 +152,7 @@ impl Default for ConnectionForm {
             timeout_s: 120,
             item_limit: None,
             prices: BTreeMap::new(),
+            proxy: false,
         }
     }
 }
@@ -182,7 +194,21 @@ impl ConnectionForm {
             requests_per_minute: self.requests_per_minute,
             spend_cap_usd: self.spend_cap_usd,
             timeout_ms: self.timeout_s.saturating_mul(1000),
+            known_overflow: Default::default(),
         }
+    }
+
+    /// The endpoint answers are keyed to (cache keys, plans): the provider's own base URL when
+    /// the form's is a proxy for it, else the form's.
+    pub fn key_endpoint(&self) -> Endpoint {
+        let mut endpoint = self.endpoint();
+        if self.proxy
+            && !matches!(self.provider, ProviderId::Custom)
+            && !self.provider.preset().local
+        {
+            endpoint.base_url = self.provider.preset().base_url.to_owned();
+        }
+        endpoint
     }
 
     pub fn endpoint(&self) -> Endpoint {

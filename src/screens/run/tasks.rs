@@ -108,6 +108,10 @@ pub struct Manifest<'a> {
     /// original dataset and study; the run changes them when it starts).
     #[serde(default)]
     pub probe: Option<Variant>,
+    /// Prompts the run found too long for the model: a resumed run does not send them again
+    /// (nor stop on them).
+    #[serde(default)]
+    pub overflowed: Vec<String>,
 }
 
 /// Saves the manifest of a starting run: the dataset's items a page at a time (serializing a
@@ -125,6 +129,15 @@ async fn save_manifest(store: &Store, manifest: &Manifest<'_>) {
     let stored = Manifest { dataset: Cow::Owned(head), item_pages: pages, ..manifest.clone() };
     let json = serde_json::to_string(&stored).unwrap_or_default();
     let _ = store.put(StoreName::Runs, MANIFEST_KEY, &json).await;
+}
+
+/// Writes the prompts an interrupted run found too long into its manifest, so Resume does not
+/// send them again.
+async fn note_overflowed(store: &Store, overflowed: &[String]) {
+    let Some(text) = store.get(StoreName::Runs, MANIFEST_KEY).await.ok().flatten() else { return };
+    let Ok(mut head) = serde_json::from_str::<serde_json::Value>(&text) else { return };
+    head["overflowed"] = serde_json::json!(overflowed);
+    let _ = store.put(StoreName::Runs, MANIFEST_KEY, &head.to_string()).await;
 }
 
 /// The manifest of an interrupted run with its dataset's items, if there is one.
@@ -236,6 +249,15 @@ impl runner::Calls for PlanCalls {
         let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
         workbench::prompt_request(&self.loaded.dataset, &self.study, prompt).map(Cow::Owned)
     }
+    fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
+        let prompt = self.plan.prompts.get(self.plan.calls.get(call)?.prompt)?;
+        let item = self.loaded.dataset.items.get(prompt.item)?;
+        let method = self.study.methods.get(prompt.method)?;
+        Some(concord_core::run::PromptRef {
+            item: format!("item {}", item.id),
+            prompt: format!("item {} · {} · {}", item.id, method.name, prompt.attribute),
+        })
+    }
     fn size(&self, call: usize) -> CallSize {
         let Some(c) = self.plan.calls.get(call) else { return CallSize::default() };
         let Some(prompt) = self.plan.prompts.get(c.prompt) else { return CallSize::default() };
@@ -330,7 +352,7 @@ pub async fn plan_run(
         ),
         None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
     };
-    let caps = concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model);
+    let caps = super::check::planned_caps(ctx.run, endpoint.provider, &endpoint.model);
     let items = items_of(&loaded.dataset, item_limit);
     let plan = {
         let mut planner =
@@ -395,7 +417,14 @@ pub fn cap_without_price(form: &super::state::ConnectionForm) -> Option<RunView>
 /// Requests that a pending batch will answer are not sent.
 pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option<Variant>) {
     let form = ctx.run.connection.get_untracked();
-    let connection = form.connection();
+    let mut connection = form.connection();
+    // Prompts an interrupted run of this model found too long are not sent again.
+    let overflowed = ctx.run.overflowed.with_value(|(model, list)| {
+        if *model == form.model.trim() { list.clone() } else { Vec::new() }
+    });
+    connection.known_overflow = overflowed.iter().cloned().collect();
+    // What a check of this model found refused is never sent.
+    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
     // A cap the run could not hold to: said before anything is planned or saved for resuming
     // (the run engine refuses it too, for every screen).
     if let Some(refused) = cap_without_price(&form) {
@@ -412,12 +441,13 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
     let loaded = dataset.loaded.clone();
     let study = Rc::new(study);
     spawn_local(async move {
+        // Keys name the provider, not a proxy's address.
         let planned = plan_run(
             ctx,
             loaded.clone(),
             &study,
             probe,
-            &connection.endpoint,
+            &form.key_endpoint(),
             form.item_limit,
             &control,
             true,
@@ -446,6 +476,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
             item_pages: 0,
             had_key: !form.api_key.trim().is_empty(),
             probe,
+            overflowed: overflowed.clone(),
         };
         let store = match ctx.storage.store.get_untracked() {
             Some(s) => s,
@@ -463,7 +494,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
             Some(s) => s,
             None => &all,
         };
-        let endpoint = connection.endpoint.clone();
+        let endpoint = form.key_endpoint();
         // The page shows the run's progress at most ten times a second (a fast provider
         // answers hundreds of calls a second), and every log line.
         let mut shown = time::monotonic_ms() - 1000.0;
@@ -544,6 +575,25 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
                     notes.push(note);
                 }
             });
+        }
+        if !outcome.overflowed.is_empty() {
+            message.push_str(&format!(
+                " {} too long for the model failed (not sent again): {}.",
+                if outcome.overflowed.len() == 1 {
+                    "1 prompt".to_owned()
+                } else {
+                    format!("{} prompts", outcome.overflowed.len())
+                },
+                outcome.overflowed.join("; ")
+            ));
+        }
+        // Remembered for Resume (with those of an earlier run of this model).
+        let mut all = overflowed;
+        let found = outcome.overflowed.iter().chain(&outcome.overflowed_items);
+        all.extend(found.filter(|p| !all.contains(p)).cloned().collect::<Vec<_>>());
+        ctx.run.overflowed.set_value((endpoint.model.clone(), all.clone()));
+        if !matches!(outcome.finish, Finish::Completed) && !all.is_empty() {
+            note_overflowed(&store, &all).await;
         }
         if outcome.storage_errors > 0 {
             message.push_str(&format!(" {} answers could not be saved to this browser's storage (kept in memory for this session).", outcome.storage_errors));

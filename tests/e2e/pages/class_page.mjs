@@ -87,7 +87,7 @@ export class ClassPage {
   /** Goes from the exercise to the Run screen (a run-judges task). */
   async openRunScreen() {
     await this.page.getByTestId('open-run').click();
-    await this.page.getByLabel('Base URL').waitFor();
+    await this.page.getByLabel('Base URL', { exact: true }).waitFor();
   }
 
   /** Exports the submission and returns its download. */

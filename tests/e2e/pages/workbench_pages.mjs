@@ -37,11 +37,11 @@ export class RunPage {
     this.error = page.getByTestId('run-error');
     this.estimate = page.getByTestId('estimate');
   }
-  async open() { await new Tabs(this.page).open('Run'); await this.page.getByLabel('Base URL').waitFor(); }
+  async open() { await new Tabs(this.page).open('Run'); await this.page.getByLabel('Base URL', { exact: true }).waitFor(); }
   async connect({ provider = 'vllm', baseUrl, model, key, rpm, concurrency, itemLimit }) {
     await this.page.getByRole('combobox', { name: 'Provider' }).selectOption(provider);
-    await this.page.getByLabel('Base URL').fill(baseUrl);
-    await this.page.getByLabel('Base URL').dispatchEvent('change');
+    await this.page.getByLabel('Base URL', { exact: true }).fill(baseUrl);
+    await this.page.getByLabel('Base URL', { exact: true }).dispatchEvent('change');
     await this.page.getByLabel('Model', { exact: true }).fill(model);
     await this.page.getByLabel('Model', { exact: true }).dispatchEvent('change');
     if (key !== undefined) {

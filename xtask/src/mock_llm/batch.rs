@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{
-    Record, Reply, Request, State, fnv, json_reply, prompt_text, sample_ids, success_body, unit,
+    Record, Reply, Request, State, answer, fnv, json_reply, prompt_text, sample_ids, unit,
 };
 
 /// The scenario's batch settings.
@@ -343,22 +343,31 @@ fn advance(state: &mut State, id: &str) {
                     "request_id": format!("req_{i}"), "body": {"error": {"message": "The server had an error (injected)", "type": "server_error"}}}, "error": null})
             }.to_string());
         } else {
-            let answer: Value = serde_json::from_str(&success_body(
-                &scenario,
-                body,
-                &prompt,
-                messages_hash,
-                seed,
-                n,
-                anthropic,
-            ))
-            .unwrap_or(Value::Null);
-            ok.push(if anthropic {
-                json!({"custom_id": custom_id, "result": {"type": "succeeded", "message": answer}})
-            } else {
-                json!({"id": format!("req_{i}"), "custom_id": custom_id,
-                    "response": {"status_code": 200, "request_id": format!("req_{i}"), "body": answer}, "error": null})
-            }.to_string());
+            let answered = state.log.iter().filter(|r| r.answered_ok).count() as u64;
+            match answer(&scenario, body, &prompt, messages_hash, seed, n, anthropic, answered) {
+                Ok(full) => {
+                    let answer: Value = serde_json::from_str(&full).unwrap_or(Value::Null);
+                    ok.push(if anthropic {
+                        json!({"custom_id": custom_id, "result": {"type": "succeeded", "message": answer}})
+                    } else {
+                        json!({"id": format!("req_{i}"), "custom_id": custom_id,
+                            "response": {"status_code": 200, "request_id": format!("req_{i}"), "body": answer}, "error": null})
+                    }.to_string());
+                }
+                // A refused line, as the batch APIs report one: Anthropic's `errored` result
+                // with the API's error, OpenAI's response with its status and error body.
+                Err((status, refusal)) => {
+                    record.status = status;
+                    record.outcome = "bad_request".into();
+                    record.answered_ok = false;
+                    failed.push(if anthropic {
+                        json!({"custom_id": custom_id, "result": {"type": "errored", "error": refusal}})
+                    } else {
+                        json!({"id": format!("req_{i}"), "custom_id": custom_id, "response": {"status_code": status,
+                            "request_id": format!("req_{i}"), "body": refusal}, "error": null})
+                    }.to_string());
+                }
+            }
         }
         state.log.push(record);
     }

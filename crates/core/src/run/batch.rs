@@ -20,8 +20,9 @@ use serde_json::{Value, json};
 
 use crate::judge::ChatRequest;
 use crate::run::cost::{CallSize, Price};
+use crate::run::error::ErrorKind;
 use crate::run::error::{ApiError, classify_error};
-use crate::run::provider::{Api, Capabilities, Endpoint, ProviderId, SampleBatch};
+use crate::run::provider::{Api, Capabilities, Endpoint, Param, ProviderId, SampleBatch};
 use crate::run::request::{BuildError, CallOptions, HttpRequest, Method, build_chat};
 use crate::run::response::{FinishReason, Usage, parse_chat_response};
 
@@ -139,6 +140,34 @@ pub fn batch_line(
         max_tokens: req.max_tokens,
     };
     Ok(BatchLine { custom_id, keys, body: built.http.body, size })
+}
+
+/// The lines with distinct `custom_id`s, in order, and how many repeats were left out. Two calls
+/// share a custom id when they share their first sample's cache key (two methods whose prompts
+/// and parameters are the same): a batch with a repeated custom id is refused whole, and one
+/// answer fills both.
+pub fn dedupe(lines: Vec<BatchLine>) -> (Vec<BatchLine>, usize) {
+    let mut seen = std::collections::HashSet::new();
+    let before = lines.len();
+    let kept: Vec<BatchLine> =
+        lines.into_iter().filter(|l| seen.insert(l.custom_id.clone())).collect();
+    let repeats = before - kept.len();
+    (kept, repeats)
+}
+
+/// How long a batch API call may take for a body (or a download) of `bytes`: a minute, plus a
+/// second for every 250 KB (a 200 MB file gets about 14 minutes), at most an hour.
+pub fn transfer_timeout_ms(bytes: usize) -> u32 {
+    let ms = 60_000u64 + (bytes as u64 / 250_000) * 1000;
+    ms.min(3_600_000) as u32
+}
+
+/// Whether a failed batch was refused because the model's queue is full (OpenAI's
+/// `token_limit_exceeded`: "Enqueued token limit reached for … Please try again once some
+/// in_progress batches have been completed"): its lines can be submitted again once the
+/// earlier batches end.
+pub fn queue_full(phase: &BatchPhase) -> bool {
+    matches!(phase, BatchPhase::Failed { reason } if reason.contains("token_limit_exceeded") || reason.to_ascii_lowercase().contains("enqueued token limit"))
 }
 
 /// The line as the provider reads it: a JSONL line of OpenAI's input file, or one element of
@@ -486,13 +515,32 @@ pub fn parse_batch(
                 "completed" => BatchPhase::Ended,
                 "expired" => BatchPhase::Expired,
                 "cancelled" => BatchPhase::Cancelled,
-                "failed" => BatchPhase::Failed {
-                    reason: v
-                        .pointer("/errors/data/0/message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("the provider gave no reason")
-                        .to_owned(),
-                },
+                "failed" => {
+                    // Every `errors.data[]` entry, with its `code` (e.g. `token_limit_exceeded`).
+                    let reasons: Vec<String> = v
+                        .pointer("/errors/data")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(|e| {
+                            let code = e.get("code").and_then(Value::as_str);
+                            let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+                            let line = e.get("line").and_then(Value::as_u64);
+                            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+                            match code {
+                                Some(c) => format!("{c}: {message}{at}"),
+                                None => format!("{message}{at}"),
+                            }
+                        })
+                        .collect();
+                    BatchPhase::Failed {
+                        reason: if reasons.is_empty() {
+                            "the provider gave no reason".to_owned()
+                        } else {
+                            reasons.join("; ")
+                        },
+                    }
+                }
                 "" => return Err(BatchError::Malformed("the batch has no `status`".into())),
                 _ => BatchPhase::Running { status },
             };
@@ -566,6 +614,9 @@ pub struct Collected {
     pub usage: Usage,
     /// Result lines that could not be read (line number in its file, what was wrong).
     pub unreadable: Vec<String>,
+    /// Parameters the API refused in failed lines (read as an interactive refusal is), with
+    /// the provider's words: a re-run is built without them.
+    pub rejected: Vec<(Param, String)>,
 }
 
 /// Reads the downloaded result files of a batch whose lines are `lines` (custom id → keys):
@@ -648,7 +699,12 @@ pub fn collect(
                         }),
                     }
                 }
-                Err(cause) => {
+                Err((cause, refusal)) => {
+                    if let Some((p, words)) = refusal
+                        && !out.rejected.iter().any(|(q, _)| *q == p)
+                    {
+                        out.rejected.push((p, words));
+                    }
                     out.failures.push(LineFailure { custom_id: line.custom_id.clone(), cause })
                 }
             }
@@ -670,29 +726,33 @@ pub fn collect(
 }
 
 /// A result line's answer body (and whether it is Anthropic's message), or why it has none.
-fn line_result(api: BatchApi, v: &Value) -> Result<(String, bool), String> {
+fn line_result(api: BatchApi, v: &Value) -> Result<(String, bool), (String, Refusal)> {
     match api {
         BatchApi::OpenAi => {
             if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
                 let code = e.get("code").and_then(Value::as_str).unwrap_or("error");
                 let message = e.get("message").and_then(Value::as_str).unwrap_or("");
-                return Err(match code {
-                    "batch_expired" => {
-                        "expired: the batch's 24 hours ran out before it was answered".to_owned()
-                    }
-                    "batch_cancelled" => "cancelled before it was answered".to_owned(),
-                    _ => format!("{code}: {message}"),
-                });
+                return Err((
+                    match code {
+                        "batch_expired" => {
+                            "expired: the batch's 24 hours ran out before it was answered"
+                                .to_owned()
+                        }
+                        "batch_cancelled" => "cancelled before it was answered".to_owned(),
+                        _ => format!("{code}: {message}"),
+                    },
+                    None,
+                ));
             }
             let Some(response) = v.get("response").filter(|r| !r.is_null()) else {
-                return Err("the result line has neither a response nor an error".into());
+                return Err(("the result line has neither a response nor an error".into(), None));
             };
             let status = response.get("status_code").and_then(Value::as_u64).unwrap_or(0);
             let body = response.get("body").cloned().unwrap_or(Value::Null);
             if status != 200 {
                 let message =
                     body.pointer("/error/message").and_then(Value::as_str).unwrap_or("no message");
-                return Err(format!("HTTP {status}: {message}"));
+                return Err((format!("HTTP {status}: {message}"), refusal(status as u16, &body)));
             }
             Ok((body.to_string(), false))
         }
@@ -706,15 +766,32 @@ fn line_result(api: BatchApi, v: &Value) -> Result<(String, bool), String> {
                     let e = result.pointer("/error/error").or_else(|| result.get("error"));
                     let kind = e.and_then(|e| e.get("type")).and_then(Value::as_str);
                     let message = e.and_then(|e| e.get("message")).and_then(Value::as_str);
-                    Err(format!("{}: {}", kind.unwrap_or("error"), message.unwrap_or("no message")))
+                    let refused = result.get("error").and_then(|body| refusal(400, body));
+                    Err((
+                        format!("{}: {}", kind.unwrap_or("error"), message.unwrap_or("no message")),
+                        refused,
+                    ))
                 }
-                Some("expired") => {
-                    Err("expired: the batch's 24 hours ran out before it was answered".into())
-                }
-                Some("canceled") => Err("cancelled before it was answered".into()),
-                other => Err(format!("unknown result type {}", other.unwrap_or("(none)"))),
+                Some("expired") => Err((
+                    "expired: the batch's 24 hours ran out before it was answered".into(),
+                    None,
+                )),
+                Some("canceled") => Err(("cancelled before it was answered".into(), None)),
+                other => Err((format!("unknown result type {}", other.unwrap_or("(none)")), None)),
             }
         }
+    }
+}
+
+/// A parameter a failed line's body refuses, with the provider's words.
+type Refusal = Option<(Param, String)>;
+
+/// Reads a failed line's error body as an interactive refusal is read.
+fn refusal(status: u16, body: &Value) -> Refusal {
+    let error = classify_error(status, &[], &body.to_string(), 0);
+    match error.kind {
+        ErrorKind::BadParameter(p) => Some((p, error.message)),
+        _ => None,
     }
 }
 
@@ -759,6 +836,15 @@ pub struct BatchRecord {
     /// Set once its results are stored.
     #[serde(default)]
     pub collected: Option<CollectedSummary>,
+    /// Requests of its study were left to submit after it (chunks go one after another, under
+    /// the model's enqueued-token limit): once it is collected, what is still unanswered is
+    /// submitted next.
+    #[serde(default)]
+    pub follow_up: bool,
+    /// The base URL is a proxy for the provider's API: answers are keyed to the provider's own
+    /// address (see `cache.rs`).
+    #[serde(default)]
+    pub proxy: bool,
 }
 
 /// What collecting a batch gave, kept with its record.
@@ -773,6 +859,10 @@ pub struct CollectedSummary {
     /// Result lines that could not be read.
     #[serde(default)]
     pub unreadable: Vec<String>,
+    /// Parameters the API refused in its failed lines (API spelling) with the provider's
+    /// words: a re-run of the batch is built without them.
+    #[serde(default)]
+    pub rejected: Vec<(String, String)>,
 }
 
 impl BatchRecord {
@@ -784,6 +874,15 @@ impl BatchRecord {
     /// Whether it still needs the provider: running, or over but not collected.
     pub fn is_pending(&self) -> bool {
         self.collected.is_none()
+    }
+
+    /// The parameters its lines were refused for: a re-run does not send them.
+    pub fn rejected_params(&self) -> Vec<Param> {
+        self.collected
+            .iter()
+            .flat_map(|c| &c.rejected)
+            .filter_map(|(p, _)| Param::from_api_name(p))
+            .collect()
     }
 
     /// The tokens its answers used.

@@ -138,6 +138,33 @@ pub enum NetworkCause {
     CorsRefused,
     /// Nothing answered: no server on that port, a wrong host, or no network.
     NothingAnswered,
+    /// The browser refuses this port itself (the Fetch standard's "bad ports", which Chrome
+    /// reports as `ERR_UNSAFE_PORT`): nothing was sent, whatever listens there.
+    RefusedPort(u16),
+}
+
+/// The ports browsers refuse to fetch from (the Fetch standard's list of bad ports; Chrome
+/// answers them with `net::ERR_UNSAFE_PORT`, Firefox with "This address is restricted").
+pub const BAD_PORTS: &[u16] = &[
+    0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101,
+    102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427,
+    465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
+    993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
+    6668, 6669, 6679, 6697, 10080,
+];
+
+/// The port of an `http(s)://` URL when it is one the browser refuses ([`BAD_PORTS`]).
+pub fn refused_port(url: &str) -> Option<u16> {
+    let rest = url.trim().split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    // An IPv6 literal keeps its colons inside brackets.
+    let port = match host_port.rsplit_once(']') {
+        Some((_, after)) => after.strip_prefix(':')?,
+        None => host_port.rsplit_once(':')?.1,
+    };
+    let port: u16 = port.parse().ok()?;
+    BAD_PORTS.contains(&port).then_some(port)
 }
 
 impl NetworkCause {
@@ -151,6 +178,10 @@ impl NetworkCause {
             NetworkCause::CorsRefused => (
                 format!("{url} answered, but does not let web pages from other sites read its answers (CORS)."),
                 cors_advice.to_owned(),
+            ),
+            NetworkCause::RefusedPort(port) => (
+                format!("The browser refuses to connect to port {port} ({url}): it is a port browsers block for every web page (Chrome says ERR_UNSAFE_PORT), so nothing was sent."),
+                format!("Start the server on another port (e.g. 8000, 8080 or 11434) and change the base URL; port {port} cannot be used from a browser."),
             ),
             NetworkCause::NothingAnswered => (
                 format!("Nothing answered at {url}: no server is listening there, the host or port is wrong, or this computer is offline."),
@@ -188,5 +219,32 @@ mod unreachable_tests {
         assert!(said[1].contains("CORS") && !said[1].contains("Content-Security"), "{}", said[1]);
         assert!(said[2].starts_with("Nothing answered at http://127.0.0.1:9/v1"), "{}", said[2]);
         assert!(!said[2].contains("CORS"));
+    }
+
+    /// Issue 36.13: Chrome's ERR_UNSAFE_PORT (a port it refuses, e.g. 6000) is not "no server is
+    /// listening": it is a port the browser refuses, and another port is the fix.
+    #[test]
+    fn a_port_the_browser_refuses_is_said_as_such() {
+        assert_eq!(refused_port("http://127.0.0.1:6000/v1"), Some(6000));
+        assert_eq!(refused_port("http://localhost:10080"), Some(10080));
+        assert_eq!(refused_port("http://[::1]:6665/v1"), Some(6665));
+        assert_eq!(refused_port("http://user@host:6000/x"), Some(6000));
+        for fine in [
+            "http://127.0.0.1:8080/v1",
+            "https://api.openai.com/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]/v1",
+        ] {
+            assert_eq!(refused_port(fine), None, "{fine}");
+        }
+        let endpoint = Endpoint {
+            provider: crate::run::ProviderId::LlamaCpp,
+            base_url: "http://127.0.0.1:6000/v1".into(),
+            model: "m".into(),
+        };
+        let report = classify_unreachable(&endpoint, NetworkCause::RefusedPort(6000));
+        assert!(report.summary.contains("refuses to connect to port 6000"), "{}", report.summary);
+        assert!(!report.summary.contains("no server is listening"));
+        assert!(report.advice.contains("another port"), "{}", report.advice);
     }
 }

@@ -20,6 +20,42 @@ pub const SHIPPED_PRICES_JSON: &str = include_str!("prices.json");
 /// Characters per token assumed by [`estimate_tokens`].
 pub const CHARS_PER_TOKEN: u64 = 4;
 
+/// A sum of money in USD with enough digits to mean something: cents from a dollar up, three
+/// significant digits below (`$0.000450`, `$0.0157`, `$12.40`), `$0` for nothing. The one
+/// wording of a cost on the Run screen, its batches and the Results' cost table, so a batch
+/// card's spent, interactive and saved figures agree.
+pub fn format_usd(usd: f64) -> String {
+    if !usd.is_finite() {
+        return "unknown".to_owned();
+    }
+    if usd == 0.0 {
+        return "$0".to_owned();
+    }
+    let sign = if usd < 0.0 { "-" } else { "" };
+    let v = usd.abs();
+    if v >= 1.0 {
+        return format!("{sign}${v:.2}");
+    }
+    let decimals = (2 - v.log10().floor() as i32).clamp(2, 10) as usize;
+    format!("{sign}${v:.decimals$}")
+}
+
+/// Several sums of money that must add up as shown (a batch's spent, interactive and saved):
+/// each rounded to the decimals [`format_usd`] gives the largest, the last (`b − a`) derived
+/// from the first two as rounded, so the three agree to the cent or digit shown.
+pub fn format_usd_difference(a: f64, b: f64) -> (String, String, String) {
+    let largest = a.abs().max(b.abs());
+    let decimals = if largest >= 1.0 || largest == 0.0 {
+        2
+    } else {
+        (2 - largest.log10().floor() as i32).clamp(2, 10) as usize
+    };
+    let scale = 10f64.powi(decimals as i32);
+    let (ra, rb) = ((a * scale).round() / scale, (b * scale).round() / scale);
+    let show = |v: f64| format!("${v:.decimals$}");
+    (show(ra), show(rb), show(rb - ra))
+}
+
 /// Estimated tokens of a text of `chars` characters: ⌈chars / 4⌉.
 pub fn estimate_tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)
@@ -80,6 +116,8 @@ pub struct CallSize {
 pub struct PriceEntry {
     pub provider: ProviderId,
     pub model: String,
+    /// Other names of the same model at the same price (dated snapshots, `-latest`).
+    pub aliases: Vec<String>,
     pub price: Price,
 }
 
@@ -196,9 +234,15 @@ impl PriceTable {
             let (Some(input), Some(output)) = (price_of("input"), price_of("output")) else {
                 continue;
             };
+            let aliases = row
+                .get("aliases")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(|s| s.trim().to_owned()).collect())
+                .unwrap_or_default();
             entries.push(PriceEntry {
                 provider,
                 model,
+                aliases,
                 price: Price { input_per_million: input, output_per_million: output },
             });
         }
@@ -212,16 +256,18 @@ impl PriceTable {
         ))
     }
 
-    /// The price of `model` at `provider`: local servers are free; otherwise the exact entry,
-    /// else the longest entry that is a prefix of the model id at a `-`/`:`/`@` boundary (so
-    /// `gpt-4o-mini-2024-07-18` is priced as `gpt-4o-mini`, never as `gpt-4o`). OpenRouter's
-    /// `vendor/model` ids fall back to the vendor's own entry. `None` when unknown.
+    /// The price of `model` at `provider`: local servers are free; otherwise the entry whose
+    /// name or one of whose aliases is the model's (case aside), and nothing else — no fallback
+    /// to a shorter name, which crosses tiers (`o3-pro` is not `o3`, `o4-mini-deep-research`
+    /// is not `o4-mini`, a dated snapshot may cost what its alias does not). OpenRouter's
+    /// `vendor/model` ids fall back to the vendor's own entry of that exact name. `None` when
+    /// unknown: the Run screen asks for the price.
     pub fn lookup(&self, provider: ProviderId, model: &str) -> Option<Price> {
         if provider.preset().local {
             return Some(Price::ZERO);
         }
         let model = model.trim();
-        let found = self.lookup_exact_or_prefix(provider, model);
+        let found = self.lookup_exact(provider, model);
         if found.is_some() || provider != ProviderId::OpenRouter {
             return found;
         }
@@ -232,22 +278,17 @@ impl PriceTable {
             "deepseek" => ProviderId::DeepSeek,
             other => ProviderId::from_slug(other)?,
         };
-        self.lookup_exact_or_prefix(vendor, name)
+        self.lookup_exact(vendor, name)
     }
 
-    fn lookup_exact_or_prefix(&self, provider: ProviderId, model: &str) -> Option<Price> {
-        let model = model.to_ascii_lowercase();
+    fn lookup_exact(&self, provider: ProviderId, model: &str) -> Option<Price> {
         self.entries
             .iter()
             .filter(|e| e.provider == provider)
-            .filter(|e| {
-                let key = e.model.to_ascii_lowercase();
-                model == key
-                    || model
-                        .strip_prefix(key.as_str())
-                        .is_some_and(|rest| rest.starts_with(['-', ':', '@']))
+            .find(|e| {
+                e.model.eq_ignore_ascii_case(model)
+                    || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(model))
             })
-            .max_by_key(|e| e.model.len())
             .map(|e| e.price)
     }
 }

@@ -27,8 +27,12 @@ pub enum ErrorKind {
     BrowserAccessDenied,
     /// Out of credit, spend limit or billing quota reached. Never retried.
     Quota,
-    /// The prompt does not fit the model's context. Never retried.
+    /// The prompt does not fit the model's context. Never retried; the item fails and the run
+    /// goes on (the scheduler stops it when several different prompts overflow).
     ContextLength,
+    /// The provider refused to answer this prompt (Gemini's `promptFeedback.blockReason`).
+    /// Never retried; the item fails and the run goes on.
+    Blocked,
     /// The API rejected a parameter; drop it once and retry (see `Capabilities::drop_param`).
     BadParameter(Param),
     /// Any other 400/422 the request itself caused. Never retried.
@@ -100,14 +104,19 @@ impl ApiError {
         )
     }
 
-    /// Whether the whole run must stop (every later call would fail the same way).
+    /// A prompt the provider refused to answer (Gemini's `promptFeedback.blockReason`).
+    pub fn blocked(detail: impl Into<String>) -> ApiError {
+        ApiError { kind: ErrorKind::Blocked, ..ApiError::malformed(detail) }
+    }
+
+    /// Whether the whole run must stop (every later call would fail the same way). A prompt
+    /// too long for the model is that item's failure, not the run's.
     pub fn stops_run(&self) -> bool {
         matches!(
             self.kind,
             ErrorKind::Auth
                 | ErrorKind::BrowserAccessDenied
                 | ErrorKind::Quota
-                | ErrorKind::ContextLength
                 | ErrorKind::ModelNotFound
                 | ErrorKind::EndpointNotFound
         )
@@ -139,13 +148,21 @@ impl ApiError {
                 preset.name
             ),
             ErrorKind::Quota => format!(
-                "{}: out of credit or a spend limit was reached. Add credit or raise the limit; \
-                 the run stopped so nothing more is spent.",
+                "{}: out of credit or a spend limit was reached. Add credit (or raise the spend \
+                 limit) in your {} account, then Run again; the run stopped so nothing more is \
+                 spent, and nothing stored is paid twice.",
+                preset.name, preset.name
+            ),
+            ErrorKind::ContextLength => "The prompt is longer than the model's context window: \
+                 this item fails and the run goes on. Use a model with a longer context (or start \
+                 the local server with a larger context) or shorten the inputs."
+                .into(),
+            ErrorKind::Blocked => format!(
+                "{} refused to answer this prompt (its safety filter blocked it): this item \
+                 fails and is not retried, the run goes on. Rephrase the prompt or exclude the \
+                 item if every method is blocked on it.",
                 preset.name
             ),
-            ErrorKind::ContextLength => "The prompt is longer than the model's context window. Use \
-                 a model with a longer context or shorten the inputs."
-                .into(),
             ErrorKind::BadParameter(p) => {
                 format!("The API rejected `{p}`; Concord drops it once and continues without it.")
             }
@@ -190,6 +207,7 @@ impl ApiError {
             ErrorKind::BrowserAccessDenied => "browser access denied".to_string(),
             ErrorKind::Quota => "quota or spend limit reached".to_string(),
             ErrorKind::ContextLength => "prompt too long for the model".to_string(),
+            ErrorKind::Blocked => "prompt blocked by the provider".to_string(),
             ErrorKind::BadParameter(p) => format!("parameter `{p}` rejected"),
             ErrorKind::BadRequest => "request rejected".to_string(),
             ErrorKind::ModelNotFound => "model not found".to_string(),
@@ -268,6 +286,140 @@ pub fn retry_after_ms(headers: &[(String, String)], body: &str, now_unix_ms: u64
     parse_duration_ms(token.trim_end_matches('.'))
 }
 
+/// What an error body says, read once: its own fields first (`code`, `type`, Gemini's `status`,
+/// `param`, Gemini's `details`), then its words.
+#[derive(Debug, Default)]
+struct Reading {
+    message: String,
+    /// `code`, lower-cased (OpenAI `unsupported_parameter`, Gemini's numeric `400`).
+    code: String,
+    /// `type` and Gemini's `status`, lower-cased (`invalid_request_error`, `invalid_argument`).
+    kind: String,
+    /// The parameter the body names: OpenAI's `param`, Gemini's `fieldViolations[].field`,
+    /// vLLM's `loc`.
+    params: Vec<String>,
+    /// Anthropic's `details.error_code` and Gemini's `ErrorInfo.reason`, lower-cased.
+    reasons: Vec<String>,
+    /// The message, lower-cased, with everything above (for the wording checks).
+    haystack: String,
+}
+
+impl Reading {
+    fn of(body: &str) -> Reading {
+        let parsed: Option<Value> = serde_json::from_str(body).ok();
+        let err = parsed.as_ref().map(|v| v.get("error").unwrap_or(v));
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        let field = |key: &str| err.and_then(|e| e.get(key)).map(text).unwrap_or_default();
+        let mut message = field("message");
+        // vLLM/FastAPI: `message: {detail: [{loc, msg}]}`, or a bare `detail`.
+        if message.is_empty() {
+            message = field("detail");
+        }
+        if message.is_empty() {
+            // llama.cpp and some proxies answer with plain text.
+            message = body.trim().chars().take(300).collect();
+        }
+        let mut params: Vec<String> = Vec::new();
+        if let Some(p) = err.and_then(|e| e.get("param")).and_then(Value::as_str) {
+            params.push(p.to_owned());
+        }
+        let mut reasons = Vec::new();
+        // Anthropic: `error.details.error_code`; Gemini: `error.details[]` with BadRequest's
+        // field violations and ErrorInfo's reason.
+        if let Some(code) = parsed
+            .as_ref()
+            .and_then(|v| v.pointer("/error/details/error_code"))
+            .and_then(Value::as_str)
+        {
+            reasons.push(code.to_ascii_lowercase());
+        }
+        let details = err.and_then(|e| e.get("details")).and_then(Value::as_array);
+        for d in details.into_iter().flatten() {
+            for v in d.get("fieldViolations").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(f) = v.get("field").and_then(Value::as_str) {
+                    params.push(f.to_owned());
+                }
+            }
+            if let Some(r) = d.get("reason").and_then(Value::as_str) {
+                reasons.push(r.to_ascii_lowercase());
+            }
+        }
+        // vLLM: `{"message": {"detail": [{"loc": ["body", "seed"], "msg": …}]}}`.
+        let loc_lists = err
+            .and_then(|e| e.pointer("/message/detail").or_else(|| e.get("detail")))
+            .and_then(Value::as_array);
+        for d in loc_lists.into_iter().flatten() {
+            if let Some(last) = d.get("loc").and_then(Value::as_array).and_then(|l| l.last())
+                && let Some(name) = last.as_str()
+            {
+                params.push(name.to_owned());
+            }
+        }
+        let code = field("code").to_ascii_lowercase();
+        let kind = format!("{} {}", field("type"), field("status")).trim().to_ascii_lowercase();
+        let haystack =
+            format!("{message} {code} {kind} {}", reasons.join(" ")).to_ascii_lowercase();
+        Reading { message, code, kind, params, reasons, haystack }
+    }
+
+    fn has(&self, needle: &str) -> bool {
+        self.haystack.contains(needle)
+    }
+
+    /// Out of money: by structure (OpenAI `insufficient_quota`, Anthropic
+    /// `enforced_spend_limit_reached`, 402), then by words (Anthropic's "Your credit balance is
+    /// too low…", DeepSeek's "Insufficient Balance").
+    fn out_of_money(&self, status: u16) -> bool {
+        status == 402
+            || ["insufficient_quota", "billing_hard_limit_reached", "credit_balance_exhausted"]
+                .contains(&self.code.as_str())
+            || self.reasons.iter().any(|r| r.contains("spend_limit") || r.contains("billing"))
+            || [
+                "insufficient_quota",
+                "credit_balance",
+                "credit balance",
+                "enforced_spend_limit",
+                "spend limit",
+                "exceeded your current quota",
+                "insufficient balance",
+                "insufficient account balance",
+                "billing_error",
+                "purchase credits",
+            ]
+            .iter()
+            .any(|w| self.has(w))
+    }
+
+    /// The prompt does not fit: OpenAI's `context_length_exceeded`, llama.cpp's
+    /// `exceed_context_size_error`, then the words of OpenAI, Anthropic, Gemini ("The input
+    /// token count (N) exceeds the maximum number of tokens allowed (M)"), vLLM, llama.cpp.
+    fn context_overflow(&self) -> bool {
+        self.code == "context_length_exceeded"
+            || self.kind.contains("exceed_context_size")
+            || [
+                "context_length_exceeded",
+                "context length",
+                "context_length",
+                "context window",
+                "prompt is too long",
+                "exceed context limit",
+                "exceeds the available context",
+                "exceed_context_size",
+                "exceeds the maximum number of tokens",
+                "input token count",
+                "maximum prompt length",
+                "too many tokens",
+                "input is too long",
+            ]
+            .iter()
+            .any(|w| self.has(w))
+    }
+}
+
 /// Classifies a failed call. `status` 0 means the browser saw no response (see module docs).
 pub fn classify_error(
     status: u16,
@@ -275,78 +427,34 @@ pub fn classify_error(
     body: &str,
     now_unix_ms: u64,
 ) -> ApiError {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let err = parsed.as_ref().map(|v| v.get("error").unwrap_or(v));
-    let text_at = |key: &str| -> String {
-        err.and_then(|e| e.get(key))
-            .map(|v| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default()
-    };
-    let mut message = text_at("message");
-    if message.is_empty() {
-        message = text_at("detail");
-    }
-    if message.is_empty() {
-        // llama.cpp and some proxies answer with plain text.
-        message = body.trim().chars().take(300).collect();
-    }
-    let code = text_at("code");
-    let etype = format!("{} {}", text_at("type"), text_at("status"));
-    let param = text_at("param");
-    let spend_code = parsed
-        .as_ref()
-        .and_then(|v| v.pointer("/error/details/error_code"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let haystack = format!("{message} {code} {etype} {spend_code}").to_ascii_lowercase();
-    let has = |needle: &str| haystack.contains(needle);
-
+    let r = Reading::of(body);
     let retry_after_ms = retry_after_ms(headers, body, now_unix_ms);
-    let quota_like = has("insufficient_quota")
-        || has("credit_balance")
-        || has("enforced_spend_limit")
-        || has("spend limit")
-        || has("exceeded your current quota")
-        || has("insufficient balance")
-        || status == 402;
     // Gemini words per-minute limits like a billing quota, but says RESOURCE_EXHAUSTED and
     // tells how long to wait: that is a rate limit, worth waiting for.
-    let gemini_rate_limit = status == 429 && has("resource_exhausted") && retry_after_ms.is_some();
+    let gemini_rate_limit =
+        status == 429 && r.has("resource_exhausted") && retry_after_ms.is_some();
     let kind = if status == 0 {
         ErrorKind::Network
-    } else if quota_like && !gemini_rate_limit {
+    } else if r.out_of_money(status) && !gemini_rate_limit {
         ErrorKind::Quota
-    } else if has("context_length_exceeded")
-        || has("context length")
-        || has("context_length")
-        || has("prompt is too long")
-        || has("exceed context limit")
-        || has("exceeds the available context")
-        || has("exceed_context_size")
-        || has("too many tokens")
-        || has("input is too long")
-    {
+    } else if r.context_overflow() {
         ErrorKind::ContextLength
     } else if status == 429 {
         ErrorKind::RateLimited
-    } else if status == 529 || has("overloaded") {
+    } else if status == 529 || r.has("overloaded") {
         ErrorKind::Overloaded
     } else if status >= 500 || status == 408 || status == 409 {
         ErrorKind::ServerError
-    } else if has("cors requests") {
+    } else if r.has("cors requests") {
         ErrorKind::BrowserAccessDenied
-    } else if status == 401 || (status == 403 && !has("model")) {
+    } else if status == 401 || (status == 403 && !r.has("model")) {
         ErrorKind::Auth
-    } else if has("model_not_found")
-        || (has("model") && (has("not found") || has("does not exist") || has("not_found")))
-        || (status == 404 && has("model"))
+    } else if r.code == "model_not_found"
+        || (r.has("model") && (r.has("not found") || r.has("does not exist") || r.has("not_found")))
+        || (status == 404 && r.has("model"))
     {
         ErrorKind::ModelNotFound
-    } else if let Some(p) = rejected_param(&param, &message, &code) {
+    } else if let Some(p) = rejected_param(&r) {
         ErrorKind::BadParameter(p)
     } else if status == 403 {
         ErrorKind::Auth
@@ -358,41 +466,102 @@ pub fn classify_error(
     let limit_requests_per_minute = header(headers, "x-ratelimit-limit-requests")
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|&v| v > 0);
-    ApiError { kind, status, message, retry_after_ms, limit_requests_per_minute }
+    ApiError { kind, status, message: r.message, retry_after_ms, limit_requests_per_minute }
 }
 
-/// Finds the parameter a 400/422 complains about: OpenAI's `param` field with
-/// `unsupported_parameter`/`unsupported_value`, or well-known messages of other servers.
-fn rejected_param(param: &str, message: &str, code: &str) -> Option<Param> {
-    let lower = message.to_ascii_lowercase();
-    let code = code.to_ascii_lowercase();
-    let unsupported = code.contains("unsupported")
-        || lower.contains("unsupported")
-        || lower.contains("not supported")
-        || lower.contains("does not support")
-        || lower.contains("not allowed")
-        || lower.contains("extra inputs are not permitted")
-        || lower.contains("unrecognized request argument")
-        || lower.contains("unknown field")
-        || lower.contains("only one completion choice")
-        || lower.contains("cannot both be specified")
-        || lower.contains("invalid")
-        || lower.contains("not permitted");
-    if !unsupported {
+/// Words with which providers refuse a parameter (or a value of it): OpenAI's "Unsupported
+/// parameter/value", Gemini's "… is not enabled for models/…" and "Unknown name", DeepSeek's
+/// "This response_format type is unavailable now", Anthropic's "cannot both be specified",
+/// llama.cpp's "Only one completion choice is allowed", vLLM's "Extra inputs are not permitted".
+const REFUSALS: &[&str] = &[
+    "unsupported",
+    "not supported",
+    "does not support",
+    "not enabled",
+    "unavailable",
+    "not available",
+    "not allowed",
+    "not permitted",
+    "extra inputs",
+    "unrecognized request argument",
+    "unknown field",
+    "unknown name",
+    "cannot find field",
+    "only one completion choice",
+    "cannot both be specified",
+    "only the default",
+    "invalid",
+];
+
+/// Parameters as providers name them in their words, most specific first (a message naming
+/// `top_logprobs` is about log-probabilities, not `top_p`).
+const NAMED: &[(&str, Param)] = &[
+    ("top_logprobs", Param::Logprobs),
+    ("toplogprobs", Param::Logprobs),
+    ("response_logprobs", Param::Logprobs),
+    ("responselogprobs", Param::Logprobs),
+    ("logprobs", Param::Logprobs),
+    ("response_format", Param::ResponseFormat),
+    ("responsemimetype", Param::ResponseFormat),
+    ("response_mime_type", Param::ResponseFormat),
+    ("responsejsonschema", Param::ResponseFormat),
+    ("response_json_schema", Param::ResponseFormat),
+    ("response_schema", Param::ResponseFormat),
+    ("responseschema", Param::ResponseFormat),
+    ("json_schema", Param::ResponseFormat),
+    ("json mode", Param::ResponseFormat),
+    ("structured output", Param::ResponseFormat),
+    ("tool_choice", Param::ResponseFormat),
+    ("candidatecount", Param::N),
+    ("candidate_count", Param::N),
+    ("multiple candidates", Param::N),
+    ("completion choice", Param::N),
+    ("top_p", Param::TopP),
+    ("topp", Param::TopP),
+    ("temperature", Param::Temperature),
+    ("random_seed", Param::Seed),
+    ("seed", Param::Seed),
+    ("stop_sequences", Param::Stop),
+    ("stopsequences", Param::Stop),
+];
+
+/// Whether `word` occurs in `text` on its own (not inside a longer identifier).
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(at) = text[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if !before.is_some_and(ident) && !after.is_some_and(ident) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// Finds the parameter a 400/422 refuses: the body's own fields first (`param`, Gemini's field
+/// violations, vLLM's `loc`) when the error is a refusal, then the parameter its words name.
+fn rejected_param(r: &Reading) -> Option<Param> {
+    let lower = r.message.to_ascii_lowercase();
+    let refusal = r.code.contains("unsupported")
+        || r.kind.contains("extra_forbidden")
+        || REFUSALS.iter().any(|w| lower.contains(w));
+    if !refusal {
         return None;
     }
-    if let Some(p) = Param::from_api_name(param) {
-        return Some(p);
-    }
-    // llama-server: "Only one completion choice is allowed".
-    if lower.contains("completion choice") {
-        return Some(Param::N);
-    }
-    // Anthropic: "`temperature` and `top_p` cannot both be specified": keep temperature.
-    if lower.contains("top_p") {
+    // Anthropic (Claude 4.5 and later): "`temperature` and `top_p` cannot both be specified for
+    // this model": keep the temperature, drop top_p.
+    if lower.contains("cannot both be specified") && has_word(&lower, "top_p") {
         return Some(Param::TopP);
     }
-    // Otherwise the first quoted (or backticked) name in the message that is a known parameter.
+    if let Some(p) = r.params.iter().find_map(|p| Param::from_api_name(p)) {
+        return Some(p);
+    }
+    // A quoted (or backticked) name that is a known parameter: "Unsupported parameter:
+    // 'max_tokens' …".
     for quote in ['\'', '`', '"'] {
         let mut parts = lower.split(quote);
         parts.next();
@@ -404,8 +573,8 @@ fn rejected_param(param: &str, message: &str, code: &str) -> Option<Param> {
             }
         }
     }
-    if lower.contains("logprobs") {
-        return Some(Param::Logprobs);
-    }
-    None
+    // The parameter the words name: "Logprobs is not enabled for models/gemini-2.5-flash",
+    // "Multiple candidates is not enabled for this model", "This response_format type is
+    // unavailable now".
+    NAMED.iter().find(|(word, _)| has_word(&lower, word)).map(|&(_, p)| p)
 }

@@ -18,11 +18,13 @@
 //! | stable cache keys | [`cache`] |
 //! | price table, estimates, spend | [`cost`] |
 //! | prompt tokens counted with OpenAI's encodings | [`tokens`] |
-//! | Test connection | [`connection`] |
+//! | Test connection (the model list) | [`connection`] |
+//! | Check this model: one tiny request per capability a study needs | [`check`] |
 //! | provider batch APIs (half price, results within 24 h) | [`batch`] |
 
 pub mod batch;
 pub mod cache;
+pub mod check;
 pub mod connection;
 pub mod cost;
 pub mod error;
@@ -40,7 +42,7 @@ pub use connection::{
 };
 pub use cost::{
     CallSize, CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable,
-    PriceTableError, estimate_run, estimate_tokens,
+    PriceTableError, estimate_run, estimate_tokens, format_usd, format_usd_difference,
 };
 pub use error::{ApiError, ErrorKind, classify_error};
 pub use provider::{
@@ -54,6 +56,6 @@ pub use response::{
 };
 pub use retry::{GiveUpReason, RetryDecision, RetryPolicy};
 pub use scheduler::{
-    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, Scheduler,
-    SchedulerConfig, SchedulerError, StopReason,
+    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, PromptRef,
+    Scheduler, SchedulerConfig, SchedulerError, StopReason,
 };

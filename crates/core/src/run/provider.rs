@@ -332,8 +332,164 @@ impl fmt::Display for Param {
     }
 }
 
-/// What a provider/model accepts. Built by [`Capabilities::for_model`], adjusted at run time
-/// by [`Capabilities::drop_param`] when the API rejects a parameter.
+/// How a provider takes a JSON schema for structured output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaFlavor {
+    /// OpenAI's `response_format: {type: json_schema, json_schema: {strict, schema}}`.
+    JsonSchema,
+    /// Only `response_format: {type: json_object}` (DeepSeek): valid JSON, the schema is the
+    /// prompt's to state (Concord's "+json" prompts spell the fields out).
+    JsonObject,
+    /// Gemini's `responseMimeType` + `responseJsonSchema`.
+    Gemini,
+    /// Anthropic: a forced tool whose input schema is the answer's.
+    AnthropicTool,
+}
+
+/// How a model's thinking is controlled, and whether it can be turned off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Thinking {
+    /// The model does not think before it answers.
+    None,
+    /// It thinks by default and `thinkingConfig.thinkingBudget: 0` turns it off (Gemini 2.5
+    /// Flash and Flash-Lite): Concord turns it off, so a short Max tokens is the answer's.
+    GeminiBudgetOff,
+    /// It always thinks, within the output limit (Gemini 2.5 Pro: "Budget 0 is invalid. This
+    /// model only works in thinking mode."; Gemini 3: `thinkingLevel`).
+    GeminiAlways,
+    /// It always thinks (OpenAI o-series and GPT-5, DeepSeek's reasoner, gpt-oss): the
+    /// thinking is billed as output and counts against the token limit.
+    Always,
+    /// Extended thinking is off unless the request asks for it (Anthropic): Concord does not.
+    AnthropicOptIn,
+}
+
+/// One row of the capability table: a provider and a model family, what it accepts, and where
+/// the facts come from (`docs/providers.md` lists every row with its source).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    pub provider: ProviderId,
+    /// The row's name ("Gemini 2.5 Flash / Flash-Lite").
+    pub name: &'static str,
+    /// Model-name prefixes of the family (after any `vendor/` and `models/` prefix), most
+    /// specific rows first; empty: every model of the provider.
+    pub families: &'static [&'static str],
+    /// Largest `n` one call may ask for (1: loop).
+    pub max_n: u32,
+    /// Largest `top_logprobs`; `None`: no log-probabilities.
+    pub top_logprobs: Option<u8>,
+    pub temperature_max: f64,
+    pub seed: bool,
+    pub schema: SchemaFlavor,
+    pub thinking: Thinking,
+    /// Parameters the model refuses together (the second of each pair is not sent).
+    pub exclusive: &'static [(Param, Param)],
+    /// Where the facts come from.
+    pub source: &'static str,
+}
+
+macro_rules! row {
+    ($provider:ident, $name:expr, [$($f:expr),*], n $n:expr, lp $lp:expr, t $t:expr, seed $seed:expr,
+     $schema:ident, $thinking:ident, excl [$($e:expr),*], $source:expr) => {
+        Profile {
+            provider: ProviderId::$provider,
+            name: $name,
+            families: &[$($f),*],
+            max_n: $n,
+            top_logprobs: $lp,
+            temperature_max: $t,
+            seed: $seed,
+            schema: SchemaFlavor::$schema,
+            thinking: Thinking::$thinking,
+            exclusive: &[$($e),*],
+            source: $source,
+        }
+    };
+}
+
+const BOTH_SAMPLING: (Param, Param) = (Param::Temperature, Param::TopP);
+
+/// The capability table, per provider and model family, most specific rows first. Every row's
+/// `source` is spelled out in `docs/providers.md`; "unverified" there marks the facts no
+/// source confirmed (the run still drops a parameter the API refuses).
+pub const PROFILES: &[Profile] = &[
+    row!(OpenAi, "OpenAI GPT-5-chat", ["gpt-5-chat", "chatgpt"], n 128, lp Some(20), t 2.0, seed true,
+         JsonSchema, None, excl [], "openai-python chat completion params; gpt-5-chat is not a reasoning model"),
+    row!(OpenAi, "OpenAI o-series and GPT-5 (reasoning)", ["o1", "o3", "o4", "gpt-5"], n 128, lp None, t 2.0, seed true,
+         JsonSchema, Always, excl [], "OpenAI reasoning guide; CopilotKit#7191 (temperature refused); inspect_ai#2739 (logprobs)"),
+    row!(OpenAi, "OpenAI GPT-4o / GPT-4.1", [], n 128, lp Some(20), t 2.0, seed true,
+         JsonSchema, None, excl [], "openai-python chat completion params (n, top_logprobs 0–20, response_format)"),
+    row!(Anthropic, "Claude 4.5 and later", ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5", "claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-1"],
+         n 1, lp None, t 1.0, seed false, AnthropicTool, AnthropicOptIn, excl [BOTH_SAMPLING],
+         "API 400 \"`temperature` and `top_p` cannot both be specified for this model\" (probes quoted in public code, 2026-08/09)"),
+    row!(Anthropic, "Claude 3.5–4.x", [], n 1, lp None, t 1.0, seed false, AnthropicTool, AnthropicOptIn, excl [],
+         "anthropic-sdk-python MessageCreateParams (no n, no logprobs; temperature 0–1); helm#445"),
+    row!(Gemini, "Gemini 3", ["gemini-3"], n 1, lp None, t 2.0, seed true, Gemini, GeminiAlways, excl [],
+         "\"Multiple candidates is not enabled for this model\", \"Logprobs is not enabled for this model\" (issue threads); thinkingLevel"),
+    row!(Gemini, "Gemini 2.5 Pro", ["gemini-2.5-pro"], n 8, lp None, t 2.0, seed true, Gemini, GeminiAlways, excl [],
+         "\"Budget 0 is invalid. This model only works in thinking mode.\"; \"Logprobs is not enabled for models/…\" (python-genai tests, issue threads)"),
+    row!(Gemini, "Gemini 2.5 Flash / Flash-Lite", ["gemini-2.5-flash"], n 8, lp None, t 2.0, seed true, Gemini, GeminiBudgetOff, excl [],
+         "googleapis/python-genai generate_content tests (\"Logprobs is not enabled for models/gemini-2.5-flash\"); thinkingBudget 0"),
+    row!(Gemini, "Gemini 2.0 and older", [], n 8, lp Some(20), t 2.0, seed true, Gemini, None, excl [],
+         "Gemini API GenerationConfig (candidateCount, responseLogprobs, logprobs); logprobs unverified for AI Studio"),
+    row!(DeepSeek, "DeepSeek reasoner", ["deepseek-reasoner", "deepseek-r1"], n 1, lp None, t 2.0, seed false, JsonObject, Always, excl [],
+         "DeepSeek reasoning-model guide (logprobs rejected, temperature ignored)"),
+    row!(DeepSeek, "DeepSeek chat", [], n 1, lp None, t 2.0, seed false, JsonObject, None, excl [],
+         "DeepSeek JSON Output guide (json_object only; json_schema: 400 \"This response_format type is unavailable now\"); PyRIT#991 (placeholder logprobs)"),
+    row!(OpenRouter, "OpenRouter (any upstream)", [], n 1, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "OpenRouter API reference; usage accounting (usage.cost, cost_details.upstream_inference_cost)"),
+    row!(Groq, "Groq", [], n 1, lp None, t 2.0, seed true, JsonSchema, None, excl [],
+         "console.groq.com/docs/openai (logprobs and N > 1: 400)"),
+    row!(Together, "Together AI", [], n 1, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "Together chat completions (legacy logprobs shape; n unverified)"),
+    row!(Mistral, "Mistral", [], n 1, lp None, t 1.5, seed false, JsonSchema, None, excl [],
+         "Mistral chat completions (random_seed, no logprobs); unverified"),
+    row!(Vllm, "vLLM", [], n 128, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "vLLM OpenAI-compatible server (n; --max-logprobs 20, vllm#5312)"),
+    row!(LlamaCpp, "llama.cpp server", [], n 1, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "ggml-org/llama.cpp tools/server (\"Only one completion choice is allowed\"; logprobs, llama.cpp#10783)"),
+    row!(Ollama, "Ollama", [], n 1, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "ollama#305 (n not honoured); litellm#17165 (logprobs since 0.12.11)"),
+    row!(LmStudio, "LM Studio", [], n 1, lp None, t 2.0, seed true, JsonSchema, None, excl [],
+         "lmstudio.ai docs; unverified"),
+    row!(Custom, "Other OpenAI-compatible server", [], n 1, lp Some(20), t 2.0, seed true, JsonSchema, None, excl [],
+         "the OpenAI chat API; a refused parameter is dropped at run time"),
+];
+
+/// A model name without routing prefixes (`openai/`, `models/`), lower-cased.
+fn bare_model(model: &str) -> String {
+    let model = model.trim().trim_start_matches("models/");
+    model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase()
+}
+
+impl Profile {
+    /// The row for `model` at `provider` (the provider's last row when no family matches).
+    pub fn of(provider: ProviderId, model: &str) -> &'static Profile {
+        let name = bare_model(model);
+        let family = |p: &&Profile| {
+            p.families.is_empty()
+                || p.families.iter().any(|f| {
+                    name == *f
+                        || name.strip_prefix(f).is_some_and(|rest| {
+                            // "o3-mini", "gpt-5.1", "claude-sonnet-4-5-20250929"; not "o30".
+                            rest.starts_with(['-', '.', ':', '@'])
+                                || !f.ends_with(|c: char| c.is_ascii_digit())
+                        })
+                })
+        };
+        PROFILES
+            .iter()
+            .filter(|p| p.provider == provider)
+            .find(family)
+            .unwrap_or(&PROFILES[PROFILES.len() - 1])
+    }
+}
+
+/// What a provider/model accepts. Built by [`Capabilities::for_model`] from the
+/// [`PROFILES`] table, adjusted at run time by [`Capabilities::drop_param`] when the API
+/// rejects a parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capabilities {
     /// Largest `n` one call may ask for; 1 means "loop instead".
@@ -342,42 +498,49 @@ pub struct Capabilities {
     pub max_top_logprobs: Option<u8>,
     /// Accepted temperature range; values outside are clamped (and the clamp is reported).
     pub temperature_range: (f64, f64),
-    /// A reasoning model: `max_completion_tokens`, and no temperature/top_p/logprobs.
+    /// A reasoning model: it thinks within the token limit before it answers (the Judge
+    /// screen's 4,096 default and the short-budget warning apply).
     pub reasoning: bool,
+    /// OpenAI's reasoning models: `max_completion_tokens`, and no temperature/top_p (only the
+    /// default is accepted).
+    pub fixed_sampling: bool,
     /// Whether the request may carry a per-sample `seed`.
     pub seed: bool,
+    /// How the provider takes a JSON schema.
+    pub schema: SchemaFlavor,
+    /// How its thinking is controlled.
+    pub thinking: Thinking,
+    /// Parameters refused together: the second of a pair is not sent with the first.
+    pub exclusive: Vec<(Param, Param)>,
+    /// The row of the table this came from.
+    pub profile: &'static str,
     /// Parameters the API rejected during this run; never sent again.
     pub dropped: BTreeSet<Param>,
 }
 
 impl Capabilities {
-    /// The capability table, per provider and (for OpenAI-style reasoning models) per model.
+    /// The capability table's row for `model` at `provider`. Reasoning is told by the model's
+    /// name wherever it is served (OpenRouter's `openai/o3`, gpt-oss on Groq or vLLM).
     pub fn for_model(provider: ProviderId, model: &str) -> Capabilities {
-        use ProviderId::*;
-        let reasoning = is_reasoning_model(model);
-        let (max_n, max_top_logprobs, temperature_max, seed) = match provider {
-            OpenAi => (128, Some(20), 2.0, true),
-            // OpenRouter routes to many backends; `n` is not honoured by most of them.
-            OpenRouter => (1, Some(20), 2.0, true),
-            Groq => (1, None, 2.0, true),
-            Together => (1, Some(20), 2.0, true),
-            Mistral => (1, None, 1.5, false),
-            // DeepSeek accepts logprobs but answers with placeholders (0 or -9999).
-            DeepSeek => (1, None, 2.0, false),
-            Vllm => (128, Some(20), 2.0, true),
-            LlamaCpp => (1, Some(20), 2.0, true),
-            Ollama => (1, Some(20), 2.0, true),
-            LmStudio => (1, None, 2.0, true),
-            Anthropic => (1, None, 1.0, false),
-            Gemini => (8, Some(20), 2.0, true),
-            Custom => (1, Some(20), 2.0, true),
-        };
+        let row = Profile::of(provider, model);
+        let openai_reasoning = is_openai_reasoning(model);
+        let reasoning = is_reasoning_model(model)
+            || matches!(row.thinking, Thinking::Always | Thinking::GeminiAlways);
         Capabilities {
-            max_n,
-            max_top_logprobs: if reasoning { None } else { max_top_logprobs },
-            temperature_range: (0.0, temperature_max),
+            max_n: row.max_n,
+            max_top_logprobs: if reasoning { None } else { row.top_logprobs },
+            temperature_range: (0.0, row.temperature_max),
             reasoning,
-            seed,
+            fixed_sampling: openai_reasoning,
+            seed: row.seed,
+            schema: row.schema,
+            thinking: if reasoning && row.thinking == Thinking::None {
+                Thinking::Always
+            } else {
+                row.thinking
+            },
+            exclusive: row.exclusive.to_vec(),
+            profile: row.name,
             dropped: BTreeSet::new(),
         }
     }
@@ -394,7 +557,7 @@ impl Capabilities {
             return false;
         }
         match param {
-            Param::Temperature | Param::TopP => !self.reasoning,
+            Param::Temperature | Param::TopP => !self.fixed_sampling,
             Param::Logprobs => self.max_top_logprobs.is_some() && !self.reasoning,
             Param::N => self.max_n > 1,
             Param::Seed => self.seed,
@@ -415,13 +578,27 @@ pub const REASONING_MIN_MAX_TOKENS: u32 = 1024;
 /// for its thinking and its answer).
 pub const REASONING_DEFAULT_MAX_TOKENS: u32 = 4096;
 
-/// OpenAI reasoning models (o1, o3, o4-mini, gpt-5…), also when routed as `openai/o3`.
-pub fn is_reasoning_model(model: &str) -> bool {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+/// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…), also when routed as `openai/o3`: they
+/// take `max_completion_tokens` and only the default temperature.
+pub fn is_openai_reasoning(model: &str) -> bool {
+    let name = bare_model(model);
     let starts_o_digit = name.len() >= 2
         && name.starts_with('o')
         && name.as_bytes().get(1).is_some_and(|b| b.is_ascii_digit());
     starts_o_digit || (name.starts_with("gpt-5") && !name.starts_with("gpt-5-chat"))
+}
+
+/// Models that think before they answer, within the output limit, wherever they are served:
+/// OpenAI's o-series and GPT-5, Gemini 2.5 Pro and Gemini 3, DeepSeek's reasoner (R1) and
+/// OpenAI's open-weight gpt-oss.
+pub fn is_reasoning_model(model: &str) -> bool {
+    let name = bare_model(model);
+    is_openai_reasoning(model)
+        || name.starts_with("gemini-2.5-pro")
+        || name.starts_with("gemini-3")
+        || name.starts_with("deepseek-reasoner")
+        || name.starts_with("deepseek-r1")
+        || name.starts_with("gpt-oss")
 }
 
 /// A contiguous run of samples served by one call: samples `first .. first + count`.

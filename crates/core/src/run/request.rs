@@ -7,7 +7,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::judge::{ChatRequest, Role};
-use crate::run::provider::{Api, Capabilities, Endpoint, Param, SampleBatch};
+use crate::run::provider::{
+    Api, Capabilities, Endpoint, Param, SampleBatch, SchemaFlavor, Thinking,
+};
 
 /// HTTP method of a built request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,8 +159,10 @@ impl Sampling {
         let why = |caps: &Capabilities, p: Param| {
             if caps.dropped.contains(&p) {
                 "the API rejected it earlier in this run"
-            } else if caps.reasoning {
-                "reasoning models do not accept it"
+            } else if caps.fixed_sampling && matches!(p, Param::Temperature | Param::TopP) {
+                "this reasoning model only takes the default"
+            } else if caps.reasoning && p == Param::Logprobs {
+                "reasoning models do not return them"
             } else {
                 "this provider does not support it"
             }
@@ -179,6 +183,18 @@ impl Sampling {
             None => None,
         };
         let top_p = match req.top_p {
+            // Parameters the model refuses together (Claude 4.5+: temperature and top_p): the
+            // second is not sent, as a known incompatibility, never as a refused call.
+            Some(p)
+                if temperature.is_some()
+                    && caps.exclusive.contains(&(Param::Temperature, Param::TopP)) =>
+            {
+                notes.push(format!(
+                    "top_p {p} not sent: {} takes temperature or top_p, not both",
+                    caps.profile
+                ));
+                None
+            }
             Some(p) if caps.allows(Param::TopP) => Some(p),
             Some(p) => {
                 notes.push(format!("top_p {p} not sent: {}", why(caps, Param::TopP)));
@@ -242,8 +258,18 @@ fn openai_body(
 ) -> HttpRequest {
     let mut body = Map::new();
     body.insert("model".into(), json!(endpoint.model));
-    let messages: Vec<Value> =
+    let mut messages: Vec<Value> =
         req.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+    // JSON mode takes no schema: the prompt states it (and must say "JSON" for the API to
+    // accept the mode).
+    if let (Some(schema), SchemaFlavor::JsonObject) = (&sampling.schema, caps.schema)
+        && let Some(last) = messages.iter_mut().rev().find(|m| m["role"] == "user")
+    {
+        let text = last["content"].as_str().unwrap_or_default().to_owned();
+        last["content"] = json!(format!(
+            "{text}\n\nAnswer with a JSON object that follows this JSON schema: {schema}"
+        ));
+    }
     body.insert("messages".into(), Value::Array(messages));
     put_f64(&mut body, "temperature", sampling.temperature);
     put_f64(&mut body, "top_p", sampling.top_p);
@@ -251,8 +277,9 @@ fn openai_body(
         body.insert("n".into(), json!(count));
     }
     if let Some(max) = req.max_tokens.filter(|_| caps.allows(Param::MaxTokens)) {
-        // Reasoning models reject `max_tokens`; the newer name also counts reasoning tokens.
-        let name = if caps.reasoning { "max_completion_tokens" } else { "max_tokens" };
+        // OpenAI's reasoning models reject `max_tokens`; the newer name also counts reasoning
+        // tokens.
+        let name = if caps.fixed_sampling { "max_completion_tokens" } else { "max_tokens" };
         body.insert(name.into(), json!(max));
     }
     if let Some(k) = sampling.top_logprobs {
@@ -266,10 +293,15 @@ fn openai_body(
         body.insert("stop".into(), json!(req.stop));
     }
     if let Some(schema) = &sampling.schema {
-        body.insert(
-            "response_format".into(),
-            json!({"type": "json_schema", "json_schema": {"name": "rating", "strict": true, "schema": schema}}),
-        );
+        let format = match caps.schema {
+            // DeepSeek takes JSON mode only (its json_schema answer is 400 "This
+            // response_format type is unavailable now"): the "+json" prompts name the fields.
+            SchemaFlavor::JsonObject => json!({"type": "json_object"}),
+            _ => {
+                json!({"type": "json_schema", "json_schema": {"name": "rating", "strict": true, "schema": schema}})
+            }
+        };
+        body.insert("response_format".into(), format);
     }
     let auth = (!api_key.trim().is_empty())
         .then(|| ("authorization", format!("Bearer {}", api_key.trim())));
@@ -398,6 +430,11 @@ fn gemini_body(
     if let Some(schema) = &sampling.schema {
         config.insert("responseMimeType".into(), json!("application/json"));
         config.insert("responseJsonSchema".into(), schema.clone());
+    }
+    // Gemini 2.5 Flash and Flash-Lite think by default, within maxOutputTokens: a judge's short
+    // budget would go to thinking and the answer come back empty. Off, as the model allows.
+    if caps.thinking == Thinking::GeminiBudgetOff {
+        config.insert("thinkingConfig".into(), json!({"thinkingBudget": 0}));
     }
     let mut body = Map::new();
     if !system.is_empty() {

@@ -101,6 +101,9 @@ pub enum ParseError {
     Malformed { detail: String },
     /// Valid JSON with no choices/content/candidates.
     Empty,
+    /// The provider refused to answer the prompt (Gemini's `promptFeedback.blockReason`):
+    /// retrying the same prompt gets the same refusal.
+    Blocked { reason: String },
 }
 
 impl std::fmt::Display for ParseError {
@@ -115,6 +118,9 @@ impl std::fmt::Display for ParseError {
                 write!(f, "the response is not what the API should return: {detail}")
             }
             ParseError::Empty => write!(f, "the response contains no answer"),
+            ParseError::Blocked { reason } => {
+                write!(f, "the provider blocked this prompt ({reason}) and gave no answer")
+            }
         }
     }
 }
@@ -189,11 +195,13 @@ fn parse_openai(v: &Value) -> Result<ChatResponse, ParseError> {
                 });
             }
         };
-        let logprobs = c
-            .get("logprobs")
-            .and_then(|l| l.get("content"))
-            .and_then(Value::as_array)
-            .map(|tokens| tokens.iter().filter_map(openai_token).collect());
+        let logprobs = c.get("logprobs").and_then(|l| {
+            match l.get("content").and_then(Value::as_array) {
+                Some(tokens) => Some(tokens.iter().filter_map(openai_token).collect()),
+                // The legacy completions shape some servers (Together) answer chat calls with.
+                None => legacy_logprobs(l),
+            }
+        });
         let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(FinishReason::parse);
         out.push(Choice { text, top_logprobs: logprobs, finish_reason });
     }
@@ -207,8 +215,51 @@ fn parse_openai(v: &Value) -> Result<ChatResponse, ParseError> {
                 .unwrap_or(0),
         })
     });
-    let cost_usd = v.pointer("/usage/cost").and_then(Value::as_f64);
-    Ok(ChatResponse { choices: out, usage, model: model_of(v, "model"), cost_usd })
+    Ok(ChatResponse {
+        choices: out,
+        usage,
+        model: model_of(v, "model"),
+        cost_usd: reported_cost(v),
+    })
+}
+
+/// The legacy completions shape of log-probabilities: parallel arrays `tokens` and
+/// `token_logprobs`, and `top_logprobs` as one object per token mapping each alternative to its
+/// log-probability (OpenAI's legacy completions; Together answers chat calls with it). `None`
+/// when `l` is not that shape.
+fn legacy_logprobs(l: &Value) -> Option<Vec<TokenLogprobs>> {
+    let tokens = l.get("tokens")?.as_array()?;
+    let logprobs = l.get("token_logprobs")?.as_array()?;
+    let tops = l.get("top_logprobs").and_then(Value::as_array);
+    let out = tokens
+        .iter()
+        .zip(logprobs)
+        .enumerate()
+        .filter_map(|(i, (token, logprob))| {
+            let token = token.as_str()?.to_owned();
+            let logprob = logprob.as_f64()?;
+            let top_logprobs = match tops.and_then(|t| t.get(i)) {
+                Some(Value::Object(map)) => map
+                    .iter()
+                    .filter_map(|(t, lp)| {
+                        Some(TopLogprob { token: t.clone(), logprob: lp.as_f64()? })
+                    })
+                    .collect(),
+                Some(Value::Array(alts)) => alts
+                    .iter()
+                    .filter_map(|a| {
+                        Some(TopLogprob {
+                            token: a.get("token")?.as_str()?.to_owned(),
+                            logprob: a.get("logprob")?.as_f64()?,
+                        })
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Some(TokenLogprobs { token, logprob, top_logprobs })
+        })
+        .collect();
+    Some(out)
 }
 
 fn openai_token(t: &Value) -> Option<TokenLogprobs> {
@@ -229,6 +280,20 @@ fn openai_token(t: &Value) -> Option<TokenLogprobs> {
         })
         .unwrap_or_default();
     Some(TokenLogprobs { token, logprob, top_logprobs })
+}
+
+/// What the call cost, as the provider reports it (OpenRouter's usage accounting): `usage.cost`
+/// is what OpenRouter charged; with a key of your own (BYOK, `usage.is_byok`) that is only its
+/// fee, and the upstream provider bills you `usage.cost_details.upstream_inference_cost` on top.
+fn reported_cost(v: &Value) -> Option<f64> {
+    let usage = v.get("usage")?;
+    let cost = usage.get("cost").and_then(Value::as_f64)?;
+    let byok = usage.get("is_byok").and_then(Value::as_bool) == Some(true);
+    let upstream = usage.pointer("/cost_details/upstream_inference_cost").and_then(Value::as_f64);
+    Some(match (byok, upstream) {
+        (true, Some(up)) if up.is_finite() && up >= 0.0 => cost + up,
+        _ => cost,
+    })
 }
 
 fn parse_anthropic(v: &Value) -> Result<ChatResponse, ParseError> {
@@ -267,13 +332,18 @@ fn parse_anthropic(v: &Value) -> Result<ChatResponse, ParseError> {
 }
 
 fn parse_gemini(v: &Value) -> Result<ChatResponse, ParseError> {
-    let Some(candidates) = v.get("candidates").and_then(Value::as_array) else {
-        if let Some(reason) = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
-            return Err(ParseError::Malformed {
-                detail: format!("the prompt was blocked ({reason})"),
-            });
+    // A blocked prompt: HTTP 200, no candidates, `promptFeedback.blockReason` (SAFETY, OTHER,
+    // BLOCKLIST, PROHIBITED_CONTENT…). Not a malformed answer to retry: the item's failure.
+    let blocked = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str);
+    let candidates = v.get("candidates").and_then(Value::as_array).filter(|c| !c.is_empty());
+    let Some(candidates) = candidates else {
+        if let Some(reason) = blocked {
+            return Err(ParseError::Blocked { reason: reason.to_owned() });
         }
-        return Err(ParseError::Malformed { detail: "no `candidates` array".into() });
+        return match v.get("candidates") {
+            Some(Value::Array(_)) => Err(ParseError::Empty),
+            _ => Err(ParseError::Malformed { detail: "no `candidates` array".into() }),
+        };
     };
     let mut out = Vec::with_capacity(candidates.len());
     for c in candidates {

@@ -45,6 +45,19 @@ pub struct Job<T> {
     pub key: String,
     pub payload: T,
     pub estimated_cost_usd: f64,
+    /// The prompt this call sends and the item it rates: calls of one prompt share it. A
+    /// prompt too long for the model fails its calls without sending the others, and the run
+    /// stops once prompts of [`SchedulerConfig::overflow_limit`] different items have
+    /// overflowed, naming them. `None`: the call is its own prompt and item.
+    pub prompt: Option<PromptRef>,
+}
+
+/// What a call asks about, in words: the item it rates ("item 12") and its prompt ("item 12 ·
+/// score-only · coherence").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRef {
+    pub item: String,
+    pub prompt: String,
 }
 
 /// Settings of a run.
@@ -63,6 +76,14 @@ pub struct SchedulerConfig {
     pub price: Option<Price>,
     /// Seed of the backoff jitter.
     pub seed: u64,
+    /// The run stops once prompts of this many different items were too long for the model
+    /// (one over-long item fails alone, whatever its methods; many say the model's context is
+    /// too small for the study).
+    pub overflow_limit: usize,
+    /// Prompts (and items) an earlier run of the same calls found too long: calls of such a
+    /// prompt fail without being sent, and an overflow of such an item does not count towards
+    /// the limit (so a resumed run does not stop on them again).
+    pub known_overflow: BTreeSet<String>,
 }
 
 impl Default for SchedulerConfig {
@@ -75,6 +96,8 @@ impl Default for SchedulerConfig {
             spend_cap_usd: None,
             price: None,
             seed: 0,
+            overflow_limit: 3,
+            known_overflow: BTreeSet::new(),
         }
     }
 }
@@ -136,6 +159,16 @@ impl Finish {
                         .to_owned(),
                 ),
             ),
+            Finish::Stopped(reason @ StopReason::Overflow { .. }) => (
+                format!("Run {reason}."),
+                Some(
+                    "The model's context window is too small for these prompts: use a model with a \
+                     longer context (for a local server, start it with a larger context, e.g. \
+                     llama-server -c 8192) or shorten the inputs. Run again to continue: the \
+                     prompts named are not sent again, everything stored is kept."
+                        .to_owned(),
+                ),
+            ),
             Finish::Stopped(reason @ StopReason::SpendCap { .. }) => (
                 format!("Run {reason}."),
                 Some(
@@ -159,6 +192,8 @@ pub enum StopReason {
     /// A spend cap is set but the model has no price: nothing can be held against the cap,
     /// so nothing was sent.
     NoPrice { model: String },
+    /// Prompts of several different items were too long for the model's context (the items).
+    Overflow { items: Vec<String> },
 }
 
 impl fmt::Display for StopReason {
@@ -168,6 +203,12 @@ impl fmt::Display for StopReason {
             StopReason::SpendCap { spent_usd, cap_usd } => write!(
                 f,
                 "stopped at the spend cap: ${spent_usd:.4} spent or committed of ${cap_usd:.4}"
+            ),
+            StopReason::Overflow { items } => write!(
+                f,
+                "stopped: the prompts of {} different items were too long for the model ({})",
+                items.len(),
+                items.join("; ")
             ),
             StopReason::NoPrice { model } => write!(
                 f,
@@ -298,6 +339,9 @@ pub struct Scheduler<T> {
     next_slot_ms: f64,
     first_send_at: Option<u64>,
     dropped: BTreeSet<Param>,
+    /// Prompts that were too long for the model in this run, in the order met, and their items.
+    overflowed: Vec<String>,
+    overflowed_items: Vec<String>,
     meter: CostMeter,
     committed_usd: f64,
     rng: ChaCha8Rng,
@@ -335,6 +379,8 @@ impl<T> Scheduler<T> {
             next_slot_ms: 0.0,
             first_send_at: None,
             dropped: BTreeSet::new(),
+            overflowed: Vec::new(),
+            overflowed_items: Vec::new(),
             meter: CostMeter::default(),
             committed_usd: 0.0,
             rng,
@@ -355,6 +401,42 @@ impl<T> Scheduler<T> {
     /// Parameters the API rejected; the edge builds every request without them.
     pub fn dropped_params(&self) -> &BTreeSet<Param> {
         &self.dropped
+    }
+
+    /// The prompts found too long for the model in this run, in the order met (a resumed run
+    /// passes them, with [`Scheduler::overflowed_items`], as
+    /// [`SchedulerConfig::known_overflow`]).
+    pub fn overflowed(&self) -> &[String] {
+        &self.overflowed
+    }
+
+    /// The items whose prompts were too long in this run (not counting those known before).
+    pub fn overflowed_items(&self) -> &[String] {
+        &self.overflowed_items
+    }
+
+    /// The prompt a job sends, as named in the log.
+    fn prompt_of(&self, id: JobId) -> String {
+        self.slots[id]
+            .job
+            .prompt
+            .as_ref()
+            .map_or_else(|| format!("request {}", id + 1), |p| p.prompt.clone())
+    }
+
+    /// The item a job rates, as named in the log.
+    fn item_of(&self, id: JobId) -> String {
+        self.slots[id]
+            .job
+            .prompt
+            .as_ref()
+            .map_or_else(|| format!("request {}", id + 1), |p| p.item.clone())
+    }
+
+    /// Whether a job's prompt is known to be too long (this run or an earlier one).
+    fn overflows(&self, id: JobId) -> bool {
+        let prompt = self.prompt_of(id);
+        self.overflowed.contains(&prompt) || self.config.known_overflow.contains(&prompt)
     }
 
     /// The run log so far.
@@ -438,6 +520,27 @@ impl<T> Scheduler<T> {
             }
             RunState::Paused => return Action::Paused,
             RunState::Running => {}
+        }
+        // Calls of a prompt known to be too long fail without being sent.
+        loop {
+            let next = match self.retries_due.peek() {
+                Some(&Reverse((ready_at, id))) if ready_at <= now_ms => Some((true, id)),
+                _ => self.queue.front().map(|&id| (false, id)),
+            };
+            let Some((retry, id)) = next.filter(|&(_, id)| self.overflows(id)) else { break };
+            if retry {
+                self.retries_due.pop();
+            } else {
+                self.queue.pop_front();
+            }
+            self.slots[id].status = Status::Failed;
+            self.failed += 1;
+            let prompt = self.prompt_of(id);
+            self.note(
+                now_ms,
+                Some(id),
+                format!("not sent: {prompt} is too long for the model (it overflowed before)"),
+            );
         }
         // The earliest retry that is due, else the next fresh job.
         let (due, earliest_wait) = match self.retries_due.peek() {
@@ -580,6 +683,39 @@ impl<T> Scheduler<T> {
                 self.hold_until = self.hold_until.max(now_ms + wait);
             }
         }
+        if error.kind == ErrorKind::ContextLength {
+            // One prompt too long is that item's failure; several are the run's.
+            self.slots[id].status = Status::Failed;
+            self.failed += 1;
+            let prompt = self.prompt_of(id);
+            let item = self.item_of(id);
+            let known = self.config.known_overflow.contains(&prompt);
+            if !known && !self.overflowed.contains(&prompt) {
+                self.overflowed.push(prompt.clone());
+            }
+            if !self.config.known_overflow.contains(&item) && !self.overflowed_items.contains(&item)
+            {
+                self.overflowed_items.push(item);
+            }
+            let limit = self.config.overflow_limit.max(1);
+            self.note(
+                now_ms,
+                Some(id),
+                format!(
+                    "{prompt}: {error}; this item fails, the run goes on (items too long so far: {} — the run stops at {limit})",
+                    self.overflowed_items.len()
+                ),
+            );
+            if self.overflowed_items.len() >= limit
+                && matches!(self.state, RunState::Running | RunState::Paused)
+            {
+                let reason = StopReason::Overflow { items: self.overflowed_items.clone() };
+                self.note(now_ms, None, reason.to_string());
+                self.state = RunState::Stopped(reason);
+                return Ok(FailureOutcome::RunStopped);
+            }
+            return Ok(FailureOutcome::Failed);
+        }
         let attempts = self.slots[id].attempts;
         // Dropped before this attempt was built: the API rejects a call that did not send it.
         let dropped = &self.slots[id].sent_without;
@@ -610,6 +746,9 @@ impl<T> Scheduler<T> {
             }
             RetryDecision::GiveUp(reason) => {
                 let why = match &reason {
+                    GiveUpReason::NotRetryable if error.kind == ErrorKind::Blocked => {
+                        "the provider will not answer this prompt; not retried".to_string()
+                    }
                     GiveUpReason::NotRetryable => "not retryable".to_string(),
                     GiveUpReason::AttemptsExhausted { attempts } => {
                         format!("gave up after {attempts} attempts")

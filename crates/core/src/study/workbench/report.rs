@@ -371,10 +371,27 @@ pub fn cost_table(
     ];
     for r in rows {
         let cost = match r.cost_usd {
-            Some(c) => {
-                Cell { value: Some(c), text: format!("${c:.4}"), decimals: 4, ..Cell::default() }
-            }
+            Some(c) => Cell {
+                value: Some(c),
+                text: crate::run::format_usd(c),
+                decimals: 6,
+                ..Cell::default()
+            },
             None => Cell::text("unknown").with_note("no price for this model"),
+        };
+        // Why a quality per dollar is missing, said rather than shown as a number.
+        let per_usd = match (r.quality_per_usd, r.quality, r.cost_usd) {
+            (Some(v), _, _) => Cell::number(Some(v), 1),
+            (None, Some(q), Some(c)) if c > 0.0 && q <= 0.0 => Cell::number(None, 1)
+                .with_note("undefined: the quality is not positive, so it has no worth per dollar"),
+            (None, _, Some(c)) if c <= 0.0 => {
+                Cell::number(None, 1).with_note("undefined: the runs cost nothing")
+            }
+            (None, None, _) => Cell::number(None, 1).with_note("undefined: no quality to divide"),
+            (None, _, None) => {
+                Cell::number(None, 1).with_note("undefined: no price for this model")
+            }
+            _ => Cell::number(None, 1),
         };
         out.rows.push(TableRow::new(
             r.method,
@@ -383,7 +400,7 @@ pub fn cost_table(
                 Cell::count(r.input_tokens as usize),
                 Cell::count(r.output_tokens as usize),
                 cost,
-                Cell::number(r.quality_per_usd, 1),
+                per_usd,
             ],
         ));
     }

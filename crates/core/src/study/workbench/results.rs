@@ -923,8 +923,9 @@ pub fn cost_quality(
                     reasoning_tokens: 0,
                 })
             });
+            // Per dollar only where it means something: a positive quality at a positive cost.
             let quality_per_usd = match (quality, cost_usd) {
-                (Some(q), Some(c)) if c > 0.0 => Some(q / c),
+                (Some(q), Some(c)) if c > 0.0 && q > 0.0 => Some(q / c),
                 _ => None,
             };
             CostQuality {

@@ -212,6 +212,49 @@ pub fn short_budgets<'a>(study: &'a Study, caps: &Capabilities) -> Vec<&'a str> 
         .collect()
 }
 
+/// What the study needs from a model, for "Check this model" ([`crate::run::check`]).
+pub fn check_needs(study: &Study) -> crate::run::check::Needs {
+    crate::run::check::Needs {
+        logprobs: study.methods.iter().any(|m| m.weighting.is_some()),
+        max_n: study.methods.iter().map(|m| m.sampling.n).max().unwrap_or(1),
+        schema: study
+            .methods
+            .iter()
+            .find(|m| m.structured)
+            .map(|m| crate::judge::builtin::rating_schema(m.mode)),
+        min_max_tokens: study.methods.iter().filter_map(|m| m.sampling.max_tokens).min(),
+    }
+}
+
+/// The methods a checked model cannot serve, with why: weighted methods where it refused
+/// log-probabilities, "+json" methods where it refused the schema, every method where its
+/// thinking left no room for the answer. (A refused `n` is served by looping: not flagged.)
+pub fn unservable(study: &Study, check: &crate::run::check::ModelCheck) -> Vec<(String, String)> {
+    use crate::run::check::{Probe, Verdict};
+    let refused = |p: Probe| check.result(p).filter(|r| r.verdict == Verdict::Refused);
+    let mut out = Vec::new();
+    for m in &study.methods {
+        let mut why = Vec::new();
+        if m.weighting.is_some()
+            && let Some(r) = refused(Probe::Logprobs)
+        {
+            why.push(format!("no log-probabilities ({})", r.words));
+        }
+        if m.structured
+            && let Some(r) = refused(Probe::Schema)
+        {
+            why.push(format!("no JSON schema ({})", r.words));
+        }
+        if let Some(r) = refused(Probe::ReasoningBudget) {
+            why.push(format!("its thinking leaves no room for the answer ({})", r.words));
+        }
+        if !why.is_empty() {
+            out.push((m.name.clone(), why.join("; ")));
+        }
+    }
+    out
+}
+
 /// What a reasoning model needs of Max tokens, in words, when `methods` have too little.
 pub fn short_budget_warning(model: &str, methods: &[&str]) -> Option<String> {
     (!methods.is_empty()).then(|| {
