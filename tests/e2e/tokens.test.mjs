@@ -73,7 +73,7 @@ test('an OpenAI model\'s prompt tokens are counted with its encoding and equal w
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
     assert.match(await run.progress.innerText(), /^24 of 24 calls done/);
-    const billed = Number((await run.progress.innerText()).match(/(\d+) tokens in/)[1]);
+    const billed = Number((await run.progress.innerText()).match(/([\d,]+) tokens in/)[1].replaceAll(',', ''));
     assert.equal(counted, billed, 'the counted estimate is what the provider billed');
 
     // The rule of thumb would have said something else: the count is not the approximation.

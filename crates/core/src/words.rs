@@ -52,6 +52,19 @@ pub fn decimal(x: Option<f64>, decimals: usize) -> String {
     }
 }
 
+/// A rating or score as people read it: at most three decimals, no trailing zeros (`4`,
+/// `3.5`, `3.667`), thousands grouped.
+pub fn short(x: f64) -> String {
+    let text = decimal(Some(x), 3);
+    match text.split_once('.') {
+        Some((whole, fraction)) => {
+            let fraction = fraction.trim_end_matches('0');
+            if fraction.is_empty() { whole.to_owned() } else { format!("{whole}.{fraction}") }
+        }
+        None => text,
+    }
+}
+
 /// The noun of `n` in the right number: `one` for 1, `many` otherwise (0 included).
 pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
@@ -132,6 +145,10 @@ mod tests {
         assert_eq!(decimal(Some(-0.0001), 3), "0.000");
         assert_eq!(decimal(None, 3), DASH);
         assert_eq!(decimal(Some(f64::NAN), 3), DASH);
+        assert_eq!(short(4.0), "4");
+        assert_eq!(short(3.5), "3.5");
+        assert_eq!(short(11.0 / 3.0), "3.667");
+        assert_eq!(short(2500.25), "2,500.25");
     }
 
     #[test]
@@ -163,7 +180,10 @@ mod tests {
         // Never a run of zeros that says nothing.
         for x in [1e-6, 3.3e-6, 0.00001, 0.000123, 0.0099, 0.099, 0.99] {
             let said = usd(x);
-            assert!(said.trim_start_matches("$0.").trim_start_matches('0').len() >= 1, "{x}: {said}");
+            assert!(
+                said.trim_start_matches("$0.").trim_start_matches('0').len() >= 1,
+                "{x}: {said}"
+            );
             assert_ne!(said, "$0.00", "{x}");
             assert_ne!(said, "$0.0000", "{x}");
         }
