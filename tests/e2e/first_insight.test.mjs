@@ -21,6 +21,24 @@ const SHOTS = process.env.CONCORD_SCREENSHOTS;
 const META = process.env.CONCORD_META_DATA ?? join(import.meta.dirname, '../../../shared/data/meta-evaluation');
 const ECHO = { reply: { mode: 'echo_rating', marker: 'RATING=' }, models: ['mock-model'], supports_n: true, latency_ms: 5 };
 
+/**
+ * With CONCORD_SCREENSHOTS set, `target` (the page or an element) in light, dark and at
+ * 375 px: `<name>.png`, `<name>-dark.png`, `<name>-375.png`.
+ */
+async function shoot(page, name, target = page) {
+  if (!SHOTS) return;
+  const size = page.viewportSize();
+  const full = target === page ? { fullPage: true } : {};
+  for (const [theme, width, suffix] of [['light', size.width, ''], ['dark', size.width, '-dark'], ['light', 375, '-375']]) {
+    await page.getByTestId('theme').selectOption(theme);
+    await page.setViewportSize({ width, height: size.height });
+    await page.waitForTimeout(300);
+    await target.screenshot({ path: join(SHOTS, `${name}${suffix}.png`), ...full });
+  }
+  await page.getByTestId('theme').selectOption('auto');
+  await page.setViewportSize(size);
+}
+
 /** `id,text,system,human score`: 10 texts each from 3 systems, the grade planted for the mock. */
 function genericCsv() {
   const rows = ['id,text,system,human score'];
@@ -64,7 +82,7 @@ test('11: Results opens at its table with the focus on its heading, and says not
     const page = await browser.context.newPage();
     const seen = watch(page);
     await setScenario(ECHO);
-    await loadAndRun(page, 'thirds.csv', thirdsCsv());
+    await loadAndRun(page, 'thirds.csv', thirdsCsv(), { addModes: ['rate-explain'] });
     const results = new ResultsPage(page);
     await results.open();
     await results.table.waitFor();
@@ -111,7 +129,7 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     assert.equal(await data.documentCount.innerText(), '30');
     assert.match(await data.documentsNote.innerText(), /^No document column: every row is its own document, so each of the 30 documents holds one item/);
     assert.equal(await data.diagnostics.filter({ hasText: 'no output column' }).count(), 0);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-data.png'), fullPage: true });
+    await shoot(page, 'first-insight-data');
 
     // The Judge screen opens with a study that can run, and says what is not ready.
     const judge = new JudgePage(page);
@@ -119,7 +137,7 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     assert.deepEqual(await judge.methodNames(), ['rate-explain']);
     await judge.suggested.waitFor();
     assert.match((await judge.promptWarnings.allInnerTexts()).join('\n'), /^rate-explain \/ human score: the evaluation criteria are still the placeholder \(“Edit this definition to match your annotation guidelines\.”\)/);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-judge.png'), fullPage: true });
+    await shoot(page, 'first-insight-judge');
 
     // The Run screen asks before sending it, naming the method and the attribute.
     const run = new RunPage(page);
@@ -130,7 +148,7 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     assert.match(await run.error.innerText(), /^Nothing sent: rate-explain \/ human score: the evaluation criteria are still the placeholder/);
     const calls = async () => (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
     assert.equal(await calls(), 0, 'nothing was sent');
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-run.png'), fullPage: true });
+    await shoot(page, 'first-insight-run');
     await run.sendAnyway();
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
@@ -185,16 +203,17 @@ test('13: offline downloads say the page is offline, and an unreachable host is 
     const data = new DataPage(page);
     await data.open(CONCORD_URL);
     await browser.context.setOffline(true);
-    for (const how of [{ table4: true }, { preset: 'SummEval' }, { url: 'https://example.org/ratings.csv' }]) {
-      const said = await data.download(how);
+    let previous = '';
+    for (const how of [{ table4: true }, { preset: "SummEval (G-Eval's summeval.json)" }, { url: 'https://example.org/ratings.csv' }]) {
+      const said = await data.download(how, previous);
+      previous = said;
       assert.match(said, /: this page is offline, so [a-z.]+ cannot be reached\. Connect to the internet and try again, or download the file another way and load it from disk\./, JSON.stringify(how));
       assert.doesNotMatch(said, /ollama|Start the server/);
-      await page.evaluate(() => document.querySelector('[data-testid="load-error"]')?.remove());
     }
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-offline.png') });
+    await shoot(page, 'first-insight-offline');
     await browser.context.setOffline(false);
     await page.route('https://unreachable.example/**', (route) => route.abort('addressunreachable'));
-    const said = await data.download({ url: 'https://unreachable.example/ratings.csv' });
+    const said = await data.download({ url: 'https://unreachable.example/ratings.csv' }, previous);
     assert.match(said, /unreachable\.example cannot be reached from this page: nothing answered/);
     assert.doesNotMatch(said, /ollama|Start the server/);
   } finally {
@@ -222,7 +241,7 @@ test('14: the judge audit names the Intervals controls, which exist and set ever
     assert.equal(await results.intervalError.count(), 0);
     await results.computeIntervals(120_000);
     assert.ok((await results.notes()).includes('Intervals: 90 % percentile bootstrap, 200 resamples, seed 7 (items resampled at dataset level, documents at document level).'));
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-intervals.png') });
+    await shoot(page, 'first-insight-intervals');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
@@ -245,7 +264,7 @@ test('15: histograms stand their bars on their ticks over the whole scale, dots 
     const page = await browser.context.newPage();
     const seen = watch(page);
     await setScenario(ECHO);
-    await loadAndRun(page, 'thirds.csv', thirdsCsv());
+    await loadAndRun(page, 'thirds.csv', thirdsCsv(), { addModes: ['rate-explain'] });
     const results = new ResultsPage(page);
     await results.open();
     await results.openCell(0);
@@ -267,7 +286,7 @@ test('15: histograms stand their bars on their ticks over the whole scale, dots 
       }
     }
     assert.ok(scatter.texts.filter((t) => t.text === '5').length >= 2, 'both scatter axes reach 5');
-    if (SHOTS) await page.getByTestId('cell-panel').screenshot({ path: join(SHOTS, 'first-insight-plots.png') });
+    await shoot(page, 'first-insight-plots', page.getByTestId('cell-panel'));
 
     // At 375 px the plots fit the screen with text at its size.
     await page.setViewportSize({ width: 375, height: 800 });
@@ -282,7 +301,6 @@ test('15: histograms stand their bars on their ticks over the whole scale, dots 
       const tick = plot.texts.find((t) => t.size === 10);
       assert.ok(tick.renderedHeight >= 9, `${plot.title}: tick text ${tick.renderedHeight} px tall`);
     }
-    if (SHOTS) await page.getByTestId('cell-panel').screenshot({ path: join(SHOTS, 'first-insight-plots-375.png') });
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
@@ -349,7 +367,7 @@ test('16: counts, money and p-values read right, and the words name what is ther
     assert.equal(await data.datasetName.innerText(), 'big.csv', 'nothing replaced yet');
     await data.openExampleApart();
     await data.datasetName.filter({ hasText: 'concord-example.csv' }).waitFor();
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-example.png'), fullPage: true });
+    await shoot(page, 'first-insight-example');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
@@ -373,7 +391,7 @@ test('16: a student with an exercise open sees the exercise, the teacher\'s pane
     await cls.openExercise(path);
     assert.equal(await cls.teacherTools.getAttribute('open'), null, 'folded for the student');
     assert.equal(await cls.makePanel.isVisible(), false);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'first-insight-student.png'), fullPage: true });
+    await shoot(page, 'first-insight-student');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -181,7 +181,7 @@ mod tests {
         for x in [1e-6, 3.3e-6, 0.00001, 0.000123, 0.0099, 0.099, 0.99] {
             let said = usd(x);
             assert!(
-                said.trim_start_matches("$0.").trim_start_matches('0').len() >= 1,
+                !said.trim_start_matches("$0.").trim_start_matches('0').is_empty(),
                 "{x}: {said}"
             );
             assert_ne!(said, "$0.00", "{x}");

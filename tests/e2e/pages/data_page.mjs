@@ -31,8 +31,8 @@ export class DataPage {
     await this.exampleConfirm.getByRole('button', { name: 'Open the example as a new workspace' }).click();
   }
 
-  /** Starts a download from the Load panel: `{ table4 }`, `{ preset: label }` or `{ url }`; returns the error shown. */
-  async download({ table4, preset, url }) {
+  /** Starts a download from the Load panel: `{ table4 }`, `{ preset: label }` or `{ url }`; returns the error shown (once it is not `previous`). */
+  async download({ table4, preset, url }, previous = '') {
     const p = this.page;
     if (table4) await p.getByRole('button', { name: 'Reproduce Table 4' }).click();
     if (preset) await p.getByRole('button', { name: preset, exact: true }).click();
@@ -40,7 +40,10 @@ export class DataPage {
       await p.getByLabel('Dataset URL').fill(url);
       await p.getByRole('button', { name: 'Load from URL' }).click();
     }
-    await this.loadError.waitFor();
+    await p.waitForFunction((before) => {
+      const e = document.querySelector('[data-testid="load-error"]');
+      return e && e.innerText !== before;
+    }, previous);
     return this.loadError.innerText();
   }
 

@@ -757,7 +757,7 @@ impl Histogram {
         let grid = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0].into_iter().find(|&k| {
             let span = (hi - lo) * k;
             (span - span.round()).abs() < 1e-6
-                && span.round() as usize + 1 <= MAX_GRID_BINS
+                && (span.round() as usize) < MAX_GRID_BINS
                 && on_grid(&finite, lo, k)
         });
         match grid {
@@ -1146,8 +1146,11 @@ mod tests {
         assert_eq!(counts, vec![1, 2, 1, 1]);
     }
 
-    /// The bars of a scene as (left, right, title) and its x-axis tick labels as (x, text).
-    fn bars_and_ticks(scene: &Scene) -> (Vec<(f64, f64, String)>, Vec<(f64, String)>) {
+    /// A bar as (left, right, title).
+    type Bar = (f64, f64, String);
+
+    /// The bars of a scene and its x-axis tick labels as (x, text).
+    fn bars_and_ticks(scene: &Scene) -> (Vec<Bar>, Vec<(f64, String)>) {
         let bars = scene
             .shapes
             .iter()
