@@ -739,7 +739,8 @@ impl Histogram {
 
     /// A histogram of ratings on `scale` (`(min, max)`; the data's range when `None`): one bin
     /// per point of the grid the values lie on (whole points, halves, thirds, … tenths),
-    /// centred on it, when there are at most 41; else ten equal bins over the scale.
+    /// centred on it, when there are at most 41; else bins of a round width (about twelve)
+    /// from the scale's bottom.
     pub fn of_ratings(
         title: impl Into<String>,
         values: Vec<f64>,
@@ -767,7 +768,20 @@ impl Histogram {
                 h.range = Some((lo - width / 2.0, hi + width / 2.0));
                 h.tick_step = Some(centre_step(width, hi - lo));
             }
-            None => h.range = Some(if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) }),
+            None => {
+                // Continuous values: bins of a round width (0.5 on a 1–5 scale, 0.1 on 0–1,
+                // 10 on 0–100), so their edges fall on the ticks.
+                let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
+                let raw = (hi - lo) / 12.0;
+                let magnitude = 10f64.powf(raw.log10().floor());
+                let width = [1.0, 2.0, 2.5, 5.0, 10.0]
+                    .into_iter()
+                    .map(|m| m * magnitude)
+                    .find(|&w| w >= raw * (1.0 - 1e-9))
+                    .unwrap_or(10.0 * magnitude);
+                h.bins = (((hi - lo) / width) - 1e-9).ceil().max(1.0) as usize;
+                h.range = Some((lo, lo + h.bins as f64 * width));
+            }
         }
         h
     }
@@ -1216,9 +1230,18 @@ mod tests {
         let h = Histogram::of_ratings("t", vec![1.0, 2.0, 3.0], Some((1.0, 3.0)));
         let (_, ticks) = bars_and_ticks(&h.scene());
         assert_eq!(ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["1", "2", "3"]);
-        // Continuous values: ten bins over the scale, round ticks at their edges.
+        // Continuous values: bins of a round width over the scale, round ticks at their edges.
         let h = Histogram::of_ratings("c", vec![0.12, 0.5, 0.77, 0.931], Some((0.0, 1.0)));
-        assert_eq!((h.bins, h.range, h.tick_step), (10, Some((0.0, 1.0)), None));
+        assert_eq!((h.bins, h.tick_step), (10, None));
+        let (lo, hi) = h.range.expect("a continuous histogram has a range");
+        assert!(lo == 0.0 && (hi - 1.0).abs() < 1e-9, "{lo}..{hi}");
+        // Means of 20 samples on a 1–5 scale: half-point bins, not 0.4-wide ones.
+        let means: Vec<f64> = (0..40).map(|i| 1.0 + f64::from(i) * 0.1).collect();
+        let h = Histogram::of_ratings("m", means.iter().map(|m| m + 0.05).collect(), Some((1.0, 5.0)));
+        let (edges, counts) = h.counts();
+        assert_eq!(edges.len(), 9, "{edges:?}");
+        assert!((edges[1] - edges[0] - 0.5).abs() < 1e-9);
+        assert_eq!(counts.iter().sum::<usize>(), 40);
     }
 
     #[test]

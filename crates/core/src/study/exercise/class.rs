@@ -841,7 +841,7 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             .filter_map(|s| s.ratings.iter().find(|r| r.attribute == a.name))
             .flat_map(|r| r.scores.iter().map(|(_, x)| *x))
             .collect();
-        // One bar per point of the scale, on its tick (ten bins over a continuous one).
+        // One bar per point of the scale, on its tick (bins of a round width over a continuous one).
         let h = Histogram::of_ratings(
             format!("The students' ratings of {}", a.name),
             values,
