@@ -127,7 +127,7 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     const roles = Object.fromEntries((await data.mappingRoles()).map((r) => [r.column, r.role]));
     assert.deepEqual(roles, { id: 'item id', text: 'output', system: 'system', 'human score': 'rating' });
     assert.equal(await data.documentCount.innerText(), '30');
-    assert.match(await data.documentsNote.innerText(), /^No document column: every row is its own document, so each of the 30 documents holds one item/);
+    assert.match(await data.documentsNote.innerText(), /^No document column: every row is its own document\. Each of the 30 documents holds one item, so document-level correlations/);
     assert.equal(await data.diagnostics.filter({ hasText: 'no output column' }).count(), 0);
     await shoot(page, 'first-insight-data');
 
@@ -184,7 +184,7 @@ test('12: adding methods replaces the untouched suggestion; a prompt without the
     await judge.addMethods({ modes: ['rate-explain'] });
     assert.deepEqual(await judge.methodNames(), ['score-only', 'rate-explain'], 'then methods add up');
     // The Sample part without its placeholders: the judge would never see the summary.
-    const sample = page.locator('label', { hasText: 'Sample' }).first();
+    const sample = page.locator('label[for^="part-"]', { hasText: /^Sample$/ });
     const area = page.locator(`textarea#${await sample.getAttribute('for')}`);
     await area.fill('Example:\n\nA summary.');
     await area.dispatchEvent('change');
@@ -355,6 +355,9 @@ test('16: counts, money and p-values read right, and the words name what is ther
     await page.waitForTimeout(6_500);
     assert.equal(await review.saved.innerText(), 'No decisions yet.');
     const results = new ResultsPage(page);
+    const costs = await page.getByTestId('cost-table').innerText();
+    assert.doesNotMatch(costs, /\$0\.0000(?!\d)/, 'the cost table says a cost too small for four decimals');
+    assert.match(costs, /\$0\.0*[1-9]/);
     await results.openCell(0);
     await page.locator('[data-testid="items-table"] button', { hasText: 'Show' }).first().click();
     assert.match(await page.getByTestId('item-detail').innerText(), /Human ratings: \d \(the file's value\)/);
@@ -415,7 +418,7 @@ test('16: the meta-evaluation screen names one model one way: its evaluator file
     // The meta-evaluator g4 of the JDEval file and the evaluators gpt4 and qwen7b inside it are
     // the models of the evaluator files: named as those are.
     assert.match(await page.locator('#meta-select option').first().innerText(), /^gpt-4-1106-preview — g4_llmbar_elo\.jsonl$/);
-    const labels = await meta.heatmap.locator('text').allInnerTexts();
+    const labels = await meta.heatmap.locator('text').evaluateAll((ts) => ts.map((t) => t.textContent));
     for (const want of ['gpt-4-1106-preview', 'qwen1.5-7B-Chat']) assert.ok(labels.includes(want), `${want} in ${labels}`);
     for (const other of ['gpt4', 'qwen7b', 'g4']) assert.ok(!labels.includes(other), `no ${other} in ${labels}`);
     assert.match(await meta.heatmap.locator(':scope > title').textContent(), /^Win rate of row over column \(gpt-4-1106-preview; /);

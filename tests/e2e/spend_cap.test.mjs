@@ -11,9 +11,9 @@ import { gradedCsv } from './fixtures.mjs';
 
 /** The cost on the progress line, in dollars. */
 async function spent(run) {
-  const m = (await run.progress.innerText()).match(/\$(\d+\.\d{4})/);
+  const m = (await run.progress.innerText()).match(/\$([\d,]+\.\d+)/);
   assert.ok(m, await run.progress.innerText());
-  return Number(m[1]);
+  return Number(m[1].replaceAll(',', ''));
 }
 
 test('a spend cap needs a price, and with one the run stops within a call of the cap, never past it', { skip: !MOCK_URL, timeout: 180_000 }, async () => {

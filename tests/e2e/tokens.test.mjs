@@ -16,9 +16,9 @@ const DEV = process.env.CONCORD_SPLIT === '0';
 /** The estimate's input-token figure. */
 async function inputTokens(run) {
   const text = await run.estimate.innerText();
-  const m = text.match(/~(\d+) input/);
+  const m = text.match(/~([\d,]+) input/);
   assert.ok(m, text);
-  return Number(m[1]);
+  return Number(m[1].replaceAll(',', ''));
 }
 
 async function setUp(page) {
@@ -95,7 +95,7 @@ test('a tokenizer that cannot be fetched leaves the estimate approximate and say
     await run.setModel('gpt-4o');
     await page.locator('[data-testid="estimate"]', { hasText: 'the tokenizer could not be downloaded' }).waitFor({ timeout: 60_000 });
     assert.equal(await run.estimate.getAttribute('data-tokens'), 'approximate');
-    assert.match(await run.estimate.innerText(), /^24 calls, ~\d+ input .*Tokens approximate \(4 characters a token\): the tokenizer could not be downloaded/);
+    assert.match(await run.estimate.innerText(), /^24 calls, ~[\d,]+ input .*Tokens approximate \(4 characters a token\): the tokenizer could not be downloaded/);
   } finally {
     await browser.close();
   }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use concord_core::bundle::{IntervalSettingError, Settings};
 use concord_core::study::workbench::report::{self, parse_failures_table};
 use concord_core::study::workbench::results::{Granularity, Statistic};
 use concord_core::study::workbench::{ResultsTable, ensemble_name, is_jury};
@@ -131,10 +132,8 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
 fn IntervalSettings() -> impl IntoView {
     let results = use_results();
     let error = RwSignal::new(None::<String>);
-    let set = move |apply: fn(
-        &mut concord_core::bundle::Settings,
-        &str,
-    ) -> Result<(), concord_core::bundle::IntervalSettingError>| {
+    type Setter = fn(&mut Settings, &str) -> Result<(), IntervalSettingError>;
+    let set = move |apply: Setter, shown: fn(&Settings) -> String| {
         move |ev: leptos::ev::Event| {
             let text = event_target_value(&ev);
             let mut next = results.settings.get_untracked();
@@ -146,9 +145,10 @@ fn IntervalSettings() -> impl IntoView {
                     }
                 }
                 Err(e) => {
-                    error.set(Some(e.to_string()));
-                    // The field shows the value kept.
-                    results.settings.update(|_| {});
+                    // The setting keeps its value, and the field shows it again.
+                    let kept = results.settings.with_untracked(shown);
+                    error.set(Some(format!("{e}; kept {kept}.")));
+                    event_target::<web_sys::HtmlInputElement>(&ev).set_value(&kept);
                 }
             }
         }
@@ -159,17 +159,17 @@ fn IntervalSettings() -> impl IntoView {
             <label>"Resamples "
                 <input type="text" inputmode="numeric" size="7" data-testid="interval-resamples"
                     prop:value=move || results.settings.with(|s| s.resamples.to_string())
-                    on:change=set(|s, t| s.set_resamples(t))/>
+                    on:change=set(|s, t| s.set_resamples(t), |s| s.resamples.to_string())/>
             </label>
             <label>"Confidence (%) "
                 <input type="text" inputmode="decimal" size="5" data-testid="interval-confidence"
                     prop:value=move || results.settings.with(|s| s.confidence_percent())
-                    on:change=set(|s, t| s.set_confidence(t))/>
+                    on:change=set(|s, t| s.set_confidence(t), Settings::confidence_percent)/>
             </label>
             <label>"Seed "
                 <input type="text" inputmode="numeric" size="8" data-testid="interval-seed"
                     prop:value=move || results.settings.with(|s| s.seed.to_string())
-                    on:change=set(|s, t| s.set_seed(t))/>
+                    on:change=set(|s, t| s.set_seed(t), |s| s.seed.to_string())/>
             </label>
             <span class="muted">"Every bootstrap on this screen uses these: the table's CIs, the judge audit, the review's agreement and the revisions."</span>
             {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="interval-error">{e}</p> })}

@@ -17,11 +17,13 @@ use concord_core::run::{
     classify_connection, classify_unreachable,
 };
 use concord_core::study::workbench::checks::prompt_warnings;
+use concord_core::study::workbench::default_study;
 use concord_core::study::workbench::plan::{
     CountedPrompts, EstimateGroup, estimate_groups, estimate_inputs,
 };
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
+use concord_core::words;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -38,6 +40,18 @@ use tasks::{
 
 #[component]
 pub fn RunScreen() -> impl IntoView {
+    // A dataset brought straight here, the Judge screen never opened, runs the study that
+    // screen suggests (`default_study`), not nothing.
+    let ctx = RunContext::from_context();
+    Effect::new(move |_| {
+        ctx.ws.dataset.track();
+        let empty =
+            ctx.judge.study.with_untracked(|s| s.attributes.is_empty() && s.methods.is_empty());
+        if empty {
+            let study = ctx.ws.dataset.with_untracked(|d| default_study(&d.loaded.dataset));
+            ctx.judge.study.set(study);
+        }
+    });
     view! {
         <ResumePanel/>
         <ProviderPanel/>
@@ -328,8 +342,8 @@ fn estimate_text(
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
-        Some(c) if setup.batch => format!("about ${c:.2} at the batch price (${:.2} interactively)", c * 2.0),
-        Some(c) => format!("about ${c:.2}"),
+        Some(c) if setup.batch => format!("about {} at the batch price ({} interactively)", words::usd(c), words::usd(c * 2.0)),
+        Some(c) => format!("about {}", words::usd(c)),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
     let basis = match (counted, setup.encoding, counting) {
@@ -355,8 +369,10 @@ fn estimate_text(
         }
     };
     format!(
-        "{} calls, ~{} input and ~{} output tokens: {money}. {basis}",
-        e.calls, e.input_tokens, e.output_tokens
+        "{}, ~{} input and ~{} output tokens: {money}. {basis}",
+        words::count(e.calls as usize, "call", "calls"),
+        words::thousands(e.input_tokens),
+        words::thousands(e.output_tokens)
     )
 }
 

@@ -873,8 +873,10 @@ mod tests {
         // Without a document column each row is its own document: said, with what to do.
         assert_eq!(loaded.summary.counts.documents, 30);
         let note = crate::data::documents_note(&loaded).expect("a note");
-        assert!(note.starts_with("No document column: every row is its own document"), "{note}");
-        assert!(note.contains("each of the 30 documents holds one item"), "{note}");
+        assert!(
+            note.starts_with("No document column: every row is its own document. Each of the 30 documents holds one item, so document-level correlations"),
+            "{note}"
+        );
         assert!(note.contains("map the column that says which input as “document”"), "{note}");
     }
 

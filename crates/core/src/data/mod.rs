@@ -187,22 +187,22 @@ pub fn documents_note(loaded: &Loaded) -> Option<String> {
         return None;
     }
     let each = format!(
-        "each of the {} holds one item, so document-level correlations (within a document, across the systems' outputs for it) are undefined and the Results screen's document-level cells stay blank",
+        "Each of the {} holds one item, so document-level correlations (within a document, across the systems' outputs for it) are undefined and the Results screen's document-level cells stay blank",
         crate::words::count(sizes.len(), "document", "documents")
     );
     let fix = "If several rows rate outputs for the same input, map the column that says which input as “document” in the column mapping below.";
     Some(match &loaded.mapping {
         Some(m) => match (&m.document, m.inputs.is_empty()) {
-            (Some(column), _) => format!("Documents come from the column {column}: {each}."),
+            (Some(column), _) => format!("Documents come from the column {column}. {each}."),
             (None, true) => {
-                format!("No document column: every row is its own document, so {each}. {fix}")
+                format!("No document column: every row is its own document. {each}. {fix}")
             }
             (None, false) => format!(
-                "No document column: rows with the same input text ({}) are one document, and no two rows share it, so {each}. {fix}",
+                "No document column: rows with the same input text ({}) are one document, and no two rows share theirs. {each}. {fix}",
                 m.inputs.join(", ")
             ),
         },
-        None => format!("In this file, {each}."),
+        None => format!("{each}."),
     })
 }
 

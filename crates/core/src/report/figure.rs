@@ -1237,7 +1237,8 @@ mod tests {
         assert!(lo == 0.0 && (hi - 1.0).abs() < 1e-9, "{lo}..{hi}");
         // Means of 20 samples on a 1–5 scale: half-point bins, not 0.4-wide ones.
         let means: Vec<f64> = (0..40).map(|i| 1.0 + f64::from(i) * 0.1).collect();
-        let h = Histogram::of_ratings("m", means.iter().map(|m| m + 0.05).collect(), Some((1.0, 5.0)));
+        let h =
+            Histogram::of_ratings("m", means.iter().map(|m| m + 0.05).collect(), Some((1.0, 5.0)));
         let (edges, counts) = h.counts();
         assert_eq!(edges.len(), 9, "{edges:?}");
         assert!((edges[1] - edges[0] - 0.5).abs() < 1e-9);

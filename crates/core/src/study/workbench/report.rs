@@ -413,9 +413,7 @@ pub fn cost_table(
     ];
     for r in rows {
         let cost = match r.cost_usd {
-            Some(c) => {
-                Cell { value: Some(c), text: format!("${c:.4}"), decimals: 4, ..Cell::default() }
-            }
+            Some(c) => Cell { value: Some(c), text: words::usd(c), decimals: 4, ..Cell::default() },
             None => Cell::text("unknown").with_note("no price for this model"),
         };
         out.rows.push(TableRow::new(
