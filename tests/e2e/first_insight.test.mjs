@@ -367,9 +367,9 @@ test('16: counts, money and p-values read right, and the words name what is ther
     await data.exampleConfirm.waitFor();
     assert.match(await data.exampleConfirm.innerText(), /The open workspace “[^”]+” has 1 judge run on big\.csv\. The example opens as a new workspace/);
     assert.equal(await data.datasetName.innerText(), 'big.csv', 'nothing replaced yet');
+    await shoot(page, 'first-insight-example');
     await data.openExampleApart();
     await data.datasetName.filter({ hasText: 'concord-example.csv' }).waitFor();
-    await shoot(page, 'first-insight-example');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
