@@ -187,7 +187,7 @@ pub fn explain_download(url: &str, cause: DownloadCause) -> (String, String) {
                 "this page does not allow downloads from {host}: its Content-Security-Policy refused the request before anything was sent."
             ),
             format!(
-                "Serve Concord with a connect-src that names {host} (README, “Deploying”), or {from_disk}."
+                "The page allows downloads from any https:// address, and http:// only from this computer (127.0.0.1, localhost): use the file's https:// address, or {from_disk}."
             ),
         ),
         DownloadCause::CorsRefused => (
