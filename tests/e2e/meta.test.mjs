@@ -514,7 +514,7 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
         const cell = cells[`${j.meta}/${name}/rating`];
         const [rating, lower, upper] = [cell?.value ?? null, cell?.low ?? null, cell?.high ?? null];
         close(rating, j.bt.ratings[i], 1e-6, `BT ${j.meta}/${name}`);
-        assert.equal(cell.text, rating.toFixed(1), `BT ${j.meta}/${name} text`);
+        assert.equal(cell.text, rating.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), `BT ${j.meta}/${name} text`);
         assert.ok(lower !== null && upper !== null && lower < rating && rating < upper,
           `BT ${j.meta}/${name}: interval [${lower}, ${upper}] does not bracket ${rating}`);
         const ratio = (upper - lower) / (2 * 1.96 * j.se[i]);

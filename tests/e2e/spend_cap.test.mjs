@@ -91,7 +91,7 @@ test('a cost the provider reports (OpenRouter usage.cost) is what the run counts
     assert.match(await run.estimate.innerText(), /unknown cost/);
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
-    assert.match(await run.progress.innerText(), /\$0\.0600 \(60 calls priced by the provider\)/);
+    assert.match(await run.progress.innerText(), /\$0\.06 \(60 calls priced by the provider\)/);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();
