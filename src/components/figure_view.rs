@@ -67,8 +67,36 @@ pub fn FigureView(
     #[prop(default = false)] png: bool,
     #[prop(optional, into)] on_error: Option<Callback<String>>,
 ) -> impl IntoView {
-    let scene = figure.scene();
-    let svg = scene.to_svg();
+    // Exports are the design-width scene; the page draws one that fits the room it has (on a
+    // phone, a narrower plot with text at full size, not the design scaled down).
+    let svg = figure.to_svg();
+    let figure_ref = NodeRef::<leptos::html::Figure>::new();
+    let room = RwSignal::new(None::<f64>);
+    let measure = move || {
+        let parent = figure_ref.try_get_untracked().flatten().and_then(|el| el.parent_element());
+        if let Some(parent) = parent {
+            let width = f64::from(parent.client_width());
+            // Hidden (no layout yet): keep the design width.
+            if width > 0.0 && room.try_get_untracked() != Some(Some(width)) {
+                room.try_set(Some(width));
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if figure_ref.get().is_some() {
+            measure();
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+    let scene = {
+        let figure = figure.clone();
+        // A few units short of the room, for the figure's border.
+        Memo::new(move |_| match room.get() {
+            Some(width) => figure.scene_within(width - 4.0),
+            None => figure.scene(),
+        })
+    };
     let alt = alt.unwrap_or_else(|| label.clone());
     let file = file.unwrap_or_else(|| figure.id.clone());
     let report = move |r: Result<(), SaveError>| {
@@ -97,8 +125,8 @@ pub fn FigureView(
         }
     });
     view! {
-        <figure class="report-figure" data-testid=testid>
-            {scene_view(&scene, &alt)}
+        <figure class="report-figure" data-testid=testid node_ref=figure_ref>
+            {move || scene.with(|scene| scene_view(scene, &alt))}
             <figcaption class="row exports">{svg_button}{png_button}</figcaption>
         </figure>
     }

@@ -79,6 +79,8 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
     const run = new RunPage(page);
     await run.open();
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-cot-secret' });
+    // The generic criterion of `helpfulness` is the template's placeholder: sent knowingly.
+    await run.sendAnyway();
     // The run is refused as a whole, saying why, before the steps exist.
     await run.run();
     await run.error.waitFor();
@@ -149,6 +151,7 @@ test('the judge writes the evaluation steps that every +cot method uses, kept in
 
     // The run: every +cot rating prompt carries the edited steps.
     await run.open();
+    await run.sendAnyway();
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
     const ratings = chats.slice(1).map((c) => c.messages.at(-1).content);

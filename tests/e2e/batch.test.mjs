@@ -63,8 +63,8 @@ test('a batch of 240 requests survives a reload, is collected, and gives the Res
       await page.getByTestId('run-mode').selectOption('batch');
       assert.match(await page.getByTestId('batch-note-provider').innerText(), /OpenAI charges half the interactive price/);
       const estimate = await run.estimate.innerText();
-      assert.match(estimate, /^240 calls, .* at the batch price \(\$[\d.]+ interactively\)/);
-      assert.equal(estimate.match(/\((\$\d+(?:\.\d+)?) interactively\)/)[1], interactive.match(/about (\$\d+(?:\.\d+)?)/)[1], 'the interactive figure is the Run estimate');
+      assert.match(estimate, /^240 calls, .* at the batch price \(\$[\d,]+\.\d+ interactively\)/);
+      assert.equal(estimate.match(/\((\$[\d,]+\.\d+) interactively\)/)[1], interactive.match(/about (\$[\d,]+\.\d+)/)[1], 'the interactive figure is the Run estimate');
       await page.getByRole('button', { name: 'Submit batch' }).click();
       await run.finished.filter({ hasText: 'Submitted 1 batch (240 requests) to OpenAI at half price' }).waitFor({ timeout: 60_000 });
       const [submitted] = await mockBatches();

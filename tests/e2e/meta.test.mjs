@@ -450,8 +450,15 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
     assert.deepEqual(conventions.map((c) => c.id), ['zero', 'half', 'dropped'], 'the conventions offered');
     assert.deepEqual(conventions.filter((c) => c.selected).map((c) => c.id), ['zero'], 'the default convention');
     assert.match(conventions[0].label, /paper/);
+    // The screen names every model as its evaluator results file does (pairwise first).
+    const spelled = new Map();
+    for (const f of [...list('evaluator_results/pairwise'), ...list('evaluator_results/pointwise')]) {
+      const n = f.split('/').pop().replace(/^merged_(eval_results|scores)_/, '').replace(/_(pairwise|pointwise)\.jsonl$/, '');
+      if (!spelled.has(canonical(n))) spelled.set(canonical(n), n);
+    }
+    const spell = (n) => spelled.get(canonical(n)) ?? n;
     const first = await meta.heatmapCells();
-    assert.equal(first.title, `Win rate of row over column (g4; ${conventions[0].label})`);
+    assert.equal(first.title, `Win rate of row over column (${spell('g4')}; ${conventions[0].label})`);
     const shownMeta = [];
     for (const j of jdeval) {
       await meta.selectMeta(j.meta);
@@ -460,19 +467,19 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
       // The match distribution: matches per couple, exactly.
       const distribution = await meta.heatmapCells(meta.matchDistribution);
       names.forEach((r, i) => names.forEach((c, k) => {
-        assert.equal(distribution.cells[`${r} vs ${c}`], i === k ? null : games[i][k], `${j.meta}: matches ${r} vs ${c}`);
+        assert.equal(distribution.cells[`${spell(r)} vs ${spell(c)}`], i === k ? null : games[i][k], `${j.meta}: matches ${r} vs ${c}`);
       }));
       // The default (zero) first when the page opened, then each other one, then back.
       const order = j === jdeval[0] ? ['zero', 'half', 'dropped'] : ['half', 'dropped', 'zero'];
       for (const id of order) {
-        if (j !== jdeval[0] || id !== 'zero') await meta.setTieConvention(id, j.meta);
+        if (j !== jdeval[0] || id !== 'zero') await meta.setTieConvention(id, spell(j.meta));
         const label = conventions.find((c) => c.id === id).label;
         const { title, cells } = await meta.heatmapCells();
-        assert.equal(title, `Win rate of row over column (${j.meta}; ${label})`);
+        assert.equal(title, `Win rate of row over column (${spell(j.meta)}; ${label})`);
         assert.equal(Object.keys(cells).length, names.length ** 2, `${j.meta} ${id}: cells`);
         const distinct = Object.fromEntries(conventions.map((c) => [c.id, 0]));
         names.forEach((r, i) => names.forEach((c, k) => {
-          const key = `${r} vs ${c}`;
+          const key = `${spell(r)} vs ${spell(c)}`;
           const shown = cells[key];
           const want = j.rates[id][i][k];
           if (want === null) {
@@ -507,7 +514,7 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
         const cell = cells[`${j.meta}/${name}/rating`];
         const [rating, lower, upper] = [cell?.value ?? null, cell?.low ?? null, cell?.high ?? null];
         close(rating, j.bt.ratings[i], 1e-6, `BT ${j.meta}/${name}`);
-        assert.equal(cell.text, rating.toFixed(1), `BT ${j.meta}/${name} text`);
+        assert.equal(cell.text, rating.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), `BT ${j.meta}/${name} text`);
         assert.ok(lower !== null && upper !== null && lower < rating && rating < upper,
           `BT ${j.meta}/${name}: interval [${lower}, ${upper}] does not bracket ${rating}`);
         const ratio = (upper - lower) / (2 * 1.96 * j.se[i]);

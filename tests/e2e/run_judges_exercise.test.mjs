@@ -123,6 +123,8 @@ test('a teacher makes a run-judges exercise, two students run the judges with th
       await setScenario({ reply: { mode: 'echo_rating', marker: MARKER[name] }, latency_ms: 2 });
       const run = new RunPage(page);
       await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: `model-${name}`, key: KEYS[name] });
+      // The teacher's `quality` criterion is the template's placeholder: sent knowingly.
+      await run.sendAnyway();
       await run.run();
       assert.match(await run.waitFinished(), /Run complete/);
       await sclass.open();

@@ -11,9 +11,9 @@ import { gradedCsv } from './fixtures.mjs';
 
 /** The cost on the progress line, in dollars. */
 async function spent(run) {
-  const m = (await run.progress.innerText()).match(/\$(\d+(?:\.\d+)?)/);
+  const m = (await run.progress.innerText()).match(/\$([\d,]+\.\d+)/);
   assert.ok(m, await run.progress.innerText());
-  return Number(m[1]);
+  return Number(m[1].replaceAll(',', ''));
 }
 
 test('a spend cap needs a price, and with one the run stops within a call of the cap, never past it', { skip: !MOCK_URL, timeout: 180_000 }, async () => {
@@ -91,7 +91,7 @@ test('a cost the provider reports (OpenRouter usage.cost) is what the run counts
     assert.match(await run.estimate.innerText(), /unknown cost/);
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
-    assert.match(await run.progress.innerText(), /\$0\.0600 \(60 calls priced by the provider\)/);
+    assert.match(await run.progress.innerText(), /\$0\.06 \(60 calls priced by the provider\)/);
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -16,9 +16,9 @@ const DEV = process.env.CONCORD_SPLIT === '0';
 /** The estimate's input-token figure. */
 async function inputTokens(run) {
   const text = await run.estimate.innerText();
-  const m = text.match(/~(\d+) input/);
+  const m = text.match(/~([\d,]+) input/);
   assert.ok(m, text);
-  return Number(m[1]);
+  return Number(m[1].replaceAll(',', ''));
 }
 
 async function setUp(page) {
@@ -73,7 +73,7 @@ test('an OpenAI model\'s prompt tokens are counted with its encoding and equal w
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
     assert.match(await run.progress.innerText(), /^24 of 24 calls done/);
-    const billed = Number((await run.progress.innerText()).match(/(\d+) tokens in/)[1]);
+    const billed = Number((await run.progress.innerText()).match(/([\d,]+) tokens in/)[1].replaceAll(',', ''));
     assert.equal(counted, billed, 'the counted estimate is what the provider billed');
 
     // The rule of thumb would have said something else: the count is not the approximation.
@@ -95,7 +95,7 @@ test('a tokenizer that cannot be fetched leaves the estimate approximate and say
     await run.setModel('gpt-4o');
     await page.locator('[data-testid="estimate"]', { hasText: 'the tokenizer could not be downloaded' }).waitFor({ timeout: 60_000 });
     assert.equal(await run.estimate.getAttribute('data-tokens'), 'approximate');
-    assert.match(await run.estimate.innerText(), /^24 calls, ~\d+ input .*Tokens approximate \(4 characters a token\): the tokenizer could not be downloaded/);
+    assert.match(await run.estimate.innerText(), /^24 calls, ~[\d,]+ input .*Tokens approximate \(4 characters a token\): the tokenizer could not be downloaded/);
   } finally {
     await browser.close();
   }

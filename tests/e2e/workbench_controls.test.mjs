@@ -444,8 +444,8 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
     assert.equal(human.error, null);
     assert.equal(human.title, 'Humans: coherence');
     assert.equal(human.viewBox, shown[2].viewBox);
-    assert.equal(human.bars.length, 10, 'ten bins');
-    const counted = human.bars.reduce((sum, t) => sum + Number(/: (\d+)$/.exec(t)[1]), 0);
+    assert.equal(human.bars.length, 5, 'a bar per point of the 1–5 scale');
+    const counted = human.bars.reduce((sum, t) => sum + Number(/: (\d+) items?$/.exec(t)[1]), 0);
     assert.equal(counted, 30, 'the 30 human coherence ratings');
 
     const pngDownload = await results.exportFile('Export histogram PNG');

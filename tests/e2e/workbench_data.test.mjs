@@ -94,7 +94,7 @@ test('a 10,000-row preview is virtualized: the end is reachable, few rows in the
     const data = new DataPage(page);
     await data.open(CONCORD_URL);
     await data.loadFile('big.csv', bigCsv());
-    assert.equal(await data.itemCount.innerText(), '10000');
+    assert.equal(await data.itemCount.innerText(), '10,000');
     const table = new VirtualTable(page, 'preview');
     assert.equal(await table.rowCount(), 10_000);
     assert.match(await table.count.innerText(), /^10,000 rows/);
@@ -216,7 +216,7 @@ test('recompute budget: 1,600 SummEval items × 4 attributes × 4 methods under 
     await data.open(CONCORD_URL);
     await data.fileInput.setInputFiles(dataset);
     await data.datasetName.filter({ hasText: 'summeval.jsonl' }).waitFor({ timeout: 60_000 });
-    assert.equal(await data.itemCount.innerText(), '1600');
+    assert.equal(await data.itemCount.innerText(), '1,600');
 
     const results = new ResultsPage(page);
     await results.open();

@@ -175,6 +175,9 @@ test('payloads in a dataset, its attribute names and the model outputs stay iner
     const run = new RunPage(page);
     await run.open();
     await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 4 });
+    // The hostile attribute's criterion is the template's placeholder (its name shown as text
+    // in the warning): sent knowingly.
+    await run.sendAnyway();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     await assertInert(page, dialogs, 'Run screen');

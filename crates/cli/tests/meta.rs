@@ -276,7 +276,7 @@ fn the_released_files_give_seed_003s_tables() {
         ["gpt-4-1106-preview", "qwen1.5-7B-Chat", "qwen1.5-14B-Chat", "qwen1.5-72B-Chat"]
     );
     // docs/reproduction-meta.md: GPT-4 rates GPT-4 1091.2 (SD 1.7) on the LLMBar matches.
-    assert_eq!(elo[1][1], "1091.2 (1.7)");
+    assert_eq!(elo[1][1], "1,091.2 (1.7)");
 }
 
 /// Each shown cell (4 decimals) equals the printed number padded to 4 decimals.

@@ -16,4 +16,5 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod study;
+pub mod words;
 pub mod workspace;

@@ -193,7 +193,7 @@ fn a_submission_carries_each_given_judges_run_with_the_model_and_never_a_key() {
     let bare = Submission::answer(&ex, "Ann", "t".into(), &[], &[], &Default::default()).unwrap();
     // Before any run: refused, naming the judge.
     let e = bare.clone().with_runs(&ex, &[], Some(&endpoint("m"))).unwrap_err();
-    assert_eq!(e, SubmissionError::NotRun { missing: "score-only / quality".into() });
+    assert_eq!(e, SubmissionError::NotRun { missing: "score-only / quality".into(), count: 1 });
     assert!(e.to_string().contains("Run screen"), "{e}");
     // A run of another method does not count.
     let mut other = run(ANN);

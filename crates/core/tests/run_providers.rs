@@ -661,24 +661,22 @@ fn a_parameter_refused_in_batch_lines_is_remembered_with_the_batch() {
 /// saved figures agree ($0.0004 + $0.0004 ≠ $0.0009 was what four decimals gave).
 #[test]
 fn money_has_enough_digits_to_agree() {
-    use concord_core::run::format_usd;
-    let spent = 0.00045;
-    let full = 0.0009;
-    assert_eq!(
-        (format_usd(spent), format_usd(full), format_usd(full - spent)),
-        ("$0.000450".into(), "$0.000900".into(), "$0.000450".into())
-    );
-    assert_eq!(format_usd(0.0019), "$0.00190");
-    assert_eq!(format_usd(0.01574), "$0.0157");
-    assert_eq!(format_usd(12.4), "$12.40");
-    assert_eq!(format_usd(0.0), "$0");
-    assert_eq!(format_usd(0.004), "$0.00400", "never \"$0.00\"");
+    use concord_core::words::{usd, usd_difference};
+    assert_eq!(usd(0.0019), "$0.0019");
+    assert_eq!(usd(0.01574), "$0.016");
+    assert_eq!(usd(12.4), "$12.40");
+    assert_eq!(usd(0.004), "$0.004", "never \"$0.00\"");
     // Three figures that must add up as shown.
-    let (spent, full, saved) = concord_core::run::format_usd_difference(2.2838, 4.5676);
+    let (spent, full, saved) = usd_difference(2.2838, 4.5676);
     assert_eq!((spent.as_str(), full.as_str(), saved.as_str()), ("$2.28", "$4.57", "$2.29"));
-    let (spent, full, saved) = concord_core::run::format_usd_difference(0.00045, 0.0009);
+    let (spent, full, saved) = usd_difference(0.00045, 0.0009);
     assert_eq!(
         (spent.as_str(), full.as_str(), saved.as_str()),
-        ("$0.000450", "$0.000900", "$0.000450")
+        ("$0.00045", "$0.00090", "$0.00045")
+    );
+    let (spent, full, saved) = usd_difference(1234.5, 2469.0);
+    assert_eq!(
+        (spent.as_str(), full.as_str(), saved.as_str()),
+        ("$1,234.50", "$2,469.00", "$1,234.50")
     );
 }

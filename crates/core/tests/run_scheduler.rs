@@ -467,6 +467,29 @@ fn progress_reports_rate_and_eta() {
 }
 
 #[test]
+fn a_pause_neither_grows_the_eta_nor_lowers_the_rate() {
+    let mut s = Scheduler::new(
+        jobs(10, 0.0),
+        SchedulerConfig { max_concurrency: 1, ..SchedulerConfig::default() },
+    );
+    let mut now = 1_000;
+    for id in 0..5 {
+        assert_eq!(s.next_action(now), Action::Send(id));
+        now += 1_000;
+        s.on_success(id, now, None).expect("in flight");
+    }
+    assert_eq!(s.progress(now).eta_ms, Some(5_000));
+    s.pause(now);
+    // Paused for a minute: no ETA meanwhile (nothing is sent, so none can be said).
+    let p = s.progress(now + 60_000);
+    assert_eq!(p.eta_ms, None, "no ETA while paused");
+    assert_eq!(p.rate_per_minute, 60.0, "the pause is not the run's time");
+    s.resume(now + 60_000);
+    let p = s.progress(now + 60_000);
+    assert_eq!((p.rate_per_minute, p.eta_ms), (60.0, Some(5_000)), "as before the pause");
+}
+
+#[test]
 fn gives_up_after_max_attempts_and_counts_the_failure() {
     let config = SchedulerConfig { max_concurrency: 4, seed: 1, ..SchedulerConfig::default() };
     let mut s = Scheduler::new(jobs(4, 0.0), config);

@@ -133,7 +133,7 @@ pub fn ClassViewPanel() -> impl IntoView {
                 <button type="button" class="secondary" on:click=move |_| { class.submissions.set(Vec::new()); problems.set(Vec::new()); }>"Clear submissions"</button>
             </DropZone>
             <p class="muted" data-testid="class-exercise">{move || match class.class_exercise.get() {
-                Some((file, ex)) => format!("Exercise “{}” ({file}); {} submission file(s).", ex.title, class.submissions.with(Vec::len)),
+                Some((file, ex)) => format!("Exercise “{}” ({file}); {}.", ex.title, concord_core::words::count(class.submissions.with(Vec::len), "submission file", "submission files")),
                 None => "No exercise yet: drop its file with the submissions.".to_owned(),
             }}</p>
             {move || (!problems.with(Vec::is_empty)).then(|| view! {

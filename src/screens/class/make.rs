@@ -354,9 +354,9 @@ pub fn MakePanel() -> impl IntoView {
                             .collect::<Vec<_>>()
                             .join("; ");
                             said.try_set(Some((true, format!(
-                            "Saved {name}: {} items, {what}, {} judge run(s) for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
-                            ex.dataset.items,
-                            ex.judges.len(),
+                            "Saved {name}: {}, {what}, {} for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+                            concord_core::words::count(ex.dataset.items, "item", "items"),
+                            concord_core::words::count(ex.judges.len(), "judge run", "judge runs"),
                             if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
                         ))));
                             class.class_exercise.set(Some((name, Arc::new(ex))));

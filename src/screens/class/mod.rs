@@ -14,13 +14,23 @@ pub mod student;
 use concord_core::study::exercise::markdown::{Block, Span, Style, blocks};
 use leptos::prelude::*;
 
-/// The Class screen.
+/// The Class screen. With an exercise open, the student sees their exercise: the teacher's
+/// panels (making an exercise, the class view) fold away under "Teacher's tools".
 #[component]
 pub fn ClassScreen() -> impl IntoView {
+    let class = state::use_class();
+    let teaching = move || class.exercise.with(Option::is_none);
     view! {
         <student::StudentPanel/>
-        <make::MakePanel/>
-        <class_view::ClassViewPanel/>
+        <details class="teacher-tools" data-testid="teacher-tools" prop:open=teaching>
+            <summary>{move || if teaching() {
+                "Teacher's tools: make an exercise, open the class view"
+            } else {
+                "Teacher's tools (you have an exercise open as a student): make an exercise, open the class view"
+            }}</summary>
+            <make::MakePanel/>
+            <class_view::ClassViewPanel/>
+        </details>
     }
 }
 

@@ -311,6 +311,7 @@ pub fn StudentPanel() -> impl IntoView {
                                 switch_reviewer(review, storage.store.get_untracked(), class.student.get_untracked());
                                 review.run.set(Some(key));
                                 review.cursor.set(0);
+                                crate::screens::results::review::focus_walk_on_open();
                                 t.ws.screen.set(Screen::Results);
                             }>"Correct the judge"</button>
                     </Show>

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use concord_core::data::Role;
 use concord_core::data::presets::presets;
 use concord_core::study::workbench::paper;
+use concord_core::words;
 use leptos::prelude::*;
 
 use crate::components::drop_zone::DropZone;
@@ -42,6 +43,15 @@ fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
     let targets = crate::bundle::BundleTargets::from_context();
     let url = RwSignal::new(String::new());
+    let confirm_example = RwSignal::new(false);
+    let open_example_apart = move |_| {
+        confirm_example.set(false);
+        leptos::task::spawn_local(async move {
+            crate::workspaces::fork(targets, targets.saved, concord_core::example::EXAMPLE_NAME)
+                .await;
+            crate::workspaces::reset_workbench(targets);
+        });
+    };
     let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
     let on_files = Callback::new(move |files: Vec<web_sys::File>| {
         if let Some(file) = files.into_iter().next() {
@@ -58,11 +68,16 @@ fn LoadPanel() -> impl IntoView {
             </p>
             <DropZone id="dataset-file" label="Load a dataset file"
                 accept=".csv,.tsv,.json,.jsonl,.txt,text/csv,application/json" on_files=on_files>
-                    <button class="secondary" type="button"
+                    <button class="secondary" type="button" data-testid="use-example"
                         on:click=move |_| {
-                            ws.source.set_value(Some(example_source()));
-                            ws.dataset.set(OpenDataset::example());
-                            ws.load_error.set(None);
+                            // A workspace with runs is not replaced without asking.
+                            if targets.runs.runs.with_untracked(Vec::is_empty) {
+                                ws.source.set_value(Some(example_source()));
+                                ws.dataset.set(OpenDataset::example());
+                                ws.load_error.set(None);
+                            } else {
+                                confirm_example.set(true);
+                            }
                         }>
                         "Use the built-in example"
                     </button>
@@ -76,6 +91,24 @@ fn LoadPanel() -> impl IntoView {
                         "Open a tiny model's recorded run"
                     </button>
             </DropZone>
+            <Show when=move || confirm_example.get()>
+                <div class="warn-box" role="group" aria-label="Open the built-in example?" data-testid="example-confirm">
+                    <p>{move || {
+                        let runs = targets.runs.runs.with(Vec::len);
+                        format!(
+                            "The open workspace “{}” has {} on {}. The example opens as a new workspace; “{}” is kept (Workspace, below).",
+                            targets.saved.name.get(),
+                            words::count(runs, "judge run", "judge runs"),
+                            ws.dataset.with(|d| d.loaded.dataset.name.clone()),
+                            targets.saved.name.get(),
+                        )
+                    }}</p>
+                    <div class="row">
+                        <button class="primary" type="button" data-testid="example-apart" on:click=open_example_apart>"Open the example as a new workspace"</button>
+                        <button class="secondary" type="button" on:click=move |_| confirm_example.set(false)>"Cancel"</button>
+                    </div>
+                </div>
+            </Show>
             <div data-testid="paper-demo">
                 <p>
                     <strong>"Reproduce a published table. "</strong>
@@ -126,11 +159,13 @@ fn LoadPanel() -> impl IntoView {
 fn SummaryPanel() -> impl IntoView {
     let ws = use_workspace();
     let view = move || ws.dataset.get().view;
-    let stat = move |label: &'static str, testid: &'static str, value: Signal<usize>| {
+    let stat = move |(one, many): (&'static str, &'static str),
+                     testid: &'static str,
+                     value: Signal<usize>| {
         view! {
             <li>
-                <span class="value" data-testid=testid>{move || value.get()}</span>
-                <span class="label">{label}</span>
+                <span class="value" data-testid=testid>{move || words::int(value.get())}</span>
+                <span class="label">{move || words::plural(value.get(), one, many)}</span>
             </li>
         }
     };
@@ -141,16 +176,19 @@ fn SummaryPanel() -> impl IntoView {
             </h2>
             <p class="muted">"Format: " <span data-testid="dataset-format">{move || view().format.clone()}</span></p>
             <ul class="stats">
-                {stat("items", "item-count", Signal::derive(move || view().items))}
-                {stat("documents", "document-count", Signal::derive(move || view().documents))}
-                {stat("systems", "system-count", Signal::derive(move || view().systems))}
-                {stat("pairs", "pair-count", Signal::derive(move || view().pairs))}
+                {stat(("item", "items"), "item-count", Signal::derive(move || view().items))}
+                {stat(("document", "documents"), "document-count", Signal::derive(move || view().documents))}
+                {stat(("system", "systems"), "system-count", Signal::derive(move || view().systems))}
+                {stat(("pair", "pairs"), "pair-count", Signal::derive(move || view().pairs))}
                 <li>
                     <span class="value" data-testid="rater-count">{move || view().raters_shown().0}</span>
                     <span class="label">{move || view().raters_shown().1}</span>
                 </li>
-                {stat("judge responses", "judge-record-count", Signal::derive(move || view().judge_records))}
+                {stat(("judge response", "judge responses"), "judge-record-count", Signal::derive(move || view().judge_records))}
             </ul>
+            {move || view().documents_note.clone().map(|note| view! {
+                <p class="notice-line" data-testid="documents-note">{note}</p>
+            })}
             <p>
                 "Attributes: "
                 <span data-testid="attributes">

@@ -20,6 +20,9 @@ pub struct DatasetView {
     /// has raters = 0 but human ratings all the same.
     pub rated_items: usize,
     pub judge_records: usize,
+    /// Why document-level correlations are undefined on this dataset, when they are
+    /// ([`concord_core::data::documents_note`]).
+    pub documents_note: Option<String>,
     /// Attribute names with their scales, e.g. "coherence (1–5)".
     pub attributes: Vec<String>,
     pub preview: Preview,
@@ -56,7 +59,7 @@ impl DatasetView {
         } else if self.raters == 1 {
             ("1".to_owned(), "rater")
         } else {
-            (self.raters.to_string(), "raters")
+            (concord_core::words::int(self.raters), "raters")
         }
     }
 
@@ -83,6 +86,7 @@ impl DatasetView {
                 .filter(|it| it.ratings.iter().any(Option::is_some))
                 .count(),
             judge_records: counts.judge_records,
+            documents_note: concord_core::data::documents_note(loaded),
             attributes,
             preview: preview(loaded),
             diagnostics: loaded.diagnostics.iter().map(DiagnosticLine::from).collect(),

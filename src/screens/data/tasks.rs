@@ -5,7 +5,8 @@
 use std::rc::Rc;
 
 use concord_core::data::ColumnMapping;
-use concord_core::data::presets::PinnedFile;
+use concord_core::data::presets::{DownloadCause, PinnedFile, explain_download};
+use concord_core::run::connection::NetworkCause;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -35,9 +36,7 @@ pub enum DataLoadError {
     )]
     Download { url: String, error: FetchError },
     /// The download got no readable response, and the probe says why.
-    #[error(
-        "Could not download {url}: {said} {advice} Or download the file and load it from disk instead."
-    )]
+    #[error("Could not download {url}: {said} {advice}")]
     Unreachable { url: String, said: String, advice: String },
     #[error("The file of this dataset is no longer at hand: load it again to change its mapping.")]
     NoSource,
@@ -134,15 +133,27 @@ async fn download(url: &str) -> Result<Vec<u8>, DataLoadError> {
     match crate::edge::http::get_bytes(url, 120_000).await {
         Ok(bytes) => Ok(bytes),
         Err(FetchError::Network(_)) => {
-            let cause = crate::edge::http::network_cause(url).await;
-            let (said, advice) = cause.explain(
-                url,
-                "The host must allow pages from other sites to read its files (raw.githubusercontent.com does; most file hosts' view pages do not).",
-            );
+            let cause = if online() {
+                match crate::edge::http::network_cause(url).await {
+                    NetworkCause::BlockedByPage => DownloadCause::BlockedByPage,
+                    NetworkCause::CorsRefused => DownloadCause::CorsRefused,
+                    _ => DownloadCause::Unreachable,
+                }
+            } else {
+                DownloadCause::Offline
+            };
+            let (said, advice) = explain_download(url, cause);
             Err(DataLoadError::Unreachable { url: url.to_owned(), said, advice })
         }
         Err(error) => Err(DataLoadError::Download { url: url.to_owned(), error }),
     }
+}
+
+/// Whether the browser says it has a network connection (`navigator.onLine`; true when it
+/// cannot tell).
+fn online() -> bool {
+    let navigator = crate::edge::js::global_property("navigator");
+    crate::edge::js::property(&navigator, "onLine").as_bool().unwrap_or(true)
 }
 
 /// Downloads Chiang & Lee's Topical-Chat dataset and their released GPT-3.5 answers for one

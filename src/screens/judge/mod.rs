@@ -11,15 +11,16 @@ use concord_core::judge::builtin::OutputMode;
 use concord_core::judge::parse::Policy;
 use concord_core::judge::template::{PartKind, Persona, PromptTemplate};
 use concord_core::run::provider::REASONING_DEFAULT_MAX_TOKENS;
+use concord_core::study::workbench::checks::prompt_warnings;
 use concord_core::study::workbench::study::{
     parse_sampling_fields, short_budget_warning, short_budgets,
 };
-use concord_core::study::workbench::{GridSpec, grid};
+use concord_core::study::workbench::{GridSpec, default_study, grid, is_default_study};
 use leptos::prelude::*;
 
 use crate::state::{Screen, use_workspace};
 
-use state::{study_for, use_judge};
+use state::use_judge;
 
 fn part_label(kind: PartKind) -> &'static str {
     match kind {
@@ -57,7 +58,8 @@ fn persona_name(p: Persona) -> &'static str {
 pub fn JudgeScreen() -> impl IntoView {
     let ws = use_workspace();
     let judge = use_judge();
-    // A new dataset starts a new study (methods refer to its fields).
+    // A new dataset starts a new study (methods refer to its fields): the suggested one, a
+    // method that can run at once.
     Effect::new(move |previous: Option<String>| {
         let dataset = ws.dataset.get();
         let name = dataset.loaded.dataset.name.clone();
@@ -66,7 +68,7 @@ pub fn JudgeScreen() -> impl IntoView {
             study.attributes.iter().all(|a| dataset.loaded.dataset.attribute_index(a).is_some());
         let fresh = study.attributes.is_empty() && study.methods.is_empty();
         if fresh || previous.as_ref().is_some_and(|p| *p != name) || !attributes_fit {
-            judge.study.set(study_for(&dataset.loaded.dataset));
+            judge.study.set(default_study(&dataset.loaded.dataset));
         }
         name
     });
@@ -230,8 +232,14 @@ fn AddMethodsPanel() -> impl IntoView {
             structured: structured.get_untracked(),
         };
         let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
-        let before = study.methods.len();
+        // The suggested study, untouched, makes way for the first methods chosen.
+        let replaced = (!methods.is_empty() && is_default_study(&study, &dataset.loaded.dataset))
+            .then(|| study.methods.iter().map(|m| m.name.clone()).collect::<Vec<_>>().join(", "));
+        let before = if replaced.is_some() { 0 } else { study.methods.len() };
         judge.study.update(|s| {
+            if replaced.is_some() {
+                s.methods.clear();
+            }
             for m in methods {
                 if !s.methods.iter().any(|x| x.name == m.name) {
                     s.methods.push(m);
@@ -241,10 +249,13 @@ fn AddMethodsPanel() -> impl IntoView {
             s.apply_steps(&dataset.loaded.dataset);
         });
         let added = judge.study.with_untracked(|s| s.methods.len()) - before;
-        message.set(Some(if added == 0 {
-            "Nothing added: pick at least one output mode, and methods with these names exist already.".into()
-        } else {
-            format!("Added {}.", concord_core::report::count(added, "method", "methods"))
+        message.set(Some(match (added, replaced) {
+            (0, _) => "Nothing added: pick at least one output mode, and methods with these names exist already.".into(),
+            (n, Some(suggested)) => format!(
+                "Added {}, in place of the suggested {suggested}.",
+                concord_core::words::count(n, "method", "methods")
+            ),
+            (n, None) => format!("Added {}.", concord_core::words::count(n, "method", "methods")),
         }));
     };
     let mode_box = move |mode: OutputMode| {
@@ -385,7 +396,24 @@ fn MethodsPanel() -> impl IntoView {
                         </tbody>
                     </table>
                     </div>
-                    <p class="muted">{format!("{count} (method, attribute) runs per item.")}</p>
+                    <p class="muted">{format!("{} per item.", concord_core::words::count(count, "(method, attribute) run", "(method, attribute) runs"))}</p>
+                    {move || {
+                        let suggested = ws.dataset.with(|d| judge.study.with(|s| is_default_study(s, &d.loaded.dataset)));
+                        suggested.then(|| view! {
+                            <p class="notice-line" data-testid="suggested-study">
+                                "Suggested to start with: one rate-explain method (a rating and its explanation, one sample at temperature 1) on every attribute. Go to Run to try it, or add methods above: they take its place."
+                            </p>
+                        })
+                    }}
+                    {move || {
+                        let warnings = ws.dataset.with(|d| judge.study.with(|s| prompt_warnings(&d.loaded.dataset, s)));
+                        (!warnings.is_empty()).then(|| view! {
+                            <div class="warn-box" role="region" aria-label="Prompts not ready to send" data-testid="prompt-warnings">
+                                <p>"Not ready to send as they are (the Run screen asks first):"</p>
+                                <ul>{warnings.into_iter().map(|w| view! { <li>{w.to_string()}</li> }).collect_view()}</ul>
+                            </div>
+                        })
+                    }}
                     {move || {
                         let (model, caps) = run.connection.with(|f| (f.model.clone(), concord_core::run::Capabilities::for_model(f.provider, f.model.trim())));
                         judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))

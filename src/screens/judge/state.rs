@@ -1,7 +1,6 @@
 //! The Judge screen's state: the study (attributes and methods with their prompt templates),
 //! which the Run screen plans and the Results screen names.
 
-use concord_core::data::Dataset;
 use concord_core::study::workbench::Study;
 use leptos::prelude::*;
 
@@ -26,13 +25,4 @@ impl Default for JudgeState {
 /// The Judge screen's state from context.
 pub fn use_judge() -> JudgeState {
     expect_context::<JudgeState>()
-}
-
-/// A fresh study for a dataset: every attribute, no methods yet.
-pub fn study_for(dataset: &Dataset) -> Study {
-    Study {
-        attributes: dataset.attributes.iter().map(|a| a.name.clone()).collect(),
-        methods: Vec::new(),
-        steps: Default::default(),
-    }
 }

@@ -89,7 +89,7 @@ pub(super) fn jdeval_options(state: State, selected: RwSignal<Option<u64>>) -> i
         jdeval_entries(state)
             .into_iter()
             .map(|(id, meta, name)| {
-                let label = format!("{meta} — {name}");
+                let label = format!("{} — {name}", state.workspace.with(|w| w.model_label(&meta)));
                 view! { <option value=id.to_string() selected={chosen == Some(id)}>{label}</option> }
             })
             .collect_view()

@@ -396,7 +396,8 @@ pub(super) enum RunError {
     #[error("{}{}", .0.message, .0.advice.as_ref().map(|a| format!(" {a}")).unwrap_or_default())]
     Ended(FinishMessage),
     #[error(
-        "{missing} call(s) got no answer; run again to retry them (stored answers are not requested again)."
+        "{} got no answer; run again to retry them (stored answers are not requested again).",
+        concord_core::words::count(*missing, "call", "calls")
     )]
     Unanswered { missing: usize },
     #[error("the protocol did not finish")]

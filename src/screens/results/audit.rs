@@ -119,7 +119,7 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
         <section class="panel" aria-labelledby="audit-heading" data-testid="audit-panel">
             <h2 id="audit-heading">"Judge audit"</h2>
             <p class="muted">
-                "How far the judges of one attribute agree with each other (α with a bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and median of every judge of an attribute) against each member with Williams' test; and per system the judge's mean corrected by the human labels (prediction-powered inference, PPI and PPI++), next to the judge-only and human-only means; two bias probes on the same runs: whether the judge's errors follow the output's length, and whether they are larger on the outputs of its own model family. Resamples, seed and confidence are the intervals' settings above."
+                "How far the judges of one attribute agree with each other (α with a bootstrap interval, κ, AC1) and whether their errors are correlated; juries (the mean and median of every judge of an attribute) against each member with Williams' test; and per system the judge's mean corrected by the human labels (prediction-powered inference, PPI and PPI++), next to the judge-only and human-only means; two bias probes on the same runs: whether the judge's errors follow the output's length, and whether they are larger on the outputs of its own model family. Its resamples, confidence and seed are the table's Intervals settings (Resamples, Confidence, Seed, under Correlation with human ratings)."
             </p>
             <div class="row">
                 <label class="control" for="audit-labelled">
@@ -141,7 +141,7 @@ pub fn AuditPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 {own_systems}
             </fieldset>
             <p class="muted">
-                "Empty keeps every label. A number keeps the labels of that many items (a choice seeded by the seed above) and treats the rest as unlabelled, to see what a correction from so few labels gives; the last column then shows the mean of every label. "
+                "Empty keeps every label. A number keeps the labels of that many items (a choice seeded by the Intervals' Seed, under Correlation with human ratings) and treats the rest as unlabelled, to see what a correction from so few labels gives; the last column then shows the mean of every label. "
                 <code>"concord audit BUNDLE"</code>" prints the same tables from an exported bundle."
             </p>
             {move || report.get().map(|r| r.tables.iter().map(|t| view! {

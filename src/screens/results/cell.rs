@@ -169,10 +169,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
         <div class="item-detail" data-testid="item-detail">
             <h3>{format!("Item {} ({} / {})", it.id, it.document_id, it.system_id)}</h3>
             <p>"Human ratings: "
-                {human.map_or("none".into(), |h| {
-                    let raters: Vec<String> = h.raters.iter().map(|r| format!("{} {}", r.rater, r.score)).collect();
-                    if raters.is_empty() { format!("{} (released aggregate)", h.aggregate) } else { format!("{} (mean of {})", h.aggregate, raters.join(", ")) }
-                })}
+                {human.map_or("none".into(), |h| h.describe(open.loaded.format.is_generic_table()))}
             </p>
             {match record {
                 None => view! { <p class="muted">"This method has no response for this item."</p> }.into_any(),
@@ -181,7 +178,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                     view! {
                         <h4>"Prompt"</h4>
                         <pre class="prompt" tabindex="0" role="region" aria-label="Prompt">{rec.prompt.clone().or(prompt).unwrap_or_else(|| "(the file does not include the prompt)".into())}</pre>
-                        <h4>{format!("{}, mean {}", count(rec.responses.len(), "response", "responses"), score.mean.map_or("–".into(), |m| format!("{m:.3}")))}</h4>
+                        <h4>{format!("{}, mean {}", count(rec.responses.len(), "response", "responses"), concord_core::words::decimal(score.mean, 3))}</h4>
                         <ol class="responses">
                             {rec.responses.iter().enumerate().map(|(i, r)| {
                                 let cut = rec.cut_off.contains(&i).then(|| view! {
@@ -189,7 +186,7 @@ fn ItemDetail(method: String, attribute: String, item: usize) -> impl IntoView {
                                 });
                                 // A reasoning model's thinking, billed as output, shows in no response.
                                 let reasoning = rec.reasoning_tokens.get(i).filter(|&&t| t > 0).map(|t| view! {
-                                    <span class="badge" data-testid="reasoning-tokens" title="Tokens the model spent reasoning before this answer (its call's reported count shared among the call's samples), billed as output">{format!("{t} reasoning tokens")}</span>
+                                    <span class="badge" data-testid="reasoning-tokens" title="Tokens the model spent reasoning before this answer (its call's reported count shared among the call's samples), billed as output">{concord_core::words::count(*t as usize, "reasoning token", "reasoning tokens")}</span>
                                 });
                                 let cut = (cut, reasoning);
                                 match policy.read(r, scale) {

@@ -86,6 +86,18 @@ fn record(review: ReviewState, store: Option<Store>, event: ReviewEvent) -> bool
     }
 }
 
+thread_local! {
+    /// Set by [`focus_walk_on_open`]: the next walk to open takes the focus.
+    static FOCUS_ON_OPEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The review walk takes the focus (and scrolls into view) when it next opens: for "Correct
+/// the judge", which opens the Results screen to review. Opening Results otherwise leaves the
+/// focus on the screen's heading and the page at its top.
+pub fn focus_walk_on_open() {
+    FOCUS_ON_OPEN.with(|f| f.set(true));
+}
+
 /// Makes `name` the reviewer in this browser: their stored log is read (decisions wait until it
 /// is). The name field and a student's "Correct the judge" call it.
 pub fn switch_reviewer(review: ReviewState, store: Option<Store>, name: String) {
@@ -338,12 +350,8 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             </Show>
             <p class="muted" role="status" data-testid="review-saved">
                 {move || {
-                    let (made, saved) = (review.log.with(|l| l.events().len()), review.saved.get());
-                    if made == saved {
-                        format!("All {made} actions saved in this browser.")
-                    } else {
-                        format!("Saving… {saved} of {made} actions saved.")
-                    }
+                    let saved = review.saved.get();
+                    review.log.with(|l| review::saved_line(l.events(), saved))
                 }}
             </p>
             <div class="row">
@@ -388,8 +396,10 @@ fn Walker(
             let _ = el.focus();
         }
     };
+    // The walk takes the focus when it opens only when asked to ("Correct the judge"): the
+    // Results screen otherwise opens at its table, the focus on the screen's heading.
     Effect::new(move |_| {
-        if list_ref.get().is_some() {
+        if list_ref.get().is_some() && FOCUS_ON_OPEN.with(|f| f.replace(false)) {
             focus_walker();
         }
     });
@@ -399,6 +409,10 @@ fn Walker(
     let now = RwSignal::new(monotonic_ms());
     let record_timer = move |event: Option<concord_core::coeval::Event>| {
         let Some(concord_core::coeval::Event::Timer { instance, ms }) = event else { return };
+        // Time is kept for a named reviewer only: nobody asked to be timed, so no error either.
+        if review.reviewer.try_with_untracked(|r| r.trim().is_empty()).unwrap_or(true) {
+            return;
+        }
         let Some((run, item)) = instance.split_once('\u{1f}') else { return };
         let store = storage.store.try_get_untracked().flatten();
         record(

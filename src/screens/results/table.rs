@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use concord_core::bundle::{IntervalSettingError, Settings};
 use concord_core::study::workbench::report::{self, parse_failures_table};
 use concord_core::study::workbench::results::{Granularity, Statistic};
 use concord_core::study::workbench::{ResultsTable, ensemble_name};
@@ -91,6 +92,7 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
                     {move || if results.computing.get() { "Computing intervals…" } else if settings().intervals { "Hide CIs" } else { "Bootstrap CIs" }}
                 </button>
             </div>
+            <IntervalSettings/>
             <Ensembles table=table/>
             {move || {
                 let t = shown.get();
@@ -120,6 +122,58 @@ pub fn TablePanel(table: Memo<(ResultsTable, f64)>, read_ms: Signal<f64>) -> imp
                 })
             }}
         </section>
+    }
+}
+
+/// The intervals' settings: resamples, confidence and seed of every bootstrap on the screen
+/// (the table's intervals, the judge audit's, the review's and revisions'); what cannot be
+/// taken is refused where it is typed, and the setting keeps its value.
+#[component]
+fn IntervalSettings() -> impl IntoView {
+    let results = use_results();
+    let error = RwSignal::new(None::<String>);
+    type Setter = fn(&mut Settings, &str) -> Result<(), IntervalSettingError>;
+    let set = move |apply: Setter, shown: fn(&Settings) -> String| {
+        move |ev: leptos::ev::Event| {
+            let text = event_target_value(&ev);
+            let mut next = results.settings.get_untracked();
+            match apply(&mut next, &text) {
+                Ok(()) => {
+                    error.set(None);
+                    if next != results.settings.get_untracked() {
+                        results.settings.set(next);
+                    }
+                }
+                Err(e) => {
+                    // The setting keeps its value, and the field shows it again.
+                    let kept = results.settings.with_untracked(shown);
+                    error.set(Some(format!("{e}; kept {kept}.")));
+                    event_target::<web_sys::HtmlInputElement>(&ev).set_value(&kept);
+                }
+            }
+        }
+    };
+    view! {
+        <fieldset class="row interval-settings" data-testid="interval-settings">
+            <legend>"Intervals"</legend>
+            <label>"Resamples "
+                <input type="text" inputmode="numeric" size="7" data-testid="interval-resamples"
+                    prop:value=move || results.settings.with(|s| s.resamples.to_string())
+                    on:change=set(|s, t| s.set_resamples(t), |s| s.resamples.to_string())/>
+            </label>
+            <label>"Confidence (%) "
+                <input type="text" inputmode="decimal" size="5" data-testid="interval-confidence"
+                    prop:value=move || results.settings.with(|s| s.confidence_percent())
+                    on:change=set(|s, t| s.set_confidence(t), Settings::confidence_percent)/>
+            </label>
+            <label>"Seed "
+                <input type="text" inputmode="numeric" size="8" data-testid="interval-seed"
+                    prop:value=move || results.settings.with(|s| s.seed.to_string())
+                    on:change=set(|s, t| s.set_seed(t), |s| s.seed.to_string())/>
+            </label>
+            <span class="muted">"Every bootstrap on this screen uses these: the table's CIs, the judge audit, the review's agreement and the revisions."</span>
+            {move || error.get().map(|e| view! { <p class="error-box" role="alert" data-testid="interval-error">{e}</p> })}
+        </fieldset>
     }
 }
 

@@ -14,9 +14,10 @@ use concord_core::run::batch::{
     self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
     failure_causes, fit_under_cap,
 };
-use concord_core::run::{Endpoint, HttpRequest, ProviderId, format_usd};
+use concord_core::run::{Endpoint, HttpRequest, ProviderId};
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::probe::Variant;
+use concord_core::words;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -830,10 +831,10 @@ pub fn BatchesPanel() -> impl IntoView {
         } else {
             String::new()
         };
+        // Rounded together, as each batch's own line is, so the sums agree with the lines.
+        let (spent, _, saved) = words::usd_difference(spent, spent + saved);
         format!(
-            "Collected batches spent {} at batch prices and saved {} against interactive calls{unpriced}.",
-            format_usd(spent),
-            format_usd(saved)
+            "Collected batches spent {spent} at batch prices and saved {saved} against interactive calls{unpriced}."
         )
     };
     view! {
@@ -871,7 +872,7 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
     let price = ProviderId::from_slug(&r.provider).and_then(|p| form.price_of(p, &r.model));
     let cost = match (&r.collected, r.cost(price)) {
         (Some(_), Some((b, full))) => {
-            let (spent, interactive, saved) = concord_core::run::format_usd_difference(b, full);
+            let (spent, interactive, saved) = words::usd_difference(b, full);
             Some(format!(
                 "Spent {spent} at the batch price (the tokens the provider reported); the same answers interactively: {interactive} (saved {saved})."
             ))
@@ -882,7 +883,7 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
         (None, _) => r.reserved_usd.map(|u| {
             format!(
                 "At most {} at the batch price (every request's whole token limit).",
-                format_usd(u)
+                words::usd(u)
             )
         }),
     };

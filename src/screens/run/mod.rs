@@ -14,11 +14,14 @@ use concord_core::report::count;
 use concord_core::run::batch::{BatchApi, batch_price, no_batch_api};
 use concord_core::run::tokens::Encoding;
 use concord_core::run::{Capabilities, PRESETS, Price, ProviderId};
+use concord_core::study::workbench::checks::prompt_warnings;
+use concord_core::study::workbench::default_study;
 use concord_core::study::workbench::plan::{
     CountedPrompts, EstimateGroup, estimate_groups, estimate_inputs,
 };
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::study::{short_budget_warning, short_budgets};
+use concord_core::words;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -34,6 +37,18 @@ use tasks::{
 
 #[component]
 pub fn RunScreen() -> impl IntoView {
+    // A dataset brought straight here, the Judge screen never opened, runs the study that
+    // screen suggests (`default_study`), not nothing.
+    let ctx = RunContext::from_context();
+    Effect::new(move |_| {
+        ctx.ws.dataset.track();
+        let empty =
+            ctx.judge.study.with_untracked(|s| s.attributes.is_empty() && s.methods.is_empty());
+        if empty {
+            let study = ctx.ws.dataset.with_untracked(|d| default_study(&d.loaded.dataset));
+            ctx.judge.study.set(study);
+        }
+    });
     view! {
         <ResumePanel/>
         <ProviderPanel/>
@@ -281,12 +296,8 @@ fn estimate_text(
         return "Nothing to estimate yet: add methods on the Judge screen.".into();
     };
     let money = match e.cost_usd {
-        Some(c) if setup.batch => format!(
-            "about {} at the batch price ({} interactively)",
-            concord_core::run::format_usd(c),
-            concord_core::run::format_usd(c * 2.0)
-        ),
-        Some(c) => format!("about {}", concord_core::run::format_usd(c)),
+        Some(c) if setup.batch => format!("about {} at the batch price ({} interactively)", words::usd(c), words::usd(c * 2.0)),
+        Some(c) => format!("about {}", words::usd(c)),
         None => "unknown cost (this model is not in the price list: enter its price under \"Limits and price\" above)".into(),
     };
     let basis = match (counted, setup.encoding, counting) {
@@ -312,8 +323,10 @@ fn estimate_text(
         }
     };
     format!(
-        "{} calls, ~{} input and ~{} output tokens: {money}. {basis}",
-        e.calls, e.input_tokens, e.output_tokens
+        "{}, ~{} input and ~{} output tokens: {money}. {basis}",
+        words::count(e.calls as usize, "call", "calls"),
+        words::thousands(e.input_tokens),
+        words::thousands(e.output_tokens)
     )
 }
 
@@ -397,7 +410,37 @@ fn LaunchPanel() -> impl IntoView {
             (estimate_text(s, counted.as_ref(), &counting), basis)
         })
     });
+    // Prompts with a placeholder criterion or without the item's text are sent only once the
+    // user says so (asked again whenever the study changes).
+    let warnings = Memo::new(move |_| {
+        ctx.ws.dataset.with(|d| ctx.judge.study.with(|s| prompt_warnings(&d.loaded.dataset, s)))
+    });
+    let send_anyway = RwSignal::new(false);
+    Effect::new(move |_| {
+        warnings.track();
+        send_anyway.set(false);
+    });
     let run = move |_| {
+        if let Some(first) = warnings.with_untracked(|w| w.first().cloned())
+            && !send_anyway.get_untracked()
+        {
+            let more = warnings.with_untracked(Vec::len) - 1;
+            let more = if more > 0 {
+                format!(
+                    " (and {} more, listed above)",
+                    concord_core::words::count(more, "prompt", "prompts")
+                )
+            } else {
+                String::new()
+            };
+            ctx.run.view.set(RunView {
+                error: Some(format!(
+                    "Nothing sent: {first}{more}. Or tick “Send them as they are”."
+                )),
+                ..RunView::default()
+            });
+            return;
+        }
         let (dataset, study, probe) = (
             ctx.ws.dataset.get_untracked(),
             ctx.judge.study.get_untracked(),
@@ -465,6 +508,17 @@ fn LaunchPanel() -> impl IntoView {
                 ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
                     .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
             }}
+            {move || {
+                let list = warnings.get();
+                (!list.is_empty()).then(|| view! {
+                    <div class="warn-box" role="region" aria-label="Prompts not ready to send" data-testid="run-prompt-warnings">
+                        <p>"These prompts are not ready to send:"</p>
+                        <ul>{list.into_iter().map(|w| view! { <li>{w.to_string()}</li> }).collect_view()}</ul>
+                        <label class="check"><input type="checkbox" data-testid="send-anyway" prop:checked=move || send_anyway.get()
+                            on:change=move |ev| send_anyway.set(event_target_checked(&ev))/>"Send them as they are"</label>
+                    </div>
+                })
+            }}
             <p data-testid="estimate" data-tokens=move || estimate.with(|e| e.1)>{move || estimate.with(|e| e.0.clone())}</p>
             <div class="row">
                 <button class="primary" type="button" on:click=run disabled=running>{move || if batch_mode() { "Submit batch" } else { "Run" }}</button>
@@ -483,15 +537,20 @@ fn LaunchPanel() -> impl IntoView {
                 // A model with no price has spent an unknown amount, not $0.
                 let priced = ctx.run.connection.with_untracked(|f| f.connection().price.is_some());
                 let by_provider = if p.provider_priced > 0 { format!(" ({} priced by the provider)", count(p.provider_priced as usize, "call", "calls")) } else { String::new() };
-                let cost = if priced || p.provider_priced > 0 { format!("{}{by_provider}", concord_core::run::format_usd(p.cost_usd)) } else { "cost unknown (no price for this model)".to_owned() };
+                let cost = if priced || p.provider_priced > 0 { format!("{}{by_provider}", concord_core::words::usd(p.cost_usd)) } else { "cost unknown (no price for this model)".to_owned() };
                 view! {
                     <progress max=p.total.max(1).to_string() value=finished.to_string() aria-label="Run progress"></progress>
                     <p data-testid="progress" role="status">
-                        {format!(
-                            "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · {cost} · concurrency {} · {} retries",
-                            p.done, p.total, p.failed, p.in_flight, cached,
-                            p.rate_per_minute, p.usage.prompt_tokens, p.usage.completion_tokens, p.concurrency, p.retries
-                        )}
+                        {{
+                            let n = concord_core::words::int;
+                            let t = |x: u64| concord_core::words::thousands(x);
+                            format!(
+                                "{} of {} calls done, {} failed, {} in flight, {} cached · {:.0} calls/min · ETA {eta} · {} tokens in, {} out · {cost} · concurrency {} · {}",
+                                n(p.done), n(p.total), n(p.failed), n(p.in_flight), n(cached),
+                                p.rate_per_minute, t(p.usage.prompt_tokens), t(p.usage.completion_tokens), p.concurrency,
+                                concord_core::words::count(p.retries as usize, "retry", "retries")
+                            )
+                        }}
                         {(p.usage.reasoning_tokens > 0).then(|| format!(" · {} of the output tokens spent reasoning", p.usage.reasoning_tokens))}
                         {move || paused().then_some(" · paused: Resume continues, nothing is sent meanwhile")}
                     </p>
@@ -518,7 +577,7 @@ fn LaunchPanel() -> impl IntoView {
             }}
             <Show when=move || ctx.run.view.with(|v| !v.log.is_empty())>
                 <details>
-                    <summary>{move || format!("Run log ({} lines)", ctx.run.view.with(|v| v.log.len()))}</summary>
+                    <summary>{move || format!("Run log ({})", concord_core::words::count(ctx.run.view.with(|v| v.log.len()), "line", "lines"))}</summary>
                     <ul class="run-log" data-testid="run-log" tabindex="0" aria-label="Run log">
                         {move || ctx.run.view.with(|v| v.log.iter().rev().take(200).cloned().collect::<Vec<_>>()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
                     </ul>

@@ -9,6 +9,10 @@ export class ClassPage {
     await this.page.getByTestId('student-panel').waitFor();
   }
 
+  /** The teacher's panels (making an exercise, the class view), folded while a student has an exercise open. */
+  get teacherTools() { return this.page.getByTestId('teacher-tools'); }
+  get makePanel() { return this.page.getByTestId('make-panel'); }
+
   /** Makes an exercise from the open workspace and returns its download. */
   async makeExercise({ title, attributes, sample, seed, instructions, hide = true, rate = true, correct, run = false }) {
     const p = this.page;

@@ -17,6 +17,34 @@ export class DataPage {
     this.resetButton = page.getByRole('button', { name: 'Reset to the guess' });
     this.diagnostics = page.locator('[data-testid="diagnostics"] li');
     this.loadError = page.getByTestId('load-error');
+    this.documentsNote = page.getByTestId('documents-note');
+    this.exampleConfirm = page.getByTestId('example-confirm');
+  }
+
+  /** Clicks "Use the built-in example" (which asks first when the workspace has runs). */
+  async useExample() {
+    await this.page.getByRole('button', { name: 'Use the built-in example' }).click();
+  }
+
+  /** Answers the example's question: open it as a new workspace. */
+  async openExampleApart() {
+    await this.exampleConfirm.getByRole('button', { name: 'Open the example as a new workspace' }).click();
+  }
+
+  /** Starts a download from the Load panel: `{ table4 }`, `{ preset: label }` or `{ url }`; returns the error shown (once it is not `previous`). */
+  async download({ table4, preset, url }, previous = '') {
+    const p = this.page;
+    if (table4) await p.getByRole('button', { name: 'Reproduce Table 4' }).click();
+    if (preset) await p.getByRole('button', { name: preset, exact: true }).click();
+    if (url) {
+      await p.getByLabel('Dataset URL').fill(url);
+      await p.getByRole('button', { name: 'Load from URL' }).click();
+    }
+    await p.waitForFunction((before) => {
+      const e = document.querySelector('[data-testid="load-error"]');
+      return e && e.innerText !== before;
+    }, previous);
+    return this.loadError.innerText();
   }
 
   async open(url) {
@@ -27,8 +55,8 @@ export class DataPage {
   /** The counts the summary shows. */
   async summary() {
     return {
-      items: Number(await this.itemCount.innerText()),
-      raters: Number(await this.raterCount.innerText()),
+      items: Number((await this.itemCount.innerText()).replaceAll(',', '')),
+      raters: Number((await this.raterCount.innerText()).replaceAll(',', '')),
       attributes: await this.attributes.innerText(),
     };
   }

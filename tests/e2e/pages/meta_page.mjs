@@ -161,13 +161,18 @@ export class MetaPage {
   /** Shows the heatmap, match distribution and Bradley–Terry of the meta-evaluator `name`
    * (the JDEval file whose option reads "name — file") and waits until they show it. */
   async selectMeta(name) {
-    const value = await this.metaSelect.locator('option', { hasText: `${name} — ` }).first().getAttribute('value');
+    // The option names the model as the screen does (its evaluator file's spelling), then the
+    // JDEval file, whose name starts with the meta-evaluator's short name.
+    const option = this.metaSelect.locator('option', { hasText: ` — ${name}_` }).first();
+    const value = await option.getAttribute('value');
+    const shown = (await option.textContent()).split(' — ')[0];
     await this.metaSelect.selectOption(value);
     await this.page.waitForFunction(
-      (n) => (document.querySelector('[data-testid="win-rate-heatmap"] svg > title')?.textContent ?? '').includes(`(${n};`)
+      ([n, s]) => (document.querySelector('[data-testid="win-rate-heatmap"] svg > title')?.textContent ?? '').includes(`(${s};`)
         && document.querySelector(`table[data-table="bradley-terry-${n}"]`),
-      name,
+      [name, shown],
     );
+    return shown;
   }
 
   /** Switches the heatmap's tie convention (`zero`, `half`, `dropped`) and waits until the

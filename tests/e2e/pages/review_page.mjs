@@ -13,6 +13,7 @@ export class ReviewPage {
     this.verdict = page.getByTestId('review-verdict');
     this.saved = page.getByTestId('review-saved');
     this.table = page.getByTestId('review-table');
+    this.error = page.getByTestId('review-error');
   }
   async open() {
     await this.page.getByRole('tab', { name: 'Results' }).click();
@@ -54,7 +55,7 @@ export class ReviewPage {
   }
   /** Waits until every action made is in IndexedDB. */
   async waitSaved() {
-    await this.page.waitForFunction(() => /^All \d+ actions saved/.test(document.querySelector('[data-testid="review-saved"]')?.innerText ?? ''));
+    await this.page.waitForFunction(() => /^All [\d,]+ actions? saved/.test(document.querySelector('[data-testid="review-saved"]')?.innerText ?? ''));
   }
   /** The review table's rows as { run, label, cells: [text…] } (cells after the label). */
   async rows() {

@@ -13,6 +13,12 @@ export class JudgePage {
     this.page = page;
     this.methods = page.locator('[data-testid="methods"] tbody tr');
     this.preview = page.getByTestId('prompt-preview');
+    this.suggested = page.getByTestId('suggested-study');
+    this.promptWarnings = page.locator('[data-testid="prompt-warnings"] li');
+  }
+  /** The methods' names, in order. */
+  async methodNames() {
+    return this.methods.evaluateAll((rows) => rows.map((r) => r.querySelector('td').innerText.trim()));
   }
   async open() { await new Tabs(this.page).open('Judge'); await this.page.getByRole('heading', { name: 'Add methods' }).waitFor(); }
   /** Ticks exactly `modes` (names as shown, e.g. 'score-only'), sets N, adds the grid. */
@@ -36,6 +42,16 @@ export class RunPage {
     this.finished = page.getByTestId('run-finished');
     this.error = page.getByTestId('run-error');
     this.estimate = page.getByTestId('estimate');
+    this.promptWarnings = page.locator('[data-testid="run-prompt-warnings"] li');
+    this.connectionResult = page.getByTestId('connection-result');
+  }
+  /** Ticks "Send them as they are" under the prompts that are not ready to send. */
+  async sendAnyway() { await this.page.getByTestId('send-anyway').check(); }
+  /** Clicks Test connection and returns what it says. */
+  async testConnection() {
+    await this.page.getByRole('button', { name: 'Test connection' }).click();
+    await this.connectionResult.waitFor();
+    return this.connectionResult.innerText();
   }
   async open() { await new Tabs(this.page).open('Run'); await this.page.getByLabel('Base URL', { exact: true }).waitFor(); }
   async connect({ provider = 'vllm', baseUrl, model, key, rpm, concurrency, itemLimit }) {
@@ -70,8 +86,9 @@ export class RunPage {
   /** The progress line as numbers: { done, total, failed, inFlight, cached }, or null before the first report. */
   async counts() {
     const text = await this.page.evaluate(() => document.querySelector('[data-testid="progress"]')?.innerText ?? '');
-    const m = /^(\d+) of (\d+) calls done, (\d+) failed, (\d+) in flight, (\d+) cached/.exec(text);
-    return m ? { done: +m[1], total: +m[2], failed: +m[3], inFlight: +m[4], cached: +m[5], text } : null;
+    const m = /^([\d,]+) of ([\d,]+) calls done, ([\d,]+) failed, ([\d,]+) in flight, ([\d,]+) cached/.exec(text);
+    const num = (s) => Number(s.replaceAll(',', ''));
+    return m ? { done: num(m[1]), total: num(m[2]), failed: num(m[3]), inFlight: num(m[4]), cached: num(m[5]), text } : null;
   }
   /** Waits until `predicate(counts)` holds (polled in the page, so no update is missed for long). */
   async waitCounts(predicate, timeout = 60_000) {
@@ -96,6 +113,49 @@ export class ResultsPage {
     this.rows = page.locator('[data-testid="results-table"] tbody tr');
   }
   async open() { await new Tabs(this.page).open('Results'); }
+  /** The notes under the results table. */
+  async notes() {
+    await this.table.waitFor();
+    return this.page.locator('figure.results-table .table-notes p').allInnerTexts();
+  }
+  /** Sets the intervals' settings (only those given), each as typed then committed. */
+  async setIntervalSettings({ resamples, confidence, seed }) {
+    const box = this.page.getByTestId('interval-settings');
+    for (const [label, value] of [['Resamples', resamples], ['Confidence (%)', confidence], ['Seed', seed]]) {
+      if (value === undefined) continue;
+      const input = box.getByLabel(label, { exact: true });
+      await input.fill(String(value));
+      await input.dispatchEvent('change');
+    }
+  }
+  get intervalError() { return this.page.getByTestId('interval-error'); }
+  /**
+   * The plots of the open cell panel as geometry in page pixels: per svg its title, size on
+   * the page and viewBox width, its bars (x0, x1), dots (cx, cy, r) and texts (text, box,
+   * rendered font size), all in the svg's own units unless said.
+   */
+  async plots() {
+    return this.page.locator('[data-testid="cell-panel"] svg.plot').evaluateAll((svgs) => svgs.map((svg) => {
+      const page = svg.getBoundingClientRect();
+      const texts = [...svg.querySelectorAll('text')].map((t) => {
+        const b = t.getBBox();
+        return {
+          text: t.textContent, x: Number(t.getAttribute('x')), size: Number(t.getAttribute('font-size')),
+          anchor: t.getAttribute('text-anchor'), rotated: !!t.getAttribute('transform'),
+          box: [b.x, b.y, b.x + b.width, b.y + b.height], renderedHeight: t.getBoundingClientRect().height,
+        };
+      });
+      return {
+        title: svg.querySelector(':scope > title')?.textContent,
+        shownWidth: page.width,
+        viewWidth: svg.viewBox.baseVal.width,
+        bars: [...svg.querySelectorAll('rect[width]')].filter((r) => r.querySelector('title'))
+          .map((r) => ({ x0: Number(r.getAttribute('x')), x1: Number(r.getAttribute('x')) + Number(r.getAttribute('width')), title: r.querySelector('title').textContent })),
+        dots: [...svg.querySelectorAll('circle')].map((c) => ({ cx: Number(c.getAttribute('cx')), cy: Number(c.getAttribute('cy')), r: Number(c.getAttribute('r')) })),
+        texts,
+      };
+    }));
+  }
   async setBaseline(name) { await this.page.getByLabel('Baseline', { exact: true }).selectOption(name); }
   async setStatistic(value) { await this.page.getByLabel('Statistic', { exact: true }).selectOption(value); }
   async setLevel(value) { await this.page.getByLabel('Level', { exact: true }).selectOption(value); }

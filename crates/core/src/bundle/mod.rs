@@ -246,6 +246,65 @@ impl Settings {
     }
 }
 
+/// What a user typed into one of the intervals' settings (the Results screen's Resamples,
+/// Confidence and Seed), and why it was refused; the setting keeps its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IntervalSettingError {
+    #[error("Resamples: `{0}` is not a whole number from 100 to {max}", max = crate::words::int(Settings::MAX_RESAMPLES))]
+    Resamples(String),
+    #[error("Confidence: `{0}` is not a percentage between 50 and 99.9 (e.g. 95)")]
+    Confidence(String),
+    #[error("Seed: `{0}` is not a whole number from 0 upwards")]
+    Seed(String),
+}
+
+impl Settings {
+    /// The fewest resamples the Results screen takes: fewer make the interval's ends noise.
+    pub const MIN_RESAMPLES: usize = 100;
+
+    /// Sets the resamples from text (`2000`, `2,000`).
+    pub fn set_resamples(&mut self, text: &str) -> Result<(), IntervalSettingError> {
+        let n = text.trim().replace([',', '_', ' '], "").parse::<usize>().ok();
+        match n.filter(|n| (Settings::MIN_RESAMPLES..=Settings::MAX_RESAMPLES).contains(n)) {
+            Some(n) => {
+                self.resamples = n;
+                Ok(())
+            }
+            None => Err(IntervalSettingError::Resamples(text.trim().to_owned())),
+        }
+    }
+
+    /// Sets the confidence level from a percentage (`95`, `99.5`, `90 %`).
+    pub fn set_confidence(&mut self, text: &str) -> Result<(), IntervalSettingError> {
+        let percent = text.trim().trim_end_matches('%').trim().parse::<f64>().ok();
+        match percent.filter(|p| (50.0..=99.9).contains(p)) {
+            Some(p) => {
+                self.confidence = p / 100.0;
+                Ok(())
+            }
+            None => Err(IntervalSettingError::Confidence(text.trim().to_owned())),
+        }
+    }
+
+    /// Sets the seed of every resampling from text.
+    pub fn set_seed(&mut self, text: &str) -> Result<(), IntervalSettingError> {
+        match text.trim().parse::<u64>() {
+            Ok(seed) => {
+                self.seed = seed;
+                Ok(())
+            }
+            Err(_) => Err(IntervalSettingError::Seed(text.trim().to_owned())),
+        }
+    }
+
+    /// The confidence level as the Confidence field shows it: `95`, `99.5`.
+    pub fn confidence_percent(&self) -> String {
+        let p = (self.confidence * 1000.0).round() / 10.0;
+        if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {

@@ -237,6 +237,10 @@ const OUTPUT_NAMES: &[&str] = &[
     "generation",
     "candidate",
     "target",
+    "output_text",
+    "model_output",
+    "generated_text",
+    "reply",
 ];
 const ID_NAMES: &[&str] = &["id", "item_id", "item", "uid", "example_id"];
 
@@ -283,7 +287,8 @@ fn split_letter(column: &str) -> Option<(&str, &str)> {
 /// Guesses a mapping from column names and contents: id/document/system/output by common
 /// names, numeric columns as ratings (with `_r1`-style suffixes as raters, and one-letter
 /// suffixes such as `coherence_a`, `coherence_b` as raters when two or more numeric columns
-/// share the stem), remaining text columns as inputs.
+/// share the stem), remaining text columns as inputs — or, when no column is named as an output
+/// and only one text column remains, that column as the output.
 pub(crate) fn guess(table: &Table) -> ColumnMapping {
     let mut taken = Vec::new();
     let pick = |names: &[&str], taken: &mut Vec<usize>| {
@@ -314,6 +319,13 @@ pub(crate) fn guess(table: &Table) -> ColumnMapping {
             inputs.push(name.clone());
         }
     }
+    // No column named as an output, and one text column: that text is what the humans rated
+    // (`id,text,system,human score`), not an input to it. With two or more text columns, which
+    // one is the output is not guessed.
+    let output = match output {
+        None if inputs.len() == 1 => inputs.pop(),
+        output => output,
+    };
     // `fluency_A`, `fluency_B`: one attribute rated by A and B. A lone `score_x` stays as is.
     let stems: Vec<Option<String>> = ratings
         .iter()
@@ -655,8 +667,8 @@ pub(crate) fn apply(
         return Err(LoadError::UnknownFormat {
             file: file.to_owned(),
             detail: format!(
-                "read as a table of {} column(s), but none is an output, an input or a rating; map the columns in the editor",
-                table.columns.len()
+                "read as a table of {}, but none is an output, an input or a rating; map the columns in the editor",
+                crate::words::count(table.columns.len(), "column", "columns")
             ),
         });
     }
@@ -830,5 +842,73 @@ mod tests {
         check("relevance", "relevance", None);
         check("score_final", "score_final", None);
         check("_r1", "_r1", None);
+    }
+
+    /// `id,text,system,human score` with 30 rows: 10 texts of each of 3 systems.
+    fn generic(header: &str, row: impl Fn(usize) -> String) -> String {
+        let mut out = format!("{header}\n");
+        for i in 0..30 {
+            out.push_str(&row(i));
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn a_lone_text_column_beside_a_system_is_the_output() {
+        let csv = generic("id,text,system,human score", |i| {
+            format!("{i},\"Output number {i}.\",sys{},{}", i % 3, 1 + i % 5)
+        });
+        let loaded = crate::data::load("mine.csv", csv.as_bytes()).expect("loads");
+        let m = loaded.mapping.as_ref().expect("a generic table has a mapping");
+        assert_eq!(m.output.as_deref(), Some("text"));
+        assert!(m.inputs.is_empty(), "{:?}", m.inputs);
+        assert_eq!((m.id.as_deref(), m.system.as_deref()), (Some("id"), Some("system")));
+        assert_eq!(m.ratings.len(), 1);
+        assert_eq!(m.ratings[0].attribute, "human score");
+        let items = &loaded.dataset.items;
+        assert_eq!(items.len(), 30);
+        assert_eq!(items[4].output, "Output number 4.");
+        assert!(!loaded.diagnostics.iter().any(|d| d.message.contains("no output column")));
+        // Without a document column each row is its own document: said, with what to do.
+        assert_eq!(loaded.summary.counts.documents, 30);
+        let note = crate::data::documents_note(&loaded).expect("a note");
+        assert!(
+            note.starts_with("No document column: every row is its own document. Each of the 30 documents holds one item, so document-level correlations"),
+            "{note}"
+        );
+        assert!(note.contains("map the column that says which input as “document”"), "{note}");
+    }
+
+    #[test]
+    fn documents_with_several_outputs_need_no_note() {
+        let csv = generic("doc,text,system,human score", |i| {
+            format!("d{},\"Output {i}.\",sys{},{}", i / 3, i % 3, 1 + i % 5)
+        });
+        let loaded = crate::data::load("mine.csv", csv.as_bytes()).expect("loads");
+        let m = loaded.mapping.as_ref().expect("mapping");
+        assert_eq!((m.document.as_deref(), m.output.as_deref()), (Some("doc"), Some("text")));
+        assert_eq!(loaded.summary.counts.documents, 10);
+        assert_eq!(crate::data::documents_note(&loaded), None);
+    }
+
+    #[test]
+    fn two_text_columns_keep_the_output_unguessed() {
+        // Which of two texts is rated is not guessed: both stay inputs, and the editor says so.
+        let csv = generic("id,question,reply_text,system,score", |i| {
+            format!("{i},Q{i}?,A{i}.,s{},{}", i % 2, 1 + i % 5)
+        });
+        let loaded = crate::data::load("mine.csv", csv.as_bytes()).expect("loads");
+        let m = loaded.mapping.as_ref().expect("mapping");
+        assert_eq!(m.output, None);
+        assert_eq!(m.inputs, vec!["question".to_owned(), "reply_text".to_owned()]);
+        // A named output still wins over the lone-text rule.
+        let csv = generic("id,source,output,score", |i| format!("{i},S{i},O{i},{}", 1 + i % 5));
+        let loaded = crate::data::load("mine.csv", csv.as_bytes()).expect("loads");
+        let m = loaded.mapping.as_ref().expect("mapping");
+        assert_eq!(
+            (m.output.as_deref(), m.inputs.clone()),
+            (Some("output"), vec!["source".to_owned()])
+        );
     }
 }

@@ -90,6 +90,12 @@ pub enum Format {
 }
 
 impl Format {
+    /// A table of the user's own read through a column mapping (CSV, TSV, JSON, JSON Lines),
+    /// not one of the papers' released shapes.
+    pub fn is_generic_table(self) -> bool {
+        matches!(self, Format::Csv | Format::Tsv | Format::Json | Format::Jsonl)
+    }
+
     /// The format called `name` ([`Format::name`], which is also its serde name).
     pub fn from_name(name: &str) -> Option<Format> {
         serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
@@ -166,6 +172,40 @@ pub struct AttributeRange {
     pub max: f64,
 }
 
+/// What the Data screen says when no document holds two rated items: document-level
+/// correlations (one per document, across the systems' outputs for it) are then undefined, and
+/// the Results screen's document-level cells blank. Names where the documents came from — the
+/// mapped column, rows with the same input text, or each row on its own when the file has
+/// neither — and what to do. `None` when some document holds two items, or there are none.
+pub fn documents_note(loaded: &Loaded) -> Option<String> {
+    let items = &loaded.dataset.items;
+    let mut sizes: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for item in items {
+        *sizes.entry(item.document_id.as_str()).or_default() += 1;
+    }
+    if items.len() < 2 || sizes.values().any(|&n| n >= 2) {
+        return None;
+    }
+    let each = format!(
+        "Each of the {} holds one item, so document-level correlations (within a document, across the systems' outputs for it) are undefined and the Results screen's document-level cells stay blank",
+        crate::words::count(sizes.len(), "document", "documents")
+    );
+    let fix = "If several rows rate outputs for the same input, map the column that says which input as “document” in the column mapping below.";
+    Some(match &loaded.mapping {
+        Some(m) => match (&m.document, m.inputs.is_empty()) {
+            (Some(column), _) => format!("Documents come from the column {column}. {each}."),
+            (None, true) => {
+                format!("No document column: every row is its own document. {each}. {fix}")
+            }
+            (None, false) => format!(
+                "No document column: rows with the same input text ({}) are one document, and no two rows share theirs. {each}. {fix}",
+                m.inputs.join(", ")
+            ),
+        },
+        None => format!("{each}."),
+    })
+}
+
 /// Computes the summary of a loaded dataset and its runs.
 pub fn summarize(format: Format, dataset: &Dataset, runs: &[JudgeRun]) -> Summary {
     let mut documents = BTreeSet::new();
@@ -236,8 +276,8 @@ pub fn load_with_mapping(
             Some(line),
             None,
             format!(
-                "{} NaN / Infinity value(s), which JSON does not have (Python's json.dump writes them), read as missing",
-                fixed.count
+                "{} (NaN / Infinity), which JSON does not have (Python's json.dump writes them), read as missing",
+                crate::words::count(fixed.count, "non-number value", "non-number values")
             ),
         ));
         text = std::borrow::Cow::Owned(fixed.text);
@@ -378,7 +418,9 @@ fn unique_ids(name: &str, dataset: &mut Dataset, mapped: bool, diags: &mut Vec<D
             None,
             None,
             format!(
-                "{renamed} id(s) repeat an earlier one and were renamed (first: `{}` → `{}`){}",
+                "{} an earlier one and {} renamed (first: `{}` → `{}`){}",
+                crate::words::count(renamed, "id repeats", "ids repeat"),
+                crate::words::plural(renamed, "was", "were"),
                 text::clip(&old),
                 text::clip(&new),
                 if mapped { "; map an id column with unique values to keep your own" } else { "" }

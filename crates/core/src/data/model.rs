@@ -204,6 +204,24 @@ impl HumanRating {
     pub fn released(aggregate: f64) -> HumanRating {
         HumanRating { raters: Vec::new(), aggregate, how: Aggregate::Released }
     }
+
+    /// The rating in words, with where it comes from: `3.667 (mean of r1 4, r2 3, r3 4)`;
+    /// with one value per item, `4 (the file's value)` for a table of the user's own
+    /// (`own_table`) and `4.333 (the released aggregate)` for a paper's file.
+    pub fn describe(&self, own_table: bool) -> String {
+        let value = crate::words::short(self.aggregate);
+        if self.raters.is_empty() {
+            let whose = if own_table { "the file's value" } else { "the released aggregate" };
+            format!("{value} ({whose})")
+        } else {
+            let raters: Vec<String> = self
+                .raters
+                .iter()
+                .map(|r| format!("{} {}", r.rater, crate::words::short(r.score)))
+                .collect();
+            format!("{value} (mean of {})", raters.join(", "))
+        }
+    }
 }
 
 /// One rater's score.

@@ -145,3 +145,86 @@ mod tests {
         }
     }
 }
+
+/// Why a download got no readable response, as the page can tell (a download's own error says
+/// only "failed to fetch" in every case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadCause {
+    /// The browser says it has no network connection.
+    Offline,
+    /// This page's Content-Security-Policy refused the address before anything was sent.
+    BlockedByPage,
+    /// The host answered, but does not let pages from other sites read the file (CORS).
+    CorsRefused,
+    /// Online, yet nothing answered: a wrong address, the host down, a firewall or proxy.
+    Unreachable,
+}
+
+/// The `host` of a URL (the whole text when it is not one).
+fn host_of(url: &str) -> &str {
+    url.split_once("://")
+        .map_or(url, |(_, rest)| rest.split(['/', '?', '#']).next().unwrap_or(rest))
+}
+
+/// What happened to the download of `url`, and what to do about it: `(said, advice)`. Said of a
+/// file on the web, not of a server the user runs (no "start the server").
+pub fn explain_download(url: &str, cause: DownloadCause) -> (String, String) {
+    let host = host_of(url);
+    let from_disk = "download the file another way and load it from disk";
+    match cause {
+        DownloadCause::Offline => (
+            format!("this page is offline, so {host} cannot be reached."),
+            format!("Connect to the internet and try again, or {from_disk}."),
+        ),
+        DownloadCause::Unreachable => (
+            format!(
+                "{host} cannot be reached from this page: nothing answered (the address may be wrong, the host down, or a firewall or proxy in the way)."
+            ),
+            format!("Check the address and your connection and try again, or {from_disk}."),
+        ),
+        DownloadCause::BlockedByPage => (
+            format!(
+                "this page does not allow downloads from {host}: its Content-Security-Policy refused the request before anything was sent."
+            ),
+            format!(
+                "The page allows downloads from any https:// address, and http:// only from this computer (127.0.0.1, localhost): use the file's https:// address, or {from_disk}."
+            ),
+        ),
+        DownloadCause::CorsRefused => (
+            format!(
+                "{host} answered, but does not let web pages from other sites read its files (CORS)."
+            ),
+            format!(
+                "The host must allow it (raw.githubusercontent.com does; most file hosts' view pages do not); or {from_disk}."
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod download_tests {
+    use super::*;
+
+    #[test]
+    fn an_offline_download_says_offline_and_never_start_a_server() {
+        let url = "https://raw.githubusercontent.com/o/r/abc/data.json";
+        let causes = [
+            DownloadCause::Offline,
+            DownloadCause::Unreachable,
+            DownloadCause::BlockedByPage,
+            DownloadCause::CorsRefused,
+        ];
+        for cause in causes {
+            let (said, advice) = explain_download(url, cause);
+            let all = format!("{said} {advice}");
+            assert!(!all.contains("serve`") && !all.contains("Start the server"), "{all}");
+            assert!(all.contains("raw.githubusercontent.com"), "{all}");
+            assert!(all.contains("load it from disk"), "{all}");
+        }
+        let (said, advice) = explain_download(url, DownloadCause::Offline);
+        assert_eq!(said, "this page is offline, so raw.githubusercontent.com cannot be reached.");
+        assert!(advice.starts_with("Connect to the internet and try again"), "{advice}");
+        let (said, _) = explain_download(url, DownloadCause::Unreachable);
+        assert!(said.starts_with("raw.githubusercontent.com cannot be reached"), "{said}");
+    }
+}

@@ -83,7 +83,8 @@ pub(crate) fn decode<'a>(file: &str, bytes: &'a [u8], diags: &mut Vec<Diagnostic
                 None,
                 format!(
                     "the file is not valid UTF-8 (first bad byte at offset {valid}); \
-                     {count} invalid sequence(s) replaced by U+FFFD"
+                     {} replaced by U+FFFD",
+                    crate::words::count(count, "invalid sequence", "invalid sequences")
                 ),
             ));
             Cow::Owned(bad.into_owned())
@@ -181,10 +182,10 @@ pub(crate) fn split_array<'a>(
                         Some(line),
                         None,
                         format!(
-                            "JSON error in record {}: {}; kept the {} record(s) before it",
+                            "JSON error in record {}: {}; kept the {} before it",
                             out.len() + 1 + skipped,
                             strip_position(&e),
-                            out.len()
+                            crate::words::count(out.len(), "record", "records")
                         ),
                     ));
                     return out;
@@ -207,7 +208,10 @@ pub(crate) fn split_array<'a>(
                     file,
                     Some(lines.line_at(start)),
                     None,
-                    format!("the array ends early (truncated file?); kept {} record(s)", out.len()),
+                    format!(
+                        "the array ends early (truncated file?); kept {}",
+                        crate::words::count(out.len(), "record", "records")
+                    ),
                 ));
                 return out;
             }
@@ -236,9 +240,9 @@ pub(crate) fn split_array<'a>(
                     Some(lines.line_at(i)),
                     None,
                     format!(
-                        "expected `,` or `]` after record {} but {what}; kept {} record(s)",
+                        "expected `,` or `]` after record {} but {what}; kept {}",
                         out.len() + skipped,
-                        out.len()
+                        crate::words::count(out.len(), "record", "records")
                     ),
                 ));
                 return out;

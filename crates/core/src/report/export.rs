@@ -367,7 +367,7 @@ mod tests {
         assert_eq!(
             md,
             "**T\\_1 & co**\n\n| Who | a\\|b r | a\\|b τ | note |\n|---|---:|---:|---|\n\
-             | x,1 | **0.123** | 1000.5 (2.2) | say \"hi\" |\n| y\\|2 | – | – |  |\n\nBold: p \\< 0.05.\n"
+             | x,1 | **0.123** | 1,000.5 (2.2) | say \"hi\" |\n| y\\|2 | – | – |  |\n\nBold: p \\< 0.05.\n"
         );
     }
 
@@ -388,7 +388,7 @@ mod tests {
         let tex = latex(&sample());
         assert!(tex.starts_with("\\begin{table}[t]\n\\centering\n\\caption{T\\_1 \\& co}\n\\label{tab:t-1}\n\\begin{tabular}{lrrl}\n\\toprule\n"), "{tex}");
         assert!(tex.contains("Who & \\multicolumn{2}{c}{a\\textbar{}b} & \\\\\n\\cmidrule(lr){2-3}\n & $r$ & $\\tau$ & note \\\\\n\\midrule\n"), "{tex}");
-        assert!(tex.contains("x,1 & \\textbf{0.123} & 1000.5 (2.2) & say \"hi\" \\\\\n"), "{tex}");
+        assert!(tex.contains("x,1 & \\textbf{0.123} & 1,000.5 (2.2) & say \"hi\" \\\\\n"), "{tex}");
         assert!(tex.contains("y\\textbar{}2 & -- & -- &  \\\\\n"), "{tex}");
         assert!(tex.ends_with("\\bottomrule\n\\end{tabular}\n\\par\\smallskip{\\footnotesize Bold: p \\textless{} 0.05.}\n\\end{table}\n"), "{tex}");
     }

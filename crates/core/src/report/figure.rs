@@ -269,6 +269,17 @@ impl Figure {
         }
     }
 
+    /// The figure drawn to fit `width` units (the page's room for it): histograms and
+    /// scatters narrow their plot area, down to a minimum, and keep their text at full size;
+    /// heatmaps and rankings keep their size. Exports use [`Figure::scene`].
+    pub fn scene_within(&self, width: f64) -> Scene {
+        match &self.plot {
+            Plot::Histogram(p) => p.scene_within(Some(width)),
+            Plot::Scatter(p) => p.scene_within(Some(width)),
+            _ => self.scene(),
+        }
+    }
+
     /// The figure as a standalone SVG document.
     pub fn to_svg(&self) -> String {
         self.scene().to_svg()
@@ -650,17 +661,129 @@ impl Ranking {
 }
 
 /// Counts of values in equal-width bins over `[lo, hi]` (the data's range when `None`).
+///
+/// Ratings on a scale are binned by [`Histogram::of_ratings`]: one bin per point of the grid
+/// the ratings lie on (the scale's whole points, or halves, thirds … when they are means of
+/// raters or samples), centred on it, over the whole scale — so a bar stands on its tick, and
+/// a judge who never said 5 on a 1–5 scale shows an empty bar at 5, not an axis that ends at 4.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     pub title: String,
     pub values: Vec<f64>,
     pub bins: usize,
     pub range: Option<(f64, f64)>,
+    /// The value axis' ticks fall on bin centres, at the multiples of this step (ratings on a
+    /// grid); `None`: round ticks over the range (continuous values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_step: Option<f64>,
 }
+
+/// The most bins a histogram of ratings has before it bins them as continuous values.
+const MAX_GRID_BINS: usize = 41;
+
+/// Whether every value lies on `lo + j / k` for whole `j`.
+fn on_grid(values: &[f64], lo: f64, k: f64) -> bool {
+    values.iter().all(|v| {
+        let j = (v - lo) * k;
+        (j - j.round()).abs() < 1e-6 * k.max(1.0)
+    })
+}
+
+/// The tick step of a histogram whose bins are `width` wide over `span`: the smallest round
+/// number (1, 2, 2.5, 5 × 10ᵏ) that is a whole number of bins and leaves at most ten ticks.
+fn centre_step(width: f64, span: f64) -> f64 {
+    let mut magnitude = 10f64.powf(width.log10().floor() - 1.0);
+    for _ in 0..12 {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            let step = m * magnitude;
+            let bins = step / width;
+            if step >= width * (1.0 - 1e-9)
+                && (bins - bins.round()).abs() < 1e-6
+                && span / step <= 10.0 + 1e-9
+            {
+                return step;
+            }
+        }
+        magnitude *= 10.0;
+    }
+    span.max(width)
+}
+
+/// Decimals a tick label needs to show multiples of `step` exactly.
+fn step_decimals(step: f64) -> usize {
+    (0..=6)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6
+        })
+        .unwrap_or(6)
+}
+
+/// Width of a histogram's or scatter's plot area: the design width, or what fits in
+/// `within` (the page's room for it) without going below a readable minimum.
+fn plot_width(design: f64, margins: f64, within: Option<f64>) -> f64 {
+    match within {
+        Some(w) if w.is_finite() => (w - margins).clamp(MIN_PLOT_W, design),
+        _ => design,
+    }
+}
+
+/// The narrowest plot area a histogram or scatter is drawn in: on a narrower screen the
+/// picture scrolls rather than shrinking its text.
+const MIN_PLOT_W: f64 = 180.0;
 
 impl Histogram {
     pub fn new(title: impl Into<String>, values: Vec<f64>, bins: usize) -> Histogram {
-        Histogram { title: title.into(), values, bins: bins.max(1), range: None }
+        Histogram { title: title.into(), values, bins: bins.max(1), range: None, tick_step: None }
+    }
+
+    /// A histogram of ratings on `scale` (`(min, max)`; the data's range when `None`): one bin
+    /// per point of the grid the values lie on (whole points, halves, thirds, … tenths),
+    /// centred on it, when there are at most 41; else bins of a round width (about twelve)
+    /// from the scale's bottom.
+    pub fn of_ratings(
+        title: impl Into<String>,
+        values: Vec<f64>,
+        scale: Option<(f64, f64)>,
+    ) -> Histogram {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let data = data_bounds(finite.iter().copied());
+        let (lo, hi) = match (scale, data) {
+            (Some((a, b)), Some((c, d))) => (a.min(c), b.max(d)),
+            (Some(s), None) => s,
+            (None, Some(d)) => d,
+            (None, None) => (0.0, 1.0),
+        };
+        let mut h = Histogram::new(title, values, 10);
+        let grid = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0].into_iter().find(|&k| {
+            let span = (hi - lo) * k;
+            (span - span.round()).abs() < 1e-6
+                && (span.round() as usize) < MAX_GRID_BINS
+                && on_grid(&finite, lo, k)
+        });
+        match grid {
+            Some(k) => {
+                let width = 1.0 / k;
+                h.bins = ((hi - lo) * k).round() as usize + 1;
+                h.range = Some((lo - width / 2.0, hi + width / 2.0));
+                h.tick_step = Some(centre_step(width, hi - lo));
+            }
+            None => {
+                // Continuous values: bins of a round width (0.5 on a 1–5 scale, 0.1 on 0–1,
+                // 10 on 0–100), so their edges fall on the ticks.
+                let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
+                let raw = (hi - lo) / 12.0;
+                let magnitude = 10f64.powf(raw.log10().floor());
+                let width = [1.0, 2.0, 2.5, 5.0, 10.0]
+                    .into_iter()
+                    .map(|m| m * magnitude)
+                    .find(|&w| w >= raw * (1.0 - 1e-9))
+                    .unwrap_or(10.0 * magnitude);
+                h.bins = (((hi - lo) / width) - 1e-9).ceil().max(1.0) as usize;
+                h.range = Some((lo, lo + h.bins as f64 * width));
+            }
+        }
+        h
     }
 
     /// Bin edges and counts; a value equal to the upper edge falls in the last bin, values
@@ -680,23 +803,75 @@ impl Histogram {
         (edges, counts)
     }
 
+    /// The x-axis ticks: `(value, label)`.
+    fn value_ticks(&self, edges: &[f64]) -> Vec<(f64, String)> {
+        let (lo, hi) = (edges[0], edges[edges.len() - 1]);
+        match self.tick_step {
+            Some(step) => {
+                let half = (hi - lo) / (edges.len() - 1) as f64 / 2.0;
+                let (first, last) = (lo + half, hi - half);
+                let decimals = step_decimals(step);
+                let mut out = Vec::new();
+                let mut j = (first / step - 1e-9).ceil() as i64;
+                while (j as f64) * step <= last + 1e-9 {
+                    let v = j as f64 * step;
+                    out.push((v, format_value(Some(v), decimals)));
+                    j += 1;
+                }
+                out
+            }
+            None => {
+                let values = NiceAxis::new(lo, hi, false);
+                values
+                    .ticks()
+                    .into_iter()
+                    .filter(|t| *t >= lo - 1e-9 && *t <= hi + 1e-9)
+                    .map(|t| (t, values.label(t)))
+                    .collect()
+            }
+        }
+    }
+
     pub fn scene(&self) -> Scene {
+        self.scene_within(None)
+    }
+
+    /// The histogram drawn to fit `within` units of width (the page's room for it), its text
+    /// at full size; [`Histogram::scene`] draws it at its design width.
+    pub fn scene_within(&self, within: Option<f64>) -> Scene {
         const LEFT: f64 = 52.0;
+        const RIGHT: f64 = 16.0;
         const TOP: f64 = 36.0;
-        const PLOT_W: f64 = 360.0;
         const PLOT_H: f64 = 180.0;
+        let plot_w = plot_width(360.0, LEFT + RIGHT, within);
         let (edges, counts) = self.counts();
         let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
         let bottom = TOP + PLOT_H;
-        let x = Axis::new(edges[0], edges[edges.len() - 1], LEFT, LEFT + PLOT_W);
+        let x = Axis::new(edges[0], edges[edges.len() - 1], LEFT, LEFT + plot_w);
         // Counts are whole numbers: so are their ticks.
         let count_axis = NiceAxis::new(0.0, max, true);
         let y = Axis::nice(&count_axis, bottom, TOP);
         let mut shapes = vec![text(4.0, 16.0, self.title.clone(), Anchor::Start, 13.0)];
-        y_axis(&mut shapes, &count_axis, &y, LEFT, LEFT + PLOT_W);
+        y_axis(&mut shapes, &count_axis, &y, LEFT, LEFT + plot_w);
+        let centred = self.tick_step.is_some();
         for (i, &count) in counts.iter().enumerate() {
             let (a, b) = (edges[i], edges[i + 1]);
             let top = y.at(count as f64);
+            let what = if centred {
+                let c = (a + b) / 2.0;
+                format!(
+                    "{}: {}",
+                    format_value(Some(c), step_decimals(b - a).min(2)),
+                    count_word(count)
+                )
+            } else {
+                format!(
+                    "[{}, {}): {}",
+                    format_value(Some(a), 2),
+                    format_value(Some(b), 2),
+                    count_word(count)
+                )
+            };
             shapes.push(Shape::Rect {
                 x: x.at(a),
                 y: top,
@@ -704,29 +879,35 @@ impl Histogram {
                 h: bottom - top,
                 fill: ACCENT.to_owned(),
                 stroke: Some("#ffffff".to_owned()),
-                title: Some(format!(
-                    "[{}, {}): {count}",
-                    format_value(Some(a), 2),
-                    format_value(Some(b), 2)
-                )),
+                title: Some(what),
             });
         }
-        // Round value ticks inside the binned range.
-        let values = NiceAxis::new(edges[0], edges[edges.len() - 1], false);
-        for t in values.ticks().into_iter().filter(|t| *t >= x.lo - 1e-9 && *t <= x.hi + 1e-9) {
+        // Value ticks: on the bins' centres (ratings on a grid), else round values.
+        let mut right_edge = f64::NEG_INFINITY;
+        for (t, label) in self.value_ticks(&edges) {
             let px = x.at(t);
             shapes.push(line(px, bottom, px, bottom + 3.0, MUTED));
-            shapes.push(text(px, bottom + 14.0, values.label(t), Anchor::Middle, 10.0));
+            // A label that would run into the one before it is left out (its tick stays).
+            let w = text_width(&label, 10.0);
+            if px - w / 2.0 >= right_edge + 2.0 {
+                right_edge = px + w / 2.0;
+                shapes.push(text(px, bottom + 14.0, label, Anchor::Middle, 10.0));
+            }
         }
-        shapes.push(line(LEFT, bottom, LEFT + PLOT_W, bottom, MUTED));
+        shapes.push(line(LEFT, bottom, LEFT + plot_w, bottom, MUTED));
         y_title(&mut shapes, "count", TOP, bottom);
         Scene {
-            width: (LEFT + PLOT_W + 16.0).max(text_width(&self.title, 13.0) + 8.0),
+            width: (LEFT + plot_w + RIGHT).max(text_width(&self.title, 13.0) + 8.0),
             height: bottom + 24.0,
             title: self.title.clone(),
             shapes,
         }
     }
+}
+
+/// `1 item`, `12 items`, as a bar's title says its count.
+fn count_word(n: usize) -> String {
+    crate::words::count(n, "item", "items")
 }
 
 /// Points `(x, y)` with optional labels (shown on hover and next to the point when few).
@@ -737,7 +918,16 @@ pub struct Scatter {
     pub y_label: String,
     pub points: Vec<(f64, f64)>,
     pub labels: Vec<String>,
+    /// The ranges the axes span at least (the ratings' scales), beside the data's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x_range: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_range: Option<(f64, f64)>,
 }
+
+/// How far inside the axes the outermost points sit: the largest dot's radius and a gap, so
+/// no dot covers an axis or a tick label.
+const SCATTER_INSET: f64 = 16.0;
 
 impl Scatter {
     pub fn new(
@@ -752,6 +942,8 @@ impl Scatter {
             y_label: y_label.into(),
             points,
             labels: Vec::new(),
+            x_range: None,
+            y_range: None,
         }
     }
 
@@ -760,12 +952,24 @@ impl Scatter {
         self
     }
 
+    /// The axes span at least these ranges (e.g. both ratings' scales).
+    pub fn ranges(mut self, x: Option<(f64, f64)>, y: Option<(f64, f64)>) -> Scatter {
+        self.x_range = x;
+        self.y_range = y;
+        self
+    }
+
     pub fn scene(&self) -> Scene {
+        self.scene_within(None)
+    }
+
+    /// The scatter drawn to fit `within` units of width, its text at full size.
+    pub fn scene_within(&self, within: Option<f64>) -> Scene {
         const LEFT: f64 = 60.0;
         const TOP: f64 = 36.0;
-        const PLOT_W: f64 = 360.0;
         const PLOT_H: f64 = 240.0;
         const RIGHT: f64 = 16.0;
+        let plot_w = plot_width(360.0, LEFT + RIGHT, within);
         let bottom = TOP + PLOT_H;
         let finite: Vec<(usize, (f64, f64))> = self
             .points
@@ -774,15 +978,22 @@ impl Scatter {
             .enumerate()
             .filter(|(_, (a, b))| a.is_finite() && b.is_finite())
             .collect();
-        let (xl, xh) = data_bounds(finite.iter().map(|p| p.1.0)).unwrap_or((0.0, 1.0));
-        let (yl, yh) = data_bounds(finite.iter().map(|p| p.1.1)).unwrap_or((0.0, 1.0));
+        let span = |data: Option<(f64, f64)>, range: Option<(f64, f64)>| match (data, range) {
+            (Some((a, b)), Some((c, d))) => (a.min(c), b.max(d)),
+            (Some(d), None) | (None, Some(d)) => d,
+            (None, None) => (0.0, 1.0),
+        };
+        let (xl, xh) = span(data_bounds(finite.iter().map(|p| p.1.0)), self.x_range);
+        let (yl, yh) = span(data_bounds(finite.iter().map(|p| p.1.1)), self.y_range);
         let (nx, ny) = (NiceAxis::new(xl, xh, false), NiceAxis::new(yl, yh, false));
-        let x = Axis::nice(&nx, LEFT, LEFT + PLOT_W);
-        let y = Axis::nice(&ny, bottom, TOP);
+        // The values span the plot inside an inset, so a dot at the range's end stays clear of
+        // the axes and their labels.
+        let x = Axis::nice(&nx, LEFT + SCATTER_INSET, LEFT + plot_w - SCATTER_INSET);
+        let y = Axis::nice(&ny, bottom - SCATTER_INSET, TOP + SCATTER_INSET);
         let mut shapes = vec![text(4.0, 16.0, self.title.clone(), Anchor::Start, 13.0)];
-        y_axis(&mut shapes, &ny, &y, LEFT, LEFT + PLOT_W);
+        y_axis(&mut shapes, &ny, &y, LEFT, LEFT + plot_w);
         x_axis(&mut shapes, &nx, &x, bottom);
-        shapes.push(line(LEFT, bottom, LEFT + PLOT_W, bottom, MUTED));
+        shapes.push(line(LEFT, bottom, LEFT + plot_w, bottom, MUTED));
         shapes.push(line(LEFT, TOP, LEFT, bottom, MUTED));
         // Points on the same pixel are drawn once, larger the more items they hold: ratings are
         // discrete, so a 10,000-item run has a few hundred distinct positions, and one circle
@@ -815,8 +1026,8 @@ impl Scatter {
                 let some: Vec<String> = members.iter().take(5).filter_map(|&i| label(i)).collect();
                 let more = if members.len() > 5 { ", …" } else { "" };
                 format!(
-                    "{} items at ({}, {}){}",
-                    members.len(),
+                    "{} at ({}, {}){}",
+                    count_word(members.len()),
                     format_value(Some(a), 3),
                     format_value(Some(b), 3),
                     if some.is_empty() {
@@ -826,7 +1037,7 @@ impl Scatter {
                     }
                 )
             };
-            let r = (4.0 + 1.5 * ((members.len() - 1) as f64).sqrt()).min(14.0);
+            let r = (4.0 + 1.5 * ((members.len() - 1) as f64).sqrt()).min(SCATTER_INSET - 2.0);
             shapes.push(Shape::Circle {
                 cx: px,
                 cy: py,
@@ -849,7 +1060,7 @@ impl Scatter {
                     let x0 = if anchor == Anchor::Start { lx } else { lx - w };
                     let bbox = [x0, ly - 9.0, x0 + w, ly + 1.0];
                     let inside = x0 >= LEFT
-                        && bbox[2] <= LEFT + PLOT_W + RIGHT
+                        && bbox[2] <= LEFT + plot_w + RIGHT
                         && bbox[1] >= TOP - 10.0
                         && bbox[3] <= bottom;
                     let clear = placed.iter().all(|o| {
@@ -864,7 +1075,7 @@ impl Scatter {
             }
         }
         shapes.push(text(
-            LEFT + PLOT_W / 2.0,
+            LEFT + plot_w / 2.0,
             bottom + 32.0,
             self.x_label.clone(),
             Anchor::Middle,
@@ -872,7 +1083,7 @@ impl Scatter {
         ));
         y_title(&mut shapes, &self.y_label, TOP, bottom);
         Scene {
-            width: (LEFT + PLOT_W + RIGHT).max(text_width(&self.title, 13.0) + 8.0),
+            width: (LEFT + plot_w + RIGHT).max(text_width(&self.title, 13.0) + 8.0),
             height: bottom + 40.0,
             title: self.title.clone(),
             shapes,
@@ -949,6 +1160,163 @@ mod tests {
         assert_eq!(counts, vec![1, 2, 1, 1]);
     }
 
+    /// A bar as (left, right, title).
+    type Bar = (f64, f64, String);
+
+    /// The bars of a scene and its x-axis tick labels as (x, text).
+    fn bars_and_ticks(scene: &Scene) -> (Vec<Bar>, Vec<(f64, String)>) {
+        let bars = scene
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Rect { x, w, title: Some(t), .. } => Some((*x, x + w, t.clone())),
+                _ => None,
+            })
+            .collect();
+        let ticks = scene
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Text { x, text, anchor: Anchor::Middle, size, angle, .. }
+                    if *size == 10.0 && *angle == 0.0 =>
+                {
+                    Some((*x, text.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        (bars, ticks)
+    }
+
+    #[test]
+    fn rating_histograms_stand_each_bar_on_its_tick_over_the_whole_scale() {
+        // A judge who said 1 to 4 on a 1–5 scale: five bars, the last empty, every point
+        // labelled under the middle of its bar.
+        let h =
+            Histogram::of_ratings("judge", vec![1.0, 2.0, 2.0, 3.0, 4.0, 4.0], Some((1.0, 5.0)));
+        let (edges, counts) = h.counts();
+        assert_eq!(edges, vec![0.5, 1.5, 2.5, 3.5, 4.5, 5.5]);
+        assert_eq!(counts, vec![1, 2, 1, 2, 0]);
+        let (bars, ticks) = bars_and_ticks(&h.scene());
+        assert_eq!(
+            ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            ["1", "2", "3", "4", "5"]
+        );
+        for ((left, right, title), (x, label)) in bars.iter().zip(&ticks) {
+            assert!(((left + right) / 2.0 - x).abs() < 1e-9, "bar {title} centred on tick {label}");
+            assert!(title.starts_with(&format!("{label}: ")), "{title}");
+        }
+        assert_eq!(bars[4].2, "5: 0 items");
+        // Humans' means of three raters lie on thirds: one bar per third, ticks on the whole
+        // points, each on the middle of a bar; never 0.4-wide bins.
+        let means = vec![1.0, 4.0 / 3.0, 5.0 / 3.0, 3.0, 11.0 / 3.0, 5.0];
+        let h = Histogram::of_ratings("humans", means, Some((1.0, 5.0)));
+        let (edges, counts) = h.counts();
+        assert_eq!(counts.len(), 13);
+        assert!((edges[1] - edges[0] - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(counts.iter().sum::<usize>(), 6);
+        let (bars, ticks) = bars_and_ticks(&h.scene());
+        assert_eq!(
+            ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            ["1", "2", "3", "4", "5"]
+        );
+        for (x, label) in &ticks {
+            assert!(
+                bars.iter().any(|(l, r, _)| ((l + r) / 2.0 - x).abs() < 1e-6),
+                "tick {label} on a bar's middle"
+            );
+        }
+        // A 1–3 scale keeps whole ticks (no 1.5 between bars).
+        let h = Histogram::of_ratings("t", vec![1.0, 2.0, 3.0], Some((1.0, 3.0)));
+        let (_, ticks) = bars_and_ticks(&h.scene());
+        assert_eq!(ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["1", "2", "3"]);
+        // Continuous values: bins of a round width over the scale, round ticks at their edges.
+        let h = Histogram::of_ratings("c", vec![0.12, 0.5, 0.77, 0.931], Some((0.0, 1.0)));
+        assert_eq!((h.bins, h.tick_step), (10, None));
+        let (lo, hi) = h.range.expect("a continuous histogram has a range");
+        assert!(lo == 0.0 && (hi - 1.0).abs() < 1e-9, "{lo}..{hi}");
+        // Means of 20 samples on a 1–5 scale: half-point bins, not 0.4-wide ones.
+        let means: Vec<f64> = (0..40).map(|i| 1.0 + f64::from(i) * 0.1).collect();
+        let h =
+            Histogram::of_ratings("m", means.iter().map(|m| m + 0.05).collect(), Some((1.0, 5.0)));
+        let (edges, counts) = h.counts();
+        assert_eq!(edges.len(), 9, "{edges:?}");
+        assert!((edges[1] - edges[0] - 0.5).abs() < 1e-9);
+        assert_eq!(counts.iter().sum::<usize>(), 40);
+    }
+
+    #[test]
+    fn the_class_histogram_labels_every_point_of_the_scale() {
+        let h = Histogram::of_ratings("class", vec![2.0, 4.0, 4.0, 5.0], Some((1.0, 5.0)));
+        let (_, ticks) = bars_and_ticks(&h.scene());
+        assert_eq!(
+            ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            ["1", "2", "3", "4", "5"]
+        );
+        // A 0–10 scale too, and a 1–20 one every other point.
+        let h = Histogram::of_ratings("ten", vec![0.0, 10.0], Some((0.0, 10.0)));
+        assert_eq!(bars_and_ticks(&h.scene()).1.len(), 11);
+        let h = Histogram::of_ratings("twenty", vec![1.0, 20.0], Some((1.0, 20.0)));
+        let labels: Vec<String> = bars_and_ticks(&h.scene()).1.into_iter().map(|t| t.1).collect();
+        assert_eq!(labels.first().map(String::as_str), Some("2"));
+        assert_eq!(labels.last().map(String::as_str), Some("20"));
+    }
+
+    #[test]
+    fn scatter_dots_keep_clear_of_the_axes_and_their_labels() {
+        // Points at the corners of the scale, one holding many items (the largest dot).
+        let mut points = vec![(1.0, 1.0); 60];
+        points.extend([(5.0, 5.0), (1.0, 5.0), (5.0, 1.0)]);
+        let scene = Scatter::new("s", "human", "judge", points)
+            .ranges(Some((1.0, 5.0)), Some((1.0, 5.0)))
+            .scene();
+        let labels = boxes(&scene);
+        let (left, bottom) = (60.0, 36.0 + 240.0);
+        for shape in &scene.shapes {
+            let Shape::Circle { cx, cy, r, .. } = shape else { continue };
+            assert!(cx - r >= left + 1.0, "a dot at x {cx} (r {r}) covers the y axis");
+            assert!(cy + r <= bottom - 1.0, "a dot at y {cy} (r {r}) covers the x axis");
+            for (text, b) in &labels {
+                let apart = cx + r <= b[0] || b[2] <= cx - r || cy + r <= b[1] || b[3] <= cy - r;
+                assert!(apart, "the dot at ({cx}, {cy}) covers {text:?}");
+            }
+        }
+        // The judge's axis spans the whole scale even when the judge never said 5.
+        let scene = Scatter::new("s", "h", "j", vec![(1.0, 1.0), (3.0, 4.0)])
+            .ranges(Some((1.0, 5.0)), Some((1.0, 5.0)))
+            .scene();
+        let t = texts(&scene);
+        assert!(t.iter().filter(|x| *x == "5").count() >= 2, "both axes reach 5: {t:?}");
+    }
+
+    #[test]
+    fn a_narrow_page_gets_a_narrower_plot_with_full_size_text() {
+        let h = Histogram::of_ratings("Humans: coherence", vec![1.0, 2.0, 5.0], Some((1.0, 5.0)));
+        let s = Scatter::new(
+            "rate-explain vs humans: coherence",
+            "human rating",
+            "judge rating",
+            vec![(1.0, 2.0), (4.0, 5.0)],
+        );
+        for scene in [
+            Figure::new("h", h.clone()).scene_within(300.0),
+            Figure::new("s", s.clone()).scene_within(300.0),
+        ] {
+            assert!(scene.width <= 300.0, "{} wide", scene.width);
+            assert_no_overlap(&scene);
+            for shape in &scene.shapes {
+                if let Shape::Text { size, .. } = shape {
+                    assert!(*size >= 10.0);
+                }
+            }
+        }
+        // The design width is what exports use.
+        assert_eq!(Figure::new("h", h.clone()).scene(), h.scene_within(None));
+        assert!(h.scene().width > 300.0);
+        // Never narrower than the minimum: a tiny room scrolls instead.
+        assert!(Figure::new("h", h).scene_within(50.0).width >= MIN_PLOT_W);
+    }
+
     #[test]
     fn ranking_draws_dots_with_whiskers_at_the_interval() {
         let chart = Ranking {
@@ -988,7 +1356,7 @@ mod tests {
         check(1.0, 5.0, false, &["1", "2", "3", "4", "5"]);
         check(-0.14, 0.64, false, &["-0.2", "0.0", "0.2", "0.4", "0.6", "0.8"]);
         // Elo near 1000.
-        check(932.4, 1100.5, false, &["900", "950", "1000", "1050", "1100", "1150"]);
+        check(932.4, 1100.5, false, &["900", "950", "1,000", "1,050", "1,100", "1,150"]);
         check(0.0, 1.0, false, &["0.00", "0.25", "0.50", "0.75", "1.00"]);
     }
 

@@ -4,29 +4,29 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A number with a fixed number of decimals; `None` and non-finite values are an en dash.
-/// How a p-value below 0.001 is shown.
-pub const P_FLOOR: &str = "<0.001";
+/// How a p-value below 0.001 is shown in a table's `p` column.
+pub const P_FLOOR: &str = "< 0.001";
 
-/// A p-value in words: three decimals, [`P_FLOOR`] below 0.001.
+/// A p-value as a table cell shows it: three decimals, [`P_FLOOR`] below 0.001
+/// ([`crate::words::p_number`]).
 pub fn format_p(p: f64) -> String {
-    if p < 0.001 { P_FLOOR.to_owned() } else { format_value(Some(p), 3) }
+    crate::words::p_number(p)
 }
 
+/// A number with a fixed number of decimals and thousands separators; `None` and non-finite
+/// values are an en dash ([`crate::words::decimal`]).
 pub fn format_value(x: Option<f64>, decimals: usize) -> String {
-    match x {
-        Some(x) if x.is_finite() => format!("{x:.decimals$}"),
-        _ => DASH.to_owned(),
-    }
+    crate::words::decimal(x, decimals)
 }
 
-/// `n` with its noun in the right number: `1 response`, `3 responses`, `0 responses`.
+/// `n` with its noun in the right number: `1 response`, `1,656 responses`, `0 responses`
+/// ([`crate::words::count`]).
 pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    crate::words::count(n, one, many)
 }
 
 /// What a blank or undefined cell shows.
-pub const DASH: &str = "–";
+pub const DASH: &str = crate::words::DASH;
 
 /// A table: rows with a label each, columns with an optional group heading.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -164,7 +164,7 @@ impl Cell {
         Cell { value, text: format_value(value, decimals), decimals, ..Cell::default() }
     }
 
-    /// A p-value: three decimals, `<0.001` below that (the value itself is kept).
+    /// A p-value: three decimals, `< 0.001` below that (the value itself is kept).
     pub fn p_value(p: Option<f64>) -> Cell {
         match p {
             Some(p) if p < 0.001 => {
@@ -176,7 +176,7 @@ impl Cell {
 
     /// A count (shown and exported as an integer).
     pub fn count(n: usize) -> Cell {
-        Cell { value: Some(n as f64), text: n.to_string(), ..Cell::default() }
+        Cell { value: Some(n as f64), text: crate::words::int(n), ..Cell::default() }
     }
 
     /// A text cell.
@@ -320,7 +320,7 @@ mod tests {
         let c = Cell::number(Some(1000.46), 1)
             .with_spread(Some(2.25))
             .with_interval(990.0, 1010.04, 0.95);
-        assert_eq!(c.display(), "1000.5 (2.2) [990.0, 1010.0]");
+        assert_eq!(c.display(), "1,000.5 (2.2) [990.0, 1,010.0]");
         assert_eq!(Cell::number(None, 3).display(), "–");
         assert!(Cell::number(Some(f64::NAN), 3).is_blank());
         assert!(!Cell::count(0).is_blank());

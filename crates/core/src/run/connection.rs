@@ -75,8 +75,11 @@ pub fn classify_connection(
         };
         let wanted = endpoint.model.trim();
         if wanted.is_empty() || models.iter().any(|m| same_model(m, wanted)) {
-            let summary =
-                format!("Connected to {}: {} models available.", preset.name, models.len());
+            let summary = format!(
+                "Connected to {}: {} available.",
+                preset.name,
+                crate::words::count(models.len(), "model", "models")
+            );
             return ConnectionReport {
                 status: ConnectionStatus::Ok,
                 models,

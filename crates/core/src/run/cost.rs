@@ -20,42 +20,6 @@ pub const SHIPPED_PRICES_JSON: &str = include_str!("prices.json");
 /// Characters per token assumed by [`estimate_tokens`].
 pub const CHARS_PER_TOKEN: u64 = 4;
 
-/// A sum of money in USD with enough digits to mean something: cents from a dollar up, three
-/// significant digits below (`$0.000450`, `$0.0157`, `$12.40`), `$0` for nothing. The one
-/// wording of a cost on the Run screen, its batches and the Results' cost table, so a batch
-/// card's spent, interactive and saved figures agree.
-pub fn format_usd(usd: f64) -> String {
-    if !usd.is_finite() {
-        return "unknown".to_owned();
-    }
-    if usd == 0.0 {
-        return "$0".to_owned();
-    }
-    let sign = if usd < 0.0 { "-" } else { "" };
-    let v = usd.abs();
-    if v >= 1.0 {
-        return format!("{sign}${v:.2}");
-    }
-    let decimals = (2 - v.log10().floor() as i32).clamp(2, 10) as usize;
-    format!("{sign}${v:.decimals$}")
-}
-
-/// Several sums of money that must add up as shown (a batch's spent, interactive and saved):
-/// each rounded to the decimals [`format_usd`] gives the largest, the last (`b − a`) derived
-/// from the first two as rounded, so the three agree to the cent or digit shown.
-pub fn format_usd_difference(a: f64, b: f64) -> (String, String, String) {
-    let largest = a.abs().max(b.abs());
-    let decimals = if largest >= 1.0 || largest == 0.0 {
-        2
-    } else {
-        (2 - largest.log10().floor() as i32).clamp(2, 10) as usize
-    };
-    let scale = 10f64.powi(decimals as i32);
-    let (ra, rb) = ((a * scale).round() / scale, (b * scale).round() / scale);
-    let show = |v: f64| format!("${v:.decimals$}");
-    (show(ra), show(rb), show(rb - ra))
-}
-
 /// Estimated tokens of a text of `chars` characters: ⌈chars / 4⌉.
 pub fn estimate_tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)

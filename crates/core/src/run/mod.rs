@@ -42,7 +42,7 @@ pub use connection::{
 };
 pub use cost::{
     CallSize, CostMeter, Estimate, EstimateInput, Price, PriceDiagnostic, PriceTable,
-    PriceTableError, estimate_run, estimate_tokens, format_usd, format_usd_difference,
+    PriceTableError, estimate_run, estimate_tokens,
 };
 pub use error::{ApiError, ErrorKind, classify_error};
 pub use provider::{

@@ -338,6 +338,10 @@ pub struct Scheduler<T> {
     /// Earliest time of the next send under per-minute pacing.
     next_slot_ms: f64,
     first_send_at: Option<u64>,
+    /// Time spent paused (finished pauses), and when the current pause began: a pause is not
+    /// time the run took, so the rate and the ETA leave it out.
+    paused_ms: u64,
+    paused_at: Option<u64>,
     dropped: BTreeSet<Param>,
     /// Prompts that were too long for the model in this run, in the order met, and their items.
     overflowed: Vec<String>,
@@ -378,6 +382,8 @@ impl<T> Scheduler<T> {
             hold_until: 0,
             next_slot_ms: 0.0,
             first_send_at: None,
+            paused_ms: 0,
+            paused_at: None,
             dropped: BTreeSet::new(),
             overflowed: Vec::new(),
             overflowed_items: Vec::new(),
@@ -470,6 +476,7 @@ impl<T> Scheduler<T> {
     pub fn pause(&mut self, now_ms: u64) {
         if self.state == RunState::Running {
             self.state = RunState::Paused;
+            self.paused_at = Some(now_ms);
             self.note(now_ms, None, "paused".into());
         }
     }
@@ -478,6 +485,9 @@ impl<T> Scheduler<T> {
     pub fn resume(&mut self, now_ms: u64) {
         if self.state == RunState::Paused {
             self.state = RunState::Running;
+            if let Some(at) = self.paused_at.take() {
+                self.paused_ms += now_ms.saturating_sub(at);
+            }
             self.note(now_ms, None, "resumed".into());
         }
     }
@@ -781,11 +791,15 @@ impl<T> Scheduler<T> {
     pub fn progress(&self, now_ms: u64) -> Progress {
         let total = self.slots.len();
         let finished = self.done + self.failed;
-        let elapsed = self.first_send_at.map_or(0, |t| now_ms.saturating_sub(t));
+        // Time spent paused is not the run's: it neither lowers the rate nor grows the ETA,
+        // and a paused run has no ETA.
+        let paused = self.paused_ms + self.paused_at.map_or(0, |at| now_ms.saturating_sub(at));
+        let elapsed =
+            self.first_send_at.map_or(0, |t| now_ms.saturating_sub(t).saturating_sub(paused));
         let rate_per_minute =
             if elapsed > 0 { finished as f64 * 60_000.0 / elapsed as f64 } else { 0.0 };
         let remaining = total - finished;
-        let eta_ms = (rate_per_minute > 0.0)
+        let eta_ms = (rate_per_minute > 0.0 && self.paused_at.is_none())
             .then(|| (remaining as f64 / rate_per_minute * 60_000.0).round() as u64);
         Progress {
             total,

@@ -26,7 +26,7 @@
 //! ([`alpha_among`]). A later file of the same student with other runs replaces the earlier.
 
 use crate::bundle::ExtraRater;
-use crate::data::{Dataset, ScaleKind};
+use crate::data::Dataset;
 use crate::report::figure::Histogram;
 use crate::report::{Cell, Column, Figure, Report, Row, Table};
 use crate::stats::{self, KrippendorffLevel};
@@ -841,16 +841,12 @@ fn build_report(built: ClassBuilder) -> ClassReport {
             .filter_map(|s| s.ratings.iter().find(|r| r.attribute == a.name))
             .flat_map(|r| r.scores.iter().map(|(_, x)| *x))
             .collect();
-        let integer = a.scale.kind != ScaleKind::Continuous
-            && a.scale.max - a.scale.min <= 20.0
-            && a.scale.min.fract() == 0.0;
-        let (bins, range) = if integer {
-            ((a.scale.max - a.scale.min) as usize + 1, (a.scale.min - 0.5, a.scale.max + 0.5))
-        } else {
-            (10, (a.scale.min, a.scale.max))
-        };
-        let mut h = Histogram::new(format!("The students' ratings of {}", a.name), values, bins);
-        h.range = Some(range);
+        // One bar per point of the scale, on its tick (bins of a round width over a continuous one).
+        let h = Histogram::of_ratings(
+            format!("The students' ratings of {}", a.name),
+            values,
+            Some((a.scale.min, a.scale.max)),
+        );
         report.figures.push(Figure::new(format!("{DISTRIBUTION_FIGURE}{}", slug(&a.name)), h));
     }
     let (tables, figures) = super::scrutiny::tables(exercise, &files, &merged);
@@ -949,7 +945,8 @@ fn run_tables(
         ));
     }
     agree.notes.push(format!(
-        "α among the runs of the {students} student(s) whose submissions are used; each run is one rater. {}",
+        "α among the runs of the {} whose submissions are used; each run is one rater. {}",
+        crate::words::count(students, "student", "students"),
         intervals_note(resampling)
     ));
     vec![table, agree]
@@ -1029,8 +1026,8 @@ fn correct_tables(
     rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     changed.rows = rows.into_iter().map(|(_, _, r)| r).collect();
     changed.notes.push(format!(
-        "Every item at least one of the {} student(s) changed, the most changed first.",
-        students.len()
+        "Every item at least one of the {} changed, the most changed first.",
+        crate::words::count(students.len(), "student", "students")
     ));
     out.push(changed);
 

@@ -161,9 +161,10 @@ pub enum SubmissionError {
     )]
     NothingScrutinised,
     #[error(
-        "the given judge(s) {missing} have not run yet: pick a provider and a model and give your key on the Run screen, run, and export when the run is done"
+        "of the judges the exercise gives, {missing} {verb} not run yet: pick a provider and a model and give your key on the Run screen, run, and export when the run is done",
+        verb = crate::words::plural(*count, "has", "have")
     )]
-    NotRun { missing: String },
+    NotRun { missing: String, count: usize },
 }
 
 impl Submission {
@@ -314,7 +315,10 @@ impl Submission {
             }
         }
         if !missing.is_empty() {
-            return Err(SubmissionError::NotRun { missing: missing.join(", ") });
+            return Err(SubmissionError::NotRun {
+                missing: missing.join(", "),
+                count: missing.len(),
+            });
         }
         self.runs = out;
         self.version = 2;

@@ -5,6 +5,7 @@
 
 use super::files::JdEvalFile;
 use super::settings::TieConvention;
+use super::tables::Labels;
 use crate::meta::{BradleyTerryIntervals, EloResult, WinRates};
 use crate::report::Figure;
 use crate::report::figure::{Heatmap, RankPoint, Ranking};
@@ -30,13 +31,14 @@ pub fn bradley_terry_id(meta: &str) -> String {
 }
 
 /// Win rate of row over column, under `ties`.
-pub fn win_rate_heatmap(file: &JdEvalFile, ties: TieConvention) -> Figure {
+pub fn win_rate_heatmap(file: &JdEvalFile, ties: TieConvention, labels: &Labels) -> Figure {
     let meta = &file.meta_evaluator;
     let w = &file.win_rates;
+    let names: Vec<String> = w.evaluators.iter().map(|e| labels.label(e)).collect();
     let map = Heatmap::new(
-        format!("Win rate of row over column ({meta}; {})", ties.label()),
-        w.evaluators.clone(),
-        w.evaluators.clone(),
+        format!("Win rate of row over column ({}; {})", labels.label(meta), ties.label()),
+        names.clone(),
+        names,
         ties.matrix(w).clone(),
     )
     .range(0.0, 1.0);
@@ -55,13 +57,14 @@ pub fn games_matrix(w: &WinRates) -> Vec<Vec<Option<f64>>> {
 }
 
 /// Matches per couple of evaluators.
-pub fn match_distribution(file: &JdEvalFile) -> Figure {
+pub fn match_distribution(file: &JdEvalFile, labels: &Labels) -> Figure {
     let meta = &file.meta_evaluator;
     let w = &file.win_rates;
+    let names: Vec<String> = w.evaluators.iter().map(|e| labels.label(e)).collect();
     let map = Heatmap::new(
-        format!("Match distribution ({meta}): matches per couple"),
-        w.evaluators.clone(),
-        w.evaluators.clone(),
+        format!("Match distribution ({}): matches per couple", labels.label(meta)),
+        names.clone(),
+        names,
         games_matrix(w),
     )
     .decimals(0);
@@ -69,30 +72,33 @@ pub fn match_distribution(file: &JdEvalFile) -> Figure {
 }
 
 /// Elo per evaluator: the mean over shuffles, ± its SD.
-pub fn elo_ranking(meta: &str, elo: &EloResult) -> Figure {
+pub fn elo_ranking(meta: &str, elo: &EloResult, labels: &Labels) -> Figure {
     let bars = elo
         .ratings
         .iter()
         .map(|(name, mean)| {
             let sd = elo.spread.get(name).copied().unwrap_or(0.0);
             RankPoint {
-                label: name.clone(),
+                label: labels.label(name),
                 value: Some(*mean),
                 interval: Some([mean - sd, mean + sd]),
             }
         })
         .collect();
-    Figure::new(elo_id(meta), Ranking::new(format!("Elo ({meta}): mean ± SD over shuffles"), bars))
+    Figure::new(
+        elo_id(meta),
+        Ranking::new(format!("Elo ({}): mean ± SD over shuffles", labels.label(meta)), bars),
+    )
 }
 
 /// Bradley–Terry per evaluator with its bootstrap interval.
-pub fn bradley_terry_ranking(meta: &str, bt: &BradleyTerryIntervals) -> Figure {
+pub fn bradley_terry_ranking(meta: &str, bt: &BradleyTerryIntervals, labels: &Labels) -> Figure {
     let bars = bt
         .evaluators
         .iter()
         .enumerate()
         .map(|(i, name)| RankPoint {
-            label: name.clone(),
+            label: labels.label(name),
             value: bt.ratings.as_ref().and_then(|r| r.get(i).copied()),
             interval: bt.intervals.get(i).copied().flatten(),
         })
@@ -100,7 +106,11 @@ pub fn bradley_terry_ranking(meta: &str, bt: &BradleyTerryIntervals) -> Figure {
     Figure::new(
         bradley_terry_id(meta),
         Ranking::new(
-            format!("Bradley–Terry ({meta}) with {:.0} % intervals", bt.level * 100.0),
+            format!(
+                "Bradley–Terry ({}) with {:.0} % intervals",
+                labels.label(meta),
+                bt.level * 100.0
+            ),
             bars,
         ),
     )

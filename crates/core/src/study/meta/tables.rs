@@ -249,7 +249,7 @@ fn finite(x: f64) -> Option<f64> {
 
 /// The Elo seed spread: per meta-evaluator and evaluator, the mean rating over seeds, its SD
 /// across seeds, and the mean SD over shuffles within a seed.
-pub fn seed_spread_table(spreads: &[SeedSpread]) -> Table {
+pub fn seed_spread_table(spreads: &[SeedSpread], labels: &Labels) -> Table {
     let mut t = Table::new(
         "elo-seeds",
         format!(
@@ -269,7 +269,7 @@ pub fn seed_spread_table(spreads: &[SeedSpread]) -> Table {
             s.across_seeds.iter().map(move |(name, &(mean, sd))| {
                 let key = format!("{}/{name}", s.meta_evaluator);
                 Row::new(
-                    format!("{} · {name}", s.meta_evaluator),
+                    format!("{} · {}", labels.label(&s.meta_evaluator), labels.label(name)),
                     vec![
                         Cell::number(finite(mean), 1).keyed(format!("{key}/mean")),
                         Cell::number(finite(sd), 2).keyed(format!("{key}/seed_sd")),
@@ -284,14 +284,15 @@ pub fn seed_spread_table(spreads: &[SeedSpread]) -> Table {
 }
 
 /// Bradley–Terry ratings of one meta-evaluator's matches, each with its bootstrap interval.
-pub fn bradley_terry_table(meta: &str, bt: &BradleyTerryIntervals) -> Table {
+pub fn bradley_terry_table(meta: &str, bt: &BradleyTerryIntervals, labels: &Labels) -> Table {
     let mut t = Table::new(
         format!("bradley-terry-{meta}"),
         format!(
-            "Bradley–Terry ({meta}): {:.0} % bootstrap intervals, {} of {} resamples usable",
+            "Bradley–Terry ({}): {:.0} % bootstrap intervals, {} of {} resamples usable",
+            labels.label(meta),
             bt.level * 100.0,
-            bt.valid_resamples,
-            bt.resamples
+            crate::words::int(bt.valid_resamples),
+            crate::words::int(bt.resamples)
         ),
         "Evaluator",
     );
@@ -309,7 +310,7 @@ pub fn bradley_terry_table(meta: &str, bt: &BradleyTerryIntervals) -> Table {
             if let Some([low, high]) = bt.intervals.get(i).copied().flatten() {
                 cell = cell.with_interval(low, high, bt.level);
             }
-            Row::new(name.clone(), vec![cell])
+            Row::new(labels.label(name), vec![cell])
         })
         .collect();
     if let Some(why) = &bt.undefined {
@@ -319,7 +320,7 @@ pub fn bradley_terry_table(meta: &str, bt: &BradleyTerryIntervals) -> Table {
 }
 
 /// The meta-evaluators' own answer choices against the gold labels.
-pub fn post_accuracy_table(files: &[&JdEvalFile]) -> Table {
+pub fn post_accuracy_table(files: &[&JdEvalFile], labels: &Labels) -> Table {
     let mut t = Table::new(
         "post-accuracy",
         "Post accuracy: the meta-evaluator's own answer choice",
@@ -336,7 +337,7 @@ pub fn post_accuracy_table(files: &[&JdEvalFile]) -> Table {
         .map(|f| {
             let (p, m) = (&f.post, &f.meta_evaluator);
             Row::new(
-                m.clone(),
+                labels.label(m),
                 vec![
                     Cell::count(p.n).keyed(format!("{m}/n")),
                     Cell::count(p.correct).keyed(format!("{m}/correct")),
@@ -407,7 +408,7 @@ pub fn ranking_agreements(
 }
 
 /// The ranking agreements as a table.
-pub fn agreement_table(agreements: &[Agreement]) -> Table {
+pub fn agreement_table(agreements: &[Agreement], labels: &Labels) -> Table {
     let mut t = Table::new(
         "ranking-agreement",
         "Ranking agreement with the human baseline (Kendall τ-b)",
@@ -425,12 +426,12 @@ pub fn agreement_table(agreements: &[Agreement]) -> Table {
         .map(|a| {
             let key = format!("{}/{}", a.meta_evaluator, a.ranking);
             Row::new(
-                format!("{} · {}", a.meta_evaluator, a.ranking),
+                format!("{} · {}", labels.label(&a.meta_evaluator), a.ranking),
                 vec![
                     Cell::text(a.baseline.clone()).keyed(format!("{key}/baseline")),
                     Cell::count(a.result.evaluators.len()).keyed(format!("{key}/n")),
                     Cell::number(a.result.tau_b, 3).keyed(format!("{key}/tau_b")),
-                    Cell::number(a.result.p_value, 3).keyed(format!("{key}/p")),
+                    Cell::p_value(a.result.p_value).keyed(format!("{key}/p")),
                     Cell::text(a.result.undefined.clone().unwrap_or_default())
                         .keyed(format!("{key}/note")),
                 ],

@@ -238,7 +238,7 @@ fn seed_spread_table_from_per_seed_results() {
     let spread = compute::seed_spread(j, &settings);
     let want = meta::elo_seed_spread(&j.set, &settings.elo(), &[0, 1, 2]);
     assert_eq!(spread.across_seeds, want);
-    let t = tables::seed_spread_table(&[spread]);
+    let t = tables::seed_spread_table(&[spread], &tables::Labels::default());
     assert_eq!(t.rows.len(), j.set.evaluators.len());
     let a = &t.rows[0].cells[0];
     assert_eq!((a.key.as_deref(), a.value), (Some("mx/a/mean"), Some(want["a"].0)));
@@ -273,13 +273,13 @@ fn bradley_terry_intervals_go_into_the_cell() {
         .collect();
     let j = files::jdeval_file("m".into(), records, Vec::new());
     let bt = compute::bradley_terry(&j, &Settings { resamples: 50, ..Settings::default() });
-    let t = tables::bradley_terry_table("m", &bt);
+    let t = tables::bradley_terry_table("m", &bt, &tables::Labels::default());
     assert_eq!(headings(&t), ["Rating"]);
     assert!(t.title.contains("95 % bootstrap intervals"), "{}", t.title);
     // E15's maximum-likelihood ratings (STATS_SPEC), which the repetition leaves unchanged.
     let a = t.keyed("m/A/rating").unwrap();
     assert!((a.value.unwrap() - 1127.2323345919099).abs() < 1e-6, "{a:?}");
-    assert_eq!(a.text, "1127.2");
+    assert_eq!(a.text, "1,127.2");
     for (i, row) in t.rows.iter().enumerate() {
         let c = &row.cells[0];
         assert_eq!(c.key.as_deref(), Some(format!("m/{}/rating", row.label).as_str()));
@@ -297,7 +297,7 @@ fn bradley_terry_intervals_go_into_the_cell() {
     let csv = report::export::csv(&t);
     assert!(csv.starts_with("Evaluator,Rating,Rating low,Rating high\r\nA,1127.23"), "{csv}");
     assert!(
-        report::export::markdown(&t).contains("| A | 1127.2 \\["),
+        report::export::markdown(&t).contains("| A | 1,127.2 \\["),
         "{}",
         report::export::markdown(&t)
     );

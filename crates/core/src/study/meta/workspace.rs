@@ -102,6 +102,14 @@ impl Workspace {
         self.entries.iter().find(|e| e.id == id)?.file.as_ref()
     }
 
+    /// How the screen names a model: its family's spelling in Table 1 (the evaluator results
+    /// file's), so `g4`, `gpt4` and `gpt-4-1106-preview` read as one model everywhere; a name
+    /// of no Table 1 family as it is.
+    pub fn model_label(&self, name: &str) -> String {
+        let (rows, _) = files::report_rows(self.files().map(|(_, f)| f));
+        Labels::from_rows(&rows).label(name)
+    }
+
     /// The JDEval files (released and live), in list order.
     pub fn jdeval(&self) -> Vec<(u64, &JdEvalFile)> {
         self.files().filter_map(|(id, f)| Some((id, f.jdeval()?))).collect()
@@ -303,27 +311,33 @@ impl Workspace {
             report.tables.push(tables::elo_table(&elo, &labels));
         }
         if !computed.seed_spread.is_empty() {
-            report.tables.push(tables::seed_spread_table(&computed.seed_spread));
+            report.tables.push(tables::seed_spread_table(&computed.seed_spread, &labels));
         }
         if !jd.is_empty() {
             let files: Vec<&JdEvalFile> = jd.iter().map(|(_, f)| *f).collect();
-            report.tables.push(tables::post_accuracy_table(&files));
+            report.tables.push(tables::post_accuracy_table(&files, &labels));
         }
         for (f, r) in &results {
-            report.tables.push(tables::bradley_terry_table(&f.meta_evaluator, &r.bradley_terry));
+            report.tables.push(tables::bradley_terry_table(
+                &f.meta_evaluator,
+                &r.bradley_terry,
+                &labels,
+            ));
         }
         let agreements = tables::ranking_agreements(&rows, &scores, &elo);
         if !agreements.is_empty() {
-            report.tables.push(tables::agreement_table(&agreements));
+            report.tables.push(tables::agreement_table(&agreements, &labels));
         }
         for (id, f) in &jd {
-            report.figures.push(figures::win_rate_heatmap(f, settings.ties));
-            report.figures.push(figures::match_distribution(f));
+            report.figures.push(figures::win_rate_heatmap(f, settings.ties, &labels));
+            report.figures.push(figures::match_distribution(f, &labels));
             if let Some(r) = computed.pairwise(*id) {
-                report.figures.push(figures::elo_ranking(&f.meta_evaluator, &r.elo));
-                report
-                    .figures
-                    .push(figures::bradley_terry_ranking(&f.meta_evaluator, &r.bradley_terry));
+                report.figures.push(figures::elo_ranking(&f.meta_evaluator, &r.elo, &labels));
+                report.figures.push(figures::bradley_terry_ranking(
+                    &f.meta_evaluator,
+                    &r.bradley_terry,
+                    &labels,
+                ));
             }
         }
         report

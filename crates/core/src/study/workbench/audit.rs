@@ -15,7 +15,7 @@
 //! `concord audit` prints, from the same bundle, byte for byte.
 
 use crate::data::Dataset;
-use crate::report::{Cell, Column, Report, Row, Table, count, format_p, format_value};
+use crate::report::{Cell, Column, Report, Row, Table, count, format_value};
 use crate::stats::{
     self, BootIndices, Estimate, JuryRule, KrippendorffLevel, ShuffledOrders, Undefined, Williams,
     quantile_sorted,
@@ -630,10 +630,10 @@ impl Audit {
             let key = format!("{}/{judge}", attribute.name);
             let verdict = match (probe.r.value, probe.r.p_value) {
                 (Some(r), Some(p)) if p < 0.05 => format!(
-                    "{} outputs get higher scores than the humans gave (r = {}, p = {})",
+                    "{} outputs get higher scores than the humans gave (r = {}, {})",
                     if r > 0.0 { "longer" } else { "shorter" },
                     format_value(Some(r), 2),
-                    format_p(p)
+                    crate::words::p_value(p)
                 ),
                 (Some(_), _) => format!(
                     "no detectable length bias at this n ({})",

@@ -10,6 +10,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`study`] | methods (output mode, auto-CoT, persona, sampling, parser, templates) and grids |
+//! | [`checks`] | prompts not to send as they are: a placeholder criterion, no item text |
 //! | [`steps`] | auto-CoT's evaluation steps per attribute: G-Eval's released ones, the judge's, or the user's |
 //! | [`import`] | released judge outputs joined as runs (method names, attributes) |
 //! | [`probe`] | the length probe's variants: outputs padded or truncated, methods renamed |
@@ -24,6 +25,7 @@
 //! | [`crate::bundle`] | the versioned, key-free export that recomputes every table on import |
 
 pub mod audit;
+pub mod checks;
 pub mod import;
 pub mod paper;
 pub mod plan;
@@ -45,4 +47,6 @@ pub use results::{
     tabulate, with_ensembles, with_juries,
 };
 pub use steps::{StepsError, StepsSource, WrittenSteps};
-pub use study::{GridSpec, Method, Study, default_template, grid, method};
+pub use study::{
+    GridSpec, Method, Study, default_study, default_template, grid, is_default_study, method,
+};

@@ -8,6 +8,7 @@ use crate::data::Dataset;
 use crate::report::figure::{Figure, Histogram, Scatter};
 use crate::report::{Cell, Column as TableColumn, Report, Row as TableRow, Table, count};
 use crate::run::{Price, ProviderId};
+use crate::words;
 
 use super::results::{
     self, BootstrapSpec, Column, Granularity, Interval, JudgedRun, RaterKind, ResultsTable,
@@ -153,15 +154,12 @@ pub fn results_table(
                     .with_n(n_of(&c.row, column))
                     .bold(c.bold_in(column));
                 let mut note = match column.1 {
-                    Granularity::Dataset => {
-                        format!("n = {}, parse failures = {}", c.row.n, c.row.parse_failures)
-                    }
-                    Granularity::Document => format!(
-                        "n = {} items, {} documents, parse failures = {}",
-                        c.row.n,
-                        n_of(&c.row, column),
-                        c.row.parse_failures
+                    Granularity::Dataset => format!(
+                        "n = {}, parse failures = {}",
+                        words::int(c.row.n),
+                        words::int(c.row.parse_failures)
                     ),
+                    Granularity::Document => document_n(&c.row, column),
                 };
                 // Williams' test compares dataset-level Pearson r: its p belongs to that column.
                 let tested = column == (Statistic::Pearson, Granularity::Dataset)
@@ -214,6 +212,9 @@ pub fn results_table(
         format!("{} at {}", stat.label(), level.label())
     };
     out.notes.push(format!("{shown}, against the human ratings."));
+    if let Some(note) = single_item_documents(table, columns) {
+        out.notes.push(note);
+    }
     match &table.baseline {
         Some(b) => out.notes.push(format!(
             "Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."
@@ -243,6 +244,47 @@ pub fn results_table(
         out.notes.push(format!("Not shown: {e}"));
     }
     out
+}
+
+/// A document-level cell's note: its items and documents, and — when the value rests on fewer
+/// documents than hold the items — on how many it does (the cell's n).
+fn document_n(row: &Row, column: Column) -> String {
+    let valid = n_of(row, column);
+    if valid == row.documents {
+        format!(
+            "n = {} items, {} documents, parse failures = {}",
+            words::int(row.n),
+            words::int(valid),
+            words::int(row.parse_failures)
+        )
+    } else {
+        format!(
+            "n = {} items in {}, {} defined on {} of them, parse failures = {}",
+            words::int(row.n),
+            words::count(row.documents, "document", "documents"),
+            column.0.label(),
+            words::int(valid),
+            words::int(row.parse_failures)
+        )
+    }
+}
+
+/// The note under a table showing a document-level column when no document holds two rated
+/// items: why every such cell is blank, and what to do (a file without a document column makes
+/// each row its own document).
+fn single_item_documents(table: &ResultsTable, columns: &[Column]) -> Option<String> {
+    if !columns.iter().any(|c| c.1 == Granularity::Document) {
+        return None;
+    }
+    let rows: Vec<&Row> = table.cells.iter().flatten().flatten().map(|c| &c.row).collect();
+    let all_single = !rows.is_empty() && rows.iter().all(|r| r.documents_with_several == 0);
+    all_single.then(|| {
+        let documents = rows.iter().map(|r| r.documents).max().unwrap_or(0);
+        format!(
+            "Document level is undefined: each of the {} holds one rated item, and a correlation within a document needs two or more (several systems' outputs for one input). A file without a document column makes each row its own document; on the Data screen, map the column that says which input an output answers as “document”.",
+            words::count(documents, "document", "documents")
+        )
+    })
 }
 
 /// `pearson_dataset`, `kendall_b_document`: a column in keys and CSV names.
@@ -371,12 +413,7 @@ pub fn cost_table(
     ];
     for r in rows {
         let cost = match r.cost_usd {
-            Some(c) => Cell {
-                value: Some(c),
-                text: crate::run::format_usd(c),
-                decimals: 6,
-                ..Cell::default()
-            },
+            Some(c) => Cell { value: Some(c), text: words::usd(c), decimals: 4, ..Cell::default() },
             None => Cell::text("unknown").with_note("no price for this model"),
         };
         // Why a quality per dollar is missing, said rather than shown as a number.
@@ -510,6 +547,8 @@ pub fn cell_figures(dataset: &Dataset, table: &ResultsTable, m: usize, a: usize)
         }
     }
     let base = format!("{}-{}", file_safe(method), file_safe(attribute));
+    // Both ratings are on the attribute's scale: every axis spans all of it.
+    let scale = dataset.attributes.get(index).map(|a| (a.scale.min, a.scale.max));
     vec![
         Figure::new(
             format!("{base}-scatter"),
@@ -519,22 +558,23 @@ pub fn cell_figures(dataset: &Dataset, table: &ResultsTable, m: usize, a: usize)
                 "judge rating",
                 points,
             )
-            .labels(labels),
+            .labels(labels)
+            .ranges(scale, scale),
         ),
         Figure::new(
             format!("{base}-judge-histogram"),
-            Histogram::new(
+            Histogram::of_ratings(
                 format!("{method}: judge ratings"),
                 judge.iter().flatten().copied().collect(),
-                10,
+                scale,
             ),
         ),
         Figure::new(
             format!("human-{}-histogram", file_safe(attribute)),
-            Histogram::new(
+            Histogram::of_ratings(
                 format!("Humans: {attribute}"),
                 human.iter().flatten().copied().collect(),
-                10,
+                scale,
             ),
         ),
     ]

@@ -87,6 +87,28 @@ pub fn format_rating(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// What the review panel says of its saving: the reviewer's actions — decisions and undos,
+/// not the timer's entries, which no one made — and how many of them are saved, given the first
+/// `saved` events are: `No decisions yet.`, `All 3 actions saved in this browser.`,
+/// `Saving… 1 of 2 actions saved.` (also while only the timer's entries are being saved).
+pub fn saved_line(events: &[ReviewEvent], saved: usize) -> String {
+    let is_action = |e: &&ReviewEvent| !matches!(e, ReviewEvent::Timer { .. });
+    let made = events.iter().filter(is_action).count();
+    let stored = events.iter().take(saved).filter(is_action).count();
+    let all = saved >= events.len();
+    if made == 0 && all {
+        "No decisions yet.".to_owned()
+    } else if all {
+        format!("All {} saved in this browser.", crate::words::count(made, "action", "actions"))
+    } else {
+        format!(
+            "Saving… {} of {} saved.",
+            crate::words::int(stored),
+            crate::words::count(made, "action", "actions")
+        )
+    }
+}
+
 /// Why an event or a file was refused. Nothing is appended when an event is refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -78,17 +78,28 @@ pub struct Levels {
 }
 
 impl Levels {
-    fn new(dataset: &stats::Correlation, document: &stats::GroupStat) -> Levels {
+    fn new(dataset: &stats::Correlation, document: &stats::GroupStat, several: usize) -> Levels {
         let why = |u: Option<Undefined>| u.map(|u| reason(&u));
+        // No document holds two items: said as such, not as a property of the ratings.
+        let document_why = match document.undefined {
+            Some(Undefined::NoValidGroups) if several == 0 => {
+                Some(SINGLE_ITEM_DOCUMENTS.to_owned())
+            }
+            u => why(u),
+        };
         Levels {
             dataset: dataset.value,
             document: document.mean,
             dataset_undefined: why(dataset.undefined).filter(|_| dataset.value.is_none()),
-            document_undefined: why(document.undefined).filter(|_| document.mean.is_none()),
+            document_undefined: document_why.filter(|_| document.mean.is_none()),
             documents: document.n_valid,
         }
     }
 }
+
+/// Why a document-level value is undefined when no document holds two rated items.
+pub const SINGLE_ITEM_DOCUMENTS: &str =
+    "every document holds one rated item, and a document-level correlation needs two or more";
 
 /// Why a correlation against human ratings is undefined, in a judge table's words.
 fn reason(u: &Undefined) -> String {
@@ -124,6 +135,13 @@ pub struct Row {
     pub attribute: String,
     /// Items with both a human rating and a judge score (dataset-level n).
     pub n: usize,
+    /// Documents holding at least one of those items.
+    #[serde(default)]
+    pub documents: usize,
+    /// Documents holding two or more of them: the only ones a document-level correlation can
+    /// be defined on (0 when every row is its own document).
+    #[serde(default)]
+    pub documents_with_several: usize,
     /// Samples no rating could be read from under the policy.
     pub parse_failures: usize,
     /// Pearson r.
@@ -331,6 +349,8 @@ pub fn row(
     let spearman = stats::spearman(&human, scores);
     let kendall = stats::kendall(&human, scores);
     let by_doc = stats::group_correlations(&human, scores, &groups, &GroupOptions::default());
+    let documents = by_doc.group_sizes_used.iter().filter(|&&s| s > 0).count();
+    let several = by_doc.n_groups_min2;
     let williams = baseline
         .map(|base| {
             let w = stats::williams_vectors(&human, scores, base);
@@ -341,10 +361,12 @@ pub fn row(
         run: name.to_owned(),
         attribute: attribute.to_owned(),
         n: pearson.n,
+        documents,
+        documents_with_several: several,
         parse_failures: judge.parse_failures,
-        pearson: Levels::new(&pearson, &by_doc.pearson),
-        spearman: Levels::new(&spearman, &by_doc.spearman),
-        kendall_b: Levels::new(&kendall.tau_b, &by_doc.kendall_b),
+        pearson: Levels::new(&pearson, &by_doc.pearson, several),
+        spearman: Levels::new(&spearman, &by_doc.spearman, several),
+        kendall_b: Levels::new(&kendall.tau_b, &by_doc.kendall_b, several),
         williams,
     })
 }

@@ -139,6 +139,50 @@ fn scale_text(scale: Option<Scale>) -> String {
     }
 }
 
+/// The sentence a generic template's criteria end with until the user writes their own: a
+/// prompt that still holds it is not sent without asking ([`super::checks`]).
+pub const PLACEHOLDER_CRITERION: &str = "Edit this definition to match your annotation guidelines.";
+
+/// The study a dataset opens with on the Judge screen: every attribute, and one method —
+/// rate-explain (a rating with its explanation, among the best of seed 002's output modes),
+/// one sample at temperature 1, at most 128 tokens, read by Concord's parser — the choices the
+/// "Add methods" panel starts with. No method for a dataset without rated items.
+pub fn default_study(dataset: &Dataset) -> Study {
+    let attributes: Vec<String> = dataset.attributes.iter().map(|a| a.name.clone()).collect();
+    let methods = if dataset.items.is_empty() || attributes.is_empty() {
+        Vec::new()
+    } else {
+        grid(dataset, &attributes, &default_grid())
+    };
+    Study { attributes, methods, steps: Default::default() }
+}
+
+/// The "Add methods" panel's starting choices, and the default study's method.
+pub fn default_grid() -> GridSpec {
+    GridSpec {
+        modes: vec![OutputMode::RateExplain],
+        auto_cot: vec![false],
+        personas: vec![Persona::None],
+        temperatures: vec![Some(1.0)],
+        sampling: Sampling {
+            n: 1,
+            temperature: Some(1.0),
+            top_p: None,
+            max_tokens: Some(128),
+            logprobs: None,
+        },
+        policy: Policy::Concord,
+        weighting: None,
+        structured: false,
+    }
+}
+
+/// Whether `study` is still [`default_study`] of `dataset`, untouched: adding methods then
+/// replaces its method instead of adding to it.
+pub fn is_default_study(study: &Study, dataset: &Dataset) -> bool {
+    !study.methods.is_empty() && *study == default_study(dataset)
+}
+
 /// A generic template in the shape of seed 002's prompts, for datasets without a built-in one.
 fn generic_template(
     dataset: &Dataset,
@@ -162,7 +206,7 @@ fn generic_template(
             PartKind::Criteria,
             format!(
                 "Evaluation Criteria:\n\n{label} ({range}) - how good the output is in terms of \
-                 {attribute}. Edit this definition to match your annotation guidelines.\n\n"
+                 {attribute}. {PLACEHOLDER_CRITERION}\n\n"
             ),
         ),
     ];
