@@ -21,8 +21,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::cache::{Cache, KEEP_UNUSED_DAYS, Source};
 use crate::toolchain::{self, WasmToolchain};
 use crate::util::{self, has_flag, repo_root};
 
@@ -150,37 +151,33 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
         )
     })?;
     let mut optimized = false;
-    if release {
+    let cache = if release { Some(Cache::for_builds()?) } else { None };
+    if let Some(cache) = &cache {
+        // Packed first: the pack's chunks are not optimised one by one (see PACK_BELOW).
+        util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
         let npm_ok = toolchain::ensure_npm_tools().unwrap_or_else(|e| {
             println!("npm tools unavailable ({e}); skipping wasm-opt");
             false
         });
         match toolchain::wasm_opt().filter(|_| npm_ok) {
             Some(wasm_opt) => {
-                for file in wasm_files(&pkg)? {
-                    let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    util::step(&format!("wasm-opt -Oz {name}"), || {
-                        util::run(
-                            Command::new(&wasm_opt)
-                                .args(["-Oz", "--strip-debug", "--strip-producers"])
-                                .args(WASM_FEATURES)
-                                .arg(&file)
-                                .arg("-o")
-                                .arg(&file),
-                        )
-                    })?;
-                }
+                let files = wasm_files(&pkg)?;
+                util::step(
+                    &format!("wasm-opt -Oz on {} files, {} at a time", files.len(), util::jobs()),
+                    || optimise(&files, &wasm_opt, cache),
+                )?;
                 optimized = true;
             }
             None => println!("wasm-opt not available: the bundle is larger than it could be"),
         }
     }
-    if release {
-        util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
-    }
     util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
-    if release {
-        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
+    if let Some(cache) = &cache {
+        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg, cache))?;
+        let pruned = cache.prune(std::time::Duration::from_secs(KEEP_UNUSED_DAYS * 24 * 3600));
+        if pruned > 0 {
+            println!("{pruned} build-cache entries unused for {KEEP_UNUSED_DAYS} days removed");
+        }
     }
     let name = format!("pkg-{}", content_hash(&pkg)?);
     let hashed = site.join(&name);
@@ -460,12 +457,92 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
+/// The flags every `wasm-opt` run gets: smallest code, no debug or producers sections, and
+/// exactly the wasm features rustc enables ([`WASM_FEATURES`]).
+fn wasm_opt_flags() -> Vec<&'static str> {
+    let mut flags = vec!["-Oz", "--strip-debug", "--strip-producers"];
+    flags.extend_from_slice(WASM_FEATURES);
+    flags
+}
+
+/// How many of a step's outputs were made now and how many came from the cache.
+#[derive(Default)]
+struct Tally {
+    made: AtomicUsize,
+    cached: AtomicUsize,
+}
+
+impl Tally {
+    fn count(&self, source: Source) {
+        match source {
+            Source::Made => self.made.fetch_add(1, Ordering::Relaxed),
+            Source::Cached => self.cached.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+
+    fn say(&self, what: &str) {
+        println!(
+            "{what}: {} made now, {} from the build cache",
+            self.made.load(Ordering::Relaxed),
+            self.cached.load(Ordering::Relaxed)
+        );
+    }
+}
+
+/// Rewrites each of `files` with `tool`'s output for its bytes — the cached one when `tool`
+/// already made it, else `make`'s — one job per core, the largest first.
+fn transform_in_place(
+    files: &[PathBuf],
+    cache: &Cache,
+    tool: &str,
+    ext: &str,
+    make: impl Fn(&Path, &[u8]) -> Result<Vec<u8>, String> + Sync,
+) -> Result<Tally, String> {
+    let tally = Tally::default();
+    let sized = files.iter().map(|f| (std::fs::metadata(f).map_or(0, |m| m.len()), f)).collect();
+    util::parallel_largest_first(sized, |file| {
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let (out, source) = cache.get_or_make(tool, &bytes, ext, || make(file, &bytes))?;
+        tally.count(source);
+        if out != bytes {
+            std::fs::write(file, out)
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok(tally)
+}
+
+/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first; a
+/// file whose bytes this wasm-opt with these flags optimised before comes from the cache.
+fn optimise(files: &[PathBuf], wasm_opt: &Path, cache: &Cache) -> Result<(), String> {
+    let version = util::output(Command::new(wasm_opt).arg("--version"))
+        .ok_or_else(|| format!("{} --version failed", wasm_opt.display()))?;
+    let flags = wasm_opt_flags();
+    let tool = format!("{version} {}", flags.join(" "));
+    let tally = transform_in_place(files, cache, &tool, "wasm", |file, _| {
+        let mut out = file.to_path_buf().into_os_string();
+        out.push(".opt");
+        let out = PathBuf::from(out);
+        util::run_quiet(Command::new(wasm_opt).args(&flags).arg(file).arg("-o").arg(&out))?;
+        let bytes =
+            std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+        let _ = std::fs::remove_file(&out);
+        Ok(bytes)
+    })?;
+    tally.say("wasm-opt -Oz");
+    Ok(())
+}
+
 /// Writes `F.gz` (`gzip -9 -n`) and `F.br` (brotli, quality 11, window 2^24) beside every
-/// `.wasm`, `.js` and `.css` file `F` below `pkg`, the same bytes for the same build: a static host that
-/// serves precompressed files (and `cargo xtask static`) sends these to browsers that accept
-/// them. Without a `gzip` command there is no `.gz`, and this says so.
-fn precompress(pkg: &Path) -> Result<(), String> {
-    let mut files: Vec<(u64, PathBuf)> = files_below(pkg)?
+/// `.wasm`, `.js`, `.css` and `.bin` file `F` below `pkg`, the same bytes for the same build:
+/// a static host that serves precompressed files (and `cargo xtask static`) sends these to
+/// browsers that accept them. One job per core, the largest file first; a file compressed
+/// before (the same bytes, the same brotli and gzip) comes from the cache. Without a `gzip`
+/// command there is no `.gz`, and this says so.
+fn precompress(pkg: &Path, cache: &Cache) -> Result<(), String> {
+    let files: Vec<(u64, PathBuf)> = files_below(pkg)?
         .into_iter()
         .map(|(_, p)| p)
         .filter(|p| {
@@ -473,58 +550,53 @@ fn precompress(pkg: &Path) -> Result<(), String> {
         })
         .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
-    // The biggest first, on every core: the main module takes longest.
-    files.sort_by_key(|f| std::cmp::Reverse(f.0));
-    let next = AtomicUsize::new(0);
-    let no_gzip = AtomicBool::new(false);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
-    let outcomes: Vec<Result<(), String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    loop {
-                        let Some((_, file)) = files.get(next.fetch_add(1, Ordering::Relaxed))
-                        else {
-                            return Ok(());
-                        };
-                        precompress_file(file, &no_gzip)?;
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a compression thread panicked".to_string())))
-            .collect()
-    });
-    outcomes.into_iter().collect::<Result<Vec<()>, String>>()?;
-    if no_gzip.load(Ordering::Relaxed) {
+    let count = files.len();
+    let brotli_tool = format!(
+        "brotli {} quality 11 lgwin 24",
+        toolchain::locked_version("brotli").unwrap_or_default()
+    );
+    let gzip_tool = util::output(Command::new("gzip").arg("--version"))
+        .and_then(|v| v.lines().next().map(|l| format!("{l} -9 -n")));
+    if gzip_tool.is_none() {
         println!("no gzip command: no .gz files (browsers without brotli get the plain files)");
     }
-    println!("{} files precompressed", files.len());
+    let tally = Tally::default();
+    util::parallel_largest_first(files, |file| {
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let beside = |ext: &str| {
+            let mut path = file.clone().into_os_string();
+            path.push(ext);
+            PathBuf::from(path)
+        };
+        let (br, source) =
+            cache.get_or_make(&brotli_tool, &bytes, "br", || brotli_bytes(&bytes))?;
+        tally.count(source);
+        std::fs::write(beside(".br"), br)
+            .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
+        if let Some(gzip_tool) = &gzip_tool {
+            let (gz, source) = cache.get_or_make(gzip_tool, &bytes, "gz", || gzip_bytes(file))?;
+            tally.count(source);
+            std::fs::write(beside(".gz"), gz)
+                .map_err(|e| format!("cannot write {}.gz: {e}", file.display()))?;
+        }
+        Ok(())
+    })?;
+    tally.say(&format!("{count} files precompressed"));
     Ok(())
 }
 
-/// `file.br` and (with a `gzip` command) `file.gz` beside `file`.
-fn precompress_file(file: &Path, no_gzip: &AtomicBool) -> Result<(), String> {
-    let beside = |ext: &str| {
-        let mut path = file.to_path_buf().into_os_string();
-        path.push(ext);
-        PathBuf::from(path)
-    };
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    std::fs::write(beside(".br"), brotli_bytes(&bytes)?)
-        .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
-    if no_gzip.load(Ordering::Relaxed) {
-        return Ok(());
-    }
-    match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
-        Ok(out) if out.status.success() => std::fs::write(beside(".gz"), out.stdout)
-            .map_err(|e| format!("cannot write {}.gz: {e}", file.display())),
-        _ => {
-            no_gzip.store(true, Ordering::Relaxed);
-            Ok(())
-        }
+/// `gzip -9 -n` of `file` (no name, no time: the same bytes for the same file).
+fn gzip_bytes(file: &Path) -> Result<Vec<u8>, String> {
+    let out = Command::new("gzip")
+        .args(["-9", "-n", "-c"])
+        .arg(file)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!("gzip -9 {} failed ({})", file.display(), out.status))
     }
 }
 

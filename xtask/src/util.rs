@@ -18,6 +18,22 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     if status.success() { Ok(()) } else { Err(format!("`{line}` failed ({status})")) }
 }
 
+/// Runs `cmd` without echoing it or its output; fails with the command line and what it
+/// printed on stderr when it exits non-zero (for the many small runs of a parallel step).
+pub fn run_quiet(cmd: &mut Command) -> Result<(), String> {
+    let line = describe(cmd);
+    let out = cmd.output().map_err(|e| format!("could not start `{line}`: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{line}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
 /// Runs `cmd` quietly and returns its trimmed stdout, or `None` when it cannot run or fails.
 pub fn output(cmd: &mut Command) -> Option<String> {
     let out = cmd.output().ok()?;
@@ -84,4 +100,63 @@ pub fn check_flags(
         }
     }
     Ok(())
+}
+
+/// How many jobs run at once: one per core (`std::thread::available_parallelism`), or
+/// `CONCORD_JOBS` when set to a positive number.
+pub fn jobs() -> usize {
+    std::env::var("CONCORD_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs `work` on every item, [`jobs`] at a time on threads of their own, the largest
+/// (`size`) first: the longest job starts at once and the small ones fill in around it. The
+/// first error is returned (after every started job has ended); a panic is an error.
+pub fn parallel_largest_first<T: Sync>(
+    mut items: Vec<(u64, T)>,
+    work: impl Fn(&T) -> Result<(), String> + Sync,
+) -> Result<(), String> {
+    items.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let workers = jobs().min(items.len());
+    let outcomes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    while !failed.load(Relaxed) {
+                        let Some((_, item)) = items.get(next.fetch_add(1, Relaxed)) else {
+                            break;
+                        };
+                        if let Err(e) = work(item) {
+                            failed.store(true, Relaxed);
+                            return Err(e);
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a worker thread panicked".to_owned())))
+            .collect()
+    });
+    outcomes.into_iter().collect()
+}
+
+/// The lower-case hex SHA-256 of `parts`, each prefixed by its length (so no two different
+/// lists of parts give the same bytes to hash).
+pub fn sha256_hex(parts: &[&[u8]]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
