@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::cache::{Cache, KEEP_UNUSED_DAYS, Source};
 use crate::toolchain::{self, WasmToolchain};
 use crate::util::{self, has_flag, repo_root};
+use crate::wasm_opt::{self, Optimiser};
 
 /// What a build produced, for the size report.
 pub struct BuildReport {
@@ -153,23 +154,21 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     let mut optimized = false;
     let cache = if release { Some(Cache::for_builds()?) } else { None };
     if let Some(cache) = &cache {
-        // Packed first: the pack's chunks are not optimised one by one (see PACK_BELOW).
-        util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
         let npm_ok = toolchain::ensure_npm_tools().unwrap_or_else(|e| {
             println!("npm tools unavailable ({e}); skipping wasm-opt");
             false
         });
-        match toolchain::wasm_opt().filter(|_| npm_ok) {
-            Some(wasm_opt) => {
-                let files = wasm_files(&pkg)?;
-                util::step(
-                    &format!("wasm-opt -Oz on {} files, {} at a time", files.len(), util::jobs()),
-                    || optimise(&files, &wasm_opt, cache),
-                )?;
-                optimized = true;
-            }
-            None => println!("wasm-opt not available: the bundle is larger than it could be"),
+        if npm_ok && toolchain::binaryen_js().is_some() {
+            let files = wasm_files(&pkg)?;
+            util::step(
+                &format!("wasm-opt -Oz on {} files, {} at a time", files.len(), util::jobs()),
+                || optimise(&files, cache),
+            )?;
+            optimized = true;
+        } else {
+            println!("wasm-opt not available: the bundle is larger than it could be");
         }
+        util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
     }
     util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
     if let Some(cache) = &cache {
@@ -324,7 +323,9 @@ fn split(input: &Path, pkg: &Path, main_out: &Path) -> Result<(), String> {
 }
 
 /// Every `.wasm` file directly in `dir`, sorted.
-/// Shared chunks smaller than this (bytes, after wasm-opt) travel together in [`PACK_NAME`].
+/// Shared chunks smaller than this (bytes, after wasm-opt) travel together in [`PACK_NAME`]
+/// (packed after optimisation: a chunk straight from the splitter is ~10 times its optimised
+/// size, most of it a copy of the whole program's type section and its names).
 const PACK_BELOW: usize = 4096;
 /// The file of the small chunks, beside the chunk loader.
 pub const PACK_NAME: &str = "chunks_small.bin";
@@ -514,24 +515,24 @@ fn transform_in_place(
     Ok(tally)
 }
 
-/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first; a
-/// file whose bytes this wasm-opt with these flags optimised before comes from the cache.
-fn optimise(files: &[PathBuf], wasm_opt: &Path, cache: &Cache) -> Result<(), String> {
-    let version = util::output(Command::new(wasm_opt).arg("--version"))
-        .ok_or_else(|| format!("{} --version failed", wasm_opt.display()))?;
+/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first, by
+/// long-running optimiser processes ([`Optimiser`]: Binaryen is loaded once per job, not
+/// once per file); a file whose bytes this optimiser with these flags optimised before comes
+/// from the cache.
+fn optimise(files: &[PathBuf], cache: &Cache) -> Result<(), String> {
     let flags = wasm_opt_flags();
-    let tool = format!("{version} {}", flags.join(" "));
+    let tool = Optimiser::identity(&flags)?;
+    let optimiser = Optimiser::new();
     let tally = transform_in_place(files, cache, &tool, "wasm", |file, _| {
-        let mut out = file.to_path_buf().into_os_string();
-        out.push(".opt");
-        let out = PathBuf::from(out);
-        util::run_quiet(Command::new(wasm_opt).args(&flags).arg(file).arg("-o").arg(&out))?;
+        let out = wasm_opt::scratch_output(file);
+        optimiser.run(file, &out, &flags)?;
         let bytes =
             std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
         let _ = std::fs::remove_file(&out);
         Ok(bytes)
-    })?;
-    tally.say("wasm-opt -Oz");
+    });
+    optimiser.finish();
+    tally?.say("wasm-opt -Oz");
     Ok(())
 }
 

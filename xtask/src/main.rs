@@ -16,6 +16,7 @@ mod serve;
 mod test;
 mod toolchain;
 mod util;
+mod wasm_opt;
 
 const USAGE: &str = "\
 cargo xtask <command>

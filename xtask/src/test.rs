@@ -282,7 +282,11 @@ fn playwright_files(chosen: Vec<String>, screenshots: &str, split: bool) -> Resu
                     queue.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
                     println!("--> {file} started");
-                    let outcome = run_e2e_file(file, env, &mock.base_url());
+                    // Every file meets the mock as the first file of a run would.
+                    let outcome = match reset_mock(mock) {
+                        Ok(()) => run_e2e_file(file, env, &mock.base_url()),
+                        Err(e) => FileOutcome::failed(file, format!("{e}\n")),
+                    };
                     let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
                     // Printed under the lock: one file's output at a time.
                     print!("{}", outcome.output);
@@ -436,6 +440,40 @@ struct FileOutcome {
     counts: Counts,
     seconds: f64,
     output: String,
+}
+
+impl FileOutcome {
+    fn failed(file: &str, output: String) -> FileOutcome {
+        FileOutcome {
+            file: file.to_owned(),
+            ok: false,
+            counts: Counts::default(),
+            seconds: 0.0,
+            output,
+        }
+    }
+}
+
+/// Puts `mock` back as it starts: the default scenario, nothing held, an empty log (the test
+/// files script it themselves; one file's leftovers must not reach the next).
+fn reset_mock(mock: &mock_llm::MockHandle) -> Result<(), String> {
+    use std::io::{Read, Write};
+    mock.set_scenario(mock_llm::Scenario::default());
+    let fail = |e: std::io::Error| format!("cannot reset the mock LLM at {}: {e}", mock.base_url());
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", mock.port())).map_err(fail)?;
+    stream
+        .write_all(
+            b"POST /__mock/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\
+              Connection: close\r\n\r\n",
+        )
+        .map_err(fail)?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).map_err(fail)?;
+    if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+        Ok(())
+    } else {
+        Err(format!("the mock LLM refused a reset: {}", answer.lines().next().unwrap_or("")))
+    }
 }
 
 /// Runs one Playwright file in its own `node --test` process against the mock at `mock_url`.

@@ -184,7 +184,9 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     );
     // Installed beside its final place and renamed into it: two clones installing at once,
     // or an install stopped midway, never leave a half-written tool where it is looked for.
-    let staging = root.with_extension(format!("partial-{}", std::process::id()));
+    let mut staging = root.clone().into_os_string();
+    staging.push(format!(".partial-{}", std::process::id()));
+    let staging = PathBuf::from(staging);
     let _ = std::fs::remove_dir_all(&staging);
     let install = |locked: bool| {
         let mut cmd = Command::new(cargo_program());
@@ -246,9 +248,10 @@ pub fn ensure_npm_tools() -> Result<bool, String> {
     Ok(true)
 }
 
-/// npm binaryen's wasm-opt (Debian's binaryen 108 is too old: its output breaks wasm-bindgen).
-pub fn wasm_opt() -> Option<PathBuf> {
-    let path = repo_root().join("node_modules/binaryen/bin/wasm-opt");
+/// npm binaryen (its JavaScript API, which `xtask/wasm_opt_many.mjs` drives, and its
+/// `wasm-opt` command; Debian's binaryen 108 is too old: its output breaks wasm-bindgen).
+pub fn binaryen_js() -> Option<PathBuf> {
+    let path = repo_root().join("node_modules/binaryen/index.js");
     path.exists().then_some(path)
 }
 

@@ -18,22 +18,6 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     if status.success() { Ok(()) } else { Err(format!("`{line}` failed ({status})")) }
 }
 
-/// Runs `cmd` without echoing it or its output; fails with the command line and what it
-/// printed on stderr when it exits non-zero (for the many small runs of a parallel step).
-pub fn run_quiet(cmd: &mut Command) -> Result<(), String> {
-    let line = describe(cmd);
-    let out = cmd.output().map_err(|e| format!("could not start `{line}`: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{line}` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 /// Runs `cmd` quietly and returns its trimmed stdout, or `None` when it cannot run or fails.
 pub fn output(cmd: &mut Command) -> Option<String> {
     let out = cmd.output().ok()?;
