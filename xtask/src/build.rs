@@ -158,7 +158,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
             println!("npm tools unavailable ({e}); skipping wasm-opt");
             false
         });
-        if npm_ok && toolchain::binaryen_js().is_some() {
+        if npm_ok && toolchain::binaryen_js().is_some() && toolchain::wasm_opt().is_some() {
             let files = wasm_files(&pkg)?;
             util::step(
                 &format!("wasm-opt -Oz on {} files, {} at a time", files.len(), util::jobs()),
@@ -515,21 +515,43 @@ fn transform_in_place(
     Ok(tally)
 }
 
-/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first, by
-/// long-running optimiser processes ([`Optimiser`]: Binaryen is loaded once per job, not
-/// once per file); a file whose bytes this optimiser with these flags optimised before comes
-/// from the cache.
+/// Inputs from this size (bytes) on are optimised by the `wasm-opt` command itself; smaller
+/// ones by the long-running [`Optimiser`]. Binaryen's JavaScript API gives a module a few
+/// bytes more than the command does (0.1 % over the 69 files of 2026-11-28's build, never
+/// fewer), so the main module and the screens — the bytes users fetch — keep the command's
+/// output, while the ~280 small chunks, for which the command's two seconds of start-up are
+/// a hundred times the work, go through the API.
+const COMMAND_FROM: usize = 128 * 1024;
+
+/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first
+/// ([`COMMAND_FROM`] says by what); a file whose bytes were optimised before by this
+/// binaryen with these flags comes from the cache.
 fn optimise(files: &[PathBuf], cache: &Cache) -> Result<(), String> {
     let flags = wasm_opt_flags();
-    let tool = Optimiser::identity(&flags)?;
+    let command =
+        toolchain::wasm_opt().ok_or("npm's binaryen has no bin/wasm-opt: run `npm ci`")?;
+    let version = util::output(Command::new(&command).arg("--version"))
+        .ok_or_else(|| format!("{} --version failed", command.display()))?;
+    let tool =
+        format!("{version} from {COMMAND_FROM} bytes, {} below", Optimiser::identity(&flags)?);
+    let big = files.iter().filter(|f| file_size(f).is_ok_and(|n| n >= COMMAND_FROM as u64)).count();
+    println!(
+        "{big} files of {} KB or more through the wasm-opt command, {} through binaryen.js",
+        COMMAND_FROM / 1024,
+        files.len() - big
+    );
     let optimiser = Optimiser::new();
-    let tally = transform_in_place(files, cache, &tool, "wasm", |file, _| {
+    let tally = transform_in_place(files, cache, &tool, "wasm", |file, bytes| {
         let out = wasm_opt::scratch_output(file);
-        optimiser.run(file, &out, &flags)?;
-        let bytes =
+        if bytes.len() >= COMMAND_FROM {
+            util::run(Command::new(&command).args(&flags).arg(file).arg("-o").arg(&out))?;
+        } else {
+            optimiser.run(file, &out, &flags)?;
+        }
+        let optimised =
             std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
         let _ = std::fs::remove_file(&out);
-        Ok(bytes)
+        Ok(optimised)
     });
     optimiser.finish();
     tally?.say("wasm-opt -Oz");

@@ -255,6 +255,12 @@ pub fn binaryen_js() -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
+/// npm binaryen's `wasm-opt` command.
+pub fn wasm_opt() -> Option<PathBuf> {
+    let path = repo_root().join("node_modules/binaryen/bin/wasm-opt");
+    path.exists().then_some(path)
+}
+
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 

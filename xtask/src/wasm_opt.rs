@@ -2,7 +2,8 @@
 //! compiled to WebAssembly, and its `wasm-opt` command spends about two seconds of CPU
 //! starting up — for each of ~300 chunks, most under 4 KB, that was most of the build's
 //! thirteen minutes of `wasm-opt`. [`Optimiser`] keeps one `node xtask/wasm_opt_many.mjs`
-//! per job running (Binaryen loaded once in each) and hands it one file after another.
+//! per job running (Binaryen loaded once in each) and hands it one file after another. The
+//! build gives it the small files only (`build::COMMAND_FROM` says why).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
