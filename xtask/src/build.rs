@@ -131,28 +131,19 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     // Built under a hidden name (never served), renamed once its hash is known.
     let pkg = site.join(".pkg");
     std::fs::create_dir_all(&pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
-    let main_module = if release {
-        let main_module = artifacts.join("concord_web_split.wasm");
-        util::step("split into the main module and chunks", || split(&input, &pkg, &main_module))?;
-        main_module
-    } else {
-        input
-    };
     let bindgen =
         util::step("wasm-bindgen-cli at the locked version", toolchain::ensure_wasm_bindgen)?;
-    // The chunks import the main module's table and functions: `--keep-lld-exports` keeps them.
-    util::step("wasm-bindgen --target web", || {
-        util::run(
-            Command::new(&bindgen)
-                .args(["--target", "web", "--no-typescript"])
-                .args(if release { &["--keep-lld-exports"][..] } else { &[] })
-                .args(["--out-name", "concord", "--out-dir"])
-                .arg(&pkg)
-                .arg(&main_module),
-        )
-    })?;
-    let mut optimized = false;
     let cache = if release { Some(Cache::for_builds()?) } else { None };
+    match &cache {
+        Some(cache) => {
+            let main_module = artifacts.join("concord_web_split.wasm");
+            util::step("split into the main module and chunks, then wasm-bindgen", || {
+                split_and_bind(&input, &pkg, &main_module, &bindgen, cache)
+            })?;
+        }
+        None => util::step("wasm-bindgen --target web", || bind(&bindgen, &input, &pkg, false))?,
+    }
+    let mut optimized = false;
     if let Some(cache) = &cache {
         let npm_ok = toolchain::ensure_npm_tools().unwrap_or_else(|e| {
             println!("npm tools unavailable ({e}); skipping wasm-opt");
@@ -303,6 +294,58 @@ pub fn site_index(index: &str, pkg: &str) -> Result<String, String> {
     Ok(index
         .replace(SCRIPT, &format!("src=\"{pkg}/boot.js\""))
         .replace(STYLE, &format!("href=\"{pkg}/style/")))
+}
+
+/// wasm-bindgen (`--target web`) of `module` into `pkg` as `concord.js` and
+/// `concord_bg.wasm`. A split main module keeps the table and functions its chunks import
+/// (`--keep-lld-exports`).
+fn bind(bindgen: &Path, module: &Path, pkg: &Path, split: bool) -> Result<(), String> {
+    util::run(
+        Command::new(bindgen)
+            .args(["--target", "web", "--no-typescript"])
+            .args(if split { &["--keep-lld-exports"][..] } else { &[] })
+            .args(["--out-name", "concord", "--out-dir"])
+            .arg(pkg)
+            .arg(module),
+    )
+}
+
+/// [`split`] then [`bind`] of rustc's output `input` into `pkg` (and the main module into
+/// `main_out`), or, when this splitter and this wasm-bindgen already did it for these bytes,
+/// their output copied from the cache: a build with nothing changed skips both.
+fn split_and_bind(
+    input: &Path,
+    pkg: &Path,
+    main_out: &Path,
+    bindgen: &Path,
+    cache: &Cache,
+) -> Result<(), String> {
+    let bytes =
+        std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let bindgen_version = util::output(Command::new(bindgen).arg("--version"))
+        .ok_or_else(|| format!("{} --version failed", bindgen.display()))?;
+    let tool = format!(
+        "wasm_split_cli_support {} (./concord.js, ./__wasm_split.js); {bindgen_version} \
+         --target web --no-typescript --keep-lld-exports --out-name concord",
+        toolchain::locked_version("wasm_split_cli_support")?
+    );
+    const MAIN: &str = "main_module.wasm";
+    let (entry, source) = cache.get_or_make_dir(&tool, &bytes, |dir| {
+        let out = dir.join("pkg");
+        std::fs::create_dir_all(&out)
+            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        split(input, &out, &dir.join(MAIN))?;
+        bind(bindgen, &dir.join(MAIN), &out, true)
+    })?;
+    if source == Source::Cached {
+        println!(
+            "rustc's output is unchanged: the split and wasm-bindgen's output come from the build cache"
+        );
+    }
+    copy_dir(&entry.join("pkg"), pkg)?;
+    std::fs::copy(entry.join(MAIN), main_out)
+        .map_err(|e| format!("cannot copy the main module to {}: {e}", main_out.display()))?;
+    Ok(())
 }
 
 /// Splits rustc's output `input` at its split points (`src/screens/mod.rs`): the chunks and their loader
@@ -530,10 +573,11 @@ fn optimise(files: &[PathBuf], cache: &Cache) -> Result<(), String> {
     let flags = wasm_opt_flags();
     let command =
         toolchain::wasm_opt().ok_or("npm's binaryen has no bin/wasm-opt: run `npm ci`")?;
-    let version = util::output(Command::new(&command).arg("--version"))
-        .ok_or_else(|| format!("{} --version failed", command.display()))?;
-    let tool =
-        format!("{version} from {COMMAND_FROM} bytes, {} below", Optimiser::identity(&flags)?);
+    // The command is npm binaryen's, whose version the identity names.
+    let tool = format!(
+        "its wasm-opt command from {COMMAND_FROM} bytes, below: {}",
+        Optimiser::identity(&flags)?
+    );
     let big = files.iter().filter(|f| file_size(f).is_ok_and(|n| n >= COMMAND_FROM as u64)).count();
     println!(
         "{big} files of {} KB or more through the wasm-opt command, {} through binaryen.js",

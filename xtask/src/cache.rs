@@ -7,7 +7,7 @@
 //! stopped midway leaves no half-written entry; a hit refreshes the entry's modification
 //! time and [`Cache::prune`] removes what no build used for [`KEEP_UNUSED_DAYS`] days.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::util::sha256_hex;
@@ -72,6 +72,32 @@ impl Cache {
         Ok((bytes, Source::Made))
     }
 
+    /// `tool`'s output directory for `input`: the kept one, or the one `make` fills now (it
+    /// is given an empty directory), which is kept for next time. Returns the directory.
+    pub fn get_or_make_dir(
+        &self,
+        tool: &str,
+        input: &[u8],
+        make: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<(PathBuf, Source), String> {
+        let entry = self.entry(tool, input, "d");
+        if entry.is_dir() {
+            let _ = std::fs::File::open(&entry).and_then(|f| f.set_modified(SystemTime::now()));
+            return Ok((entry, Source::Cached));
+        }
+        let temporary = entry.with_extension(format!("d.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&temporary);
+        std::fs::create_dir_all(&temporary)
+            .map_err(|e| format!("cannot create {}: {e}", temporary.display()))?;
+        if let Err(e) = make(&temporary) {
+            let _ = std::fs::remove_dir_all(&temporary);
+            return Err(e);
+        }
+        std::fs::rename(&temporary, &entry)
+            .map_err(|e| format!("cannot keep {} in the build cache: {e}", entry.display()))?;
+        Ok((entry, Source::Made))
+    }
+
     /// Removes the entries (and stray temporary files) not used for `unused`. Returns how many.
     pub fn prune(&self, unused: Duration) -> usize {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return 0 };
@@ -84,7 +110,11 @@ impl Cache {
                 .ok()
                 .and_then(|t| now.duration_since(t).ok())
                 .is_some_and(|age| age > unused);
-            if old && std::fs::remove_file(entry.path()).is_ok() {
+            let path = entry.path();
+            let gone = |p: &Path| {
+                if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+            };
+            if old && gone(&path).is_ok() {
                 removed += 1;
             }
         }
@@ -151,6 +181,38 @@ mod tests {
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         let (_, source) = cache.get_or_make("t", b"x", "wasm", || Ok(vec![1])).unwrap();
         assert_eq!(source, Source::Made);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_directory_of_outputs_is_made_once() {
+        let dir = temp("dir");
+        let cache = Cache::open(dir.clone()).unwrap();
+        let calls = Cell::new(0);
+        let make = |out: &Path| {
+            calls.set(calls.get() + 1);
+            std::fs::write(out.join("chunk_1.wasm"), b"split").map_err(|e| e.to_string())
+        };
+        let (first, source) = cache.get_or_make_dir("split 0.2.4", b"raw", make).unwrap();
+        assert_eq!(source, Source::Made);
+        assert_eq!(std::fs::read(first.join("chunk_1.wasm")).unwrap(), b"split");
+        let (again, source) = cache.get_or_make_dir("split 0.2.4", b"raw", make).unwrap();
+        assert_eq!((again, source), (first, Source::Cached));
+        assert_eq!(calls.get(), 1);
+        // A failed make keeps nothing; another input is made anew.
+        let e = cache.get_or_make_dir("split 0.2.4", b"other", |_| Err("no".into()));
+        assert!(e.is_err());
+        let (_, source) = cache.get_or_make_dir("split 0.2.4", b"other", make).unwrap();
+        assert_eq!(source, Source::Made);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        // Pruned like a file when no build used it for long.
+        let long_ago = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
+        std::fs::File::open(cache.entry("split 0.2.4", b"raw", "d"))
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+        assert_eq!(cache.prune(Duration::from_secs(KEEP_UNUSED_DAYS * 24 * 3600)), 1);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
