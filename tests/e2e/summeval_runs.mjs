@@ -81,6 +81,7 @@ export async function recordJobsAndHeartbeat(page) {
     window.__heartbeatStart = () => {
       if (beat.running) return;
       beat.running = true;
+      window.__jobs.push({ what: 'heartbeat', beat: beat.count });
       beat.last = performance.now();
       const tick = () => {
         if (!beat.running) return;
@@ -116,11 +117,14 @@ export async function recordJobsAndHeartbeat(page) {
 }
 
 /**
- * The first job `op` among `jobs` (what [`recordJobsAndHeartbeat`] recorded): its request
- * (`post`: bytes handed over, heartbeat count) and its worker's answer (`done` or `error`).
+ * The jobs `op` started since the heartbeat last started, among `jobs` (what
+ * [`recordJobsAndHeartbeat`] recorded): each one's request (`post`: bytes handed over,
+ * heartbeat count) and its worker's answer (`done` or `error`, with the count then).
  */
-export function jobOf(jobs, op) {
-  const post = jobs.find((j) => j.what === 'post' && j.op === op);
-  const answer = post && jobs.find((j) => j.worker === post.worker && (j.what === 'done' || j.what === 'error'));
-  return { post, answer };
+export function jobsOf(jobs, op) {
+  const since = jobs.slice(jobs.findLastIndex((j) => j.what === 'heartbeat') + 1);
+  return since.filter((j) => j.what === 'post' && j.op === op).map((post) => ({
+    post,
+    answer: since.find((j) => j.worker === post.worker && (j.what === 'done' || j.what === 'error')),
+  }));
 }
