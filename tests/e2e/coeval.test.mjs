@@ -303,6 +303,9 @@ test('the instance timer stops while the tab is hidden', async () => {
     const page = await browser.context.newPage();
     const seen = watch(page);
     const coeval = new CoEvalPage(page);
+    // The page's clock is Playwright's: the test moves it, so a loaded machine cannot stretch
+    // a wait and no assertion depends on how fast anything runs.
+    await page.clock.install();
     await coeval.open(CONCORD_URL);
     await coeval.setAnnotator('Cy');
     await coeval.startFromFile('combine_data.json', FIXTURE);
@@ -314,14 +317,16 @@ test('the instance timer stops while the tab is hidden', async () => {
       document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
     }, state);
     await page.waitForFunction(() => /Time on this instance: [2-9]/.test(document.querySelector('[data-testid="instance-timer"]').textContent));
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
     await visibility('hidden');
     const hiddenAt = await seconds();
-    await page.waitForTimeout(3500);
+    await page.clock.runFor(3500);
     assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
     await visibility('visible');
-    await page.waitForTimeout(2500);
+    await page.clock.runFor(2500);
     assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
     assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
+    await page.clock.resume();
     assert.deepEqual(seen.problems, [], 'no console or page errors');
   } finally {
     await browser.close();

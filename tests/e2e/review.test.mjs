@@ -251,6 +251,9 @@ test('the time on an item stops while the tab is hidden', { timeout: 120_000 }, 
   try {
     const page = await browser.context.newPage();
     const seen = watch(page);
+    // The page's clock is Playwright's: the test moves it, so a loaded machine cannot stretch
+    // a wait and no assertion depends on how fast anything runs.
+    await page.clock.install();
     await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json`);
     const review = new ReviewPage(page);
     await page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout: 30_000 });
@@ -262,14 +265,16 @@ test('the time on an item stops while the tab is hidden', { timeout: 120_000 }, 
       document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
     }, state);
     await page.waitForFunction(() => /Time on this item: [2-9]/.test(document.querySelector('[data-testid="review-timer"]').textContent));
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
     await visibility('hidden');
     const hiddenAt = await seconds();
-    await page.waitForTimeout(3500);
+    await page.clock.runFor(3500);
     assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
     await visibility('visible');
-    await page.waitForTimeout(2500);
+    await page.clock.runFor(2500);
     assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
     assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
+    await page.clock.resume();
     // The time is in the reviewer's log: moving on saves it, and it counts in the minutes.
     await review.press('a');
     await review.waitSaved();

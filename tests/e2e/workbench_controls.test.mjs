@@ -97,6 +97,7 @@ test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running
     assert.equal(still.done, paused.done, 'the progress stands still while paused');
     assert.equal(still.inFlight, 0);
 
+    assert.equal((await chatLog()).length, sentWhenPaused, 'nothing was sent until Resume');
     await run.resume();
     await page.waitForFunction(() => [...document.querySelectorAll('button')].find((b) => b.innerText === 'Resume')?.disabled);
     assert.match(await run.waitFinished(40_000), /^Run complete\./);
@@ -106,9 +107,7 @@ test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running
     assert.ok(lines.indexOf('resumed') > lines.indexOf('paused'), `paused, then resumed: ${lines.join(' | ')}`);
     const log = await chatLog();
     assert.equal(log.length, 120, 'one request per call');
-    // The requests after the pause arrived only after Resume (≥ 2 s later).
     const gap = log[sentWhenPaused].t_ms - log[sentWhenPaused - 1].t_ms;
-    assert.ok(gap >= 1900, `the first request after the pause came ${gap} ms after the last one before it`);
     let s = await summary();
     assert.equal(s.answered_ok, 120);
     assert.deepEqual(s.duplicate_successes, [], 'every call answered once');

@@ -21,10 +21,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::cache::{Cache, KEEP_UNUSED_DAYS, Source};
 use crate::toolchain::{self, WasmToolchain};
 use crate::util::{self, has_flag, repo_root};
+use crate::wasm_opt::{self, Optimiser};
 
 /// What a build produced, for the size report.
 pub struct BuildReport {
@@ -129,58 +131,43 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
     // Built under a hidden name (never served), renamed once its hash is known.
     let pkg = site.join(".pkg");
     std::fs::create_dir_all(&pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
-    let main_module = if release {
-        let main_module = artifacts.join("concord_web_split.wasm");
-        util::step("split into the main module and chunks", || split(&input, &pkg, &main_module))?;
-        main_module
-    } else {
-        input
-    };
     let bindgen =
         util::step("wasm-bindgen-cli at the locked version", toolchain::ensure_wasm_bindgen)?;
-    // The chunks import the main module's table and functions: `--keep-lld-exports` keeps them.
-    util::step("wasm-bindgen --target web", || {
-        util::run(
-            Command::new(&bindgen)
-                .args(["--target", "web", "--no-typescript"])
-                .args(if release { &["--keep-lld-exports"][..] } else { &[] })
-                .args(["--out-name", "concord", "--out-dir"])
-                .arg(&pkg)
-                .arg(&main_module),
-        )
-    })?;
+    let cache = if release { Some(Cache::for_builds()?) } else { None };
+    match &cache {
+        Some(cache) => {
+            let main_module = artifacts.join("concord_web_split.wasm");
+            util::step("split into the main module and chunks, then wasm-bindgen", || {
+                split_and_bind(&input, &pkg, &main_module, &bindgen, cache)
+            })?;
+        }
+        None => util::step("wasm-bindgen --target web", || bind(&bindgen, &input, &pkg, false))?,
+    }
     let mut optimized = false;
-    if release {
+    if let Some(cache) = &cache {
         let npm_ok = toolchain::ensure_npm_tools().unwrap_or_else(|e| {
             println!("npm tools unavailable ({e}); skipping wasm-opt");
             false
         });
-        match toolchain::wasm_opt().filter(|_| npm_ok) {
-            Some(wasm_opt) => {
-                for file in wasm_files(&pkg)? {
-                    let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    util::step(&format!("wasm-opt -Oz {name}"), || {
-                        util::run(
-                            Command::new(&wasm_opt)
-                                .args(["-Oz", "--strip-debug", "--strip-producers"])
-                                .args(WASM_FEATURES)
-                                .arg(&file)
-                                .arg("-o")
-                                .arg(&file),
-                        )
-                    })?;
-                }
-                optimized = true;
-            }
-            None => println!("wasm-opt not available: the bundle is larger than it could be"),
+        if npm_ok && toolchain::binaryen_js().is_some() && toolchain::wasm_opt().is_some() {
+            let files = wasm_files(&pkg)?;
+            util::step(
+                &format!("wasm-opt -Oz on {} files, {} at a time", files.len(), util::jobs()),
+                || optimise(&files, cache),
+            )?;
+            optimized = true;
+        } else {
+            println!("wasm-opt not available: the bundle is larger than it could be");
         }
-    }
-    if release {
         util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
     }
     util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
-    if release {
-        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg))?;
+    if let Some(cache) = &cache {
+        util::step("precompress (gzip -9, brotli -q 11)", || precompress(&pkg, cache))?;
+        let pruned = cache.prune(std::time::Duration::from_secs(KEEP_UNUSED_DAYS * 24 * 3600));
+        if pruned > 0 {
+            println!("{pruned} build-cache entries unused for {KEEP_UNUSED_DAYS} days removed");
+        }
     }
     let name = format!("pkg-{}", content_hash(&pkg)?);
     let hashed = site.join(&name);
@@ -309,6 +296,58 @@ pub fn site_index(index: &str, pkg: &str) -> Result<String, String> {
         .replace(STYLE, &format!("href=\"{pkg}/style/")))
 }
 
+/// wasm-bindgen (`--target web`) of `module` into `pkg` as `concord.js` and
+/// `concord_bg.wasm`. A split main module keeps the table and functions its chunks import
+/// (`--keep-lld-exports`).
+fn bind(bindgen: &Path, module: &Path, pkg: &Path, split: bool) -> Result<(), String> {
+    util::run(
+        Command::new(bindgen)
+            .args(["--target", "web", "--no-typescript"])
+            .args(if split { &["--keep-lld-exports"][..] } else { &[] })
+            .args(["--out-name", "concord", "--out-dir"])
+            .arg(pkg)
+            .arg(module),
+    )
+}
+
+/// [`split`] then [`bind`] of rustc's output `input` into `pkg` (and the main module into
+/// `main_out`), or, when this splitter and this wasm-bindgen already did it for these bytes,
+/// their output copied from the cache: a build with nothing changed skips both.
+fn split_and_bind(
+    input: &Path,
+    pkg: &Path,
+    main_out: &Path,
+    bindgen: &Path,
+    cache: &Cache,
+) -> Result<(), String> {
+    let bytes =
+        std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let bindgen_version = util::output(Command::new(bindgen).arg("--version"))
+        .ok_or_else(|| format!("{} --version failed", bindgen.display()))?;
+    let tool = format!(
+        "wasm_split_cli_support {} (./concord.js, ./__wasm_split.js); {bindgen_version} \
+         --target web --no-typescript --keep-lld-exports --out-name concord",
+        toolchain::locked_version("wasm_split_cli_support")?
+    );
+    const MAIN: &str = "main_module.wasm";
+    let (entry, source) = cache.get_or_make_dir(&tool, &bytes, |dir| {
+        let out = dir.join("pkg");
+        std::fs::create_dir_all(&out)
+            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        split(input, &out, &dir.join(MAIN))?;
+        bind(bindgen, &dir.join(MAIN), &out, true)
+    })?;
+    if source == Source::Cached {
+        println!(
+            "rustc's output is unchanged: the split and wasm-bindgen's output come from the build cache"
+        );
+    }
+    copy_dir(&entry.join("pkg"), pkg)?;
+    std::fs::copy(entry.join(MAIN), main_out)
+        .map_err(|e| format!("cannot copy the main module to {}: {e}", main_out.display()))?;
+    Ok(())
+}
+
 /// Splits rustc's output `input` at its split points (`src/screens/mod.rs`): the chunks and their loader
 /// (`__wasm_split.js`, which imports `initSync` from wasm-bindgen's `concord.js`) go to `pkg`,
 /// the main module to `main_out` (wasm-bindgen's input).
@@ -327,7 +366,9 @@ fn split(input: &Path, pkg: &Path, main_out: &Path) -> Result<(), String> {
 }
 
 /// Every `.wasm` file directly in `dir`, sorted.
-/// Shared chunks smaller than this (bytes, after wasm-opt) travel together in [`PACK_NAME`].
+/// Shared chunks smaller than this (bytes, after wasm-opt) travel together in [`PACK_NAME`]
+/// (packed after optimisation: a chunk straight from the splitter is ~10 times its optimised
+/// size, most of it a copy of the whole program's type section and its names).
 const PACK_BELOW: usize = 4096;
 /// The file of the small chunks, beside the chunk loader.
 pub const PACK_NAME: &str = "chunks_small.bin";
@@ -460,12 +501,115 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
+/// The flags every `wasm-opt` run gets: smallest code, no debug or producers sections, and
+/// exactly the wasm features rustc enables ([`WASM_FEATURES`]).
+fn wasm_opt_flags() -> Vec<&'static str> {
+    let mut flags = vec!["-Oz", "--strip-debug", "--strip-producers"];
+    flags.extend_from_slice(WASM_FEATURES);
+    flags
+}
+
+/// How many of a step's outputs were made now and how many came from the cache.
+#[derive(Default)]
+struct Tally {
+    made: AtomicUsize,
+    cached: AtomicUsize,
+}
+
+impl Tally {
+    fn count(&self, source: Source) {
+        match source {
+            Source::Made => self.made.fetch_add(1, Ordering::Relaxed),
+            Source::Cached => self.cached.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+
+    fn say(&self, what: &str) {
+        println!(
+            "{what}: {} made now, {} from the build cache",
+            self.made.load(Ordering::Relaxed),
+            self.cached.load(Ordering::Relaxed)
+        );
+    }
+}
+
+/// Rewrites each of `files` with `tool`'s output for its bytes — the cached one when `tool`
+/// already made it, else `make`'s — one job per core, the largest first.
+fn transform_in_place(
+    files: &[PathBuf],
+    cache: &Cache,
+    tool: &str,
+    ext: &str,
+    make: impl Fn(&Path, &[u8]) -> Result<Vec<u8>, String> + Sync,
+) -> Result<Tally, String> {
+    let tally = Tally::default();
+    let sized = files.iter().map(|f| (std::fs::metadata(f).map_or(0, |m| m.len()), f)).collect();
+    util::parallel_largest_first(sized, |file| {
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let (out, source) = cache.get_or_make(tool, &bytes, ext, || make(file, &bytes))?;
+        tally.count(source);
+        if out != bytes {
+            std::fs::write(file, out)
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok(tally)
+}
+
+/// Inputs from this size (bytes) on are optimised by the `wasm-opt` command itself; smaller
+/// ones by the long-running [`Optimiser`]. Binaryen's JavaScript API gives a module a few
+/// bytes more than the command does (0.1 % over the 69 files of 2026-11-28's build, never
+/// fewer), so the main module and the screens — the bytes users fetch — keep the command's
+/// output, while the ~280 small chunks, for which the command's two seconds of start-up are
+/// a hundred times the work, go through the API.
+const COMMAND_FROM: usize = 128 * 1024;
+
+/// `wasm-opt -Oz` on every one of `files`, in place, one job per core, the largest first
+/// ([`COMMAND_FROM`] says by what); a file whose bytes were optimised before by this
+/// binaryen with these flags comes from the cache.
+fn optimise(files: &[PathBuf], cache: &Cache) -> Result<(), String> {
+    let flags = wasm_opt_flags();
+    let command =
+        toolchain::wasm_opt().ok_or("npm's binaryen has no bin/wasm-opt: run `npm ci`")?;
+    // The command is npm binaryen's, whose version the identity names.
+    let tool = format!(
+        "its wasm-opt command from {COMMAND_FROM} bytes, below: {}",
+        Optimiser::identity(&flags)?
+    );
+    let big = files.iter().filter(|f| file_size(f).is_ok_and(|n| n >= COMMAND_FROM as u64)).count();
+    println!(
+        "{big} files of {} KB or more through the wasm-opt command, {} through binaryen.js",
+        COMMAND_FROM / 1024,
+        files.len() - big
+    );
+    let optimiser = Optimiser::new();
+    let tally = transform_in_place(files, cache, &tool, "wasm", |file, bytes| {
+        let out = wasm_opt::scratch_output(file);
+        if bytes.len() >= COMMAND_FROM {
+            util::run(Command::new(&command).args(&flags).arg(file).arg("-o").arg(&out))?;
+        } else {
+            optimiser.run(file, &out, &flags)?;
+        }
+        let optimised =
+            std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+        let _ = std::fs::remove_file(&out);
+        Ok(optimised)
+    });
+    optimiser.finish();
+    tally?.say("wasm-opt -Oz");
+    Ok(())
+}
+
 /// Writes `F.gz` (`gzip -9 -n`) and `F.br` (brotli, quality 11, window 2^24) beside every
-/// `.wasm`, `.js` and `.css` file `F` below `pkg`, the same bytes for the same build: a static host that
-/// serves precompressed files (and `cargo xtask static`) sends these to browsers that accept
-/// them. Without a `gzip` command there is no `.gz`, and this says so.
-fn precompress(pkg: &Path) -> Result<(), String> {
-    let mut files: Vec<(u64, PathBuf)> = files_below(pkg)?
+/// `.wasm`, `.js`, `.css` and `.bin` file `F` below `pkg`, the same bytes for the same build:
+/// a static host that serves precompressed files (and `cargo xtask static`) sends these to
+/// browsers that accept them. One job per core, the largest file first; a file compressed
+/// before (the same bytes, the same brotli and gzip) comes from the cache. Without a `gzip`
+/// command there is no `.gz`, and this says so.
+fn precompress(pkg: &Path, cache: &Cache) -> Result<(), String> {
+    let files: Vec<(u64, PathBuf)> = files_below(pkg)?
         .into_iter()
         .map(|(_, p)| p)
         .filter(|p| {
@@ -473,58 +617,53 @@ fn precompress(pkg: &Path) -> Result<(), String> {
         })
         .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
         .collect();
-    // The biggest first, on every core: the main module takes longest.
-    files.sort_by_key(|f| std::cmp::Reverse(f.0));
-    let next = AtomicUsize::new(0);
-    let no_gzip = AtomicBool::new(false);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
-    let outcomes: Vec<Result<(), String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    loop {
-                        let Some((_, file)) = files.get(next.fetch_add(1, Ordering::Relaxed))
-                        else {
-                            return Ok(());
-                        };
-                        precompress_file(file, &no_gzip)?;
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a compression thread panicked".to_string())))
-            .collect()
-    });
-    outcomes.into_iter().collect::<Result<Vec<()>, String>>()?;
-    if no_gzip.load(Ordering::Relaxed) {
+    let count = files.len();
+    let brotli_tool = format!(
+        "brotli {} quality 11 lgwin 24",
+        toolchain::locked_version("brotli").unwrap_or_default()
+    );
+    let gzip_tool = util::output(Command::new("gzip").arg("--version"))
+        .and_then(|v| v.lines().next().map(|l| format!("{l} -9 -n")));
+    if gzip_tool.is_none() {
         println!("no gzip command: no .gz files (browsers without brotli get the plain files)");
     }
-    println!("{} files precompressed", files.len());
+    let tally = Tally::default();
+    util::parallel_largest_first(files, |file| {
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let beside = |ext: &str| {
+            let mut path = file.clone().into_os_string();
+            path.push(ext);
+            PathBuf::from(path)
+        };
+        let (br, source) =
+            cache.get_or_make(&brotli_tool, &bytes, "br", || brotli_bytes(&bytes))?;
+        tally.count(source);
+        std::fs::write(beside(".br"), br)
+            .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
+        if let Some(gzip_tool) = &gzip_tool {
+            let (gz, source) = cache.get_or_make(gzip_tool, &bytes, "gz", || gzip_bytes(file))?;
+            tally.count(source);
+            std::fs::write(beside(".gz"), gz)
+                .map_err(|e| format!("cannot write {}.gz: {e}", file.display()))?;
+        }
+        Ok(())
+    })?;
+    tally.say(&format!("{count} files precompressed"));
     Ok(())
 }
 
-/// `file.br` and (with a `gzip` command) `file.gz` beside `file`.
-fn precompress_file(file: &Path, no_gzip: &AtomicBool) -> Result<(), String> {
-    let beside = |ext: &str| {
-        let mut path = file.to_path_buf().into_os_string();
-        path.push(ext);
-        PathBuf::from(path)
-    };
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    std::fs::write(beside(".br"), brotli_bytes(&bytes)?)
-        .map_err(|e| format!("cannot write {}.br: {e}", file.display()))?;
-    if no_gzip.load(Ordering::Relaxed) {
-        return Ok(());
-    }
-    match Command::new("gzip").args(["-9", "-n", "-c"]).arg(file).output() {
-        Ok(out) if out.status.success() => std::fs::write(beside(".gz"), out.stdout)
-            .map_err(|e| format!("cannot write {}.gz: {e}", file.display())),
-        _ => {
-            no_gzip.store(true, Ordering::Relaxed);
-            Ok(())
-        }
+/// `gzip -9 -n` of `file` (no name, no time: the same bytes for the same file).
+fn gzip_bytes(file: &Path) -> Result<Vec<u8>, String> {
+    let out = Command::new("gzip")
+        .args(["-9", "-n", "-c"])
+        .arg(file)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!("gzip -9 {} failed ({})", file.display(), out.status))
     }
 }
 
@@ -616,6 +755,54 @@ const __chunk_2 = makeLoad(() => {
         assert!(pack_loader(&streamed, &chunks).is_err());
         // Nothing to pack: the loader stays as it is.
         assert_eq!(pack_loader(LOADER, &[]).unwrap(), (LOADER.to_owned(), Vec::new()));
+    }
+
+    /// What the release build does to each `.wasm` (wasm-opt, brotli, gzip) is done once per
+    /// input: a build with nothing changed runs the tool on nothing, a build with one chunk
+    /// changed on that chunk alone, and the files come out the same.
+    #[test]
+    fn an_unchanged_file_is_never_transformed_twice() {
+        let pkg = temp("transform");
+        let cache = Cache::open(temp("transform-cache")).unwrap();
+        let files: Vec<PathBuf> = (0..5).map(|i| pkg.join(format!("chunk_{i}.wasm"))).collect();
+        for (i, f) in files.iter().enumerate() {
+            std::fs::write(f, vec![i as u8; 10 + i]).unwrap();
+        }
+        let runs = AtomicUsize::new(0);
+        let tool = |_: &Path, bytes: &[u8]| {
+            runs.fetch_add(1, Ordering::Relaxed);
+            Ok(bytes.iter().map(|b| b + 100).collect())
+        };
+        let build = |files: &[PathBuf]| {
+            for (i, f) in files.iter().enumerate() {
+                let first = std::fs::read(f).unwrap().first().copied().unwrap_or(0);
+                // Each build starts from the tool's input, as the pipeline does.
+                if first >= 100 {
+                    std::fs::write(f, vec![i as u8; 10 + i]).unwrap();
+                }
+            }
+            transform_in_place(files, &cache, "tool 1 -Oz", "wasm", tool).unwrap()
+        };
+        let first = build(&files);
+        assert_eq!((first.made.into_inner(), first.cached.into_inner()), (5, 0));
+        let out: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        assert_eq!(out[2], vec![102u8; 12]);
+        let again = build(&files);
+        assert_eq!((again.made.into_inner(), again.cached.into_inner()), (0, 5));
+        assert_eq!(runs.load(Ordering::Relaxed), 5, "nothing changed: the tool never ran");
+        let same: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        assert_eq!(same, out);
+        // One chunk changes: only it is transformed.
+        std::fs::write(&files[3], b"changed").unwrap();
+        let transformed =
+            transform_in_place(&files[3..4], &cache, "tool 1 -Oz", "wasm", tool).unwrap();
+        assert_eq!(transformed.made.into_inner(), 1);
+        assert_eq!(runs.load(Ordering::Relaxed), 6);
+        // Another version of the tool is a new input for every chunk.
+        let other = transform_in_place(&files[..1], &cache, "tool 2 -Oz", "wasm", tool).unwrap();
+        assert_eq!(other.made.into_inner(), 1);
+        let _ = std::fs::remove_dir_all(&pkg);
+        let _ = std::fs::remove_dir_all(temp("transform-cache"));
     }
 
     fn temp(name: &str) -> PathBuf {

@@ -8,12 +8,15 @@ use std::process::ExitCode;
 
 mod bench;
 mod bench_load;
+mod bench_ui;
 mod build;
+mod cache;
 mod mock_llm;
 mod serve;
 mod test;
 mod toolchain;
 mod util;
+mod wasm_opt;
 
 const USAGE: &str = "\
 cargo xtask <command>
@@ -32,6 +35,9 @@ cargo xtask <command>
     bench-stats [...]                     statistics benchmarks side by side with scipy
     bench-load [--root DIR] [--runs N]    load benchmark of the built site (benches/load.mjs):
                                           bytes and time to each screen at 10 Mbit/s, 40 ms
+    bench-ui [--runs N]                   UI benchmark of the built site (benches/ui.mjs): Results
+                                          re-tabulation, a 48 MB bundle, screen switches, long
+                                          tasks (needs ../shared)
 ";
 
 fn main() -> ExitCode {
@@ -49,6 +55,7 @@ fn main() -> ExitCode {
         "static" => serve::static_command(rest),
         "bench-stats" => bench::run(rest),
         "bench-load" => bench_load::run(rest),
+        "bench-ui" => bench_ui::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -92,40 +92,107 @@ pub fn target_dir() -> PathBuf {
 
 /// The wasm-bindgen version pinned in Cargo.lock: the CLI must match it exactly.
 pub fn locked_wasm_bindgen_version() -> Result<String, String> {
+    locked_version("wasm-bindgen")
+}
+
+/// The version of the package `name` in Cargo.lock (the first, when several are locked).
+pub fn locked_version(name: &str) -> Result<String, String> {
     let lock_path = repo_root().join("Cargo.lock");
     let lock = std::fs::read_to_string(&lock_path)
         .map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
+    let wanted = format!("name = \"{name}\"");
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "name = \"wasm-bindgen\""
+        if line.trim() == wanted
             && let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \""))
         {
             return Ok(v.trim_end_matches('"').to_string());
         }
     }
-    Err("Cargo.lock has no wasm-bindgen package".to_string())
+    Err(format!("Cargo.lock has no {name} package"))
 }
 
-/// Returns a `wasm-bindgen` executable of exactly the locked version, installing
-/// `wasm-bindgen-cli` with cargo when none is found.
+/// Where tools compiled once per machine are kept, for every clone of the repository:
+/// `$CONCORD_TOOLS_DIR` when set, else `$XDG_CACHE_HOME/concord/tools`, else
+/// `$HOME/.cache/concord/tools`; none without a home directory.
+pub fn machine_tools_dir() -> Option<PathBuf> {
+    machine_tools_dir_from(|name| std::env::var_os(name))
+}
+
+fn machine_tools_dir_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set("CONCORD_TOOLS_DIR")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("concord/tools")))
+        .or_else(|| set("HOME").map(|d| d.join(".cache/concord/tools")))
+}
+
+/// The directory `cargo install` fills with wasm-bindgen-cli `version` below the machine's
+/// tools directory (`bin/wasm-bindgen`, `bin/wasm-bindgen-test-runner`, …).
+fn wasm_bindgen_root(tools: &Path, version: &str) -> PathBuf {
+    tools.join(format!("wasm-bindgen-{version}"))
+}
+
+/// Where a `wasm-bindgen` is looked for, in order: the machine's tools directory (compiled
+/// once, used by every clone), this clone's `target/tools` (where earlier versions of this
+/// program installed it), then `PATH`.
+fn wasm_bindgen_candidates(version: &str, tools: Option<&Path>, clone: &Path) -> Vec<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(tools) = tools {
+        candidates.push(wasm_bindgen_root(tools, version).join("bin/wasm-bindgen"));
+    }
+    candidates.push(clone.join("target/tools/bin/wasm-bindgen"));
+    candidates.push(PathBuf::from("wasm-bindgen"));
+    candidates
+}
+
+/// The first candidate that answers `--version` with exactly `version`.
+fn find_wasm_bindgen(version: &str, candidates: &[PathBuf]) -> Option<PathBuf> {
+    candidates
+        .iter()
+        .find(|candidate| {
+            output(Command::new(candidate).arg("--version"))
+                .is_some_and(|v| v.split_whitespace().nth(1) == Some(version))
+        })
+        .cloned()
+}
+
+/// Returns a `wasm-bindgen` executable of exactly the locked version. When none is found
+/// ([`wasm_bindgen_candidates`]), `cargo install`s wasm-bindgen-cli into the machine's tools
+/// directory ([`machine_tools_dir`]; this clone's `target/tools` without one), so every
+/// clone on this machine uses that one build.
+///
+/// No registry this machine reaches ships a prebuilt wasm-bindgen-cli (crates.io has its
+/// source; npm has no `wasm-bindgen-cli` package, PyPI none of that name, Debian none; the
+/// project's GitHub releases are out of reach): it is compiled once per machine.
 pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     let version = locked_wasm_bindgen_version()?;
-    let install_root = repo_root().join("target/tools");
-    let local = install_root.join("bin/wasm-bindgen");
-    let candidates = [local.clone(), PathBuf::from("wasm-bindgen")];
-    for candidate in &candidates {
-        if let Some(v) = output(Command::new(candidate).arg("--version"))
-            && v.split_whitespace().nth(1) == Some(version.as_str())
-        {
-            return Ok(candidate.clone());
-        }
+    let tools = machine_tools_dir();
+    if let Some(found) = find_wasm_bindgen(
+        &version,
+        &wasm_bindgen_candidates(&version, tools.as_deref(), &repo_root()),
+    ) {
+        return Ok(found);
     }
-    println!("installing wasm-bindgen-cli {version} (the version in Cargo.lock) into target/tools");
+    let root = match &tools {
+        Some(tools) => wasm_bindgen_root(tools, &version),
+        None => repo_root().join("target/tools"),
+    };
+    println!(
+        "installing wasm-bindgen-cli {version} (the version in Cargo.lock) into {}, once for \
+         every clone on this machine",
+        root.display()
+    );
+    // Installed beside its final place and renamed into it: two clones installing at once,
+    // or an install stopped midway, never leave a half-written tool where it is looked for.
+    let mut staging = root.clone().into_os_string();
+    staging.push(format!(".partial-{}", std::process::id()));
+    let staging = PathBuf::from(staging);
+    let _ = std::fs::remove_dir_all(&staging);
     let install = |locked: bool| {
         let mut cmd = Command::new(cargo_program());
         cmd.args(["install", "wasm-bindgen-cli", "--version", &format!("={version}")])
             .arg("--root")
-            .arg(&install_root);
+            .arg(&staging);
         if locked {
             cmd.arg("--locked");
         }
@@ -137,7 +204,25 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
         println!("`cargo install --locked` failed; retrying without --locked");
         install(false)?;
     }
-    Ok(local)
+    if let Some(parent) = root.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let installed = root.join("bin/wasm-bindgen");
+    if std::fs::rename(&staging, &root).is_err() {
+        if find_wasm_bindgen(&version, std::slice::from_ref(&installed)).is_some() {
+            // Another clone finished first: its copy is the same version.
+            let _ = std::fs::remove_dir_all(&staging);
+        } else {
+            // A broken directory in the way (a tool that does not run): replaced.
+            let _ = std::fs::remove_dir_all(&root);
+            std::fs::rename(&staging, &root).map_err(|e| {
+                format!("cannot move {} to {}: {e}", staging.display(), root.display())
+            })?;
+        }
+    }
+    find_wasm_bindgen(&version, std::slice::from_ref(&installed))
+        .ok_or_else(|| format!("{} does not answer as wasm-bindgen {version}", installed.display()))
 }
 
 /// Installs the npm dev tools (binaryen, playwright-core, axe-core) from package.json when
@@ -163,7 +248,14 @@ pub fn ensure_npm_tools() -> Result<bool, String> {
     Ok(true)
 }
 
-/// npm binaryen's wasm-opt (Debian's binaryen 108 is too old: its output breaks wasm-bindgen).
+/// npm binaryen (its JavaScript API, which `xtask/wasm_opt_many.mjs` drives, and its
+/// `wasm-opt` command; Debian's binaryen 108 is too old: its output breaks wasm-bindgen).
+pub fn binaryen_js() -> Option<PathBuf> {
+    let path = repo_root().join("node_modules/binaryen/index.js");
+    path.exists().then_some(path)
+}
+
+/// npm binaryen's `wasm-opt` command.
 pub fn wasm_opt() -> Option<PathBuf> {
     let path = repo_root().join("node_modules/binaryen/bin/wasm-opt");
     path.exists().then_some(path)
@@ -202,4 +294,72 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
             .args(["install", "-y", "-q"])
             .args(packages),
     )
+}
+
+#[cfg(test)]
+// A failed unwrap is a failed test, which is what it should be here.
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn the_machine_tools_dir_follows_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| OsString::from(*v))
+            }
+        };
+        const ALL: &[(&str, &str)] =
+            &[("CONCORD_TOOLS_DIR", "/tools"), ("XDG_CACHE_HOME", "/xdg"), ("HOME", "/home/u")];
+        assert_eq!(machine_tools_dir_from(env(ALL)), Some(PathBuf::from("/tools")));
+        assert_eq!(
+            machine_tools_dir_from(env(&[("XDG_CACHE_HOME", "/xdg"), ("HOME", "/home/u")])),
+            Some(PathBuf::from("/xdg/concord/tools"))
+        );
+        assert_eq!(
+            machine_tools_dir_from(env(&[("CONCORD_TOOLS_DIR", ""), ("HOME", "/home/u")])),
+            Some(PathBuf::from("/home/u/.cache/concord/tools")),
+            "an empty variable counts as unset"
+        );
+        assert_eq!(machine_tools_dir_from(env(&[])), None);
+    }
+
+    /// A fake `wasm-bindgen` at `path` that says it is `version`.
+    fn fake_bindgen(path: &Path, version: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("#!/bin/sh\necho wasm-bindgen {version}\n")).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn the_machine_wide_wasm_bindgen_is_found_first_and_only_at_the_locked_version() {
+        let dir = std::env::temp_dir().join(format!("concord-tools-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (tools, clone) = (dir.join("cache/concord/tools"), dir.join("clone"));
+        let candidates = wasm_bindgen_candidates("0.2.130", Some(&tools), &clone);
+        let machine = tools.join("wasm-bindgen-0.2.130/bin/wasm-bindgen");
+        let local = clone.join("target/tools/bin/wasm-bindgen");
+        assert_eq!(candidates, [machine.clone(), local.clone(), PathBuf::from("wasm-bindgen")]);
+        // Nothing installed (and no wasm-bindgen 0.0.0 on PATH): none found.
+        let none = wasm_bindgen_candidates("0.0.0", Some(&tools), &clone);
+        assert_eq!(find_wasm_bindgen("0.0.0", &none), None);
+        // This clone's copy alone is found; the machine's, once there, comes first.
+        fake_bindgen(&local, "0.2.130");
+        assert_eq!(find_wasm_bindgen("0.2.130", &candidates), Some(local.clone()));
+        fake_bindgen(&machine, "0.2.130");
+        assert_eq!(find_wasm_bindgen("0.2.130", &candidates), Some(machine.clone()));
+        // Another version is passed over: the CLI must match the crate exactly.
+        fake_bindgen(&machine, "0.2.129");
+        assert_eq!(find_wasm_bindgen("0.2.130", &candidates), Some(local));
+        // Each version has its own directory.
+        assert_eq!(
+            wasm_bindgen_candidates("0.2.131", Some(&tools), &clone)[0],
+            tools.join("wasm-bindgen-0.2.131/bin/wasm-bindgen")
+        );
+        // Without a machine directory, this clone's and PATH's remain.
+        assert_eq!(wasm_bindgen_candidates("0.2.130", None, &clone).len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
