@@ -286,9 +286,9 @@ pub fn cascade(judges: &[CascadeJudge], alpha: f64, delta: f64) -> Result<Cascad
             j.agree.iter().zip(&open).map(|(a, o)| if *o { *a } else { None }).collect();
         let calibration = selective_trust(&mask(&j.confidence), &agree, alpha, delta)?;
         let (mut decided, mut agreeing) = (0, 0);
-        for i in 0..n {
-            if open[i] && calibration.trusts(j.confidence[i]) {
-                open[i] = false;
+        for (i, open) in open.iter_mut().enumerate() {
+            if *open && calibration.trusts(j.confidence[i]) {
+                *open = false;
                 decided += 1;
                 agreeing += usize::from(j.agree[i] == Some(true));
             }
