@@ -30,8 +30,8 @@ use crate::stats::{AltTestOptions, EpsilonPreset, Scoring};
 pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters};
 pub use report::{
     ALT_TEST_TABLE, CASCADE_TABLE, PLANNER_TABLE, STABILITY_TABLE, TRUST_TABLE, alt_test_report,
-    annotator_table_id, cascade_report, curve_figure_id, planner_report, run_alt_test,
-    stability_report, trust_report, validity_report,
+    annotator_table_id, bundle_report, cascade_report, curve_figure_id, planner_report,
+    run_alt_test, stability_report, trust_report, validity_report,
 };
 
 /// How the strata of the label planner are cut.
