@@ -4,7 +4,8 @@
 //! Beyond §16's fields, a value that is `null` comes with the reason beside it
 //! (`winning_rate_error`, an annotator's `p_value_error`, `threshold_error`, `estimate_error`,
 //! `alpha_error`), as §10's `<level>_error` does; optional inputs add optional outputs only
-//! when given (`test_confidence`/`test_agree` → `held_out`, `half_width` → `plan`).
+//! when given (`test_confidence`/`test_agree` → `held_out`, whose Wilson interval is at
+//! `confidence_level`, default 0.95; `half_width` → `plan`).
 //!
 //! JSON objects have no order here (the case reader's maps are sorted by key), so an
 //! `alt_test` case's annotators are tested and listed in the order of their ids; the test's
@@ -245,7 +246,9 @@ fn trust_case(c: &Obj) -> Result<TrustOut, CaseError> {
     let held_out = if c.get("test_confidence").is_some_and(|v| !v.is_null()) {
         let tc = scores(c, "test_confidence")?;
         let ta = agree_list(c, "test_agree")?;
-        let o = t.evaluate(&tc, &ta, confidence(c)?).map_err(trust_bad)?;
+        // `confidence` holds the judge's confidences here: the interval's level has its own name.
+        let level = opt_f64(c, "confidence_level", 0.95)?;
+        let o = t.evaluate(&tc, &ta, level).map_err(trust_bad)?;
         Some(ObservedOut {
             n: o.n,
             n_trusted: o.n_trusted,
