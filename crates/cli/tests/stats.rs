@@ -188,9 +188,9 @@ fn concord_stats_matches_the_oracle_on_judge_validity() {
     assert_eq!(find("alt-skipped")["skipped"].as_array().unwrap().len(), 2);
     assert!(find("alt-m0")["winning_rate"].is_null());
     assert!(find("alt-constant")["annotators"][0]["p_value"].is_null());
-    assert!(expected.iter().any(|r| r["annotators"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x["rejected"] == true))));
+    assert!(expected.iter().any(|r| {
+        r["annotators"].as_array().is_some_and(|a| a.iter().any(|x| x["rejected"] == true))
+    }));
     assert!(find("trust-nothing-passes")["threshold"].is_null());
     assert!(find("trust-0")["held_out"]["agreement"].is_number());
     assert!(find("strat-thin")["estimate"].is_null());

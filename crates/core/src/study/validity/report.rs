@@ -680,10 +680,28 @@ pub fn cascade_report(
 // The label planner
 
 /// Which items keep their human label in the pilot: all rated ones, or `settings.pilot` of
-/// them in a seeded order.
-fn pilot_mask(dataset: &Dataset, raters: &Raters, settings: &Settings) -> Vec<bool> {
+/// them in a seeded order. When every item is rated and no pilot size is set, nothing would be
+/// left to estimate for, so half the rated items (seeded) are the pilot; the second value says
+/// so.
+fn pilot_mask(
+    dataset: &Dataset,
+    raters: &Raters,
+    settings: &Settings,
+) -> (Vec<bool>, Option<String>) {
     let mut labelled: Vec<bool> = raters.aggregate.iter().map(Option::is_some).collect();
-    if let Some(k) = settings.pilot
+    let rated = labelled.iter().filter(|l| **l).count();
+    let (keep, note) = match settings.pilot {
+        Some(k) => (Some(k), None),
+        None if rated == labelled.len() => (
+            Some(rated / 2),
+            Some(format!(
+                "every item has a human label, so a seeded half of them ({}) is the pilot and the rest count as unlabelled",
+                rated / 2
+            )),
+        ),
+        None => (None, None),
+    };
+    if let Some(k) = keep
         && let Some(order) =
             stats::ShuffledOrders::new(dataset.items.len(), 1, settings.seed).next()
     {
@@ -698,7 +716,7 @@ fn pilot_mask(dataset: &Dataset, raters: &Raters, settings: &Settings) -> Vec<bo
             }
         }
     }
-    labelled
+    (labelled, note)
 }
 
 /// Stratum of every item (`None`: no stratum) and the strata's names.
@@ -809,7 +827,10 @@ pub fn planner_report(dataset: &Dataset, runs: &[JudgedRun], settings: &Settings
             notes.push(format!("{label}: none of its records matches an item"));
             continue;
         };
-        let labelled = pilot_mask(dataset, &raters, settings);
+        let (labelled, pilot_note) = pilot_mask(dataset, &raters, settings);
+        if let Some(note) = pilot_note {
+            notes.push(format!("{label}: {note}."));
+        }
         let (of, names) = strata_of(dataset, &judge, settings.strata);
         let mut data = vec![StratumData::default(); names.len()];
         for i in 0..dataset.items.len() {

@@ -95,8 +95,12 @@ fn all_52_published_cells_reproduce() {
             .iter()
             .find(|t| t["id"] == "validity-alt-test")
             .unwrap();
-        let rows: Vec<&str> =
-            table["rows"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
+        let rows: Vec<&str> = table["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["label"].as_str().unwrap())
+            .collect();
         let expected: Vec<&Published> = printed.iter().filter(|p| p.set == *set).collect();
         assert_eq!(rows, expected.iter().map(|p| p.llm.as_str()).collect::<Vec<_>>(), "{set}");
         for p in expected {
@@ -157,4 +161,92 @@ fn bad_arguments_say_what_to_type() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nonexistent-folder"));
+}
+
+/// A bundle whose judge rated 40 items with three samples each, against three raters.
+fn bundle_file() -> PathBuf {
+    use concord_core::data::{self, JudgeRecord, JudgeRun, RecordKey};
+    use concord_core::judge::parse::Policy;
+    use concord_core::study::workbench::{Bundle, JudgedRun, Settings};
+    let mut csv = String::from("id,doc_id,system_id,output,quality_r1,quality_r2,quality_r3\n");
+    let mut records = Vec::new();
+    for i in 0..40 {
+        let t = 1 + i % 4;
+        csv.push_str(&format!("item{i},d{i},s{},text,{t},{t},{}\n", i % 2, 1 + (i * 7) % 4));
+        let off = 1 + (t % 4);
+        let responses = match i % 5 {
+            0 => vec![t, off, off],
+            1 => vec![t, t, off],
+            _ => vec![t, t, t],
+        };
+        records.push(JudgeRecord {
+            key: RecordKey::Id(format!("item{i}")),
+            prompt: None,
+            prompt_chars: None,
+            responses: responses.iter().map(|r| format!("{r}")).collect(),
+            cut_off: Vec::new(),
+            logprobs: Vec::new(),
+            reasoning_tokens: Vec::new(),
+            parsed: Vec::new(),
+            line: 0,
+            meta: None,
+        });
+    }
+    let dataset = data::load("q.csv", csv.as_bytes()).unwrap().dataset;
+    let run = JudgedRun {
+        method: "judge".into(),
+        attribute: "quality".into(),
+        policy: Policy::Concord,
+        weighting: None,
+        run: JudgeRun { name: "judge".into(), attribute: Some("quality".into()), records },
+        origin: "study".into(),
+    };
+    let bundle = Bundle::new(
+        &dataset,
+        "csv",
+        None,
+        None,
+        vec![run],
+        Vec::new(),
+        Settings::default(),
+        "t".into(),
+    );
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("validity-bundle.json");
+    std::fs::write(&path, bundle.to_json()).unwrap();
+    path
+}
+
+fn concord(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_concord")).args(args).output().unwrap();
+    assert!(out.status.success(), "concord {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn trust_and_report_print_the_panel_from_a_bundle() {
+    use concord_core::report::Format;
+    use concord_core::study::validity;
+    let path = bundle_file();
+    let p = path.to_str().unwrap();
+    let bundle =
+        concord_core::study::workbench::Bundle::from_json(&std::fs::read_to_string(&path).unwrap())
+            .unwrap();
+    // `concord report --screen validity` prints the panel's bytes.
+    let panel = validity::bundle_report(&bundle);
+    assert_eq!(
+        concord(&["report", p, "--screen", "validity", "--format", "csv"]),
+        panel.to_text(Format::Csv)
+    );
+    // `concord trust` prints the trust and cascade tables with the α and δ asked for.
+    let md = concord(&["trust", p, "--alpha", "0.2", "--delta", "0.2"]);
+    assert!(md.contains("Where can the judge be trusted?"), "{md}");
+    assert!(md.contains("A cascade of judges"), "{md}");
+    assert!(md.contains("at least 0.800 (α = 0.2)"), "{md}");
+    assert!(md.contains("share of samples giving the majority rating"), "{md}");
+    let svg = concord(&["trust", p, "--format", "svg"]);
+    assert!(svg.starts_with("<svg"), "{svg}");
+    // `concord alt-test BUNDLE` tests the judge against the bundle's raters.
+    let alt = concord(&["alt-test", p, "--epsilon", "0.15", "--min-instances", "20"]);
+    assert!(alt.contains("ε = 0.15 (skilled)"), "{alt}");
+    assert!(alt.contains("| judge | quality | 40 | 3 | 0 |"), "{alt}");
 }
