@@ -204,7 +204,7 @@ fn read_input(path: &Path) -> Result<Input> {
     Ok(Input {
         settings: bundle.settings.validity.clone().unwrap_or_default(),
         split: bundle.review.as_ref().and_then(|r| r.split.clone()),
-        dataset: bundle.dataset.embedded,
+        dataset: validity::with_added_raters(&bundle.dataset.embedded, &bundle.raters),
         runs: bundle.runs,
     })
 }

@@ -350,3 +350,22 @@ fn the_released_altest_folders_load() {
         }
     }
 }
+
+#[test]
+fn raters_added_in_concord_count_as_annotators() {
+    let mut rng = Lcg(11);
+    let (csv, truth) = planted_csv(8, &mut rng);
+    let dataset = data::load("planted.csv", csv.as_bytes()).unwrap().dataset;
+    let me = concord_core::bundle::ExtraRater {
+        name: "me".into(),
+        attribute: "quality".into(),
+        scores: truth.iter().enumerate().map(|(i, t)| (format!("item{i}"), *t as f64)).collect(),
+    };
+    // r1 again under its own name: the dataset's ratings win.
+    let r1 = concord_core::bundle::ExtraRater { name: "r1".into(), ..me.clone() };
+    let with = validity::with_added_raters(&dataset, &[me, r1]);
+    let raters = validity::raters(&with, "quality").unwrap();
+    assert_eq!(raters.names, ["r1", "r2", "r3", "me"]);
+    assert_eq!(raters.values[3][0], Some(truth[0] as f64));
+    assert_eq!(raters.aggregate, validity::raters(&dataset, "quality").unwrap().aggregate);
+}

@@ -115,6 +115,33 @@ pub fn raters(dataset: &Dataset, attribute: &str) -> Result<Raters, ValidityErro
     })
 }
 
+/// `dataset` with the raters added in Concord (*Rate it yourself*, other bundles', students'
+/// submissions) among its items' raters, so the alt-test counts them as annotators. An added
+/// rater whose name already rates the attribute here is left out (the dataset's own ratings
+/// win); the items' aggregates are unchanged.
+pub fn with_added_raters(dataset: &Dataset, added: &[crate::bundle::ExtraRater]) -> Dataset {
+    let mut out = dataset.clone();
+    for rater in added {
+        let Some(a) = dataset.attribute_index(&rater.attribute) else { continue };
+        let already = dataset.items.iter().any(|i| {
+            i.ratings
+                .get(a)
+                .and_then(Option::as_ref)
+                .is_some_and(|r| r.raters.iter().any(|s| s.rater == rater.name))
+        });
+        if already {
+            continue;
+        }
+        for (item, score) in out.items.iter_mut().zip(rater.aligned(dataset)) {
+            let (Some(score), Some(Some(rating))) = (score, item.ratings.get_mut(a)) else {
+                continue;
+            };
+            rating.raters.push(crate::data::RaterScore { rater: rater.name.clone(), score });
+        }
+    }
+    out
+}
+
 /// A judge run read item by item (aligned with the dataset's items).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeItems {

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::{AltTestOptions, EpsilonPreset, Scoring};
 
-pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters};
+pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters, with_added_raters};
 pub use report::{
     ALT_TEST_TABLE, CASCADE_TABLE, PLANNER_TABLE, STABILITY_TABLE, TRUST_TABLE, alt_test_report,
     annotator_table_id, bundle_report, cascade_report, curve_figure_id, planner_report,

@@ -1028,11 +1028,13 @@ pub fn stability_report(dataset: &Dataset, runs: &[JudgedRun], settings: &Settin
 }
 
 /// The validity panel of a bundle, as the app shows it right after opening it: its runs, its
-/// settings (the defaults when the panel was never used) and its review's split.
+/// settings (the defaults when the panel was never used), its review's split, and the raters
+/// added in Concord among the annotators ([`super::with_added_raters`]).
 pub fn bundle_report(bundle: &crate::bundle::Bundle) -> Report {
     let settings = bundle.settings.validity.clone().unwrap_or_default();
     let split = bundle.review.as_ref().and_then(|r| r.split.as_ref());
-    validity_report(&bundle.dataset.embedded, &bundle.runs, &settings, split)
+    let dataset = super::with_added_raters(&bundle.dataset.embedded, &bundle.raters);
+    validity_report(&dataset, &bundle.runs, &settings, split)
 }
 
 /// Every table and figure of the validity panel, in the order it shows them.
