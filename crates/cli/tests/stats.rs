@@ -62,15 +62,16 @@ fn compare(path: &str, key: &str, got: &Value, expected: &Value, errors: &mut Ve
     }
 }
 
-#[test]
-fn concord_stats_matches_the_oracle_on_the_reporting_rules() {
+/// Runs `concord stats` on `<name>.cases.json` and compares its output with
+/// `<name>.expected.json` field by field; returns the expected results.
+fn matches_the_oracle(name: &str) -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_concord"))
-        .args(["stats", &format!("{FIXTURES}/rules.cases.json")])
+        .args(["stats", &format!("{FIXTURES}/{name}.cases.json")])
         .output()
         .unwrap();
     assert!(out.status.success(), "concord stats: {}", String::from_utf8_lossy(&out.stderr));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let expected = read("rules.expected.json");
+    let expected = read(&format!("{name}.expected.json"));
     let (got, expected) =
         (got["results"].as_array().unwrap(), expected["results"].as_array().unwrap());
     assert_eq!(got.len(), expected.len(), "one result per case");
@@ -80,6 +81,12 @@ fn concord_stats_matches_the_oracle_on_the_reporting_rules() {
         compare(e["id"].as_str().unwrap(), "", g, e, &mut errors);
     }
     assert!(errors.is_empty(), "{} differences:\n{}", errors.len(), errors.join("\n"));
+    expected.clone()
+}
+
+#[test]
+fn concord_stats_matches_the_oracle_on_the_reporting_rules() {
+    matches_the_oracle("rules");
 }
 
 /// The fixture really exercises each rule, so switching one off makes the comparison fail.
@@ -166,22 +173,7 @@ fn the_rules_fixture_covers_all_four_rules() {
 /// with one label, a constant judge, the planner and its ceiling note.
 #[test]
 fn concord_stats_matches_the_oracle_on_judge_validity() {
-    let out = Command::new(env!("CARGO_BIN_EXE_concord"))
-        .args(["stats", &format!("{FIXTURES}/validity.cases.json")])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "concord stats: {}", String::from_utf8_lossy(&out.stderr));
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let expected = read("validity.expected.json");
-    let (got, expected) =
-        (got["results"].as_array().unwrap(), expected["results"].as_array().unwrap());
-    assert_eq!(got.len(), expected.len(), "one result per case");
-    let mut errors = Vec::new();
-    for (g, e) in got.iter().zip(expected) {
-        assert_eq!(g["id"], e["id"], "results in case order");
-        compare(e["id"].as_str().unwrap(), "", g, e, &mut errors);
-    }
-    assert!(errors.is_empty(), "{} differences:\n{}", errors.len(), errors.join("\n"));
+    let expected = matches_the_oracle("validity");
     // The fixture exercises each edge: a skipped annotator, m = 0, an undefined p, a rejected
     // annotator, no threshold passed, a held-out check, an undefined stratum, the ceiling note.
     let find = |id: &str| expected.iter().find(|r| r["id"] == id).unwrap();

@@ -101,8 +101,10 @@ fn categories_travel_in_bundles_and_old_datasets_keep_their_hash() {
     let loaded = folder();
     let (runs, _) =
         imported_runs(&loaded.dataset, &loaded, "llm_annotations.json", Policy::Concord);
-    let mut settings = workbench::Settings::default();
-    settings.validity = Some(Settings { epsilon: 0.15, ..Settings::default() });
+    let settings = workbench::Settings {
+        validity: Some(Settings { epsilon: 0.15, ..Settings::default() }),
+        ..workbench::Settings::default()
+    };
     let bundle = Bundle::new(
         &loaded.dataset,
         "annotations",
@@ -316,8 +318,8 @@ fn the_whole_panel_and_its_notes() {
     assert!(plan.keyed("planted judge/quality/n").unwrap().value.is_some(), "{plan:?}");
     assert!(plan.keyed("planted judge/quality/n_human").unwrap().value.is_some());
     // A bundle shows the same panel.
-    let mut wb = workbench::Settings::default();
-    wb.validity = Some(settings.clone());
+    let wb =
+        workbench::Settings { validity: Some(settings.clone()), ..workbench::Settings::default() };
     let bundle =
         Bundle::new(&dataset, "csv", None, None, vec![run.clone()], Vec::new(), wb, "t".into());
     let back = Bundle::from_json(&bundle.to_json()).unwrap();

@@ -356,6 +356,7 @@ pub fn benjamini_yekutieli(p: &[Option<f64>], q: f64) -> Vec<bool> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -334,6 +334,7 @@ impl Cascade {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -68,6 +68,7 @@ pub fn stability(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -260,6 +260,7 @@ pub fn plan_labels(estimate: &StratifiedPpi, half_width: f64) -> Result<LabelPla
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
