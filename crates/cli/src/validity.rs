@@ -168,6 +168,8 @@ struct Input {
     runs: Vec<JudgedRun>,
     settings: Settings,
     split: Option<concord_core::study::workbench::revise::Split>,
+    /// The runs' estimated costs (a bundle's, at the price of the model it names).
+    costs: Vec<validity::JudgeCost>,
 }
 
 fn read_folder(dir: &Path) -> Result<Input> {
@@ -193,7 +195,13 @@ fn read_folder(dir: &Path) -> Result<Input> {
     for p in problems {
         eprintln!("warning: {p}");
     }
-    Ok(Input { dataset: loaded.dataset, runs, settings: Settings::default(), split: None })
+    Ok(Input {
+        dataset: loaded.dataset,
+        runs,
+        settings: Settings::default(),
+        split: None,
+        costs: Vec::new(),
+    })
 }
 
 fn read_input(path: &Path) -> Result<Input> {
@@ -205,6 +213,7 @@ fn read_input(path: &Path) -> Result<Input> {
         settings: bundle.settings.validity.clone().unwrap_or_default(),
         split: bundle.review.as_ref().and_then(|r| r.split.clone()),
         dataset: validity::with_added_raters(&bundle.dataset.embedded, &bundle.raters),
+        costs: validity::bundle_costs(&bundle),
         runs: bundle.runs,
     })
 }
@@ -247,8 +256,8 @@ pub fn trust(args: &[String]) -> Result<()> {
     let split = input.split.as_ref();
     let mut report: Report =
         validity::trust_report(&input.dataset, &input.runs, &input.settings, split);
-    report.tables.extend(
-        validity::cascade_report(&input.dataset, &input.runs, &input.settings, split).tables,
-    );
+    let cascade =
+        validity::cascade_report(&input.dataset, &input.runs, &input.settings, split, input.costs);
+    report.tables.extend(cascade.tables);
     write(&report, format, out.as_deref())
 }

@@ -274,7 +274,8 @@ fn the_trust_guarantee_holds_on_the_held_out_half() {
     assert_eq!(report.figures.len(), 1);
     assert!(report.figures[0].to_svg().contains("coverage"));
     // The cascade of this judge alone decides what it trusts, the rest goes to a person.
-    let cascade = validity::cascade_report(&dataset, std::slice::from_ref(&run), &settings, None);
+    let cascade =
+        validity::cascade_report(&dataset, std::slice::from_ref(&run), &settings, None, Vec::new());
     let c = cascade.tables[0].keyed("without a person/quality/coverage").unwrap();
     assert!(c.value.unwrap() > 0.3 && c.value.unwrap() < 1.0);
 }
@@ -286,7 +287,13 @@ fn the_whole_panel_and_its_notes() {
     let dataset = data::load("planted.csv", csv.as_bytes()).unwrap().dataset;
     let run = run_with_samples(&truth, 3, |_| 0.8, &mut rng);
     let settings = Settings { min_instances: 10, ..Settings::default() };
-    let report = validity::validity_report(&dataset, std::slice::from_ref(&run), &settings, None);
+    let report = validity::validity_report(
+        &dataset,
+        std::slice::from_ref(&run),
+        &settings,
+        None,
+        Vec::new(),
+    );
     let ids: Vec<&str> = report.tables.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -325,7 +332,7 @@ fn the_whole_panel_and_its_notes() {
     let back = Bundle::from_json(&bundle.to_json()).unwrap();
     assert_eq!(
         validity::bundle_report(&back),
-        validity::validity_report(&back.dataset.embedded, &back.runs, &settings, None)
+        validity::validity_report(&back.dataset.embedded, &back.runs, &settings, None, Vec::new())
     );
 }
 

@@ -29,9 +29,11 @@ use crate::stats::{AltTestOptions, EpsilonPreset, Scoring};
 
 pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters, with_added_raters};
 pub use report::{
-    ALT_TEST_TABLE, CASCADE_TABLE, PLANNER_TABLE, STABILITY_TABLE, TRUST_TABLE, alt_test_report,
-    annotator_table_id, bundle_report, cascade_report, curve_figure_id, planner_report,
-    run_alt_test, stability_report, trust_report, validity_report,
+    ALT_TEST_TABLE, CASCADE_TABLE, JudgeCost, MEANINGFUL_ANNOTATORS, MEANINGFUL_INSTANCES,
+    PLANNER_TABLE, PanelBuilder, Parts, STABILITY_TABLE, SUFFICIENT_INSTANCES, TRUST_TABLE,
+    alt_test_report, annotator_table_id, bundle_costs, bundle_report, cascade_report,
+    curve_figure_id, is_judge, judge_costs, planner_report, run_alt_test, stability_report,
+    trust_report, validity_report,
 };
 
 /// How the strata of the label planner are cut.
