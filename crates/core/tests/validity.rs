@@ -378,3 +378,34 @@ fn raters_added_in_concord_count_as_annotators() {
     assert_eq!(raters.values[3][0], Some(truth[0] as f64));
     assert_eq!(raters.aggregate, validity::raters(&dataset, "quality").unwrap().aggregate);
 }
+
+#[test]
+fn labels_have_no_correlation_on_the_results_table() {
+    // An AltTest folder of labels: the Results table's cells are blank and say why, no
+    // bootstrap resamples a correlation of label codes, and the audit leaves the attribute out.
+    let loaded = folder();
+    let (runs, _) =
+        imported_runs(&loaded.dataset, &loaded, "llm_annotations.json", Policy::Concord);
+    let d = &loaded.dataset;
+    let t = workbench::compute(d, &runs, Some("gpt"));
+    let row = &t.cell(0, 0).unwrap().row;
+    assert_eq!(row.pearson.dataset, None);
+    assert_eq!(row.kendall_b.document, None);
+    assert_eq!(row.pearson.dataset_undefined.as_deref(), Some(workbench::scores::LABELS_REASON));
+    assert_eq!(row.n, 3, "i1, i2, i3 have a label and gpt's");
+    let settings = workbench::Settings { intervals: true, ..workbench::Settings::default() };
+    assert!(workbench::report::all_intervals(d, &t, &settings).cells.is_empty());
+    let audit = workbench::audit::Audit::new(d, &t, &settings).finish().report();
+    assert!(audit.tables.iter().all(|t| t.rows.is_empty()), "{audit:?}");
+    let report = workbench::report::report(workbench::report::ResultsView {
+        dataset: d,
+        table: &t,
+        runs: &runs,
+        raters: &[],
+        settings: &settings,
+        intervals: None,
+        pricing: &workbench::report::pricing(None, false),
+    });
+    let results = report.table("concord-results").unwrap();
+    assert!(results.rows[0].cells[0].note.as_deref().unwrap().contains("labels without order"));
+}

@@ -64,6 +64,11 @@ pub fn cell_interval(
     settings: &Settings,
 ) -> Option<Interval> {
     let c = table.cell(cell.method, cell.attribute)?;
+    // Labels have no correlation to resample (`scores::LABELS_REASON`).
+    let a = dataset.attribute_index(table.attributes.get(cell.attribute)?)?;
+    if dataset.attributes[a].scale.kind == crate::data::ScaleKind::Categorical {
+        return None;
+    }
     let spec = BootstrapSpec {
         statistic: cell.column.0,
         level: cell.column.1,
