@@ -336,7 +336,7 @@ pub fn decode(frames: &[Vec<u8>]) -> Result<Loaded, WorkerError> {
 
 /// Decodes the worker's frames (`ArrayBuffer`s), copying each into wasm memory only when its
 /// turn comes and yielding to the browser every ~25 ms.
-async fn decode_frames_yielding(frames: &Array) -> Result<Loaded, WorkerError> {
+pub(super) async fn decode_frames_yielding(frames: &Array) -> Result<Loaded, WorkerError> {
     let frame = |i: u32| Uint8Array::new(&frames.get(i)).to_vec();
     let mut decoder = Decoder::new(&frame(0))?;
     let mut budget = FrameBudget::new();

@@ -31,7 +31,7 @@ pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters, with
 pub use report::{
     ALT_TEST_TABLE, CASCADE_TABLE, JudgeCost, MEANINGFUL_ANNOTATORS, MEANINGFUL_INSTANCES,
     PLANNER_TABLE, PanelBuilder, Parts, STABILITY_TABLE, SUFFICIENT_INSTANCES, TRUST_TABLE,
-    alt_test_report, annotator_table_id, bundle_costs, bundle_report, cascade_report,
+    alt_test_report, annotator_table_id, bundle_costs, bundle_report, cascade_plan, cascade_report,
     curve_figure_id, is_judge, judge_costs, planner_report, run_alt_test, stability_report,
     trust_report, validity_report,
 };

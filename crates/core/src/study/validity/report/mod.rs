@@ -164,6 +164,28 @@ pub fn judge_costs(
         .collect()
 }
 
+/// The cascade's order as the panel computes it: the judges (method, attribute, estimated cost
+/// when known) in order, and how they were ordered — `settings` (the order set in the panel),
+/// `cost` (cheapest first) or `given` (the runs' order: not every judge's cost is known).
+pub fn cascade_plan(
+    runs: &[JudgedRun],
+    settings: &Settings,
+    costs: &[JudgeCost],
+) -> (Vec<JudgeCost>, &'static str) {
+    let judges = judges(runs);
+    let (ordered, by) = trust::cascade_order(&judges, settings, costs);
+    let how = match by {
+        trust::OrderedBy::Settings => "settings",
+        trust::OrderedBy::Cost => "cost",
+        trust::OrderedBy::Given => "given",
+    };
+    let list = ordered
+        .into_iter()
+        .map(|(_, r, usd)| JudgeCost { method: r.method.clone(), attribute: r.attribute.clone(), usd })
+        .collect();
+    (list, how)
+}
+
 /// One step of the panel.
 #[derive(Debug, Clone)]
 enum Job {
