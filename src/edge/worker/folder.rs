@@ -12,8 +12,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use super::load::{LoadStage, decode_frames_yielding, encode};
 use super::protocol::{
-    JobOutcome, WorkerError, buffers_of, call_split, post_done, post_error, post_progress,
-    run_job,
+    JobOutcome, WorkerError, buffers_of, call_split, post_done, post_error, post_progress, run_job,
 };
 use crate::edge::js;
 use crate::edge::time;

@@ -63,7 +63,14 @@ fn LoadPanel() -> impl IntoView {
                     .and_then(|p| p.as_string())
                     .unwrap_or_default();
                 let name = folder_name(&path, &names[human]);
-                open_folder(targets, name, files[human].clone(), Some(files[llm].clone()), false, notice);
+                open_folder(
+                    targets,
+                    name,
+                    files[human].clone(),
+                    Some(files[llm].clone()),
+                    false,
+                    notice,
+                );
                 if let Some(l) = left_out(&left) {
                     ws.load_error.set(Some(l));
                 }

@@ -358,14 +358,13 @@ pub fn folder_notice(loaded: &Loaded, human_file: &str, llm_file: Option<&str>) 
     let counts = &loaded.summary.counts;
     let values = match loaded.dataset.attributes.first() {
         Some(a) if !a.categories.is_empty() => format!("labels {}", a.categories.join(", ")),
-        Some(a) => format!(
-            "scores from {} to {}",
-            format_number(a.scale.min),
-            format_number(a.scale.max)
-        ),
+        Some(a) => {
+            format!("scores from {} to {}", format_number(a.scale.min), format_number(a.scale.max))
+        }
         None => "no values".to_owned(),
     };
-    let rated = loaded.dataset.items.iter().filter(|i| i.ratings.iter().any(Option::is_some)).count();
+    let rated =
+        loaded.dataset.items.iter().filter(|i| i.ratings.iter().any(Option::is_some)).count();
     let mut out = format!(
         "Read {human_file}: {} annotator{}, {} instance{} with an annotation, {values}",
         counts.raters,
@@ -383,7 +382,9 @@ pub fn folder_notice(loaded: &Loaded, human_file: &str, llm_file: Option<&str>) 
                 names.join(", ")
             ));
         }
-        None => out.push_str(". Add the folder's llm_annotations.json to test its LLMs against the annotators."),
+        None => out.push_str(
+            ". Add the folder's llm_annotations.json to test its LLMs against the annotators.",
+        ),
     }
     out
 }

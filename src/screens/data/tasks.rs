@@ -343,7 +343,9 @@ pub fn open_folder(
             }));
         };
         match load_folder_in_worker(name.clone(), h, l, progress).await {
-            Err(error) => ws.load_error.set(Some(DataLoadError::Load { name: both, error }.to_string())),
+            Err(error) => {
+                ws.load_error.set(Some(DataLoadError::Load { name: both, error }.to_string()))
+            }
             Ok(loaded) => {
                 let text = folder_notice(&loaded, &hname, lname.as_deref());
                 let (runs, problems) = match &lname {

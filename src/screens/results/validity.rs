@@ -75,7 +75,8 @@ pub fn ValidityPanel() -> impl IntoView {
     // Set once the panel was computed: from then on a change recomputes it.
     let live = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
-    let settings = Memo::new(move |_| results.settings.with(|s| s.validity.clone().unwrap_or_default()));
+    let settings =
+        Memo::new(move |_| results.settings.with(|s| s.validity.clone().unwrap_or_default()));
     let update = move |f: &dyn Fn(&mut Settings)| {
         results.settings.update(|s| {
             let mut v = s.validity.clone().unwrap_or_default();
@@ -137,9 +138,8 @@ pub fn ValidityPanel() -> impl IntoView {
             progress.set(None);
         }
     });
-    let judges = Memo::new(move |_| {
-        runs.runs.with(|r| r.iter().filter(|r| validity::is_judge(r)).count())
-    });
+    let judges =
+        Memo::new(move |_| runs.runs.with(|r| r.iter().filter(|r| validity::is_judge(r)).count()));
     let tables = move |pick: fn(&str) -> bool| {
         report.get().map(|r| {
             r.tables
@@ -161,7 +161,7 @@ pub fn ValidityPanel() -> impl IntoView {
         })
     };
     view! {
-        <section class="panel" aria-labelledby="validity-heading" data-testid="validity-panel">
+        <section class="panel validity" aria-labelledby="validity-heading" data-testid="validity-panel">
             <h2 id="validity-heading">"Can the judge replace the annotators?"</h2>
             <p class="muted">
                 "Each judge run against the dataset's annotators (and the raters added here): the alternative annotator test leaves each annotator out in turn and asks whether the judge represents the others at least as well as that annotator, with a margin ε for what the judge saves (Calderon, Reichart & Dror, ACL 2025); where the judge can be trusted with a guaranteed agreement, and a cascade of judges that sends the rest to a person (Jung, Brahman & Choi, ICLR 2025); how many human labels a corrected estimate needs (Fisch et al., NeurIPS 2024); and whether the judge agrees with itself. "
@@ -352,7 +352,9 @@ fn CascadeControls(
     let how = move || match plan.with(|(_, how)| *how) {
         "settings" => "in the order set here",
         "cost" => "by estimated cost, cheapest first",
-        _ => "in the order of the runs: not every judge's cost is known (no price for the model, or imported runs)",
+        _ => {
+            "in the order of the runs: not every judge's cost is known (no price for the model, or imported runs)"
+        }
     };
     view! {
         <fieldset data-testid="validity-cascade-controls">

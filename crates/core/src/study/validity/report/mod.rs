@@ -181,7 +181,11 @@ pub fn cascade_plan(
     };
     let list = ordered
         .into_iter()
-        .map(|(_, r, usd)| JudgeCost { method: r.method.clone(), attribute: r.attribute.clone(), usd })
+        .map(|(_, r, usd)| JudgeCost {
+            method: r.method.clone(),
+            attribute: r.attribute.clone(),
+            usd,
+        })
         .collect();
     (list, how)
 }
