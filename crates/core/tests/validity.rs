@@ -408,4 +408,5 @@ fn labels_have_no_correlation_on_the_results_table() {
     });
     let results = report.table("concord-results").unwrap();
     assert!(results.rows[0].cells[0].note.as_deref().unwrap().contains("labels without order"));
+    assert!(results.notes.iter().any(|n| n.starts_with("annotation: labels without order")));
 }

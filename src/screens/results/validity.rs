@@ -140,12 +140,27 @@ pub fn ValidityPanel() -> impl IntoView {
     });
     let judges =
         Memo::new(move |_| runs.runs.with(|r| r.iter().filter(|r| validity::is_judge(r)).count()));
+    // The parts' main tables are headed by their titles (the panel's h2 heads the alt-test's
+    // summary); the tables under them keep their captions.
     let tables = move |pick: fn(&str) -> bool| {
         report.get().map(|r| {
             r.tables
                 .iter()
                 .filter(|t| pick(&t.id))
-                .map(|t| view! { <TableView table=Arc::new(t.clone()) testid="validity-table"/> })
+                .map(|t| {
+                    let headed = [
+                        validity::TRUST_TABLE,
+                        validity::PLANNER_TABLE,
+                        validity::STABILITY_TABLE,
+                    ]
+                    .contains(&t.id.as_str());
+                    let caption = !headed && t.id != validity::ALT_TEST_TABLE;
+                    let heading = headed.then(|| view! { <h3>{t.title.clone()}</h3> });
+                    view! {
+                        {heading}
+                        <TableView table=Arc::new(t.clone()) testid="validity-table" caption=caption/>
+                    }
+                })
                 .collect_view()
         })
     };
@@ -185,15 +200,10 @@ pub fn ValidityPanel() -> impl IntoView {
                 })}
             </div>
             {move || tables(|id| id.starts_with("validity-alt-test"))}
-            {move || report.with(Option::is_some).then(|| view! {
-                <h3>"Where can it be trusted?"</h3>
-            })}
             {move || tables(|id| id == validity::TRUST_TABLE)}
             <div class="figure-grid">{figures}</div>
             {move || tables(|id| id == validity::CASCADE_TABLE)}
-            {move || report.with(Option::is_some).then(|| view! { <h3>"How many human labels?"</h3> })}
             {move || tables(|id| id == validity::PLANNER_TABLE)}
-            {move || report.with(Option::is_some).then(|| view! { <h3>"Does the judge agree with itself?"</h3> })}
             {move || tables(|id| id == validity::STABILITY_TABLE)}
         </section>
     }
@@ -406,7 +416,7 @@ fn PlannerControls(
             <legend>"Label planner"</legend>
             <label class="control" for="validity-half-width">
                 <span>"Interval half-width"</span>
-                <input id="validity-half-width" type="number" min="0" step="0.01" placeholder="a tenth of the scale"
+                <input id="validity-half-width" class="wide" type="number" min="0" step="0.01" placeholder="range ÷ 10"
                     prop:value=move || settings.with(|s| s.half_width.map(|h| h.to_string()).unwrap_or_default())
                     on:change=move |ev| {
                         let h = number(&event_target_value(&ev)).filter(|h| *h > 0.0);
@@ -425,7 +435,7 @@ fn PlannerControls(
             </label>
             <label class="control" for="validity-pilot">
                 <span>"Pilot: labels kept"</span>
-                <input id="validity-pilot" type="number" min="2" step="1" placeholder="every label"
+                <input id="validity-pilot" class="wide" type="number" min="2" step="1" placeholder="every label"
                     prop:value=move || settings.with(|s| s.pilot.map(|p| p.to_string()).unwrap_or_default())
                     on:change=move |ev| {
                         let p = event_target_value(&ev).trim().parse::<usize>().ok().filter(|p| *p > 0);

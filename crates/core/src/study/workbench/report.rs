@@ -219,6 +219,25 @@ pub fn results_table(
         format!("{} at {}", stat.label(), level.label())
     };
     out.notes.push(format!("{shown}, against the human ratings."));
+    let labels: Vec<&str> = table
+        .attributes
+        .iter()
+        .enumerate()
+        .filter(|&(a, _)| {
+            (0..table.methods.len()).any(|m| {
+                table.cell(m, a).is_some_and(|c| {
+                    c.row.pearson.dataset_undefined.as_deref() == Some(super::scores::LABELS_REASON)
+                })
+            })
+        })
+        .map(|(_, name)| name.as_str())
+        .collect();
+    if !labels.is_empty() {
+        out.notes.push(format!(
+            "{}: labels without order, so no correlation (the cells are blank); the judges' accuracy against the annotators is in “Can the judge replace the annotators?”.",
+            labels.join(", ")
+        ));
+    }
     match &table.baseline {
         Some(b) => out.notes.push(format!(
             "Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."

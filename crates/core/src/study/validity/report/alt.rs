@@ -74,6 +74,9 @@ impl AltPart {
             Column::number("ρ").described(
                 "advantage probability: how often the judge is at least as good as the left-out annotator, averaged over annotators (ranks judges)",
             ),
+            Column::number("Agreement").described(
+                "the share of the items both rated where the judge gives the annotators' majority label (labels), or comes within the tolerance of their mean (scores)",
+            ),
             Column::number("Rank by ρ")
                 .described("among the judges of the same attribute, 1 = the highest ρ"),
         ];
@@ -101,14 +104,14 @@ impl AltPart {
             let options = checked_options(&r, settings)?;
             let judge = reads.items(dataset, k, run, options.scoring, settings)?;
             let t = stats::alt_test(&r.values, &judge.value, &options)?;
-            Ok((r, t))
+            Ok((r, judge, t))
         });
-        let (raters, t) = match result {
+        let (raters, judge, t) = match result {
             Ok(x) => x,
             Err(e) => {
                 let why = e.to_string();
                 let mut cells = vec![Cell::text(run.attribute.clone())];
-                cells.extend((0..6).map(|_| Cell::blank(why.clone())));
+                cells.extend((0..7).map(|_| Cell::blank(why.clone())));
                 self.summary.rows.push(Row::new(label, cells));
                 self.rho.push((run.attribute.clone(), None, Some(why)));
                 return;
@@ -150,6 +153,7 @@ impl AltPart {
                 omega,
                 passed,
                 blank_or(t.advantage_prob, "advantage_prob"),
+                agreement_cell(&judge, &raters, settings).keyed(key("agreement")),
             ],
         ));
         self.rho.push((run.attribute.clone(), t.advantage_prob, why));
@@ -178,6 +182,27 @@ impl AltPart {
         out.tables.extend(self.tables);
         out
     }
+}
+
+/// The share of the items both rated where the judge's most frequent rating agrees with the
+/// annotators' aggregate (their majority label; within the tolerance of their mean score).
+fn agreement_cell(
+    judge: &crate::study::validity::inputs::JudgeItems,
+    raters: &Raters,
+    settings: &Settings,
+) -> Cell {
+    let tolerance = settings.tolerance_for(raters.categorical);
+    let both: Vec<bool> = judge
+        .verdict
+        .iter()
+        .zip(&raters.aggregate)
+        .filter_map(|(j, h)| Some((j.as_ref()? - h.as_ref()?).abs() <= tolerance))
+        .collect();
+    if both.is_empty() {
+        return Cell::blank("no item rated by both the judge and an annotator");
+    }
+    let share = both.iter().filter(|a| **a).count() as f64 / both.len() as f64;
+    Cell::number(Some(share), 3).with_n(both.len())
 }
 
 fn notes(
