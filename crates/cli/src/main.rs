@@ -14,6 +14,7 @@ mod meta;
 mod report;
 mod stats_cmd;
 mod table;
+mod validity;
 
 const USAGE: &str = "\
 concord — LLM-as-a-judge evaluation from the command line
@@ -39,6 +40,14 @@ USAGE:
     concord audit BUNDLE [--labelled N|all] [--format md|csv|latex|json] [--out DIR]
                                            judge audit of a bundle's runs: judge against judge,
                                            juries, prediction-powered corrected means
+    concord alt-test DIR|BUNDLE [--scoring accuracy|neg_rmse] [--epsilon E] [--q Q]
+                  [--format md|csv|latex|json] [--out DIR]
+                                           may the judge replace the annotators? the alternative
+                                           annotator test of each judge against the raters
+                                           (an AltTest folder or a bundle)
+    concord trust BUNDLE|DIR [--alpha A] [--delta D] [--format md|csv|latex|json|svg] [--out DIR]
+                                           where can the judge be trusted? selective trust with a
+                                           guaranteed agreement, held out, and the cascade
     concord class EXERCISE SUBMISSION... [--format md|csv|latex|json|svg] [--out DIR]
                                            the class view of students' submissions to an
                                            exercise: each student against the reference and
@@ -61,6 +70,8 @@ fn main() -> ExitCode {
         "report" => report::run(rest),
         "audit" => audit::run(rest),
         "class" => class::run(rest),
+        "alt-test" => validity::alt_test(rest),
+        "trust" => validity::trust(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

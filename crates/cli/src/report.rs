@@ -11,12 +11,14 @@ use crate::error::{CliError, Result};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
 const HELP: &str = "\
-concord report BUNDLE [--screen workbench|audit|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
+concord report BUNDLE [--screen workbench|audit|validity|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
                [--out DIR]
 
   BUNDLE          a bundle exported by the app (Results → Export bundle)
   --screen S      which screen's report: workbench (the Results screen; default), audit (its
-                  \"Judge audit\" panel, as `concord audit`), meta (the meta-evaluation screen)
+                  \"Judge audit\" panel, as `concord audit`), validity (its \"Can the judge
+                  replace the annotators?\" panel: alt-test, selective trust, cascade, label
+                  planner, stability), meta (the meta-evaluation screen)
                   or coeval (the CoEval screen's Results panel)
   --data DIR      meta: where the released files the bundle names are (searched below DIR
                   by file name and checked by SHA-256), e.g. ../shared/data/meta-evaluation
@@ -127,6 +129,7 @@ fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<R
         "meta" => meta_report(bundle, data),
         "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
         "audit" => Ok(workbench_report::bundle_audit(bundle)),
+        "validity" => Ok(concord_core::study::validity::bundle_report(bundle)),
         "coeval" => {
             let snapshot = bundle.coeval.as_ref().ok_or_else(|| {
                 CliError::input(
@@ -139,7 +142,7 @@ fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<R
             Ok(results.report())
         }
         other => Err(CliError::Usage(format!(
-            "unknown screen `{other}` (known: workbench, audit, meta, coeval)"
+            "unknown screen `{other}` (known: workbench, audit, validity, meta, coeval)"
         ))),
     }
 }

@@ -184,11 +184,11 @@ fn version_1_files_still_open_and_a_newer_one_is_refused_by_name() {
     let opened = Exercise::from_json(&named).unwrap();
     assert_eq!(opened.unsupported(), ["Correct a judge (the file holds no judge run to correct)"]);
     assert_eq!(opened.attributes(), ["quality"]);
-    // Version 3 is refused with what to do.
+    // Version 4 is refused with what to do.
     let e =
-        Exercise::from_json(&exercise().to_json().replacen("\"version\": 2", "\"version\": 3", 1))
+        Exercise::from_json(&exercise().to_json().replacen("\"version\": 2", "\"version\": 4", 1))
             .unwrap_err();
-    assert_eq!(e, ExerciseError::TooNew { version: 3 });
+    assert_eq!(e, ExerciseError::TooNew { version: 4 });
     assert!(e.to_string().contains("open it with a newer Concord"));
 }
 

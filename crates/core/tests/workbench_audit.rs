@@ -10,7 +10,7 @@ use concord_core::report::Table;
 use concord_core::stats;
 use concord_core::study::workbench::audit::{
     Audit, CORRECTED_TABLE, JUDGES_TABLE, JURIES_TABLE, LENGTH_TABLE, PANEL_TABLE, SELF_TABLE,
-    VARIANTS_TABLE,
+    STRATIFIED_ROW, VARIANTS_TABLE,
 };
 use concord_core::study::workbench::{self as wb, JudgedRun, ResultsTable};
 
@@ -171,8 +171,8 @@ fn a_biased_judge_is_corrected_by_a_few_human_labels() {
     let t = wb::compute(&d, &runs, None);
     let report = audit(&d, &t, &settings(Some(20)));
     let corrected = report.table(CORRECTED_TABLE).unwrap();
-    // "all systems" and the three systems, for each judge.
-    assert_eq!(corrected.rows.len(), 8);
+    // "all systems", the three systems and the stratified mean over them, for each judge.
+    assert_eq!(corrected.rows.len(), 10);
     let key = |what: &str| format!("naturalness/A/all systems/{what}");
     let all_humans = value(corrected, &key("all_humans"));
     let truth = (0..ITEMS).map(human).sum::<f64>() / ITEMS as f64;
@@ -188,6 +188,15 @@ fn a_biased_judge_is_corrected_by_a_few_human_labels() {
     let counts: Vec<&str> = corrected.rows[0].cells[2..4].iter().map(|c| c.text.as_str()).collect();
     assert_eq!(counts, ["20", "40"]);
     assert!(corrected.notes.iter().any(|n| n.contains("kept the human labels of 20 items")));
+    // The stratified PPI++ mean over the systems (§16.3) covers the truth too, from the same
+    // labels.
+    let stratified = corrected.rows.iter().find(|r| r.label == STRATIFIED_ROW).unwrap();
+    let counts: Vec<&str> = stratified.cells[2..4].iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(counts, ["20", "40"]);
+    let s = corrected.keyed(&format!("naturalness/A/{STRATIFIED_ROW}/ppipp")).unwrap();
+    let ci = s.interval.unwrap();
+    assert!(ci.low <= truth && truth <= ci.high, "{ci:?} misses {truth}");
+    assert!(corrected.notes.iter().any(|n| n.contains("stratified PPI++")));
 }
 
 #[test]

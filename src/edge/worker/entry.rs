@@ -1,6 +1,6 @@
 //! The worker's entry point: `worker.js` calls [`worker_main`] for each message, which hands
-//! it to the job its `op` names (a bundle to open or write, prompts to count; a dataset to
-//! load otherwise).
+//! it to the job its `op` names (a bundle to open or write, prompts to count, an AltTest
+//! folder to load; a dataset to load otherwise).
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -9,7 +9,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 use crate::edge::js;
 
 use super::protocol::{WorkerError, call_split, post_error};
-use super::{bundle, load, tokens};
+use super::{bundle, folder, load, tokens};
 
 /// The worker's entry point, called by `worker.js` for each message. Never call it on the
 /// page: it posts to the worker's global scope.
@@ -45,6 +45,7 @@ fn dispatch(scope: &DedicatedWorkerGlobalScope, message: &JsValue) {
         Some("bundle-open") => bundle::open_job(scope, message),
         Some("bundle-save") => bundle::save_job(scope, message),
         Some("tokens") => tokens::job(scope, message),
+        Some("load-folder") => folder::folder_job(scope, message),
         _ => load::load_job(scope, message),
     }
 }

@@ -336,7 +336,7 @@ pub fn decode(frames: &[Vec<u8>]) -> Result<Loaded, WorkerError> {
 
 /// Decodes the worker's frames (`ArrayBuffer`s), copying each into wasm memory only when its
 /// turn comes and yielding to the browser every ~25 ms.
-async fn decode_frames_yielding(frames: &Array) -> Result<Loaded, WorkerError> {
+pub(super) async fn decode_frames_yielding(frames: &Array) -> Result<Loaded, WorkerError> {
     let frame = |i: u32| Uint8Array::new(&frames.get(i)).to_vec();
     let mut decoder = Decoder::new(&frame(0))?;
     let mut budget = FrameBudget::new();
@@ -442,6 +442,14 @@ mod tests {
         let chiang = r#"[{"source":"s","context":"c","system_id":"sys","system_output":"o","scores":{"naturalness":2.0},
             "prompt":"p","all_responses":["Rating: 2","Rating: 3"]}]"#;
         check("gpt3.5_nat_results.json", chiang.as_bytes());
+        // Labels (an AltTest annotations file): a categorical attribute's labels travel too.
+        let labels = br#"{"a": {"x": "yes", "y": "no"}, "b": {"x": "yes", "y": "yes"}}"#;
+        assert!(
+            !data::load("human_annotations.json", labels).unwrap().dataset.attributes[0]
+                .categories
+                .is_empty()
+        );
+        check("human_annotations.json", labels);
         // Several chunks of items (CHUNK = 256).
         let mut many = String::from("doc_id,system_id,source,output,coherence\n");
         for i in 0..600 {

@@ -1,11 +1,12 @@
 //! Work done in the loader's Web Worker so the page never freezes: loading datasets
-//! ([`load`]), opening or writing bundles ([`bundle`]) and counting prompt tokens with
+//! ([`load`]; an AltTest folder's two files, [`folder`]), opening or writing bundles ([`bundle`]) and counting prompt tokens with
 //! OpenAI's encodings ([`tokens`]), over one conversation ([`protocol`]); [`entry`] is the
-//! worker's side of it. Modules depend downwards only: `entry` → `load`, `bundle`, `tokens` →
+//! worker's side of it. Modules depend downwards only: `entry` → `load`, `folder`, `bundle`, `tokens` →
 //! `protocol`.
 
 pub mod bundle;
 pub mod entry;
+pub mod folder;
 pub mod load;
 pub mod protocol;
 pub mod tokens;

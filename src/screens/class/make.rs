@@ -6,8 +6,10 @@
 //! criteria" ticked, the CoEval screen's study (its task, criteria, instances and the LLM's
 //! answers; nobody's decisions); with "Run given judges" ticked, the Judge screen's study (its
 //! methods, templates, output modes, samples and auto-CoT steps; no key, no endpoint) for the
-//! students to run with a model of their own — saved as a file to hand out or put online
-//! (`?exercise=URL`).
+//! students to run with a model of their own; with "Can the judges replace the students?"
+//! ticked, the class view tests those judge runs against the students as the annotators
+//! (the alternative annotator test at the teacher's ε) — saved as a file to hand out or put
+//! online (`?exercise=URL`).
 
 use std::sync::Arc;
 
@@ -105,6 +107,9 @@ struct MakeForm {
     correct_run: RwSignal<String>,
     /// Whether the Judge screen's methods go in, for the students to run.
     run_judges: RwSignal<bool>,
+    /// Whether the class view tests the judges against the students (the alt-test), at ε.
+    alt_test: RwSignal<bool>,
+    epsilon: RwSignal<String>,
 }
 
 struct SharedForm {
@@ -120,6 +125,8 @@ struct SharedForm {
     correct: ArcRwSignal<bool>,
     correct_run: ArcRwSignal<String>,
     run_judges: ArcRwSignal<bool>,
+    alt_test: ArcRwSignal<bool>,
+    epsilon: ArcRwSignal<String>,
 }
 
 thread_local! {
@@ -138,6 +145,8 @@ thread_local! {
         correct: ArcRwSignal::new(false),
         correct_run: ArcRwSignal::new(String::new()),
         run_judges: ArcRwSignal::new(false),
+        alt_test: ArcRwSignal::new(false),
+        epsilon: ArcRwSignal::new("0.15".to_owned()),
     };
 }
 
@@ -155,6 +164,8 @@ fn use_make_form() -> MakeForm {
         correct: f.correct.clone().into(),
         correct_run: f.correct_run.clone().into(),
         run_judges: f.run_judges.clone().into(),
+        alt_test: f.alt_test.clone().into(),
+        epsilon: f.epsilon.clone().into(),
     })
 }
 
@@ -177,6 +188,8 @@ pub fn MakePanel() -> impl IntoView {
         correct,
         correct_run,
         run_judges,
+        alt_test,
+        epsilon,
     } = use_make_form();
     // Why "Rate attributes" cannot be saved as ticked (said at the attributes).
     let rate_error = RwSignal::new(None::<String>);
@@ -297,6 +310,17 @@ pub fn MakePanel() -> impl IntoView {
             coeval: None,
         };
         let with_coeval = coeval.get_untracked();
+        let alt_epsilon = if alt_test.get_untracked() {
+            match epsilon.get_untracked().trim().parse::<f64>() {
+                Ok(e) => Some(e),
+                Err(_) => {
+                    said.set(Some((false, "ε must be a number: 0.2 for experts, 0.15 for skilled annotators (students), 0.1 for crowd workers.".to_owned())));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
         spawn_local(async move {
             let snapshot = if with_coeval {
                 match read_coeval(t).await {
@@ -319,6 +343,10 @@ pub fn MakePanel() -> impl IntoView {
                     to_correct.as_ref(),
                     to_run.as_ref(),
                 )
+                .and_then(|ex| match alt_epsilon {
+                    Some(e) => ex.with_alt_test(e),
+                    None => Ok(ex),
+                })
             });
             match built {
                 Err(e) => {
@@ -348,6 +376,9 @@ pub fn MakePanel() -> impl IntoView {
                                 ex.coeval
                                     .as_ref()
                                     .map(|s| format!("scrutinise the CoEval study “{}”", s.task)),
+                                ex.alt_test().map(|e| {
+                                    format!("be the annotators of the alternative annotator test (ε = {e})")
+                                }),
                             ]
                             .into_iter()
                             .flatten()
@@ -385,6 +416,7 @@ pub fn MakePanel() -> impl IntoView {
                         "correct_judge" => Some(correct),
                         "run_judges" => Some(run_judges),
                         "scrutinise_criteria" => Some(coeval),
+                        "alt_test" => Some(alt_test),
                         _ => None,
                     };
                     let label = if kind == "scrutinise_criteria" {
@@ -423,6 +455,14 @@ pub fn MakePanel() -> impl IntoView {
                         )}</p> }.into_any()
                     }
                 }}
+            </Show>
+            <Show when=move || alt_test.get()>
+                <div class="row">
+                    <label for="exercise-epsilon">"ε (the students are the annotators: 0.15 for skilled annotators such as students, 0.2 experts, 0.1 crowd)"</label>
+                    <input id="exercise-epsilon" type="number" min="0" max="0.99" step="0.01"
+                        prop:value=move || epsilon.get() on:input=move |ev| epsilon.set(event_target_value(&ev))/>
+                </div>
+                <p class="muted" data-testid="exercise-alt-test">"The students rate the attributes ticked below; the class view then tests each of the Results table's judge runs of those attributes against the students as annotators (alternative annotator test): can the judge replace them? With at least 3 students and 30 items per student the test means something; the authors found 50 to 100 items enough in most cases."</p>
             </Show>
             <Show when=move || correct.get()>
                 <div class="row">

@@ -1,5 +1,5 @@
 //! The Data screen: load a dataset (file picker, drag-and-drop, URL, presets, the built-in
-//! example), see its counts, attributes, diagnostics, a column-mapping editor for generic
+//! example; an AltTest folder's two files at once, or one then the other), see its counts, attributes, diagnostics, a column-mapping editor for generic
 //! tables (re-reads the same file in the worker with the edited mapping) and a virtualized
 //! preview of every row.
 
@@ -16,11 +16,13 @@ use leptos::prelude::*;
 
 use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
-use crate::state::{OpenDataset, example_source, use_workspace};
+use crate::state::{DataSource, OpenDataset, example_source, use_workspace};
 use crate::workspaces::WorkspacePanel;
 
-use model::{DraftRow, draft_mapping, draft_rows, preview_row};
-use tasks::{open_file, open_paper, open_preset, open_url, reread};
+use model::{
+    DraftRow, FileChoice, choose_files, draft_mapping, draft_rows, folder_name, preview_row,
+};
+use tasks::{open_file, open_folder, open_paper, open_preset, open_url, reread};
 
 /// A tiny model's recorded run on the built-in example (no key, no network needed), served
 /// beside the app.
@@ -53,9 +55,57 @@ fn LoadPanel() -> impl IntoView {
         });
     };
     let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
+    // What a folder load read (an AltTest folder's files), or which files were left out.
+    let notice = RwSignal::new(None::<String>);
     let on_files = Callback::new(move |files: Vec<web_sys::File>| {
-        if let Some(file) = files.into_iter().next() {
-            open_file(ws, file);
+        let names: Vec<String> = files.iter().map(web_sys::File::name).collect();
+        let Some(choice) = choose_files(&names) else { return };
+        let left_out = |left: &[usize]| {
+            (!left.is_empty()).then(|| {
+                let list: Vec<&str> = left.iter().map(|&i| names[i].as_str()).collect();
+                format!("One dataset at a time: {} left out.", list.join(", "))
+            })
+        };
+        match choice {
+            FileChoice::Folder { human, llm, left } => {
+                let path = js_sys::Reflect::get(&files[human], &"webkitRelativePath".into())
+                    .ok()
+                    .and_then(|p| p.as_string())
+                    .unwrap_or_default();
+                let name = folder_name(&path, &names[human]);
+                open_folder(
+                    targets,
+                    name,
+                    files[human].clone(),
+                    Some(files[llm].clone()),
+                    false,
+                    notice,
+                );
+                if let Some(l) = left_out(&left) {
+                    ws.load_error.set(Some(l));
+                }
+            }
+            FileChoice::LlmOnly { llm, left } => {
+                // The annotators' file of the open dataset, when it is one: the folder completes.
+                let open = ws.dataset.with_untracked(|d| {
+                    (d.loaded.format == concord_core::data::Format::Annotations)
+                        .then(|| d.loaded.dataset.name.clone())
+                });
+                let source = ws.source.get_value();
+                match (open, source) {
+                    (Some(name), Some((_, DataSource::File(human)))) => {
+                        open_folder(targets, name, human, Some(files[llm].clone()), true, notice);
+                    }
+                    _ => open_file(ws, files[llm].clone()),
+                }
+                if let Some(l) = left_out(&left) {
+                    notice.set(Some(l));
+                }
+            }
+            FileChoice::One { file, left } => {
+                notice.set(left_out(&left));
+                open_file(ws, files[file].clone());
+            }
         }
     });
     view! {
@@ -64,9 +114,10 @@ fn LoadPanel() -> impl IntoView {
             <p class="muted">
                 "CSV, TSV, JSON or JSON Lines: SummEval, Topical-Chat, the released judge outputs of "
                 "the papers, MT-bench and LLMBar pairs, CoEval files, or any table with a column mapping. "
+                "An AltTest folder (several annotators and LLMs per instance): pick or drop its human_annotations.json and llm_annotations.json together. "
                 "Files are read in your browser; nothing is uploaded."
             </p>
-            <DropZone id="dataset-file" label="Load a dataset file"
+            <DropZone id="dataset-file" label="Load a dataset file" multiple=true
                 accept=".csv,.tsv,.json,.jsonl,.txt,text/csv,application/json" on_files=on_files>
                     <button class="secondary" type="button" data-testid="use-example"
                         on:click=move |_| {
@@ -146,6 +197,17 @@ fn LoadPanel() -> impl IntoView {
                     {move || ws.loading.get().unwrap_or_default()}
                 </p>
             </Show>
+            {move || notice.get().map(|text| view! {
+                <div class="ok-box row" role="status" data-testid="folder-notice">
+                    <span>{text}</span>
+                    <Show when=move || ws.dataset.with(|d| !d.loaded.runs.is_empty())>
+                        <button type="button" class="secondary"
+                            on:click=move |_| ws.screen.set(crate::state::Screen::Results)>
+                            "Test the LLMs on Results"
+                        </button>
+                    </Show>
+                </div>
+            })}
             <Show when=move || ws.load_error.get().is_some()>
                 <p class="error-box" role="alert" data-testid="load-error">
                     {move || ws.load_error.get().unwrap_or_default()}

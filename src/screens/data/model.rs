@@ -69,7 +69,21 @@ impl DatasetView {
             .summary
             .attributes
             .iter()
-            .map(|a| format!("{} ({}–{})", a.name, format_number(a.min), format_number(a.max)))
+            .map(|a| {
+                // Labels are shown as labels, not as the codes' range.
+                let categories = loaded
+                    .dataset
+                    .attributes
+                    .iter()
+                    .find(|x| x.name == a.name)
+                    .map(|x| x.categories.as_slice())
+                    .unwrap_or_default();
+                if categories.is_empty() {
+                    format!("{} ({}–{})", a.name, format_number(a.min), format_number(a.max))
+                } else {
+                    format!("{} (labels: {})", a.name, categories.join(", "))
+                }
+            })
             .collect();
         DatasetView {
             name: loaded.dataset.name.clone(),
@@ -287,6 +301,98 @@ pub fn format_number(x: f64) -> String {
     }
 }
 
+/// What a set of picked or dropped files opens as: an AltTest folder (the annotators' file and
+/// the LLMs'), the LLMs' file alone (it needs the annotators' file: the open one, when it is
+/// theirs), or one dataset file (the others are left, and said).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChoice {
+    /// Indexes of the annotators' file and of the LLMs' file, and the files left out.
+    Folder { human: usize, llm: usize, left: Vec<usize> },
+    /// The LLMs' file of a folder, alone.
+    LlmOnly { llm: usize, left: Vec<usize> },
+    /// One dataset file.
+    One { file: usize, left: Vec<usize> },
+}
+
+/// Whether `name` is an AltTest folder's LLMs' file (`llm_annotations.json`, or any JSON file
+/// whose name starts with `llm`).
+pub fn is_llm_file(name: &str) -> bool {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_ascii_lowercase();
+    base.starts_with("llm") && base.ends_with(".json")
+}
+
+/// Whether `name` is an AltTest folder's annotators' file (`human_annotations.json`, or any
+/// JSON file whose name starts with `human`).
+pub fn is_human_file(name: &str) -> bool {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_ascii_lowercase();
+    base.starts_with("human") && base.ends_with(".json")
+}
+
+/// Sorts picked or dropped files by name (see [`FileChoice`]); `None` for no file.
+pub fn choose_files(names: &[String]) -> Option<FileChoice> {
+    if names.is_empty() {
+        return None;
+    }
+    let llm = names.iter().position(|n| is_llm_file(n));
+    let human = names.iter().position(|n| is_human_file(n));
+    let left = |used: &[usize]| (0..names.len()).filter(|i| !used.contains(i)).collect();
+    Some(match (human, llm) {
+        (Some(h), Some(l)) => FileChoice::Folder { human: h, llm: l, left: left(&[h, l]) },
+        (None, Some(l)) if names.len() == 2 => {
+            let h = 1 - l;
+            FileChoice::Folder { human: h, llm: l, left: Vec::new() }
+        }
+        (None, Some(l)) => FileChoice::LlmOnly { llm: l, left: left(&[l]) },
+        (Some(h), None) => FileChoice::One { file: h, left: left(&[h]) },
+        (None, None) => FileChoice::One { file: 0, left: left(&[0]) },
+    })
+}
+
+/// The folder's name for the dataset: the directory a picked folder's file sits in
+/// (`webkitRelativePath`), else the annotators' file name.
+pub fn folder_name(relative_path: &str, human_file: &str) -> String {
+    let mut parts: Vec<&str> = relative_path.split('/').filter(|p| !p.is_empty()).collect();
+    parts.pop();
+    parts.pop().map_or_else(|| human_file.to_owned(), str::to_owned)
+}
+
+/// What was read from an AltTest folder, in a sentence: the annotators, instances and values
+/// from the annotators' file, and the LLMs from the LLMs' file (now judge runs).
+pub fn folder_notice(loaded: &Loaded, human_file: &str, llm_file: Option<&str>) -> String {
+    let counts = &loaded.summary.counts;
+    let values = match loaded.dataset.attributes.first() {
+        Some(a) if !a.categories.is_empty() => format!("labels {}", a.categories.join(", ")),
+        Some(a) => {
+            format!("scores from {} to {}", format_number(a.scale.min), format_number(a.scale.max))
+        }
+        None => "no values".to_owned(),
+    };
+    let rated =
+        loaded.dataset.items.iter().filter(|i| i.ratings.iter().any(Option::is_some)).count();
+    let mut out = format!(
+        "Read {human_file}: {} annotator{}, {} instance{} with an annotation, {values}",
+        counts.raters,
+        if counts.raters == 1 { "" } else { "s" },
+        rated,
+        if rated == 1 { "" } else { "s" },
+    );
+    match llm_file {
+        Some(file) => {
+            let names: Vec<&str> = loaded.runs.iter().map(|r| r.name.as_str()).collect();
+            out.push_str(&format!(
+                "; and {file}: {} LLM{} ({}), now judge runs on the Results table. Results → “Can the judge replace the annotators?” tests each against the annotators.",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
+        None => out.push_str(
+            ". Add the folder's llm_annotations.json to test its LLMs against the annotators.",
+        ),
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +492,66 @@ mod raters_tests {
         assert_eq!(view.raters_shown().0, "averaged");
         let example = concord_core::data::example().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(DatasetView::from_loaded(&example).raters_shown(), ("2".to_owned(), "raters"));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod folder_tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn picked_files_open_as_a_folder_or_one_file() {
+        let both = names(&["llm_annotations.json", "human_annotations.json"]);
+        assert_eq!(
+            choose_files(&both),
+            Some(FileChoice::Folder { human: 1, llm: 0, left: vec![] })
+        );
+        // Renamed copies: a file starting with llm and another one.
+        let renamed = names(&["wax-humans.json", "llm-wax.json"]);
+        assert_eq!(
+            choose_files(&renamed),
+            Some(FileChoice::Folder { human: 0, llm: 1, left: vec![] })
+        );
+        assert_eq!(
+            choose_files(&names(&["llm_annotations.json"])),
+            Some(FileChoice::LlmOnly { llm: 0, left: vec![] })
+        );
+        assert_eq!(
+            choose_files(&names(&["a.csv", "b.csv"])),
+            Some(FileChoice::One { file: 0, left: vec![1] })
+        );
+        assert_eq!(
+            choose_files(&names(&["notes.txt", "human_annotations.json"])),
+            Some(FileChoice::One { file: 1, left: vec![0] })
+        );
+        assert_eq!(choose_files(&[]), None);
+        assert_eq!(folder_name("wax/human_annotations.json", "human_annotations.json"), "wax");
+        assert_eq!(folder_name("", "human_annotations.json"), "human_annotations.json");
+    }
+
+    #[test]
+    fn the_notice_says_what_each_file_gave() {
+        let h = br#"{"a": {"x": "yes", "y": "no"}, "b": {"x": "yes"}}"#;
+        let l = br#"{"gpt": {"x": "yes", "y": "yes"}, "tiny": {"x": "no"}}"#;
+        let loaded = concord_core::data::annotations::load_folder(
+            "toy",
+            ("human_annotations.json", h),
+            Some(("llm_annotations.json", l)),
+        )
+        .unwrap();
+        let text = folder_notice(&loaded, "human_annotations.json", Some("llm_annotations.json"));
+        assert!(
+            text.starts_with(
+                "Read human_annotations.json: 2 annotators, 2 instances with an annotation, labels no, yes; and llm_annotations.json: 2 LLMs (gpt, tiny), now judge runs"
+            ),
+            "{text}"
+        );
+        let view = DatasetView::from_loaded(&loaded);
+        assert_eq!(view.attributes, ["annotation (labels: no, yes)"]);
     }
 }

@@ -1,6 +1,6 @@
-//! The Data screen's async work: reading a picked, dropped or downloaded file and parsing it
-//! in the Web Worker (each stage said on the screen), and reading the open file again with an
-//! edited column mapping.
+//! The Data screen's async work: reading a picked, dropped or downloaded file (or an AltTest
+//! folder's two files) and parsing it in the Web Worker (each stage said on the screen), and
+//! reading the open file again with an edited column mapping.
 
 use std::rc::Rc;
 
@@ -13,10 +13,14 @@ use wasm_bindgen::JsCast;
 use web_sys::File;
 
 use crate::edge::http::FetchError;
+use crate::edge::worker::folder::{FolderFile, load_folder_in_worker};
 use crate::edge::worker::{
     LoadStage, WorkerError, load_buffer_in_worker, load_buffer_with_mapping_in_worker,
     load_in_worker, load_with_mapping_in_worker,
 };
+use concord_core::judge::parse::Policy;
+
+use super::model::folder_notice;
 use concord_core::study::workbench::import::imported_runs;
 use concord_core::study::workbench::{Granularity, JudgedRun, Statistic, paper};
 
@@ -285,6 +289,94 @@ pub fn reread(
             }
             Err(e) => {
                 message.try_set(Some((false, format!("Could not read {name} {what}: {e}"))));
+            }
+        }
+        ws.loading.set(None);
+    });
+}
+
+/// Reads an AltTest folder — the annotators' file and, when given, the LLMs' — in the Web
+/// Worker, and opens it: the annotators as the dataset's raters, the LLMs as judge runs on the
+/// Results table. With both files it opens as a new workspace named after the folder (what
+/// was open is saved and kept); the LLMs' file given after the annotators' (`in_place`)
+/// completes the open workspace. `notice` says what was read; a failure names the file and
+/// changes nothing.
+pub fn open_folder(
+    t: BundleTargets,
+    name: String,
+    human: File,
+    llm: Option<File>,
+    in_place: bool,
+    notice: RwSignal<Option<String>>,
+) {
+    let ws = t.ws;
+    let (hname, lname) = (human.name(), llm.as_ref().map(File::name));
+    let both = match &lname {
+        Some(l) => format!("{hname} and {l}"),
+        None => hname.clone(),
+    };
+    ws.loading.set(Some(format!("Reading {both}…")));
+    ws.load_error.set(None);
+    notice.set(None);
+    spawn_local(async move {
+        let read = |file: File| async move {
+            let name = file.name();
+            wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+                .await
+                .map(|b| FolderFile { name: name.clone(), bytes: b.unchecked_into() })
+                .map_err(|e| {
+                    DataLoadError::Read { name, why: crate::edge::js::error_message(&e) }
+                        .to_string()
+                })
+        };
+        let files = async {
+            let h = read(human.clone()).await?;
+            let l = match llm.clone() {
+                Some(f) => Some(read(f).await?),
+                None => None,
+            };
+            Ok::<_, String>((h, l))
+        };
+        let (h, l) = match files.await {
+            Ok(x) => x,
+            Err(e) => {
+                ws.load_error.set(Some(e));
+                ws.loading.set(None);
+                return;
+            }
+        };
+        let label = both.clone();
+        let progress = move |stage: LoadStage| {
+            ws.loading.set(Some(match stage {
+                LoadStage::StartingWorker => format!("Starting a background worker for {label}…"),
+                LoadStage::Parsing { .. } => format!("Parsing {label} in the background…"),
+                LoadStage::Receiving => format!("Opening {label}…"),
+            }));
+        };
+        match load_folder_in_worker(name.clone(), h, l, progress).await {
+            Err(error) => {
+                ws.load_error.set(Some(DataLoadError::Load { name: both, error }.to_string()))
+            }
+            Ok(loaded) => {
+                let text = folder_notice(&loaded, &hname, lname.as_deref());
+                let (runs, problems) = match &lname {
+                    Some(file) => imported_runs(&loaded.dataset, &loaded, file, Policy::Concord),
+                    None => (Vec::new(), Vec::new()),
+                };
+                if !in_place {
+                    crate::workspaces::fork(t, t.saved, &name).await;
+                    crate::workspaces::reset_workbench(t);
+                }
+                ws.source.set_value(Some((hname.clone(), DataSource::File(human))));
+                ws.open_loaded(loaded);
+                t.runs.runs.set(runs);
+                t.results.bundle_source.set(None);
+                let mut text = text;
+                for p in problems {
+                    text.push(' ');
+                    text.push_str(&p.to_string());
+                }
+                notice.set(Some(text));
             }
         }
         ws.loading.set(None);

@@ -2,7 +2,7 @@
 //! baseline switchable; bold where Williams' test beats the baseline), bootstrap intervals on
 //! demand, scatter and histograms of a cell, cost against quality, parse failures, a per-item
 //! drill-down, seed 002's Table 4 as printed beside the recomputed values (when Chiang & Lee's
-//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]), human review
+//! released files are on the table), agreement with raters from "Rate it yourself", the judge audit ([`audit`]), whether a judge can replace the annotators and where it can be trusted ([`validity`]), human review
 //! and correction of a judge run ([`review`]) and its revision tested on held-out items ([`revise`]),
 //! importing released judge outputs, and the exports (CSV, Markdown, LaTeX, JSON, SVG/PNG, the bundle).
 //!
@@ -19,6 +19,7 @@ pub mod revise;
 pub mod state;
 pub mod table;
 pub mod tasks;
+pub mod validity;
 
 use std::sync::Arc;
 
@@ -40,6 +41,7 @@ use import::ImportPanel;
 use review::ReviewPanel;
 use state::use_results;
 use table::TablePanel;
+use validity::ValidityPanel;
 
 #[component]
 pub fn ResultsScreen() -> impl IntoView {
@@ -156,6 +158,7 @@ pub fn ResultsScreen() -> impl IntoView {
             <CostPanel table=table/>
             <AuditPanel table=judges/>
             <ReviewPanel table=judges/>
+            <ValidityPanel/>
         </Show>
         <AgreementPanel table=table/>
     }

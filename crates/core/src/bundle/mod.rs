@@ -204,6 +204,10 @@ pub struct Settings {
     /// compare the judges' errors on them with those on the other systems. Empty: not said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit_own_systems: Vec<String>,
+    /// The validity panel's settings (alt-test, selective trust, planner); absent until the
+    /// panel was used (then [`crate::study::validity::Settings::default`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::study::validity::Settings>,
 }
 
 impl Settings {
@@ -320,6 +324,7 @@ impl Default for Settings {
             juries: false,
             ensembles: Vec::new(),
             audit_own_systems: Vec::new(),
+            validity: None,
         }
     }
 }

@@ -820,7 +820,7 @@ pub(crate) fn apply(
             } else {
                 Scale { min: lo, max: hi, kind: ScaleKind::Continuous }
             });
-            Attribute { name, scale }
+            Attribute::new(name, scale)
         })
         .collect();
     Ok(Dataset { name: file.to_owned(), attributes, items, ..Dataset::default() })

@@ -16,8 +16,10 @@
 //!
 //! Module map: [`model`] (the types), `text` (decoding and JSON record splitting), [`mapping`]
 //! (generic tables and the column mapping), `papers` and `coeval` (the released shapes),
+//! [`annotations`] (several annotators and LLMs per instance: the AltTest folders),
 //! [`join`] (judge runs ↔ items by key).
 
+pub mod annotations;
 pub(crate) mod coeval;
 pub mod diag;
 pub mod join;
@@ -87,6 +89,9 @@ pub enum Format {
     Json,
     /// JSON Lines of flat objects, through a column mapping.
     Jsonl,
+    /// Several annotators (and LLMs) per instance: AltTest's `{who: {instance: annotation}}`
+    /// ([`annotations`]).
+    Annotations,
 }
 
 impl Format {
@@ -123,6 +128,7 @@ impl Format {
             Format::Tsv => "tsv",
             Format::Json => "json",
             Format::Jsonl => "jsonl",
+            Format::Annotations => "annotations",
         }
     }
 }
@@ -681,6 +687,10 @@ fn from_object(
                     "CoEval's {what}: a summary, not a dataset; `concord coeval` and the CoEval screen read it with the other released files"
                 ),
             });
+        }
+        if annotations::is_annotations(&top) {
+            let (dataset, runs) = annotations::single(name, text, &top, diags)?;
+            return Ok((Format::Annotations, dataset, runs, None));
         }
         let keys: Vec<&str> = top.0.iter().map(|(k, _)| k.as_ref()).take(8).collect();
         return Err(LoadError::UnknownFormat {

@@ -62,10 +62,47 @@ impl Dataset {
 }
 
 /// What an attribute measures on, as declared by the dataset (or observed, for generic files).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Attribute {
     pub name: String,
     pub scale: Scale,
+    /// The labels of a [`ScaleKind::Categorical`] scale, in code order: a rating `c` means
+    /// `categories[c]`. Empty for numeric scales. JSON leaves it out when empty (a bundle's
+    /// dataset hash covers its JSON, so bundles written before it existed keep their hash);
+    /// binary formats (the worker's postcard frames) always carry it.
+    #[serde(default)]
+    pub categories: Vec<String>,
+}
+
+impl Attribute {
+    /// A numeric attribute (no category labels).
+    pub fn new(name: impl Into<String>, scale: Scale) -> Attribute {
+        Attribute { name: name.into(), scale, categories: Vec::new() }
+    }
+
+    /// The label a categorical rating codes, if this attribute has labels.
+    pub fn label(&self, code: f64) -> Option<&str> {
+        if code.fract() != 0.0 || code < 0.0 {
+            return None;
+        }
+        self.categories.get(code as usize).map(String::as_str)
+    }
+}
+
+impl Serialize for Attribute {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let skip = s.is_human_readable() && self.categories.is_empty();
+        let mut st = s.serialize_struct("Attribute", if skip { 2 } else { 3 })?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("scale", &self.scale)?;
+        if skip {
+            st.skip_field("categories")?;
+        } else {
+            st.serialize_field("categories", &self.categories)?;
+        }
+        st.end()
+    }
 }
 
 /// The range and kind of a rating scale.
@@ -102,6 +139,9 @@ pub enum ScaleKind {
     Binary,
     /// Any real value in the range (e.g. observed bounds of a generic numeric column).
     Continuous,
+    /// Unordered labels: a rating is the index of its label in [`Attribute::categories`]
+    /// (`min` 0, `max` the last index). Only equality between ratings means anything.
+    Categorical,
 }
 
 /// An ordered list of named text fields, kept under their original names so prompt templates
@@ -241,6 +281,8 @@ pub enum Aggregate {
     Released,
     /// Computed here by [`mean_in_order`].
     MeanOfRaters,
+    /// Categorical ratings: the most frequent label (a tie goes to the one given first).
+    Majority,
 }
 
 /// The one way Concord averages raters: sum in input order, then divide by the count.

@@ -105,7 +105,7 @@ impl Attributes {
                 } else {
                     Scale { min: lo, max: hi, kind: ScaleKind::Continuous }
                 });
-                Attribute { name, scale }
+                Attribute::new(name, scale)
             })
             .collect()
     }

@@ -218,11 +218,7 @@ pub fn weighted_at_rating(
     let Some(start) = reading.as_ref().and_then(|r| r.span.as_ref()).map(|s| s.start) else {
         return fallback(Fallback::NoScoreToken);
     };
-    // The token holding the rating's first byte (a token may carry a leading space).
-    let Some(at) = tokens.iter().find(|t| {
-        let digits = t.token.len() - t.token.trim_start().len();
-        t.at + digits == start || (t.at <= start && start < t.at + t.token.len())
-    }) else {
+    let Some(at) = token_at(tokens, start) else {
         return fallback(Fallback::NoScoreToken);
     };
     if score_token(&at.token, scale).is_none() {
@@ -245,6 +241,38 @@ pub fn weighted_at_rating(
         return fallback(Fallback::NoScoreToken);
     }
     WeightedScore { score: Some(weighted / mass), valid_mass: Some(mass), fallback: None }
+}
+
+/// The token holding the byte `start` of the rating (a token may carry a leading space).
+fn token_at(tokens: &[ScoreToken], start: usize) -> Option<&ScoreToken> {
+    tokens.iter().find(|t| {
+        let digits = t.token.len() - t.token.trim_start().len();
+        t.at + digits == start || (t.at <= start && start < t.at + t.token.len())
+    })
+}
+
+/// The probability the model gave the rating a sample chose, at the token where the parser
+/// read it: the summed probability of the alternatives that spell that rating (`"3"`, `" 3"`),
+/// unnormalised. `None` when the sample has no log-probabilities, no rating, no token at the
+/// rating, or the chosen rating is not among its alternatives. A judge's confidence for
+/// selective trust (STATS_SPEC §16.2).
+pub fn rating_probability(
+    text: &str,
+    tokens: &[ScoreToken],
+    scale: (i64, i64),
+    policy: Policy,
+) -> Option<f64> {
+    let bounds = Some((scale.0 as f64, scale.1 as f64));
+    let reading = policy.read(text, bounds).ok()?;
+    let at = token_at(tokens, reading.span.as_ref()?.start)?;
+    let chosen = score_token(&at.token, scale)?;
+    let p: f64 = at
+        .alternatives
+        .iter()
+        .filter(|(t, _)| score_token(t, scale) == Some(chosen))
+        .map(|(_, lp)| lp.exp())
+        .sum();
+    (p > 0.0).then_some(p.min(1.0))
 }
 
 /// [`weighted_at_rating`] on a provider's token list.

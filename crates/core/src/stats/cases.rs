@@ -2,8 +2,10 @@
 //! `expected.json`: what `concord stats CASES.json` reads and prints.
 //!
 //! Kinds: `correlation`, `williams`, `resampling`, `agreement`, `pairwise_labels`, `matches`
-//! (§1–§12) and the judge audit's `wilson`, `flip_rate`, `gwet_ac1`, `ppi_mean`,
-//! `paired_shift` (§15.1–§15.5, in §15's field names) and `judge_agreement` (§15.6).
+//! (§1–§12), the judge audit's `wilson`, `flip_rate`, `gwet_ac1`, `ppi_mean`,
+//! `paired_shift` (§15.1–§15.5, in §15's field names) and `judge_agreement` (§15.6), and judge
+//! validity's `alt_test`, `selective_trust`, `cascade`, `stratified_ppi` and `stability` (§16,
+//! in [`validity`]).
 //!
 //! Input is parsed leniently into typed cases (numbers or `null` where scores go); a malformed
 //! case becomes a result with an `error` field naming the field and the problem, and the other
@@ -29,6 +31,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
+
+mod validity;
 
 /// Default WMT DA threshold of the Kendall-like τ (0–100 scale).
 pub const DEFAULT_KENDALL_LIKE_THRESH: f64 = 25.0;
@@ -128,6 +132,7 @@ enum Body {
     PpiMean(Box<PpiOut>),
     PairedShift(Box<ShiftOut>),
     JudgeAgreement(Box<JudgeAgreementOut>),
+    Validity(Box<validity::ValidityOut>),
     Error { error: String },
 }
 
@@ -175,7 +180,10 @@ pub fn run_case(case: &Value) -> CaseResult {
             "ppi_mean" => ppi_case(c).map(|o| Body::PpiMean(Box::new(o))),
             "paired_shift" => shift_case(c).map(|o| Body::PairedShift(Box::new(o))),
             "judge_agreement" => judge_agreement_case(c).map(|o| Body::JudgeAgreement(Box::new(o))),
-            other => Err(bad("kind", format!("unknown kind {other:?}"))),
+            other => match validity::run(other, c) {
+                Some(out) => out.map(|o| Body::Validity(Box::new(o))),
+                None => Err(bad("kind", format!("unknown kind {other:?}"))),
+            },
         },
     };
     let body = body.unwrap_or_else(|e| Body::Error { error: e.to_string() });

@@ -46,6 +46,11 @@
 //!   [`paired_shift`] (mean shift with a percentile bootstrap on given indices),
 //!   [`residual_correlation`], [`jury`], [`jury_against_members`], [`judge_pair_agreement`]
 //!   (§15.6: α, κ, AC1 and correlated errors between judges; juries with Williams' test).
+//! * Judge validity (§16): [`alt_test`] (the alternative annotator test with
+//!   [`benjamini_yekutieli`]), [`selective_trust`] and [`cascade`] (fixed-sequence thresholds
+//!   with [`binomial_cdf`]; `evaluate` on held-out items), [`stratified_ppi`] and
+//!   [`plan_labels`] (stratified PPI++ and the Neyman-allocated label planner), [`stability`]
+//!   (α among a judge's samples and its flip rate).
 //! * [`cases`] — the JSON case format of `stats_examples/` (used by `concord stats`).
 //! * [`bench_suite`] / [`BenchCase::run`] — the benchmark workload, callable from native and
 //!   wasm (the core has no clock; callers time each case).
@@ -87,6 +92,7 @@
 //! Measured figures next to scipy are in `benches/README.md` (`cargo xtask bench-stats`).
 
 mod agreement;
+mod alt_test;
 mod audit;
 pub mod bench;
 pub mod cases;
@@ -95,6 +101,9 @@ mod group;
 mod preference;
 mod rank;
 mod resample;
+mod selective;
+mod stability;
+mod stratified;
 mod williams;
 
 pub use agreement::{
@@ -125,6 +134,20 @@ pub use resample::{
     bootstrap, draw_boot_indices, draw_perm_masks, permutation_test,
 };
 pub use williams::{Williams, williams, williams_vectors};
+// Judge validity (§16): may the judge replace the annotators, where can it be trusted.
+pub use alt_test::{
+    AltTest, AltTestError, AltTestOptions, AnnotatorTest, EpsilonPreset, Scoring, SkippedAnnotator,
+    alt_test, benjamini_yekutieli,
+};
+pub use selective::{
+    Cascade, CascadeJudge, CascadeStage, Observed, SelectiveTrust, ThresholdStep, TrustError,
+    binomial_cdf, cascade, cascade_route, selective_trust,
+};
+pub use stability::{Stability, stability};
+pub use stratified::{
+    LabelPlan, PlanError, StratifiedPpi, StratumData, StratumEstimate, StratumPlan, plan_labels,
+    stratified_ppi,
+};
 
 use std::fmt;
 
@@ -206,6 +229,12 @@ pub enum Undefined {
     NonNumericValues,
     /// The statistic needs categories but the values are continuous and no scale is declared.
     ContinuousValues,
+    /// The alternative annotator test (§16.1): no annotator has enough kept instances.
+    NoAnnotatorKept { min_instances: usize },
+    /// A t-test on differences that are all equal: no spread to test against (§16.1).
+    ConstantDifferences,
+    /// Selective trust (§16.2): not even the highest confidence threshold keeps the guarantee.
+    NoThresholdPassed,
 }
 
 impl fmt::Display for Undefined {
@@ -231,6 +260,16 @@ impl fmt::Display for Undefined {
             Undefined::NonNumericValues => f.write_str("the values are labels, not numbers"),
             Undefined::ContinuousValues => f.write_str(
                 "the values are continuous scores, not categories (declare the scale's categories)",
+            ),
+            Undefined::NoAnnotatorKept { min_instances } => write!(
+                f,
+                "no annotator has {min_instances} or more instances that the judge and another annotator also rated"
+            ),
+            Undefined::ConstantDifferences => {
+                f.write_str("every difference is the same, so the t-test has no spread to test")
+            }
+            Undefined::NoThresholdPassed => f.write_str(
+                "no confidence threshold keeps the agreement guarantee: nothing can be trusted",
             ),
         }
     }

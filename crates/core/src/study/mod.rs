@@ -8,6 +8,7 @@
 //! | [`meta`] | seed 003's meta-evaluation: released evaluator and meta-evaluator files, live JDEval / MDEval / JDEval-i / BSMEval runs, Tables 1, 5, 6, Elo, Bradley–Terry |
 //! | [`exercise`] | classroom exercises: the exercise and submission files, the class view's report |
 //! | [`coeval`] | CoEval (seed 004): LLM criteria and evaluations scrutinised by annotators; results and the released files |
+//! | [`validity`] | judge validity (§16): the alternative annotator test, selective trust and the cascade, the label planner, stability |
 //!
 //! [`corrected`] is what two studies share: the prediction-powered corrected estimate as
 //! table cells (the judge audit's corrected means, the meta-evaluation's corrected win rate).
@@ -16,4 +17,5 @@ pub mod coeval;
 pub mod corrected;
 pub mod exercise;
 pub mod meta;
+pub mod validity;
 pub mod workbench;

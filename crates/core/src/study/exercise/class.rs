@@ -24,9 +24,14 @@
 //! Krippendorff's α against the reference, each with its interval ([`review::agreement`]), and
 //! [`RUNS_AGREEMENT_TABLE`]: per method and attribute the α among the students' runs
 //! ([`alpha_among`]). A later file of the same student with other runs replaces the earlier.
+//!
+//! An exercise with the alternative annotator test as a task ([`Exercise::alt_test`]) adds the
+//! Results panel's alt-test tables ([`crate::study::validity::alt_test_report`]: the summary
+//! per judge, then each student left out in turn) with the students as the annotators and the
+//! exercise's judges as the judges ([`alt_test_inputs`]).
 
 use crate::bundle::ExtraRater;
-use crate::data::Dataset;
+use crate::data::{Dataset, ScaleKind};
 use crate::report::figure::Histogram;
 use crate::report::{Cell, Column, Figure, Report, Row, Table};
 use crate::stats::{self, KrippendorffLevel};
@@ -361,6 +366,8 @@ enum Job {
         attribute: String,
         matrix: Vec<Vec<Option<f64>>>,
     },
+    /// The alternative annotator test of the exercise's judges against the students.
+    AltTest,
 }
 
 /// One student's run of a given judge, measured.
@@ -430,6 +437,7 @@ pub struct ClassBuilder {
     corrections: Vec<Correction>,
     runs: Vec<RunRow>,
     runs_among: Vec<(String, String, Among)>,
+    alt_test: Option<Report>,
 }
 
 impl ClassBuilder {
@@ -517,6 +525,9 @@ impl ClassBuilder {
                 matrix,
             });
         }
+        if exercise.alt_test().is_some() {
+            jobs.push(Job::AltTest);
+        }
         ClassBuilder {
             exercise: exercise.clone(),
             files: files.to_vec(),
@@ -530,6 +541,7 @@ impl ClassBuilder {
             corrections: Vec::new(),
             runs: Vec::new(),
             runs_among: Vec::new(),
+            alt_test: None,
         }
     }
 
@@ -565,6 +577,13 @@ impl ClassBuilder {
             Job::RunAmong { method, attribute, matrix } => {
                 let among = among(attribute, matrix, self.resampling);
                 self.runs_among.push((method.clone(), attribute.clone(), among));
+            }
+            Job::AltTest => {
+                let students: Vec<&Submission> =
+                    self.merged.kept.iter().map(|&i| &self.files[i].1).collect();
+                let (dataset, runs, settings) = alt_test_inputs(&self.exercise, &students);
+                self.alt_test =
+                    Some(crate::study::validity::alt_test_report(&dataset, &runs, &settings));
             }
             Job::Correct { student, review } => {
                 if let Some(setup) = &self.correct {
@@ -658,6 +677,7 @@ fn build_report(built: ClassBuilder) -> ClassReport {
         corrections,
         runs,
         runs_among,
+        alt_test,
         ..
     } = built;
     let exercise = &exercise;
@@ -833,6 +853,9 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     if !exercise.run_judges().is_empty() {
         report.tables.extend(run_tables(exercise, &runs, &runs_among, students.len(), resampling));
     }
+    if let Some(alt) = alt_test {
+        report.tables.extend(alt.tables);
+    }
     let rated = exercise.attributes();
 
     for a in dataset.attributes.iter().filter(|a| rated.contains(&a.name.as_str())) {
@@ -853,6 +876,85 @@ fn build_report(built: ClassBuilder) -> ClassReport {
     report.tables.extend(tables);
     report.figures.extend(figures);
     ClassReport { merged, report }
+}
+
+/// What the alternative annotator test of a class reads: the exercise's items with each
+/// student's ratings as an annotator's (under the student's name), the exercise's judges as
+/// judge runs (their item scores as the records' values), and the panel's settings at the
+/// task's ε (accuracy for labels, negative RMSE for scores).
+pub fn alt_test_inputs(
+    exercise: &Exercise,
+    students: &[&Submission],
+) -> (Dataset, Vec<crate::study::workbench::JudgedRun>, crate::study::validity::Settings) {
+    use crate::data::{HumanRating, JudgeRecord, JudgeRun, RaterScore, RecordKey};
+    let mut dataset = exercise.dataset.embedded.clone();
+    let rated = exercise.attributes();
+    for (a, attribute) in dataset.attributes.clone().iter().enumerate() {
+        if !rated.contains(&attribute.name.as_str()) {
+            continue;
+        }
+        let per_student: Vec<(&str, Vec<Option<f64>>)> = students
+            .iter()
+            .filter_map(|s| {
+                let r = s.ratings.iter().find(|r| r.attribute == attribute.name)?;
+                Some((s.student.as_str(), r.aligned(&exercise.dataset.embedded)))
+            })
+            .collect();
+        for (i, item) in dataset.items.iter_mut().enumerate() {
+            let raters: Vec<RaterScore> = per_student
+                .iter()
+                .filter_map(|(who, v)| Some(RaterScore { rater: (*who).to_owned(), score: v[i]? }))
+                .collect();
+            let rating = if attribute.scale.kind == ScaleKind::Categorical {
+                let codes: Vec<f64> = raters.iter().map(|r| r.score).collect();
+                crate::data::annotations::majority(&codes).map(|m| HumanRating {
+                    raters,
+                    aggregate: m,
+                    how: crate::data::Aggregate::Majority,
+                })
+            } else {
+                HumanRating::from_raters(raters)
+            };
+            item.ratings[a] = rating;
+        }
+    }
+    let runs = exercise
+        .judges
+        .iter()
+        .filter(|j| rated.contains(&j.attribute.as_str()))
+        .map(|j| crate::study::workbench::JudgedRun {
+            method: j.name.clone(),
+            attribute: j.attribute.clone(),
+            policy: crate::judge::parse::Policy::Concord,
+            weighting: None,
+            run: JudgeRun {
+                name: j.name.clone(),
+                attribute: Some(j.attribute.clone()),
+                records: j
+                    .scores
+                    .iter()
+                    .map(|(id, x)| JudgeRecord {
+                        key: RecordKey::Id(id.clone()),
+                        prompt: None,
+                        prompt_chars: None,
+                        responses: Vec::new(),
+                        cut_off: Vec::new(),
+                        logprobs: Vec::new(),
+                        reasoning_tokens: Vec::new(),
+                        parsed: vec![(j.attribute.clone(), *x)],
+                        line: 0,
+                        meta: None,
+                    })
+                    .collect(),
+            },
+            origin: "exercise".to_owned(),
+        })
+        .collect();
+    let settings = crate::study::validity::Settings {
+        epsilon: exercise.alt_test().unwrap_or(0.2),
+        ..crate::study::validity::Settings::default()
+    };
+    (dataset, runs, settings)
 }
 
 /// The run-judges tables: each student's runs against the reference, and the agreement among

@@ -3,7 +3,7 @@
 //! ```text
 //! {
 //!   "kind": "concord-exercise",           fixed
-//!   "version": 1 | 2,                     readers refuse versions newer than theirs; a file is
+//!   "version": 1 | 2 | 3,                 readers refuse versions newer than theirs; a file is
 //!                                         written at the lowest version its tasks need
 //!   "id", "title", "created",             given by the app (the core reads no clock)
 //!   "generator": "Concord 0.1.0",
@@ -11,7 +11,8 @@
 //!   "tasks": [ { "kind": "rate_attributes", "attributes": [..] }
 //!              | { "kind": "run_judges", "methods": [..], "attributes": [..] } (version 2)
 //!              | { "kind": "correct_judge", "method", "attribute" }       (version 2)
-//!              | { "kind": "scrutinise_criteria" } ],
+//!              | { "kind": "scrutinise_criteria" }
+//!              | { "kind": "alt_test", "epsilon": 0.2 } ],             (version 3)
 //!   "sample": { "of", "size", "seed" } | null,   a seeded sample of the dataset's items
 //!   "dataset": { "name", "sha256", "items",
 //!                "embedded": { Dataset } },      the items to rate, the chosen attributes,
@@ -37,7 +38,10 @@
 //! exercise that only scrutinises embeds no item of the workbench's dataset) and running
 //! given judges (version 2: the Judge screen's study travels in `study`; each student runs
 //! its methods × attributes on the exercise's items with their own provider, model and key)
-//! are supported; a task this Concord does not know the parts of (a run-judges task without
+//! are supported, and (version 3) the alternative annotator test with the students as the
+//! annotators: the students rate, and the class view tests whether each of the exercise's
+//! judges could replace them at the teacher's ε ([`Exercise::with_alt_test`]); a task this
+//! Concord does not know the parts of (a run-judges task without
 //! methods or study) is named, and the app says plainly that it cannot do it. A version-1 reader refuses a version-2 file by name
 //! ("open it with a newer Concord"); version-1 files open as before.
 
@@ -54,12 +58,12 @@ use crate::study::workbench::{JudgedRun, Study};
 /// The value of `kind`.
 pub const KIND: &str = "concord-exercise";
 /// The newest version this build reads (and writes, when a task needs it: [`Task::since`]).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The name the reference ratings carry.
 pub const REFERENCE: &str = "reference";
 
 /// What students are asked to do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Task {
@@ -87,21 +91,27 @@ pub enum Task {
     /// Scrutinise the exercise's CoEval study (embedded as [`Exercise::coeval`]): its criteria
     /// (stage 1) and the LLM's evaluations (stage 2), on the CoEval screen. Version 2.
     ScrutiniseCriteria,
+    /// The students are the annotators of the alternative annotator test (STATS_SPEC §16.1):
+    /// they rate, and the class view tests whether each of the exercise's judges could replace
+    /// them at this ε. Version 3; it goes with a rating task and the judges' ratings.
+    AltTest { epsilon: f64 },
 }
 
 impl Task {
     /// The tasks a teacher can name, with whether this Concord supports them.
-    pub const KINDS: [(&'static str, &'static str, bool); 4] = [
+    pub const KINDS: [(&'static str, &'static str, bool); 5] = [
         ("rate_attributes", "Rate attributes", true),
         ("run_judges", "Run given judges", true),
         ("correct_judge", "Correct a judge", true),
         ("scrutinise_criteria", "Scrutinise CoEval criteria", true),
+        ("alt_test", "Can the judges replace the students? (alternative annotator test)", true),
     ];
 
     /// Whether students can do this task in this Concord.
     pub fn supported(&self) -> bool {
         match self {
             Task::RateAttributes { .. } | Task::ScrutiniseCriteria => true,
+            Task::AltTest { epsilon } => (0.0..1.0).contains(epsilon),
             Task::CorrectJudge { method, .. } => !method.is_empty(),
             Task::RunJudges { methods, attributes } => {
                 !methods.is_empty() && !attributes.is_empty()
@@ -113,6 +123,7 @@ impl Task {
     pub fn since(&self) -> u32 {
         match self {
             Task::CorrectJudge { .. } | Task::ScrutiniseCriteria | Task::RunJudges { .. } => 2,
+            Task::AltTest { .. } => 3,
             _ => 1,
         }
     }
@@ -144,6 +155,11 @@ impl Task {
                 "Scrutinise the CoEval study's criteria and the LLM's evaluations (CoEval screen)"
                     .to_owned()
             }
+            Task::AltTest { epsilon } => format!(
+                "Be the annotators: the class view tests whether the exercise's judges could replace you (alternative annotator test, ε = {})",
+                crate::study::validity::Settings { epsilon: *epsilon, ..Default::default() }
+                    .epsilon_text()
+            ),
         }
     }
 }
@@ -274,6 +290,18 @@ pub enum ExerciseError {
         "“Rate attributes” is ticked but no attribute is: tick the attributes the students rate, or untick the task"
     )]
     NoAttributeTicked,
+    #[error(
+        "the alternative annotator test needs the students to rate: tick “Rate attributes” and choose the attributes"
+    )]
+    AltTestNeedsRating,
+    #[error(
+        "the alternative annotator test needs a judge run of a rated attribute on the Results table (run one on the Run screen, or import one on Results)"
+    )]
+    AltTestNeedsJudges,
+    #[error(
+        "ε = {0} is not in [0, 1): the paper's values are 0.2 (experts), 0.15 (skilled), 0.1 (crowd)"
+    )]
+    AltTestEpsilon(String),
 }
 
 /// Checks the teacher's "Rate attributes" task before an exercise is built: ticked with no
@@ -480,6 +508,34 @@ impl Exercise {
             judge_run,
             coeval,
             study,
+        })
+    }
+
+    /// This exercise with the alternative annotator test as a task (the students its
+    /// annotators, the exercise's judges the judges, at `epsilon`): it needs a rating task and
+    /// a judge of a rated attribute. The file becomes version 3.
+    pub fn with_alt_test(mut self, epsilon: f64) -> Result<Exercise, ExerciseError> {
+        if !(0.0..1.0).contains(&epsilon) {
+            return Err(ExerciseError::AltTestEpsilon(epsilon.to_string()));
+        }
+        if !self.rates() {
+            return Err(ExerciseError::AltTestNeedsRating);
+        }
+        let rated = self.attributes();
+        if !self.judges.iter().any(|j| rated.contains(&j.attribute.as_str())) {
+            return Err(ExerciseError::AltTestNeedsJudges);
+        }
+        self.tasks.retain(|t| !matches!(t, Task::AltTest { .. }));
+        self.tasks.push(Task::AltTest { epsilon });
+        self.version = self.tasks.iter().map(Task::since).max().unwrap_or(1);
+        Ok(self)
+    }
+
+    /// The alt-test task's ε, when the exercise has the task.
+    pub fn alt_test(&self) -> Option<f64> {
+        self.tasks.iter().find_map(|t| match t {
+            Task::AltTest { epsilon } => Some(*epsilon),
+            _ => None,
         })
     }
 

@@ -92,7 +92,12 @@ struct Corrected {
     estimate: Result<stats::PpiMean, String>,
     /// The mean of every human label of the system, when the settings hid some of them.
     all_humans: Option<(f64, usize)>,
+    /// The row of the stratified PPI++ mean over the systems (Fisch et al.; STATS_SPEC §16.3).
+    stratified: Option<stats::StratifiedPpi>,
 }
+
+/// The label of the stratified row of the corrected-means table.
+pub const STRATIFIED_ROW: &str = "all systems, stratified by system";
 
 /// One judge's errors (judge − human) against the output's length in words.
 #[derive(Debug, Clone)]
@@ -190,6 +195,10 @@ impl Audit {
         let mut variants = Vec::new();
         for (a, name) in table.attributes.iter().enumerate() {
             let Some(index) = dataset.attribute_index(name) else { continue };
+            // Labels have no mean, and their codes no agreement at the interval level.
+            if dataset.attributes[index].scale.kind == crate::data::ScaleKind::Categorical {
+                continue;
+            }
             let human = dataset.human_scores(index);
             let mut labelled: Vec<bool> = human.iter().map(Option::is_some).collect();
             if let (Some(k), Some(order)) = (settings.audit_labelled, &order) {
@@ -459,7 +468,36 @@ impl Audit {
             let all_humans = (self.subsampled && !all_humans.is_empty()).then(|| {
                 (all_humans.iter().sum::<f64>() / all_humans.len() as f64, all_humans.len())
             });
-            self.corrected.push(Corrected { attribute: a, judge: m, system, estimate, all_humans });
+            self.corrected.push(Corrected {
+                attribute: a,
+                judge: m,
+                system,
+                estimate,
+                all_humans,
+                stratified: None,
+            });
+        }
+        if self.systems.len() > 1 {
+            let mut strata = vec![stats::StratumData::default(); self.systems.len()];
+            for (i, j) in judge.iter().enumerate() {
+                let s = &mut strata[self.item_systems[i]];
+                if attribute.labelled[i] {
+                    s.y.push(attribute.human[i]);
+                    s.yhat.push(*j);
+                } else {
+                    s.yhat_unlabeled.push(*j);
+                }
+            }
+            let all_humans = self.corrected.iter().rev().find(|c| c.system == "all systems");
+            let all_humans = all_humans.and_then(|c| c.all_humans);
+            self.corrected.push(Corrected {
+                attribute: a,
+                judge: m,
+                system: STRATIFIED_ROW.to_owned(),
+                estimate: Err(String::new()),
+                all_humans,
+                stratified: stats::stratified_ppi(&strata, self.settings.confidence).ok(),
+            });
         }
     }
 
@@ -924,7 +962,12 @@ impl Audit {
             let judge = &attribute.judges[c.judge].0;
             let key = format!("{}/{judge}/{}", attribute.name, c.system);
             let mut cells = vec![Cell::text(attribute.name.clone()), Cell::text(judge.clone())];
-            cells.extend(corrected::estimate_cells(&c.estimate, confidence, &key));
+            match (c.system == STRATIFIED_ROW, &c.stratified) {
+                (true, s) => cells.extend(self.stratified_cells(s.as_ref(), &key)),
+                (false, _) => {
+                    cells.extend(corrected::estimate_cells(&c.estimate, confidence, &key))
+                }
+            }
             if self.subsampled {
                 cells.push(corrected::all_labels_cell(c.all_humans, &key));
             }
@@ -936,18 +979,53 @@ impl Audit {
             return out;
         }
         out.notes.push(corrected::method_note("items", "a judge score", confidence));
+        if self.corrected.iter().any(|c| c.system == STRATIFIED_ROW) {
+            out.notes.push(format!("“{STRATIFIED_ROW}”: each system's PPI++ mean weighed by its share of the unlabelled items (stratified PPI++, Fisch et al., NeurIPS 2024); the label planner of “Can the judge replace the annotators?” says how many labels an interval of a chosen width needs."));
+        }
         match self.settings.audit_labelled {
             Some(k) if self.subsampled => out.notes.push(format!(
                 "The audit kept the human labels of {} per attribute (seed {}) and treated the rest as unlabelled: compare the corrected means with the last column, the mean of every label.",
                 count(k, "item", "items"),
                 self.settings.seed
             )),
-            _ if self.corrected.iter().all(|c| {
+            _ if self.corrected.iter().filter(|c| c.system != STRATIFIED_ROW).all(|c| {
                 c.estimate.as_ref().is_ok_and(|e| e.n_unlabeled == 0)
             }) => out.notes.push("Every judged item has a human label, so there is nothing to correct: keep the labels of fewer items to see what a correction from that many labels gives.".to_owned()),
             _ => {}
         }
         out
+    }
+}
+
+impl Audit {
+    /// The cells of a stratified row: the labelled and unlabelled counts and the PPI++ mean
+    /// with its interval; the per-system figures are in the rows above.
+    fn stratified_cells(&self, s: Option<&stats::StratifiedPpi>, key: &str) -> Vec<Cell> {
+        let Some(s) = s else {
+            return (0..corrected::ESTIMATE_CELLS).map(|_| Cell::blank("undefined")).collect();
+        };
+        let per_system = "stratified: see the rows per system";
+        let mut estimate = Cell::number(s.estimate, 3).keyed(format!("{key}/ppipp"));
+        if let Some([lo, hi]) = s.ci {
+            estimate = estimate.with_interval(lo, hi, s.confidence);
+        }
+        if s.estimate.is_none() {
+            let stratum = s.undefined_stratum.and_then(|k| self.systems.get(k));
+            let why = undefined_note(s.undefined);
+            estimate = estimate.with_note(match stratum {
+                Some(name) => format!("system {name}: {why}"),
+                None => why,
+            });
+        }
+        vec![
+            Cell::count(s.strata.iter().map(|x| x.n).sum()),
+            Cell::count(s.strata.iter().map(|x| x.n_unlabeled).sum()),
+            Cell::blank(per_system),
+            Cell::blank(per_system),
+            Cell::blank("stratified PPI++ only"),
+            estimate,
+            Cell::blank("one λ per system: see the rows above"),
+        ]
     }
 }
 

@@ -63,8 +63,14 @@ pub fn imported_runs(
             });
             continue;
         };
+        // An annotations file (AltTest's LLMs) carries one run per LLM, each named after it.
+        let method = if loaded.format == crate::data::Format::Annotations {
+            run.name.clone()
+        } else {
+            method_name(file)
+        };
         runs.push(JudgedRun {
-            method: method_name(file),
+            method,
             attribute,
             policy,
             weighting: None,

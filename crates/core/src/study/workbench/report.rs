@@ -65,6 +65,11 @@ pub fn cell_interval(
     settings: &Settings,
 ) -> Option<Interval> {
     let c = table.cell(cell.method, cell.attribute)?;
+    // Labels have no correlation to resample (`scores::LABELS_REASON`).
+    let a = dataset.attribute_index(table.attributes.get(cell.attribute)?)?;
+    if dataset.attributes[a].scale.kind == crate::data::ScaleKind::Categorical {
+        return None;
+    }
     let spec = BootstrapSpec {
         statistic: cell.column.0,
         level: cell.column.1,
@@ -215,6 +220,25 @@ pub fn results_table(
     if let Some(note) = single_item_documents(table, columns) {
         out.notes.push(note);
     }
+    let labels: Vec<&str> = table
+        .attributes
+        .iter()
+        .enumerate()
+        .filter(|&(a, _)| {
+            (0..table.methods.len()).any(|m| {
+                table.cell(m, a).is_some_and(|c| {
+                    c.row.pearson.dataset_undefined.as_deref() == Some(super::scores::LABELS_REASON)
+                })
+            })
+        })
+        .map(|(_, name)| name.as_str())
+        .collect();
+    if !labels.is_empty() {
+        out.notes.push(format!(
+            "{}: labels without order, so no correlation (the cells are blank); the judges' accuracy against the annotators is in “Can the judge replace the annotators?”.",
+            labels.join(", ")
+        ));
+    }
     match &table.baseline {
         Some(b) => out.notes.push(format!(
             "Bold: Williams' test says the method's dataset-level Pearson r is higher than {b}'s (one-sided p < 0.05)."
@@ -276,7 +300,15 @@ fn single_item_documents(table: &ResultsTable, columns: &[Column]) -> Option<Str
     if !columns.iter().any(|c| c.1 == Granularity::Document) {
         return None;
     }
-    let rows: Vec<&Row> = table.cells.iter().flatten().flatten().map(|c| &c.row).collect();
+    // Labels have no correlation at either level, whatever their documents (said apart).
+    let rows: Vec<&Row> = table
+        .cells
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|c| &c.row)
+        .filter(|r| r.pearson.dataset_undefined.as_deref() != Some(super::scores::LABELS_REASON))
+        .collect();
     let all_single = !rows.is_empty() && rows.iter().all(|r| r.documents_with_several == 0);
     all_single.then(|| {
         let documents = rows.iter().map(|r| r.documents).max().unwrap_or(0);

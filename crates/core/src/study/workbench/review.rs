@@ -185,7 +185,8 @@ pub fn validate(event: &ReviewEvent) -> Result<(), ReviewError> {
 /// scale, a whole number.
 pub fn on_scale(scale: &Scale, rating: f64) -> bool {
     let whole = match scale.kind {
-        ScaleKind::Likert | ScaleKind::Binary => rating.fract() == 0.0,
+        // A label is one of its codes: a whole number too.
+        ScaleKind::Likert | ScaleKind::Binary | ScaleKind::Categorical => rating.fract() == 0.0,
         ScaleKind::Continuous => true,
     };
     rating.is_finite() && rating >= scale.min && rating <= scale.max && whole

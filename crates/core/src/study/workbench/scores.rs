@@ -342,9 +342,12 @@ pub fn row(
     baseline: Option<&[Option<f64>]>,
 ) -> Result<Row, TableError> {
     let index = attribute_index(dataset, name, attribute)?;
-    let groups: Vec<&str> = dataset.items.iter().map(|i| i.document_id.as_str()).collect();
     let human = dataset.human_scores(index);
     let scores = &judge.scores;
+    if dataset.attributes[index].scale.kind == crate::data::ScaleKind::Categorical {
+        return Ok(labels_row(name, attribute, judge, &human));
+    }
+    let groups: Vec<&str> = dataset.items.iter().map(|i| i.document_id.as_str()).collect();
     let pearson = stats::pearson(&human, scores);
     let spearman = stats::spearman(&human, scores);
     let kendall = stats::kendall(&human, scores);
@@ -369,6 +372,35 @@ pub fn row(
         kendall_b: Levels::new(&kendall.tau_b, &by_doc.kendall_b, several),
         williams,
     })
+}
+
+/// Why a labels attribute's cells are blank: its values are categories without order, whose
+/// codes have no correlation that means anything.
+pub const LABELS_REASON: &str = "the attribute's values are labels without order: a correlation of their codes means nothing; the judge's agreement with the annotators is in “Can the judge replace the annotators?” below";
+
+/// The row of a run on a labels (categorical) attribute: no correlation at either level, with
+/// [`LABELS_REASON`]; `n` still counts the items both rated.
+fn labels_row(name: &str, attribute: &str, judge: &JudgeScores, human: &[Option<f64>]) -> Row {
+    let levels = Levels {
+        dataset: None,
+        document: None,
+        dataset_undefined: Some(LABELS_REASON.to_owned()),
+        document_undefined: Some(LABELS_REASON.to_owned()),
+        documents: 0,
+    };
+    let n = human.iter().zip(&judge.scores).filter(|(h, j)| h.is_some() && j.is_some()).count();
+    Row {
+        run: name.to_owned(),
+        attribute: attribute.to_owned(),
+        n,
+        documents: 0,
+        documents_with_several: 0,
+        parse_failures: judge.parse_failures,
+        pearson: levels.clone(),
+        spearman: levels.clone(),
+        kendall_b: levels,
+        williams: WilliamsTest::default(),
+    }
 }
 
 /// Reads every run and computes its row: `concord table`. Each run is compared by Williams'
