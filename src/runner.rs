@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen_futures::spawn_local;
 
 use crate::edge::http::{self, AbortHandle, FetchError, HttpReply};
+use crate::edge::lifecycle;
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time;
 
@@ -680,6 +681,7 @@ async fn pass(
         });
     };
     report(&scheduler, paused, &mut logged);
+    lifecycle::watch();
     let finish = loop {
         // Requests from the page.
         if control.is_cancelled() {
@@ -711,6 +713,12 @@ async fn pass(
             )
             .await;
             report(&scheduler, paused, &mut logged);
+        }
+        if lifecycle::leaving() {
+            // The page is going away (a reload, a closed tab): its fetches are being aborted
+            // and a call sent now would be paid for and never read. The stored run resumes.
+            time::sleep(250).await;
+            continue;
         }
         let wait_ms = match scheduler.next_action(now()) {
             Action::Send(id) => {

@@ -12,6 +12,7 @@
 //! | send a core [`HttpRequest`](concord_core::run::HttpRequest) with timeout and abort; fetch a dataset URL | [`http`] |
 //! | IndexedDB `concord`: run cache, run manifests, annotation logs, settings, saved workspaces (bytes) | [`store`] |
 //! | epoch and monotonic clocks, `sleep`, `yield_now` | [`time`] |
+//! | whether the page is being left (`pagehide`), so no call is sent that nobody will read | [`lifecycle`] |
 //! | `data::load` in a module Web Worker (`worker.js`), with a main-thread fallback | [`worker`] |
 //! | exported hooks for the Playwright tests | [`probe`] |
 //!
@@ -23,6 +24,7 @@
 //! Chromium) and `tests/e2e/edge.test.mjs` (Playwright).
 
 pub mod http;
+pub mod lifecycle;
 pub mod probe;
 pub mod store;
 pub mod time;

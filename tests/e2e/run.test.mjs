@@ -65,7 +65,7 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
     assert.match(await run.waitFinished(800_000), /Run complete/);
     const seconds = (Date.now() - started) / 1000;
     const progress = await run.progress.innerText();
-    assert.match(progress, /^1440 of 1440 calls done, 0 failed/, progress);
+    assert.match(progress, /^1,440 of 1,440 calls done, 0 failed/, progress);
     const s = await summary();
     assert.equal(s.answered_ok, 1440);
     assert.deepEqual(s.duplicate_successes, []);

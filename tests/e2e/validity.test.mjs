@@ -74,6 +74,8 @@ async function plantedStudy(page) {
   const run = new RunPage(page);
   await run.open();
   await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-valid', concurrency: 8 });
+  // The generic template's criterion is still its placeholder: the planted judge ignores it.
+  await run.sendAnyway();
   const before = await mockTotal();
   await run.run();
   assert.match(await run.waitFinished(240_000), /Run complete/);
@@ -125,6 +127,17 @@ test('a planted judge: the verdicts per annotator, the trust guarantee held out,
     // Stability: the judge's samples against the annotators' agreement.
     assert.ok((await panel.value(key('flip_rate'))) > 0);
     assert.ok((await panel.value(key('alpha_annotators'))) !== null);
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      await panel.panel.screenshot({ path: `${shots}/results-validity.png` });
+      await page.getByTestId('theme').selectOption('dark');
+      await panel.panel.screenshot({ path: `${shots}/results-validity-dark.png` });
+      await page.getByTestId('theme').selectOption('light');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await panel.panel.screenshot({ path: `${shots}/results-validity-375.png` });
+      await page.getByTestId('theme').selectOption('auto');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
 
     // The exports are the CLI's, from the bundle the page writes.
     const bundle = join(dir, 'planted-bundle.json');

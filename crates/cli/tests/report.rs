@@ -152,7 +152,10 @@ fn a_bundle_without_a_screen_says_so() {
         assert!(err.contains("this bundle has no"), "{screen}: {err}");
     }
     let out = concord(&["report", demo, "--screen", "nope"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("known: workbench, audit, validity, meta, coeval"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("known: workbench, audit, validity, meta, coeval")
+    );
 }
 
 #[test]

@@ -65,6 +65,10 @@ fn a_dataset_with_a_rating_opens_with_a_study_that_can_run() {
         (1, Some(1.0), Some(128))
     );
     assert!(is_default_study(&study, &loaded.dataset));
+    // Unticking an attribute chooses what to judge: still the suggestion.
+    let mut fewer = study.clone();
+    fewer.attributes.clear();
+    assert!(is_default_study(&fewer, &loaded.dataset));
     // Edited, it is the user's.
     let mut edited = study.clone();
     edited.methods[0].sampling.n = 3;

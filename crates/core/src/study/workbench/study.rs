@@ -177,10 +177,15 @@ pub fn default_grid() -> GridSpec {
     }
 }
 
-/// Whether `study` is still [`default_study`] of `dataset`, untouched: adding methods then
-/// replaces its method instead of adding to it.
+/// Whether `study` is still [`default_study`] of `dataset`, its method untouched: adding
+/// methods then replaces that method instead of adding to it. The attributes ticked are not
+/// part of it (unticking one before adding methods is choosing what to judge, not editing
+/// the suggestion).
 pub fn is_default_study(study: &Study, dataset: &Dataset) -> bool {
-    !study.methods.is_empty() && *study == default_study(dataset)
+    let suggested = default_study(dataset);
+    let mut ticked = study.clone();
+    ticked.attributes = suggested.attributes.clone();
+    !study.methods.is_empty() && ticked == suggested
 }
 
 /// A generic template in the shape of seed 002's prompts, for datasets without a built-in one.
