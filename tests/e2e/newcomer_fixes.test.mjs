@@ -108,14 +108,14 @@ test('2. Review and correct refuses a rating off the scale where it is typed, an
     for (const key of ['0', '9', '7']) {
       await review.press(key);
       await page.getByTestId('review-error').waitFor();
-      assert.match(await review.error(), new RegExp(`^${key} is not on coherence's scale \\(1–5\\)`));
+      assert.match(await review.errorText(), new RegExp(`^${key} is not on coherence's scale \\(1–5\\)`));
       await review.expectItem({ position: 'Item 1 of 15', verdict: 'not reviewed' });
     }
     await shots(page, review.panel, 'review-off-scale');
     // On the scale: recorded, the error goes.
     await review.press('3');
     await review.expectItem({ position: 'Item 2 of 15' });
-    assert.equal(await review.error(), '');
+    assert.equal(await review.errorText(), '');
     await review.press('k');
     await review.expectItem({ verdict: 'changed to 3 (ann)' });
     // A reviewer's file with a change to 9 (made by hand, or before ratings were checked):
@@ -144,9 +144,9 @@ test('3. Time spent reviewing is no decision: no "<method> + review" row from ti
     await review.openDemoBundle(CONCORD_URL);
     await review.setReviewer('ann');
     // Looking at an item with the walk focused: the timer writes its events.
-    const before = await review.savedCount();
+    const before = await review.storedEvents();
     await review.walk.focus();
-    await review.waitSavedMoreThan(before ?? 0);
+    await review.waitSavedMoreThan(before);
     const labels = await results.rowLabels();
     assert.ok(!labels.some((l) => l.endsWith(' + review')), `rows: ${labels}`);
     assert.doesNotMatch(await results.exportTable('concord-results'), /\+ review/);
@@ -200,7 +200,7 @@ test('5. The review timer resets no audit and counts only while the review panel
     await results.computeAudit();
     // Reviewing goes on: timer events are saved, and the audit stays.
     await review.walk.focus();
-    const saved = await review.savedCount();
+    const saved = await review.storedEvents();
     await review.walk.focus();
     await review.waitSavedMoreThan(saved);
     await review.waitSavedMoreThan(saved + 1);
@@ -209,10 +209,10 @@ test('5. The review timer resets no audit and counts only while the review panel
     await page.getByLabel('Statistic', { exact: true }).focus();
     await review.waitSaved();
     const shown = await review.timerSeconds();
-    const count = await review.savedCount();
+    const count = await review.storedEvents();
     await page.waitForTimeout(6_000);
     assert.equal(await review.timerSeconds(), shown, 'the item timer does not count while the focus is elsewhere');
-    assert.equal(await review.savedCount(), count, 'no timer event while the focus is elsewhere');
+    assert.equal(await review.storedEvents(), count, 'no timer event while the focus is elsewhere');
     assert.ok(await results.auditShown());
     assert.deepEqual(pageErrors(seen), []);
   });

@@ -53,6 +53,8 @@ async function setUp(page, { connect, csv = providersCsv(), topP }) {
   await page.getByTestId('structured').uncheck();
   await page.getByTestId('methods').getByText('rate-explain +json').waitFor();
   await run.open();
+  // The generic template's criterion is still its placeholder: the mock's echo ignores it.
+  await run.sendAnyway();
   return { run, judge, check: new ModelCheckPage(page), results: new ResultsPage(page) };
 }
 
@@ -115,6 +117,7 @@ test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking o
     assert.match(flags[0].text, /no log-probabilities \(Logprobs is not enabled/);
     await shots(page, 'judge-check-flags', page.getByTestId('check-flags'));
     await run.open();
+    await run.sendAnyway();
 
     await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
     await run.run();
@@ -132,6 +135,7 @@ test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking o
     // A model the table believes has log-probabilities: refused once, dropped, named in the log.
     await run.open();
     await run.connect({ provider: 'gemini', baseUrl: `${MOCK_URL}/v1beta`, model: 'gemini-2.0-flash', key: 'g-key', itemLimit: 3 });
+    await run.sendAnyway();
     await run.run();
     const finished = await run.waitFinished(120_000);
     assert.match(finished, /Run complete\. Parameters the API rejected and the run dropped: logprobs/);
@@ -243,8 +247,9 @@ test('openrouter-byok: the cost adds the upstream provider\'s charge to OpenRout
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     const text = (await run.counts()).text;
-    const [, input, output] = text.match(/(\d+) tokens in, (\d+) out/);
-    const [, cost] = text.match(/\$(\d+\.\d+) \(\d+ calls priced by the provider\)/);
+    const number = (t) => Number(t.replaceAll(',', ''));
+    const [input, output] = text.match(/([\d,]+) tokens in, ([\d,]+) out/).slice(1).map(number);
+    const [, cost] = text.match(/\$(\d+\.\d+) \([\d,]+ calls priced by the provider\)/);
     // The mock's upstream bills $0.15 / $0.60 a million tokens; OpenRouter's fee is 5 % of it.
     const upstream = (Number(input) * 0.15 + Number(output) * 0.6) / 1e6;
     assert.ok(Math.abs(Number(cost) - 1.05 * upstream) <= 0.0001 + 1e-3 * upstream, `${cost} vs ${1.05 * upstream}: ${text}`);

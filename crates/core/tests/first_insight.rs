@@ -69,6 +69,10 @@ fn a_dataset_with_a_rating_opens_with_a_study_that_can_run() {
     let mut fewer = study.clone();
     fewer.attributes.clear();
     assert!(is_default_study(&fewer, &loaded.dataset));
+    // Once methods were added, it is the user's: a second "Add methods" adds.
+    let mut added = study.clone();
+    added.suggested = false;
+    assert!(!is_default_study(&added, &loaded.dataset));
     // Edited, it is the user's.
     let mut edited = study.clone();
     edited.methods[0].sampling.n = 3;

@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use concord_core::run::{
-    Action, ApiError, ErrorKind, FailureOutcome, Finish, Job, Param, Price, Scheduler,
-    SchedulerConfig, SchedulerError, StopReason, Usage, classify_error,
+    Action, ApiError, ErrorKind, FailureOutcome, Finish, Job, NETWORK_PAUSE_MS, Param, Price,
+    Scheduler, SchedulerConfig, SchedulerError, StopReason, Usage, classify_error,
 };
 
 /// What the simulated provider answers to one attempt.
@@ -538,4 +538,20 @@ fn pacing_makes_up_for_late_wakeups_but_not_for_idle_gaps() {
     assert_eq!(s.next_action(10_000), Action::Send(2));
     assert_eq!(s.next_action(10_000), Action::Send(3));
     assert_eq!(s.next_action(10_000), Action::Wait(1053));
+}
+
+#[test]
+fn a_call_without_any_answer_holds_new_sends_for_a_moment() {
+    let config = SchedulerConfig { max_concurrency: 2, ..SchedulerConfig::default() };
+    let mut s = Scheduler::new(jobs(4, 0.0), config);
+    let Action::Send(a) = s.next_action(0) else { panic!("a first send") };
+    let Action::Send(_) = s.next_action(0) else { panic!("a second send") };
+    s.on_failure(a, 100, ApiError::network("TypeError: Failed to fetch"))
+        .expect("the call was in flight");
+    // A slot is free, yet nothing new goes out at once: the network may be gone, or the page
+    // (a reload aborts every fetch in flight, and the provider bills what it received).
+    assert!(!matches!(s.next_action(100), Action::Send(_)));
+    assert!(!matches!(s.next_action(100 + NETWORK_PAUSE_MS - 1), Action::Send(_)));
+    assert!(matches!(s.next_action(100 + NETWORK_PAUSE_MS), Action::Send(_)));
+    assert!(s.log().iter().any(|l| l.message.contains("no answer from the network")));
 }

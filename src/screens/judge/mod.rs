@@ -240,6 +240,8 @@ fn AddMethodsPanel() -> impl IntoView {
             if replaced.is_some() {
                 s.methods.clear();
             }
+            // From now on the study is the user's: a second "Add methods" adds.
+            s.suggested = false;
             for m in methods {
                 if !s.methods.iter().any(|x| x.name == m.name) {
                     s.methods.push(m);

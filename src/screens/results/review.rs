@@ -348,7 +348,8 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
                 fallback=|| view! { <p class="muted" data-testid="review-empty">"This run has no items to review."</p> }>
                 <Walker current=current walk=walk run=current_run/>
             </Show>
-            <p class="muted" role="status" data-testid="review-saved">
+            // `data-stored`: every event stored, the timer's included (the line counts actions).
+            <p class="muted" role="status" data-testid="review-saved" data-stored=move || review.saved.get().to_string()>
                 {move || {
                     let saved = review.saved.get();
                     review.log.with(|l| review::saved_line(l.events(), saved))

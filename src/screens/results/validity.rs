@@ -381,7 +381,7 @@ fn CascadeControls(
                     }
                     let last = methods.len().saturating_sub(1);
                     methods.into_iter().enumerate().map(|(k, (method, usd))| {
-                        let cost = usd.map(|c| format!(" (${c:.4})")).unwrap_or_default();
+                        let cost = usd.map(|c| format!(" ({})", concord_core::words::usd(c))).unwrap_or_default();
                         let up = format!("Move {method} earlier in the cascade");
                         let down = format!("Move {method} later in the cascade");
                         view! {

@@ -104,8 +104,12 @@ export class ClassPage {
     return download;
   }
 
-  /** Drops files (paths) in the class view and waits for the report. */
+  /** Drops files (paths) in the class view and waits for the report (opening "Teacher's
+   * tools" first when a student's exercise has folded them away). */
   async dropInClassView(paths) {
+    if (await this.teacherTools.count() && !(await this.teacherTools.evaluate((d) => d.open))) {
+      await this.teacherTools.locator(':scope > summary').click();
+    }
     await this.page.getByLabel('Exercise and submissions').setInputFiles(paths);
     await this.page.getByTestId('class-report').waitFor();
   }

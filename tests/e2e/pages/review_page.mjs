@@ -79,7 +79,8 @@ export class ReviewPage {
     await this.page.getByTestId('results-table').waitFor();
   }
   /** What the panel says went wrong ('' when nothing). */
-  async error() {
+  /** What the review's error box says ('' when there is none). */
+  async errorText() {
     const box = this.page.getByTestId('review-error');
     return (await box.count()) ? (await box.innerText()).trim() : '';
   }
@@ -89,10 +90,15 @@ export class ReviewPage {
     return m ? Number(m[1]) : null;
   }
   /** Waits until more than `n` actions are saved (timer events included). */
+  /** How many events are stored, the timer's included (the line itself counts only actions). */
+  async storedEvents() {
+    return Number(await this.saved.getAttribute('data-stored'));
+  }
+  /** Waits until more than `n` events are stored ([`storedEvents`]). */
   async waitSavedMoreThan(n, timeout = 30_000) {
     await this.page.waitForFunction((k) => {
-      const m = /^All (\d+) actions? saved/.exec(document.querySelector('[data-testid="review-saved"]')?.innerText ?? '');
-      return m && Number(m[1]) > k;
+      const stored = document.querySelector('[data-testid="review-saved"]')?.getAttribute('data-stored');
+      return stored !== null && stored !== undefined && Number(stored) > k;
     }, n, { timeout });
   }
   /** The seconds the item's timer shows. */

@@ -47,9 +47,9 @@ export class RunPage {
   }
   /** Ticks "Send them as they are" under the prompts that are not ready to send. */
   async sendAnyway() { await this.page.getByTestId('send-anyway').check(); }
-  /** Clicks Test connection and returns what it says. */
+  /** Clicks "Check this model" and returns what it says of the connection (its model list). */
   async testConnection() {
-    await this.page.getByRole('button', { name: 'Test connection' }).click();
+    await this.page.getByRole('button', { name: 'Check this model' }).click();
     await this.connectionResult.waitFor();
     return this.connectionResult.innerText();
   }
@@ -70,7 +70,18 @@ export class RunPage {
     if (itemLimit) { await this.page.getByLabel('Rate only the first N items').fill(String(itemLimit)); await this.page.getByLabel('Rate only the first N items').dispatchEvent('change'); }
   }
   async run() { await this.page.getByRole('button', { name: 'Run', exact: true }).click(); }
-  async waitFinished(timeout = 120_000) { await this.finished.waitFor({ timeout }); return this.finished.textContent(); }
+  /** Waits for the run to finish and returns what it says; if it does not, the error says
+   * what the Run screen showed instead (its progress, error and prompt warnings). */
+  async waitFinished(timeout = 120_000) {
+    try {
+      await this.finished.waitFor({ timeout });
+    } catch (e) {
+      const said = async (l) => ((await l.count()) ? (await l.first().innerText()).trim() : '–');
+      const warnings = await this.page.locator('[data-testid="run-prompt-warnings"]').count();
+      throw new Error(`${e.message}\nprogress: ${await said(this.progress)}\nerror: ${await said(this.error)}\nprompt warnings shown: ${warnings}`);
+    }
+    return this.finished.textContent();
+  }
   get runButton() { return this.page.getByRole('button', { name: 'Run', exact: true }); }
   get pauseButton() { return this.page.getByRole('button', { name: 'Pause', exact: true }); }
   get resumeButton() { return this.page.getByRole('button', { name: 'Resume', exact: true }); }

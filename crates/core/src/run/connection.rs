@@ -94,9 +94,9 @@ pub fn classify_connection(
         return ConnectionReport {
             status: ConnectionStatus::ModelMissing,
             summary: format!(
-                "Connected to {}, but it does not list the model `{wanted}` ({} models listed).",
+                "Connected to {}, but it does not list the model `{wanted}` ({} listed).",
                 preset.name,
-                models.len()
+                crate::words::count(models.len(), "model", "models")
             ),
             models,
             advice,

@@ -56,6 +56,6 @@ pub use response::{
 };
 pub use retry::{GiveUpReason, RetryDecision, RetryPolicy};
 pub use scheduler::{
-    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, Progress, PromptRef,
-    Scheduler, SchedulerConfig, SchedulerError, StopReason,
+    Action, FailureOutcome, Finish, FinishMessage, Job, JobId, LogEntry, NETWORK_PAUSE_MS,
+    Progress, PromptRef, Scheduler, SchedulerConfig, SchedulerError, StopReason,
 };

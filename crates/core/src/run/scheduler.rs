@@ -60,6 +60,9 @@ pub struct PromptRef {
     pub prompt: String,
 }
 
+/// How long nothing new is sent after a call got no answer at all (a network error).
+pub const NETWORK_PAUSE_MS: u64 = 1_000;
+
 /// Settings of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchedulerConfig {
@@ -692,6 +695,20 @@ impl<T> Scheduler<T> {
             if let Some(wait) = error.retry_after_ms {
                 self.hold_until = self.hold_until.max(now_ms + wait);
             }
+        }
+        if error.kind == ErrorKind::Network {
+            // No answer at all: the network, or the page going away (a reload aborts every
+            // fetch in flight). Nothing new is sent for a moment, so a dying page does not fill
+            // the freed slots with calls a provider bills and nobody reads, and a dead network
+            // is not fed one item after another.
+            if self.hold_until <= now_ms {
+                self.note(
+                    now_ms,
+                    Some(id),
+                    format!("no answer from the network: nothing sent for {NETWORK_PAUSE_MS} ms"),
+                );
+            }
+            self.hold_until = self.hold_until.max(now_ms + NETWORK_PAUSE_MS);
         }
         if error.kind == ErrorKind::ContextLength {
             // One prompt too long is that item's failure; several are the run's.

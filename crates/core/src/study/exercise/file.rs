@@ -709,7 +709,7 @@ fn run_task(dataset: &Dataset, study: &Study) -> Result<Study, ExerciseError> {
         .collect();
     let mut steps = study.steps.clone();
     steps.retain(|a, _| attributes.contains(a));
-    Ok(Study { attributes, methods, steps })
+    Ok(Study { attributes, methods, steps, suggested: false })
 }
 
 /// The CoEval study as an exercise holds it: what the study is, none of the teacher's work.

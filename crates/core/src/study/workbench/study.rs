@@ -59,6 +59,10 @@ pub struct Study {
     /// absent in studies saved before it existed, whose templates carry their steps as written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub steps: BTreeMap<String, super::steps::StepsSource>,
+    /// Made by [`default_study`] and not yet the user's: the first methods added replace its
+    /// method. Cleared when methods are added (see [`is_default_study`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suggested: bool,
 }
 
 impl Study {
@@ -154,7 +158,8 @@ pub fn default_study(dataset: &Dataset) -> Study {
     } else {
         grid(dataset, &attributes, &default_grid())
     };
-    Study { attributes, methods, steps: Default::default() }
+    let suggested = !methods.is_empty();
+    Study { attributes, methods, steps: Default::default(), suggested }
 }
 
 /// The "Add methods" panel's starting choices, and the default study's method.
@@ -177,15 +182,16 @@ pub fn default_grid() -> GridSpec {
     }
 }
 
-/// Whether `study` is still [`default_study`] of `dataset`, its method untouched: adding
-/// methods then replaces that method instead of adding to it. The attributes ticked are not
+/// Whether `study` is still [`default_study`] of `dataset`, its method untouched and no
+/// method added since ([`Study::suggested`]): adding methods then replaces that method instead
+/// of adding to it. The attributes ticked are not
 /// part of it (unticking one before adding methods is choosing what to judge, not editing
 /// the suggestion).
 pub fn is_default_study(study: &Study, dataset: &Dataset) -> bool {
     let suggested = default_study(dataset);
     let mut ticked = study.clone();
     ticked.attributes = suggested.attributes.clone();
-    !study.methods.is_empty() && ticked == suggested
+    study.suggested && !study.methods.is_empty() && ticked == suggested
 }
 
 /// A generic template in the shape of seed 002's prompts, for datasets without a built-in one.

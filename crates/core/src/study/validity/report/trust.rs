@@ -350,7 +350,7 @@ impl CascadePart {
             let cost = match cost {
                 Some(c) => Cell {
                     value: Some(*c),
-                    text: format!("${c:.4}"),
+                    text: crate::words::usd(*c),
                     decimals: 4,
                     ..Cell::default()
                 },
