@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use concord_core::data::Dataset;
 use concord_core::report::Report;
-use concord_core::stats::{EpsilonPreset, Scoring};
 use concord_core::study::validity::{
-    self, ConfidenceSource, JudgeCost, PanelBuilder, Parts, Settings, StrataBy,
+    self, ConfidenceSource, EpsilonPreset, JudgeCost, PanelBuilder, Parts, Scoring, Settings,
+    StrataBy,
 };
 use concord_core::study::workbench::report::pricing;
 use leptos::prelude::*;

@@ -25,7 +25,10 @@ pub mod report;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{AltTestOptions, EpsilonPreset, Scoring};
+use crate::stats::AltTestOptions;
+/// The panel's settings name the annotators' kind and the scoring function: the screen picks
+/// them here, never from the statistics.
+pub use crate::stats::{EpsilonPreset, Scoring};
 
 pub use inputs::{ConfidenceSource, JudgeItems, Raters, judge_items, raters, with_added_raters};
 pub use report::{
