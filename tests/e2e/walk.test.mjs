@@ -15,7 +15,7 @@ import { CoEvalPage } from './pages/coeval_page.mjs';
 import { ClassPage } from './pages/class_page.mjs';
 import { MetaPage } from './pages/meta_page.mjs';
 import { ReviewPage, RevisePage } from './pages/review_page.mjs';
-import { RunPage, Screens } from './pages/workbench_pages.mjs';
+import { RunPage, Screens, walkRoute } from './pages/workbench_pages.mjs';
 
 const META_FIXTURES = join(import.meta.dirname, '../../crates/core/tests/fixtures/meta');
 const COEVAL_STEPS = ['Task setup', 'Stage 1: criteria', 'Stage 2: instances', 'Annotators & merge', 'Results', 'Released files'];
@@ -48,6 +48,20 @@ async function withWalk(body) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+test('the walk\'s route leaves each screen for every other, each change once', () => {
+  const all = new Screens(null).all;
+  for (const from of [all, ['CoEval'], ['Data', 'Class']]) {
+    const route = walkRoute(all, from);
+    const changes = route.slice(1).map((s, i) => `${route[i]} → ${s}`);
+    for (const first of from) {
+      for (const other of all.filter((s) => s !== first)) {
+        assert.ok(changes.includes(`${first} → ${other}`), `${first} → ${other} is walked`);
+      }
+    }
+    if (from === all) assert.equal(route.length, all.length * (all.length - 1) + 1, 'one open per change');
+  }
+});
 
 test('walk: the workbench — example, runs, a review, a revision', { timeout: 600_000 }, async () => {
   await withWalk(async (page, walk) => {
