@@ -33,16 +33,16 @@ pub struct Args {
     #[arg(value_name = "FILE|DIR", required = true)]
     paths: Vec<PathBuf>,
     /// Elo: the K factor
-    #[arg(long, value_name = "K", value_parser = finite, default_value_t = EloParams::default().k)]
+    #[arg(long, value_name = "K", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().k)]
     k: f64,
     /// Elo: every model's initial rating
-    #[arg(long, value_name = "R", value_parser = finite, default_value_t = EloParams::default().init)]
+    #[arg(long, value_name = "R", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().init)]
     init: f64,
     /// Elo: the scale of the expected score
-    #[arg(long, value_name = "S", value_parser = finite, default_value_t = EloParams::default().scale)]
+    #[arg(long, value_name = "S", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().scale)]
     scale: f64,
     /// Elo: the base of the expected score
-    #[arg(long, value_name = "B", value_parser = finite, default_value_t = EloParams::default().base)]
+    #[arg(long, value_name = "B", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().base)]
     base: f64,
     /// Elo: how many shuffled orders of the matches its ratings are averaged over (0: once, in
     /// file order)

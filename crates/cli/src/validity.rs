@@ -73,10 +73,10 @@ struct AltTestSettings {
     scoring: Option<ScoringArg>,
     /// The cost-benefit margin ε in [0, 1); the paper's presets: 0.2 experts, 0.15 skilled
     /// annotators, 0.1 crowd workers (default 0.2)
-    #[arg(long, value_name = "E", value_parser = finite)]
+    #[arg(long, value_name = "E", value_parser = finite, allow_negative_numbers = true)]
     epsilon: Option<f64>,
     /// The false discovery rate over the annotators (default 0.05)
-    #[arg(long, value_name = "Q", value_parser = finite)]
+    #[arg(long, value_name = "Q", value_parser = finite, allow_negative_numbers = true)]
     q: Option<f64>,
     /// An instance counts when K annotators rated it (default 2)
     #[arg(long, value_name = "K")]
@@ -86,7 +86,7 @@ struct AltTestSettings {
     min_instances: Option<usize>,
     /// The agreement column: a score agrees when within T of the annotators' mean (default
     /// 0.5; labels: equal)
-    #[arg(long, value_name = "T", value_parser = finite)]
+    #[arg(long, value_name = "T", value_parser = finite, allow_negative_numbers = true)]
     tolerance: Option<f64>,
 }
 
@@ -110,13 +110,13 @@ impl AltTestSettings {
 #[derive(Debug, clap::Args)]
 struct TrustSettings {
     /// Tolerated disagreement: agreement ≥ 1 − A on the trusted items (default 0.1)
-    #[arg(long, value_name = "A", value_parser = finite)]
+    #[arg(long, value_name = "A", value_parser = finite, allow_negative_numbers = true)]
     alpha: Option<f64>,
     /// Risk: the guarantee holds with probability ≥ 1 − D (default 0.1)
-    #[arg(long, value_name = "D", value_parser = finite)]
+    #[arg(long, value_name = "D", value_parser = finite, allow_negative_numbers = true)]
     delta: Option<f64>,
     /// A score agrees when within T of the humans' mean (default 0.5; labels: equal)
-    #[arg(long, value_name = "T", value_parser = finite)]
+    #[arg(long, value_name = "T", value_parser = finite, allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Where the judge's confidence comes from (default auto)
     #[arg(long, value_enum)]

@@ -66,6 +66,20 @@ fn a_repeated_option_keeps_its_last_value() {
     assert_eq!(args, want.expect("parses"));
 }
 
+/// Negative numbers are values, as the hand-written loops took them (`--init -100`).
+#[test]
+fn a_negative_number_is_a_value() {
+    for line in [
+        ["concord", "meta", "x", "--init", "-100"],
+        ["concord", "alt-test", "x", "--epsilon", "-0.1"],
+        ["concord", "trust", "x", "--tolerance", "-1"],
+    ] {
+        if let Err(e) = Cli::try_parse_from(line) {
+            panic!("{line:?}: {}", e.render());
+        }
+    }
+}
+
 /// The inline code spans (a span may go on over a line break within its paragraph) and the
 /// lines of fenced code blocks of `text` that start with `concord `.
 fn invocations(text: &str) -> Vec<String> {
