@@ -60,7 +60,7 @@ fn every_command_and_option_has_help() {
 #[test]
 fn a_repeated_option_keeps_its_last_value() {
     let cli = Cli::try_parse_from(["concord", "coeval", "x", "--format", "md", "--format", "csv"])
-        .expect("a repeated option is taken");
+        .unwrap_or_else(|e| panic!("a repeated option is refused: {}", e.render()));
     let super::Command::Coeval(args) = cli.command else { panic!("coeval") };
     let want = crate::args::parse::<crate::coeval::Args>("coeval", &["x", "--format", "csv"]);
     assert_eq!(args, want.expect("parses"));
