@@ -6,40 +6,15 @@
 //! own `from_name`, so the CLI accepts exactly what the core names.
 
 use clap::ValueEnum;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use concord_core::judge::parse::Policy;
 use concord_core::report::Format;
 use concord_core::stats::{KrippendorffLevel, Scoring};
 use concord_core::study::validity::ConfidenceSource;
 
-/// A format for tables (no figures).
+/// An output format: tables, or svg for the figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TableFormat {
-    /// Markdown tables
-    #[value(alias = "markdown")]
-    Md,
-    /// comma-separated values
-    Csv,
-    /// LaTeX `table` environments
-    #[value(alias = "tex")]
-    Latex,
-    /// JSON: every cell's full-precision value, n and notes
-    Json,
-}
-
-impl From<TableFormat> for Format {
-    fn from(f: TableFormat) -> Format {
-        match f {
-            TableFormat::Md => Format::Markdown,
-            TableFormat::Csv => Format::Csv,
-            TableFormat::Latex => Format::Latex,
-            TableFormat::Json => Format::Json,
-        }
-    }
-}
-
-/// A format for tables, or `svg` for the figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
+pub enum OutputFormat {
     /// Markdown tables
     #[value(alias = "markdown")]
     Md,
@@ -54,16 +29,26 @@ pub enum ReportFormat {
     Svg,
 }
 
-impl From<ReportFormat> for Format {
-    fn from(f: ReportFormat) -> Format {
+impl From<OutputFormat> for Format {
+    fn from(f: OutputFormat) -> Format {
         match f {
-            ReportFormat::Md => Format::Markdown,
-            ReportFormat::Csv => Format::Csv,
-            ReportFormat::Latex => Format::Latex,
-            ReportFormat::Json => Format::Json,
-            ReportFormat::Svg => Format::Svg,
+            OutputFormat::Md => Format::Markdown,
+            OutputFormat::Csv => Format::Csv,
+            OutputFormat::Latex => Format::Latex,
+            OutputFormat::Json => Format::Json,
+            OutputFormat::Svg => Format::Svg,
         }
     }
+}
+
+/// `--format` of a command without figures: the formats but `svg`, refused with the others
+/// listed.
+pub fn tables_only() -> impl TypedValueParser<Value = OutputFormat> {
+    let tables = OutputFormat::value_variants()
+        .iter()
+        .filter(|f| Format::from(**f).for_tables())
+        .filter_map(ValueEnum::to_possible_value);
+    PossibleValuesParser::new(tables).try_map(|name| OutputFormat::from_str(&name, false))
 }
 
 /// How a judge's responses are read into ratings (`concord_core::judge::parse::Policy`).
@@ -192,19 +177,21 @@ mod tests {
             let p = v.to_possible_value().expect("no value is skipped");
             p.get_name_and_aliases().map(str::to_owned).collect()
         }
-        for f in TableFormat::value_variants() {
+        for f in OutputFormat::value_variants() {
             for n in names(f) {
                 assert_eq!(Format::from_name(&n), Some(Format::from(*f)), "{n}");
             }
         }
-        for f in ReportFormat::value_variants() {
-            for n in names(f) {
-                assert_eq!(Format::from_name(&n), Some(Format::from(*f)), "{n}");
-            }
-        }
-        assert_eq!(ReportFormat::value_variants().len(), Format::ALL.len());
-        for f in Format::ALL.into_iter().filter(|f| f.for_tables()) {
-            assert!(TableFormat::value_variants().iter().any(|t| Format::from(*t) == f), "{f:?}");
+        assert_eq!(OutputFormat::value_variants().len(), Format::ALL.len());
+        // Without figures: every format but svg, aliases included.
+        let tables = clap::Command::new("t")
+            .arg(clap::Arg::new("format").long("format").value_parser(tables_only()));
+        for (name, want) in [("md", Some(OutputFormat::Md)), ("tex", Some(OutputFormat::Latex))]
+            .into_iter()
+            .chain([("json", Some(OutputFormat::Json)), ("svg", None)])
+        {
+            let m = tables.clone().try_get_matches_from(["t", "--format", name]);
+            assert_eq!(m.ok().and_then(|m| m.get_one::<OutputFormat>("format").copied()), want);
         }
         for p in ParsePolicy::value_variants() {
             assert_eq!(names(p), [Policy::from(*p).name()]);

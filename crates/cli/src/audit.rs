@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use concord_core::study::workbench::report::bundle_audit;
 
-use crate::args::{Labelled, TableFormat};
+use crate::args::{Labelled, OutputFormat, tables_only};
 use crate::error::{CliError, Result};
 use crate::report::{read_bundle, write};
 
@@ -33,8 +33,8 @@ pub struct Args {
     #[arg(long, value_name = "SYSTEM,…", value_parser = systems)]
     own: Option<Systems>,
     /// The output
-    #[arg(long, value_enum, default_value_t = TableFormat::Md)]
-    format: TableFormat,
+    #[arg(long, value_parser = tables_only(), default_value = "md")]
+    format: OutputFormat,
     /// Write one file per table into DIR (audit-judges.csv, …) instead of printing them
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,

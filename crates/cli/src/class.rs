@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use concord_core::study::exercise::class::{RESAMPLING, class_report};
 use concord_core::study::exercise::{Exercise, Submission};
 
-use crate::args::ReportFormat;
+use crate::args::OutputFormat;
 use crate::error::{CliError, Result};
 
 /// The class view of students' submissions to an exercise.
@@ -28,8 +28,8 @@ pub struct Args {
     #[arg(value_name = "SUBMISSION", required = true)]
     submissions: Vec<PathBuf>,
     /// The output: tables, or svg for the distribution figures
-    #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
     /// Write one file per table (or figure) into DIR, named as the app names its exports
     /// (class-students.csv, …), instead of printing them
     #[arg(long, value_name = "DIR")]

@@ -15,7 +15,7 @@ use concord_core::report::Format;
 use concord_core::stats::KrippendorffLevel;
 use concord_core::study::coeval::ReleasedView;
 
-use crate::args::{Level, TableFormat};
+use crate::args::{Level, OutputFormat, tables_only};
 
 /// Seed 004's CoEval from its released files.
 ///
@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
     /// The output: json, the reproduction report, or the tables
-    #[arg(long, value_enum, default_value_t = TableFormat::Json)]
-    format: TableFormat,
+    #[arg(long, value_parser = tables_only(), default_value = "json")]
+    format: OutputFormat,
     /// Krippendorff's α level of measurement
     #[arg(long, value_enum, ignore_case = true, default_value_t = Level::Interval)]
     level: Level,

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::args::{Labelled, TableFormat, finite};
+use crate::args::{Labelled, OutputFormat, finite, tables_only};
 use crate::error::{CliError, Result};
 
 use concord_core::meta::{self, EloOptions, Input};
@@ -62,8 +62,8 @@ pub struct Args {
     #[arg(long, visible_alias = "labeled", value_name = "N|all", value_parser = labelled_pairs)]
     labelled: Option<Labelled>,
     /// The output: json, or the paper's tables
-    #[arg(long, value_enum, default_value_t = TableFormat::Json)]
-    format: TableFormat,
+    #[arg(long, value_parser = tables_only(), default_value = "json")]
+    format: OutputFormat,
 }
 
 fn labelled_pairs(v: &str) -> std::result::Result<Labelled, String> {

@@ -7,7 +7,7 @@ use concord_core::report::{Format, Report};
 use concord_core::stats::KrippendorffLevel;
 use concord_core::study::meta::{SnapshotFile, Workspace};
 
-use crate::args::ReportFormat;
+use crate::args::OutputFormat;
 use crate::error::{CliError, Result};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
     /// The output: tables, or svg for the figures
-    #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
     /// Write one file per table (or figure) into DIR, named as the app names its exports
     /// (concord-results.csv, …), instead of printing them
     #[arg(long, value_name = "DIR")]

@@ -9,7 +9,7 @@ use concord_core::report::{self, Format};
 use concord_core::study::workbench::report::run_table;
 use concord_core::study::workbench::scores::{self, RunSpec};
 
-use crate::args::{ParsePolicy, TableFormat};
+use crate::args::{OutputFormat, ParsePolicy, tables_only};
 use crate::error::{CliError, Result};
 
 /// Correlations of judge runs against human ratings, with Williams' test.
@@ -31,8 +31,8 @@ pub struct Args {
     #[arg(long = "parse", value_name = "POLICY", value_enum, default_value_t = ParsePolicy::Concord)]
     policy: ParsePolicy,
     /// The output: json is the table with every cell's full-precision value, n and notes
-    #[arg(long, value_enum, default_value_t = TableFormat::Json)]
-    format: TableFormat,
+    #[arg(long, value_parser = tables_only(), default_value = "json")]
+    format: OutputFormat,
 }
 
 /// One `--run NAME=ATTRIBUTE:FILE`.

@@ -14,7 +14,7 @@ use concord_core::report::Report;
 use concord_core::study::validity::{self, Settings};
 use concord_core::study::workbench::{JudgedRun, import::imported_runs};
 
-use crate::args::{Confidence, ReportFormat, ScoringArg, TableFormat, finite};
+use crate::args::{Confidence, OutputFormat, ScoringArg, finite, tables_only};
 use crate::error::{CliError, Result};
 use crate::report::{read_bundle, write};
 
@@ -35,8 +35,8 @@ pub struct AltTestArgs {
     #[command(flatten)]
     settings: AltTestSettings,
     /// The output
-    #[arg(long, value_enum, default_value_t = TableFormat::Md)]
-    format: TableFormat,
+    #[arg(long, value_parser = tables_only(), default_value = "md")]
+    format: OutputFormat,
     /// Write one file per table into DIR instead of printing them
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -57,8 +57,8 @@ pub struct TrustArgs {
     #[command(flatten)]
     settings: TrustSettings,
     /// The output: tables, or svg for the coverage–agreement curves
-    #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
     /// Write one file per table (or figure) into DIR instead of printing them
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,

@@ -86,7 +86,7 @@ fn invocations(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut fenced = false;
     let mut paragraph: Vec<&str> = Vec::new();
-    let mut spans = |paragraph: &mut Vec<&str>, found: &mut Vec<String>| {
+    let spans = |paragraph: &mut Vec<&str>, found: &mut Vec<String>| {
         let joined = paragraph.join(" ");
         for (i, span) in joined.split('`').enumerate() {
             if i % 2 == 1 && span.starts_with("concord ") {
