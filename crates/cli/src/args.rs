@@ -23,7 +23,7 @@ pub enum OutputFormat {
     /// LaTeX `table` environments
     #[value(alias = "tex")]
     Latex,
-    /// JSON: every cell's full-precision value, n and notes
+    /// JSON, for programs (a table's: every cell's full-precision value, n and notes)
     Json,
     /// the figures, as SVG
     Svg,

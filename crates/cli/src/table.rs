@@ -1,7 +1,7 @@
 //! `concord table`: correlation tables of judge runs against a dataset's human ratings.
 //!
-//! Thin shell over [`concord_core::study::workbench::scores`]: reads the files, parses the
-//! arguments, prints the table through the core's exporters. Loader diagnostics go to stderr
+//! Thin shell over [`concord_core::study::workbench::scores`]: declares its options, reads the
+//! files, prints the table through the core's exporters. Loader diagnostics go to stderr
 //! so stdout stays machine-readable.
 
 use concord_core::data;
@@ -30,7 +30,7 @@ pub struct Args {
     /// How responses are read into ratings
     #[arg(long = "parse", value_name = "POLICY", value_enum, default_value_t = ParsePolicy::Concord)]
     policy: ParsePolicy,
-    /// The output: json is the table with every cell's full-precision value, n and notes
+    /// The output
     #[arg(long, value_parser = tables_only(), default_value = "json")]
     format: OutputFormat,
 }

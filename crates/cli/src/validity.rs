@@ -50,8 +50,9 @@ pub struct AltTestArgs {
 /// and the share of items decided without a person. svg: the coverage–agreement curves.
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
-    /// A bundle exported by the app (its review's split, when it has one, is the held-out
-    /// half; else a seeded half of the rated items), or an AltTest folder
+    /// A bundle exported by the app (its settings unless options say otherwise; its review's
+    /// split, when it has one, is the held-out half, else a seeded half of the rated items),
+    /// or an AltTest folder
     #[arg(value_name = "BUNDLE|DIR")]
     input: PathBuf,
     #[command(flatten)]
@@ -119,7 +120,7 @@ struct TrustSettings {
     #[arg(long, value_name = "T", value_parser = finite, allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Where the judge's confidence comes from (default auto)
-    #[arg(long, value_enum)]
+    #[arg(long, value_name = "SOURCE", value_enum)]
     confidence_source: Option<Confidence>,
 }
 
