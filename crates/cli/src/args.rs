@@ -150,9 +150,44 @@ impl From<Confidence> for ConfidenceSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Labelled(pub Option<usize>);
 
+/// Why a value on the command line is refused; clap prints it after the option it was given to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// `--labelled`: a count of `what` (pairs, items) or `all`.
+    #[error("a number of {what} or `all`")]
+    NotALabelledCount { what: &'static str },
+    #[error("expected NAME=ATTRIBUTE:FILE")]
+    NotARunSpec,
+    #[error("NAME, ATTRIBUTE and FILE must not be empty")]
+    EmptyRunSpecPart,
+}
+
 /// A finite number (`--k`, `--epsilon`, …): `inf` and `NaN` are refused.
-pub fn finite(v: &str) -> Result<f64, String> {
-    v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("`{v}` is not a number"))
+pub fn finite(v: &str) -> Result<f64, ValueError> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| ValueError::NotANumber(v.to_owned()))
+}
+
+/// `concord meta --labelled`: pairs, as the meta-evaluation screen reads its control.
+pub fn labelled_pairs(v: &str) -> Result<Labelled, ValueError> {
+    concord_core::study::meta::settings::parse_labelled(v)
+        .map(Labelled)
+        .map_err(|_| ValueError::NotALabelledCount { what: "pairs" })
+}
+
+/// `concord audit --labelled`: items per attribute.
+pub fn labelled_items(v: &str) -> Result<Labelled, ValueError> {
+    match v {
+        "all" => Ok(Labelled(None)),
+        n => n
+            .parse()
+            .map(|n| Labelled(Some(n)))
+            .map_err(|_| ValueError::NotALabelledCount { what: "items" }),
+    }
 }
 
 /// Parses `args` (after the command's name) into one command's arguments, as `concord NAME`
@@ -213,7 +248,12 @@ mod tests {
     #[test]
     fn numbers_are_finite() {
         assert_eq!(finite("4"), Ok(4.0));
-        assert_eq!(finite("inf"), Err("`inf` is not a number".to_owned()));
-        assert_eq!(finite("x"), Err("`x` is not a number".to_owned()));
+        assert_eq!(finite("inf").map_err(|e| e.to_string()), Err("`inf` is not a number".into()));
+        assert_eq!(finite("x"), Err(ValueError::NotANumber("x".into())));
+        assert_eq!(labelled_pairs(" ALL "), Ok(Labelled(None)));
+        assert_eq!(labelled_pairs("50"), Ok(Labelled(Some(50))));
+        assert_eq!(labelled_items("all"), Ok(Labelled(None)));
+        let err = labelled_items("some").map_err(|e| e.to_string());
+        assert_eq!(err, Err("a number of items or `all`".into()));
     }
 }

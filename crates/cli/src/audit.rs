@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use concord_core::study::workbench::report::bundle_audit;
 
-use crate::args::{Labelled, OutputFormat, tables_only};
+use crate::args::{Labelled, OutputFormat, labelled_items, tables_only};
 use crate::error::{CliError, Result};
 use crate::report::{read_bundle, write};
 
@@ -40,18 +40,11 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-fn labelled_items(v: &str) -> std::result::Result<Labelled, String> {
-    match v {
-        "all" => Ok(Labelled(None)),
-        n => n.parse().map(|n| Labelled(Some(n))).map_err(|_| "a number of items or `all`".into()),
-    }
-}
-
 /// `--own`'s system names.
 #[derive(Debug, Clone)]
 struct Systems(Vec<String>);
 
-fn systems(v: &str) -> std::result::Result<Systems, String> {
+fn systems(v: &str) -> std::result::Result<Systems, std::convert::Infallible> {
     let names = v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
     Ok(Systems(names))
 }

@@ -12,13 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::args::{Labelled, OutputFormat, finite, tables_only};
+use crate::args::{Labelled, OutputFormat, finite, labelled_pairs, tables_only};
 use crate::error::{CliError, Result};
 
 use concord_core::meta::{self, EloOptions, Input};
 use concord_core::report::Format;
 use concord_core::stats::EloParams;
-use concord_core::study::meta::settings::parse_labelled;
 use concord_core::study::meta::{Settings, Workspace};
 
 /// Seed 003's meta-evaluation: accuracy, Pearson, JDEval-i / BSMEval, Elo.
@@ -64,10 +63,6 @@ pub struct Args {
     /// The output: json, or the paper's tables
     #[arg(long, value_parser = tables_only(), default_value = "json")]
     format: OutputFormat,
-}
-
-fn labelled_pairs(v: &str) -> std::result::Result<Labelled, String> {
-    parse_labelled(v).map(Labelled).map_err(|_| "a number of pairs or `all`".to_owned())
 }
 
 /// Runs `concord meta`.

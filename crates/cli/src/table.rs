@@ -9,7 +9,7 @@ use concord_core::report::{self, Format};
 use concord_core::study::workbench::report::run_table;
 use concord_core::study::workbench::scores::{self, RunSpec};
 
-use crate::args::{OutputFormat, ParsePolicy, tables_only};
+use crate::args::{OutputFormat, ParsePolicy, ValueError, tables_only};
 use crate::error::{CliError, Result};
 
 /// Correlations of judge runs against human ratings, with Williams' test.
@@ -43,11 +43,11 @@ struct RunArg {
     file: String,
 }
 
-fn run_spec(spec: &str) -> std::result::Result<RunArg, String> {
-    let (name, rest) = spec.split_once('=').ok_or("expected NAME=ATTRIBUTE:FILE")?;
-    let (attribute, file) = rest.split_once(':').ok_or("expected NAME=ATTRIBUTE:FILE")?;
+fn run_spec(spec: &str) -> std::result::Result<RunArg, ValueError> {
+    let (name, rest) = spec.split_once('=').ok_or(ValueError::NotARunSpec)?;
+    let (attribute, file) = rest.split_once(':').ok_or(ValueError::NotARunSpec)?;
     if name.is_empty() || attribute.is_empty() || file.is_empty() {
-        return Err("NAME, ATTRIBUTE and FILE must not be empty".to_owned());
+        return Err(ValueError::EmptyRunSpecPart);
     }
     Ok(RunArg { name: name.to_owned(), attribute: attribute.to_owned(), file: file.to_owned() })
 }
