@@ -4,82 +4,44 @@
 
 use std::path::{Path, PathBuf};
 
-use concord_core::report::Format;
 use concord_core::study::exercise::class::{RESAMPLING, class_report};
 use concord_core::study::exercise::{Exercise, Submission};
 
+use crate::args::OutputFormat;
 use crate::error::{CliError, Result};
 
-const HELP: &str = "\
-concord class EXERCISE SUBMISSION... [--format md|csv|latex|json|svg] [--out DIR]
-
-  EXERCISE        an exercise file saved by the app (Class → Make an exercise)
-  SUBMISSION...   students' submission files, in the order they are merged (a later file of
-                  the same student with other ratings replaces an earlier one)
-  --format F      md (default), csv, latex, json, or svg (the distribution figures)
-  --out DIR       write one file per table (or figure) into DIR, named as the app names its
-                  exports (class-students.csv, …), instead of printing them
-
-Submissions are named by their file name, as the app names dropped files. Intervals are a
-95 % percentile bootstrap over items (1,000 resamples, seed 26), as in the app. An exercise
-with a correct-judge task adds class-corrections (each student's corrections of the judge:
-shares accepted / changed / flagged, mean |change|, minutes, r, τ-b and α of the judge alone
-and with the student's changes against the reference) and class-changed-items.
-";
-
-struct Args {
+/// The class view of students' submissions to an exercise.
+///
+/// The submissions (duplicates, conflicts, other exercises named), each student against the
+/// reference and the judges, agreement among the students, the histograms (svg) — the same
+/// bytes as the view's exports. Submissions are named by their file name, as the app names dropped files. Intervals are a
+/// 95 % percentile bootstrap over items (1,000 resamples, seed 26), as in the app. An exercise
+/// with a correct-judge task adds class-corrections (each student's corrections of the judge:
+/// shares accepted / changed / flagged, mean |change|, minutes, r, τ-b and α of the judge alone
+/// and with the student's changes against the reference) and class-changed-items.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An exercise file saved by the app (Class → Make an exercise)
     exercise: PathBuf,
+    /// Students' submission files, in the order they are merged (a later file of the same
+    /// student with other ratings replaces an earlier one)
+    #[arg(value_name = "SUBMISSION", required = true)]
     submissions: Vec<PathBuf>,
-    format: Format,
+    /// The output: tables, or svg for the distribution figures
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
+    /// Write one file per table (or figure) into DIR, named as the app names its exports
+    /// (class-students.csv, …), instead of printing them
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-}
-
-fn parse_args(args: &[String]) -> Result<Option<Args>> {
-    let mut paths = Vec::new();
-    let mut format = Format::Markdown;
-    let mut out = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value =
-            || it.next().ok_or_else(|| CliError::Usage(format!("{arg} needs a value\n\n{HELP}")));
-        match arg.as_str() {
-            "--help" | "-h" => return Ok(None),
-            "--format" => {
-                let name = value()?;
-                format = Format::from_name(name).ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "unknown format `{name}` (known: md, csv, latex, json, svg)"
-                    ))
-                })?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            other if other.starts_with("--") => {
-                return Err(CliError::Usage(format!("unexpected argument `{other}`\n\n{HELP}")));
-            }
-            path => paths.push(PathBuf::from(path)),
-        }
-    }
-    let mut paths = paths.into_iter();
-    let exercise = paths
-        .next()
-        .ok_or_else(|| CliError::Usage(format!("an exercise file is required\n\n{HELP}")))?;
-    let submissions: Vec<PathBuf> = paths.collect();
-    if submissions.is_empty() {
-        return Err(CliError::Usage(format!("give at least one submission file\n\n{HELP}")));
-    }
-    Ok(Some(Args { exercise, submissions, format, out }))
 }
 
 fn name_of(path: &Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into())
 }
 
-/// Runs `concord class` with the arguments after `class`.
-pub fn run(args: &[String]) -> Result<()> {
-    let Some(args) = parse_args(args)? else {
-        print!("{HELP}");
-        return Ok(());
-    };
+/// Runs `concord class`.
+pub fn run(args: Args) -> Result<()> {
     let text = std::fs::read_to_string(&args.exercise).map_err(CliError::file(&args.exercise))?;
     let exercise = Exercise::from_json(&text)
         .map_err(|e| CliError::Input(format!("{}: {e}", args.exercise.display())))?;
@@ -91,5 +53,5 @@ pub fn run(args: &[String]) -> Result<()> {
         files.push((name_of(path), submission));
     }
     let class = class_report(&exercise, &files, RESAMPLING);
-    crate::report::write(&class.report, args.format, args.out.as_deref())
+    crate::report::write(&class.report, args.format.into(), args.out.as_deref())
 }

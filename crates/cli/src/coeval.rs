@@ -10,31 +10,37 @@
 
 use std::path::{Path, PathBuf};
 
-use concord_core::coeval::{ReleasedError, Report, Reproduction, parse_level};
+use concord_core::coeval::{ReleasedError, Report, Reproduction};
 use concord_core::report::Format;
 use concord_core::stats::KrippendorffLevel;
 use concord_core::study::coeval::ReleasedView;
 
-const USAGE: &str = "usage: concord coeval PATH... [--format json|md|csv|latex] \
-[--level nominal|ordinal|interval|ratio]
-  PATH: CoEval's released files (<task>_action.json, *annotator_scores.json, A01.json…A15.json,
-        *_criteria_to_action.json, *_score_change.json) or folders holding them
-  --format json (default): the reproduction report; md, csv, latex: seed 004's tables as the
-        CoEval screen shows them (Table 6, Figure 3, α matrices, score distributions, Table 7)";
+use crate::args::{Level, OutputFormat, tables_only};
 
-/// What went wrong with the command line or the files.
+/// Seed 004's CoEval from its released files.
+///
+/// json (the default) is the reproduction report: action rates per component, pairwise
+/// Krippendorff's α, key checks, notes. md, csv and latex print Table 6 per task and component, Figure 3's block, each task's α
+/// matrix and score distribution, every pairwise α and Table 7's CoEval column, in the paper's
+/// layout; the notes then go to stderr.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct Args {
+    /// CoEval's released files (<task>_action.json, *annotator_scores.json,
+    /// A01.json…A15.json, *_criteria_to_action.json, *_score_change.json) or folders holding
+    /// them (walked for `*.json`; files there that are not CoEval's are skipped with a notice)
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// The output: json, the reproduction report, or the tables
+    #[arg(long, value_parser = tables_only(), default_value = "json")]
+    format: OutputFormat,
+    /// Krippendorff's α level of measurement
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Level::Interval)]
+    level: Level,
+}
+
+/// What went wrong with the files.
 #[derive(Debug, thiserror::Error)]
 pub enum CoevalError {
-    #[error("{0}")]
-    Usage(&'static str),
-    #[error("{option} needs a value\n{USAGE}")]
-    MissingValue { option: &'static str },
-    #[error("unknown format `{0}` (json, md, csv or latex)")]
-    UnknownFormat(String),
-    #[error("unknown level `{0}` (nominal, ordinal, interval or ratio)")]
-    UnknownLevel(String),
-    #[error("unknown option `{0}`\n{USAGE}")]
-    UnknownOption(String),
     #[error("{}: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
@@ -43,64 +49,23 @@ pub enum CoevalError {
     Json(#[from] serde_json::Error),
 }
 
-/// The parsed command line.
-#[derive(Debug, Clone, PartialEq)]
-struct Args {
-    paths: Vec<PathBuf>,
-    format: Format,
-    level: KrippendorffLevel,
+/// Runs `concord coeval`.
+pub fn run(args: Args) -> crate::error::Result<()> {
+    Ok(run_typed(&args)?)
 }
 
-/// Runs `concord coeval` with the arguments after `coeval`.
-pub fn run(args: &[String]) -> crate::error::Result<()> {
-    Ok(run_typed(args)?)
-}
-
-fn run_typed(args: &[String]) -> Result<(), CoevalError> {
-    let Some(args) = parse_args(args)? else {
-        println!("{USAGE}");
-        return Ok(());
-    };
+fn run_typed(args: &Args) -> Result<(), CoevalError> {
+    let format: Format = args.format.into();
+    let level: KrippendorffLevel = args.level.into();
     let reproduction = reproduction(&args.paths)?;
-    print!("{}", output(&reproduction, args.format, args.level)?);
-    if args.format != Format::Json {
+    print!("{}", output(&reproduction, format, level)?);
+    if format != Format::Json {
         // JSON carries the notes; a table on stdout stays a table, so they go to stderr.
-        for note in &reproduction.report(args.level).notes {
+        for note in &reproduction.report(level).notes {
             eprintln!("concord coeval: note: {note}");
         }
     }
     Ok(())
-}
-
-/// The command line; `None` when help was asked for.
-fn parse_args(args: &[String]) -> Result<Option<Args>, CoevalError> {
-    let mut paths = Vec::new();
-    let mut format = Format::Json;
-    let mut level = KrippendorffLevel::Interval;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--format" => {
-                let name = it.next().ok_or(CoevalError::MissingValue { option: "--format" })?;
-                format = Format::from_name(name)
-                    .filter(|f| f.for_tables())
-                    .ok_or_else(|| CoevalError::UnknownFormat(name.clone()))?;
-            }
-            "--level" => {
-                let name = it.next().ok_or(CoevalError::MissingValue { option: "--level" })?;
-                level = parse_level(name).ok_or_else(|| CoevalError::UnknownLevel(name.clone()))?;
-            }
-            "-h" | "--help" => return Ok(None),
-            flag if flag.starts_with("--") => {
-                return Err(CoevalError::UnknownOption(flag.to_owned()));
-            }
-            path => paths.push(PathBuf::from(path)),
-        }
-    }
-    if paths.is_empty() {
-        return Err(CoevalError::Usage(USAGE));
-    }
-    Ok(Some(Args { paths, format, level }))
 }
 
 /// Every file named or found under a named folder, read into one reproduction.
@@ -172,13 +137,13 @@ mod tests {
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/fixtures/coeval");
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
+    fn parse_args(list: &[&str]) -> Result<Args, clap::Error> {
+        crate::args::parse("coeval", list)
     }
 
     fn printed(list: &[&str]) -> String {
-        let a = parse_args(&args(list)).unwrap().unwrap();
-        output(&reproduction(&a.paths).unwrap(), a.format, a.level).unwrap()
+        let a = parse_args(list).unwrap();
+        output(&reproduction(&a.paths).unwrap(), a.format.into(), a.level.into()).unwrap()
     }
 
     #[test]
@@ -269,18 +234,20 @@ mod tests {
     #[test]
     fn bad_arguments() {
         let cases: [(&[&str], &str); 5] = [
-            (&[], "usage"),
-            (&[FIXTURES, "--format", "xml"], "unknown format `xml`"),
-            (&[FIXTURES, "--format", "svg"], "unknown format `svg`"),
-            (&[FIXTURES, "--level", "fuzzy"], "unknown level `fuzzy`"),
-            (&[FIXTURES, "--format"], "--format needs a value"),
+            (&[], "the following required arguments were not provided:\n  <PATH>..."),
+            (&[FIXTURES, "--format", "xml"], "invalid value 'xml' for '--format <FORMAT>'"),
+            (&[FIXTURES, "--format", "svg"], "[possible values: md, csv, latex, json]"),
+            (&[FIXTURES, "--level", "fuzzy"], "invalid value 'fuzzy' for '--level <LEVEL>'"),
+            (&[FIXTURES, "--format"], "a value is required for '--format <FORMAT>'"),
         ];
         for (list, want) in cases {
-            let err = parse_args(&args(list)).unwrap_err().to_string();
+            let err = parse_args(list).unwrap_err().render().to_string();
             assert!(err.contains(want), "{err}");
         }
-        let err = run_typed(&args(&["/nonexistent/eli5_action.json"])).unwrap_err().to_string();
+        let a = parse_args(&["/nonexistent/eli5_action.json"]).unwrap();
+        let err = run_typed(&a).unwrap_err().to_string();
         assert!(err.contains("/nonexistent/eli5_action.json"), "{err}");
-        assert_eq!(parse_args(&args(&["--help"])).unwrap(), None);
+        // The level is read in any case, as the core's `parse_level` reads it.
+        assert_eq!(parse_args(&[FIXTURES, "--level", "Ordinal"]).unwrap().level, Level::Ordinal);
     }
 }

@@ -1,5 +1,6 @@
-//! The CLI's errors: what went wrong and what to do about it. `main` prints them after the
-//! command's name and exits with status 1.
+//! The CLI's errors once the command line is parsed (clap reports its own): what went wrong
+//! and what to do about it. `main` prints them after the command's name and exits with status
+//! 1, or 2 for [`CliError::Usage`].
 
 use std::path::PathBuf;
 
@@ -7,8 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CliError {
-    /// The command line is not understood; the message says what to type (usually with the
-    /// command's usage).
+    /// The options do not fit together or with the input (e.g. `--labelled` without a table
+    /// format, `--own` naming no system of the bundle); the message says what to type.
     #[error("{0}")]
     Usage(String),
     /// A file or folder could not be read or written.

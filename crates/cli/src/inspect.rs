@@ -1,4 +1,4 @@
-//! `concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...`: detect a file's format
+//! `concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]…`: detect a file's format
 //! and print its counts, attributes and diagnostics as JSON.
 //!
 //! The CLI only reads files; detection and parsing are `concord_core::data::load`, the same
@@ -10,38 +10,29 @@ use serde_json::json;
 
 use crate::error::{CliError, Result};
 
-const USAGE: &str = "usage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...";
+/// Detect a dataset's format; its counts, attributes and diagnostics as JSON.
+///
+/// Prints the detected format, the counts, the attributes and the per-line diagnostics of a
+/// dataset file (and of the judge run files joined to it). Detection and parsing are the web app's: the same function reads a dropped file.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The dataset file (CSV, JSON, JSONL, …)
+    file: String,
+    /// Which column plays which role, as JSON (`{"document": "doc_id", "output": "output",
+    /// "ratings": [{"column": "coherence_r1", "attribute": "coherence"}]}`); default: detected
+    /// from the column names
+    #[arg(long, value_name = "MAPPING.json")]
+    mapping: Option<String>,
+    /// A judge's result file to join to the dataset: what matched, what did not and which
+    /// items it leaves without a rating (repeat for more files)
+    #[arg(long = "join", value_name = "RUN_FILE")]
+    joins: Vec<String>,
+}
 
-/// Runs `concord inspect` with the arguments after `inspect`.
-pub fn run(args: &[String]) -> Result<()> {
-    let mut file = None;
-    let mut mapping_file = None;
-    let mut joins = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--mapping" => {
-                mapping_file =
-                    Some(it.next().ok_or_else(|| CliError::usage("--mapping needs a file"))?)
-            }
-            "--join" => {
-                joins.push(it.next().ok_or_else(|| CliError::usage("--join needs a file"))?)
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            flag if flag.starts_with("--") => {
-                return Err(CliError::Usage(format!("unknown option `{flag}`\n{USAGE}")));
-            }
-            path if file.is_none() => file = Some(path),
-            extra => {
-                return Err(CliError::Usage(format!("unexpected argument `{extra}`\n{USAGE}")));
-            }
-        }
-    }
-    let file = file.ok_or_else(|| CliError::usage(USAGE))?;
-    let mapping: Option<ColumnMapping> = match mapping_file {
+/// Runs `concord inspect`.
+pub fn run(args: Args) -> Result<()> {
+    let file = args.file.as_str();
+    let mapping: Option<ColumnMapping> = match args.mapping.as_deref() {
         None => None,
         Some(path) => {
             let bytes = read(path)?;
@@ -56,7 +47,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let mut diagnostics: Vec<data::Diagnostic> = loaded.diagnostics.clone();
     let mut joined = Vec::new();
-    for path in joins {
+    for path in &args.joins {
         let run_file = data::load(path, &read(path)?).map_err(CliError::input)?;
         diagnostics.extend(run_file.diagnostics.iter().cloned());
         for run in &run_file.runs {
@@ -104,30 +95,34 @@ fn read(path: &str) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::run;
+    use super::{Args, run};
+    use crate::args::parse;
 
     fn check(args: &[&str], expect: Result<(), &str>) {
-        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let parsed: Args = parse("inspect", args).expect("the arguments parse");
         assert_eq!(
-            run(&args).map_err(|e| e.to_string()),
+            run(parsed).map_err(|e| e.to_string()),
             expect.map_err(str::to_owned),
             "{args:?}"
         );
     }
 
+    /// The command line's mistakes are clap's to name (exit code 2), with the usage.
     #[test]
     fn usage_errors_name_the_problem() {
-        check(
-            &[],
-            Err("usage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]..."),
-        );
-        check(
-            &["a.csv", "--frobnicate"],
-            Err(
-                "unknown option `--frobnicate`\nusage: concord inspect FILE [--mapping MAPPING.json] [--join RUN_FILE]...",
-            ),
-        );
-        check(&["a.csv", "--join"], Err("--join needs a file"));
+        let error = |args: &[&str]| {
+            let e = parse::<Args>("inspect", args).expect_err("refused");
+            (e.kind(), e.render().to_string())
+        };
+        let (kind, text) = error(&[]);
+        assert_eq!(kind, clap::error::ErrorKind::MissingRequiredArgument, "{text}");
+        assert!(text.contains("<FILE>") && text.contains("Usage: inspect"), "{text}");
+        let (kind, text) = error(&["a.csv", "--frobnicate"]);
+        assert_eq!(kind, clap::error::ErrorKind::UnknownArgument, "{text}");
+        assert!(text.contains("'--frobnicate'"), "{text}");
+        let (kind, text) = error(&["a.csv", "--join"]);
+        assert_eq!(kind, clap::error::ErrorKind::InvalidValue, "{text}");
+        assert!(text.contains("'--join <RUN_FILE>'"), "{text}");
         check(
             &["/nonexistent/x.csv"],
             Err("/nonexistent/x.csv: No such file or directory (os error 2)"),

@@ -12,88 +12,75 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::args::{Labelled, OutputFormat, finite, labelled_pairs, tables_only};
 use crate::error::{CliError, Result};
 
 use concord_core::meta::{self, EloOptions, Input};
 use concord_core::report::Format;
-use concord_core::study::meta::settings::parse_labelled;
+use concord_core::stats::EloParams;
 use concord_core::study::meta::{Settings, Workspace};
 
-const USAGE: &str = "usage: concord meta FILE|DIR... [--k 4] [--init 1000] [--scale 400] \
-[--base 10] [--shuffles 200] [--seed 0] [--seeds 10] [--labelled N|all] [--format json|md|csv|latex]
-  --seeds N: with json, also report each Elo rating's SD over the seeds S..S+N-1
-             (`seed_spread`; 0 or 1: not)
-  --format md|csv|latex: seed 003's Table 1, Table 5, Table 6 and the Elo table in the paper's
-             layout, as the app's meta-evaluation screen exports them
-  --labelled N|all: after them (md|csv|latex), the corrected win rate of output 1 per pairwise
-             evaluator (judge only, humans only, PPI, PPI++ with 95 % intervals) from the human
-             labels of N pairs (a choice seeded by --seed, the same pairs for every evaluator;
-             the rest unlabelled) or of every pair, as the screen's `corrected-win-rate`";
+/// Seed 003's meta-evaluation: accuracy, Pearson, JDEval-i / BSMEval, Elo.
+///
+/// Reads released evaluator and meta-evaluator files (or files of their shape). `--format json` (the default) prints the analysis; md, csv and latex print Table 1, Table 5,
+/// Table 6 and the Elo table in the paper's layout, as the app's meta-evaluation screen exports
+/// them. Files it cannot use are listed on stderr.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Released evaluator or meta-evaluator results files, or folders holding them (their
+    /// `.json` / `.jsonl` files, recursively, in name order)
+    #[arg(value_name = "FILE|DIR", required = true)]
+    paths: Vec<PathBuf>,
+    /// Elo: the K factor
+    #[arg(long, value_name = "K", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().k)]
+    k: f64,
+    /// Elo: every model's initial rating
+    #[arg(long, value_name = "R", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().init)]
+    init: f64,
+    /// Elo: the scale of the expected score
+    #[arg(long, value_name = "S", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().scale)]
+    scale: f64,
+    /// Elo: the base of the expected score
+    #[arg(long, value_name = "B", value_parser = finite, allow_negative_numbers = true, default_value_t = EloParams::default().base)]
+    base: f64,
+    /// Elo: how many shuffled orders of the matches its ratings are averaged over (0: once, in
+    /// file order)
+    #[arg(long, value_name = "N", default_value_t = EloOptions::default().shuffles)]
+    shuffles: usize,
+    /// The seed of the shuffles (and of --labelled's choice of pairs)
+    #[arg(long, value_name = "S", default_value_t = EloOptions::default().seed)]
+    seed: u64,
+    /// With json, also report each Elo rating's SD over the seeds S…S+N−1 (`seed_spread`; 0
+    /// or 1: not)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    seeds: usize,
+    /// With md, csv or latex: after the tables, the corrected win rate of output 1 per pairwise
+    /// evaluator (judge only, humans only, PPI, PPI++ with 95 % intervals) from the human labels
+    /// of N pairs (chosen with --seed, the same pairs for every evaluator; the rest unlabelled)
+    /// or of every pair, as the screen's `corrected-win-rate`
+    #[arg(long, visible_alias = "labeled", value_name = "N|all", value_parser = labelled_pairs)]
+    labelled: Option<Labelled>,
+    /// The output: json, or the paper's tables
+    #[arg(long, value_parser = tables_only(), default_value = "json")]
+    format: OutputFormat,
+}
 
-/// Runs `concord meta` with the arguments after `meta`.
-pub fn run(args: &[String]) -> Result<()> {
-    // The paper's Elo, and how much its 200-shuffle mean moves with the seed.
-    let mut options = EloOptions { seeds: 10, ..EloOptions::default() };
-    let mut format = Format::Json;
-    let mut labelled: Option<Option<usize>> = None;
-    let mut paths = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| -> Result<&String> {
-            it.next().ok_or_else(|| CliError::Usage(format!("{name} needs a value\n{USAGE}")))
-        };
-        match arg.as_str() {
-            "--k" => options.params.k = number(value("--k")?, "--k")?,
-            "--init" => options.params.init = number(value("--init")?, "--init")?,
-            "--scale" => options.params.scale = number(value("--scale")?, "--scale")?,
-            "--base" => options.params.base = number(value("--base")?, "--base")?,
-            "--shuffles" => {
-                let v = value("--shuffles")?;
-                options.shuffles = v
-                    .parse()
-                    .map_err(|_| CliError::Usage(format!("--shuffles: `{v}` is not a count")))?;
-            }
-            "--seed" => {
-                let v = value("--seed")?;
-                options.seed = v
-                    .parse()
-                    .map_err(|_| CliError::Usage(format!("--seed: `{v}` is not a seed")))?;
-            }
-            "--seeds" => {
-                let v = value("--seeds")?;
-                options.seeds = v
-                    .parse()
-                    .map_err(|_| CliError::Usage(format!("--seeds: `{v}` is not a count")))?;
-            }
-            "--labelled" | "--labeled" => {
-                let v = value("--labelled")?;
-                labelled = Some(parse_labelled(v).map_err(|_| {
-                    CliError::Usage(format!(
-                        "--labelled takes a number of pairs or `all`, not `{v}`"
-                    ))
-                })?);
-            }
-            "--format" => {
-                let v = value("--format")?;
-                format = Format::from_name(v).filter(|f| f.for_tables()).ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "--format: `{v}` is not supported (json, md, csv, latex)"
-                    ))
-                })?;
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            flag if flag.starts_with("--") => {
-                return Err(CliError::Usage(format!("unknown option `{flag}`\n{USAGE}")));
-            }
-            path => paths.push(PathBuf::from(path)),
-        }
+/// Runs `concord meta`.
+pub fn run(args: Args) -> Result<()> {
+    let options = EloOptions {
+        params: EloParams { k: args.k, init: args.init, scale: args.scale, base: args.base },
+        shuffles: args.shuffles,
+        seed: args.seed,
+        seeds: args.seeds,
+    };
+    let format: Format = args.format.into();
+    let labelled = args.labelled.map(|l| l.0);
+    if labelled.is_some() && format == Format::Json {
+        return Err(CliError::usage(
+            "--labelled adds the corrected win rate table: give --format md, csv or latex",
+        ));
     }
-    if paths.is_empty() {
-        return Err(CliError::usage(USAGE));
-    }
+    let paths = args.paths;
     let mut files = Vec::new();
     for p in &paths {
         collect(p, &mut files)?;
@@ -105,11 +92,6 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if format != Format::Json {
         return paper_tables(&contents, &options, labelled, format);
-    }
-    if labelled.is_some() {
-        return Err(CliError::Usage(format!(
-            "--labelled adds the corrected win rate table: give --format md, csv or latex\n{USAGE}"
-        )));
     }
     let inputs: Vec<Input<'_>> =
         contents.iter().map(|(name, bytes)| Input { name, bytes }).collect();
@@ -172,13 +154,6 @@ fn paper_tables(
 
 /// What `concord meta` says when no file is one it reads.
 const NO_RESULTS: &str = "none of the files is an evaluator or meta-evaluator results file; give the released files of the meta-evaluation paper (or files of their shape)";
-
-fn number(v: &str, name: &str) -> Result<f64> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| CliError::Usage(format!("{name}: `{v}` is not a number")))
-}
 
 /// A file as is; a directory's `.json` / `.jsonl` files, recursively, in name order.
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

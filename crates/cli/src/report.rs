@@ -7,77 +7,53 @@ use concord_core::report::{Format, Report};
 use concord_core::stats::KrippendorffLevel;
 use concord_core::study::meta::{SnapshotFile, Workspace};
 
+use crate::args::OutputFormat;
 use crate::error::{CliError, Result};
 use concord_core::study::workbench::{Bundle, report as workbench_report};
 
-const HELP: &str = "\
-concord report BUNDLE [--screen workbench|audit|validity|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]
-               [--out DIR]
-
-  BUNDLE          a bundle exported by the app (Results → Export bundle)
-  --screen S      which screen's report: workbench (the Results screen; default), audit (its
-                  \"Judge audit\" panel, as `concord audit`), validity (its \"Can the judge
-                  replace the annotators?\" panel: alt-test, selective trust, cascade, label
-                  planner, stability), meta (the meta-evaluation screen)
-                  or coeval (the CoEval screen's Results panel)
-  --data DIR      meta: where the released files the bundle names are (searched below DIR
-                  by file name and checked by SHA-256), e.g. ../shared/data/meta-evaluation
-  --format F      md (default), csv, latex, json, or svg (the figures)
-  --out DIR       write one file per table (or figure) into DIR, named as the app names its
-                  exports (concord-results.csv, …), instead of printing them
-
-Tables come out as the app shows them right after opening the bundle: its statistic, level,
-baseline and layout, with bootstrap intervals when the bundle says they were shown. A bundle
-with a review adds, on the workbench screen, the `<method> + review` rows of the results table,
-the before/after table (concord-review), the reviewers' conflicts and the history of revisions
-(concord-revisions).
-";
-
-struct Args {
+/// Every table (or figure) a screen shows for a bundle.
+///
+/// Prints every table (with `--format svg`, every figure) as the app shows it right after
+/// opening the bundle — the same bytes as its export buttons. Tables come out with the bundle's statistic, level, baseline and layout, with bootstrap
+/// intervals when the bundle says they were shown. A bundle with a review adds, on the
+/// workbench screen, the `<method> + review` rows of the results table, the before/after table
+/// (concord-review), the reviewers' conflicts and the history of revisions
+/// (concord-revisions).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A bundle exported by the app (Results → Export bundle)
     bundle: PathBuf,
-    screen: String,
+    /// Which screen's report
+    #[arg(long, value_enum, default_value_t = Screen::Workbench)]
+    screen: Screen,
+    /// meta: where the released files the bundle names are (searched below DIR by file name
+    /// and checked by SHA-256), e.g. ../shared/data/meta-evaluation
+    #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
-    format: Format,
+    /// The output: tables, or svg for the figures
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
+    /// Write one file per table (or figure) into DIR, named as the app names its exports
+    /// (concord-results.csv, …), instead of printing them
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
-fn parse_args(args: &[String]) -> Result<Option<Args>> {
-    let mut bundle = None;
-    let mut screen = "workbench".to_owned();
-    let mut format = Format::Markdown;
-    let mut out = None;
-    let mut data = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value =
-            || it.next().ok_or_else(|| CliError::Usage(format!("{arg} needs a value\n\n{HELP}")));
-        match arg.as_str() {
-            "--help" | "-h" => return Ok(None),
-            "--screen" => screen = value()?.clone(),
-            "--format" => {
-                let name = value()?;
-                format = Format::from_name(name).ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "unknown format `{name}` (known: md, csv, latex, json, svg)"
-                    ))
-                })?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            "--data" => data = Some(PathBuf::from(value()?)),
-            other if other.starts_with("--") => {
-                return Err(CliError::Usage(format!("unexpected argument `{other}`\n\n{HELP}")));
-            }
-            path if bundle.is_none() => bundle = Some(PathBuf::from(path)),
-            other => {
-                return Err(CliError::Usage(format!(
-                    "unexpected argument `{other}` (one bundle at a time)"
-                )));
-            }
-        }
-    }
-    let bundle =
-        bundle.ok_or_else(|| CliError::Usage(format!("a bundle file is required\n\n{HELP}")))?;
-    Ok(Some(Args { bundle, screen, data, format, out }))
+/// A screen of the app with a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Screen {
+    /// the Results screen
+    #[value(alias = "results")]
+    Workbench,
+    /// the Results screen's "Judge audit" panel, as `concord audit`
+    Audit,
+    /// the Results screen's "Can the judge replace the annotators?" panel: alt-test,
+    /// selective trust, cascade, label planner, stability
+    Validity,
+    /// the meta-evaluation screen (its released files: --data)
+    Meta,
+    /// the CoEval screen's Results panel
+    Coeval,
 }
 
 /// Every file below `dir` whose name is one of `names`, with its bytes.
@@ -124,13 +100,13 @@ fn meta_report(bundle: &Bundle, data: Option<&Path>) -> Result<Report> {
     Ok(workspace.report(&snapshot.settings))
 }
 
-fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<Report> {
+fn screen_report(bundle: &Bundle, screen: Screen, data: Option<&Path>) -> Result<Report> {
     match screen {
-        "meta" => meta_report(bundle, data),
-        "workbench" | "results" => Ok(workbench_report::bundle_report(bundle)),
-        "audit" => Ok(workbench_report::bundle_audit(bundle)),
-        "validity" => Ok(concord_core::study::validity::bundle_report(bundle)),
-        "coeval" => {
+        Screen::Meta => meta_report(bundle, data),
+        Screen::Workbench => Ok(workbench_report::bundle_report(bundle)),
+        Screen::Audit => Ok(workbench_report::bundle_audit(bundle)),
+        Screen::Validity => Ok(concord_core::study::validity::bundle_report(bundle)),
+        Screen::Coeval => {
             let snapshot = bundle.coeval.as_ref().ok_or_else(|| {
                 CliError::input(
                     "this bundle has no CoEval study (it was exported before one was made)",
@@ -141,21 +117,14 @@ fn screen_report(bundle: &Bundle, screen: &str, data: Option<&Path>) -> Result<R
             let results = restored.results(KrippendorffLevel::Interval).map_err(CliError::input)?;
             Ok(results.report())
         }
-        other => Err(CliError::Usage(format!(
-            "unknown screen `{other}` (known: workbench, audit, validity, meta, coeval)"
-        ))),
     }
 }
 
-/// Runs `concord report` with the arguments after `report`.
-pub fn run(args: &[String]) -> Result<()> {
-    let Some(args) = parse_args(args)? else {
-        print!("{HELP}");
-        return Ok(());
-    };
+/// Runs `concord report`.
+pub fn run(args: Args) -> Result<()> {
     let bundle = read_bundle(&args.bundle)?;
-    let report = screen_report(&bundle, &args.screen, args.data.as_deref())?;
-    write(&report, args.format, args.out.as_deref())
+    let report = screen_report(&bundle, args.screen, args.data.as_deref())?;
+    write(&report, args.format.into(), args.out.as_deref())
 }
 
 /// Reads a bundle file, printing the notes of what was changed to open it.

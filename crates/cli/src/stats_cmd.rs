@@ -6,17 +6,22 @@ use concord_core::stats::cases::run_cases;
 use crate::error::{CliError, Result};
 use std::io::Write;
 
-const USAGE: &str = "usage: concord stats CASES.json   (use - for standard input)";
+/// Every statistic of a case file, as JSON.
+///
+/// The case file is in the format of `crates/core/tests/fixtures/stats/edge.cases.json`; the
+/// results are printed in the format of `edge.expected.json` beside it, as STATS_SPEC.md
+/// specifies them (a case's error goes to stderr and into its result).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A case file in the format of `crates/core/tests/fixtures/stats/edge.cases.json`
+    /// (`-`: standard input)
+    #[arg(value_name = "CASES.json")]
+    cases: String,
+}
 
-/// Run the subcommand; `args` are the arguments after `concord stats`.
-pub fn run(args: &[String]) -> Result<()> {
-    let [path] = args else {
-        return Err(CliError::usage(USAGE));
-    };
-    if path == "-h" || path == "--help" {
-        println!("{USAGE}");
-        return Ok(());
-    }
+/// Runs `concord stats`.
+pub fn run(args: Args) -> Result<()> {
+    let path = &args.cases;
     let text = if path == "-" {
         std::io::read_to_string(std::io::stdin()).map_err(CliError::file("standard input"))?
     } else {

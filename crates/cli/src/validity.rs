@@ -3,163 +3,145 @@
 //! the cascade, §16.2) — the tables of the Results screen's validity panel, written by the
 //! core's exporters.
 //!
-//! Both read an AltTest folder (`human_annotations.json` + `llm_annotations.json`) or a bundle.
-//! The command line is read in one place ([`parse`]), so a move to another argument parser
-//! touches nothing else.
+//! Both read an AltTest folder (`human_annotations.json` + `llm_annotations.json`) or a bundle;
+//! each setting on the command line replaces the bundle's.
 
 use std::path::{Path, PathBuf};
 
 use concord_core::data::{self, annotations};
 use concord_core::judge::parse::Policy;
-use concord_core::report::{Format, Report};
-use concord_core::stats::Scoring;
+use concord_core::report::Report;
 use concord_core::study::validity::{self, Settings};
 use concord_core::study::workbench::{JudgedRun, import::imported_runs};
 
+use crate::args::{Confidence, OutputFormat, ScoringArg, finite, tables_only};
 use crate::error::{CliError, Result};
 use crate::report::{read_bundle, write};
 
-const ALT_TEST_HELP: &str = "\
-concord alt-test DIR|BUNDLE [--scoring accuracy|neg_rmse] [--epsilon E] [--q Q]
-                            [--min-humans K] [--min-instances N] [--format md|csv|latex|json]
-                            [--out DIR]
-
-  DIR             an AltTest folder: human_annotations.json ({annotator: {instance: value}})
-                  and llm_annotations.json ({LLM: {instance: value}}), e.g.
-                  ../shared/data/AltTest/data/wax
-  BUNDLE          a bundle exported by the app: every judge run against the dataset's raters
-  --scoring S     accuracy (labels; default for labels) or neg_rmse (scores; default for numbers)
-  --epsilon E     the cost-benefit margin ε in [0, 1); the paper's presets: 0.2 experts,
-                  0.15 skilled annotators, 0.1 crowd workers (default 0.2, or the bundle's)
-  --q Q           the false discovery rate over the annotators (default 0.05)
-  --min-humans K  an instance counts when K annotators rated it (default 2)
-  --min-instances N
-                  an annotator is tested with N such instances (default 30)
-  --format F      md (default), csv, latex or json
-  --out DIR       write one file per table into DIR instead of printing
-
-The tables: per judge, the instances kept, annotators tested and skipped, the winning rate ω
-(the share of annotators it beats), passed (ω ≥ 0.5) and the advantage probability ρ; then
-per judge, each annotator's n, ρ_j, mean advantage d, p-value and whether the judge wins.
-";
-
-const TRUST_HELP: &str = "\
-concord trust BUNDLE|DIR [--alpha A] [--delta D] [--tolerance T] [--confidence-source auto|samples|logprobs]
-                         [--format md|csv|latex|json|svg] [--out DIR]
-
-  BUNDLE          a bundle exported by the app (its review's split, when it has one, is the
-                  held-out half; else a seeded half of the rated items)
-  --alpha A       tolerated disagreement: agreement ≥ 1 − A on the trusted items (default 0.1)
-  --delta D       risk: the guarantee holds with probability ≥ 1 − D (default 0.1)
-  --tolerance T   a score agrees when within T of the humans' mean (default 0.5; labels: equal)
-  --confidence-source S
-                  samples (the share giving the majority rating), logprobs (the probability
-                  of the chosen rating token) or auto (default: samples when there are two
-                  or more per item, else logprobs)
-  --format F      md (default), csv, latex, json, or svg (the coverage–agreement curves)
-  --out DIR       write one file per table (or figure) into DIR instead of printing
-
-The tables: per judge the threshold, coverage and agreement on the calibration half and on
-the held-out half; the cascade of each attribute's judges (in the bundle's order of cost) and
-the share of items decided without a person.
-";
-
-/// What the command line says.
-struct Args {
+/// May the judge replace the annotators? The alternative annotator test.
+///
+/// Tests every judge run against the raters (STATS_SPEC §16.1), as the Results screen's
+/// validity panel shows it. The tables: per judge, the instances kept, annotators tested and skipped, the winning rate ω
+/// (the share of annotators it beats), passed (ω ≥ 0.5) and the advantage probability ρ; then
+/// per judge, each annotator's n, ρ_j, mean advantage d, p-value and whether the judge wins.
+#[derive(Debug, clap::Args)]
+pub struct AltTestArgs {
+    /// An AltTest folder — human_annotations.json ({annotator: {instance: value}}) and
+    /// llm_annotations.json ({LLM: {instance: value}}, the LLMs as judges), e.g.
+    /// ../shared/data/AltTest/data/wax — or a bundle exported by the app (every judge run
+    /// against the dataset's raters, under the bundle's settings unless options say otherwise)
+    #[arg(value_name = "DIR|BUNDLE")]
     input: PathBuf,
-    settings_changes: Vec<Change>,
-    format: Format,
+    #[command(flatten)]
+    settings: AltTestSettings,
+    /// The output
+    #[arg(long, value_parser = tables_only(), default_value = "md")]
+    format: OutputFormat,
+    /// Write one file per table into DIR instead of printing them
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
-/// One setting given on the command line.
-enum Change {
-    Scoring(Scoring),
-    Epsilon(f64),
-    Q(f64),
-    MinHumans(usize),
-    MinInstances(usize),
-    Alpha(f64),
-    Delta(f64),
-    Tolerance(f64),
-    Source(validity::ConfidenceSource),
+/// Where can the judge be trusted? Selective trust and the cascade.
+///
+/// Selective trust with a guaranteed agreement (STATS_SPEC §16.2), checked on a held-out half,
+/// and the cascade of each attribute's judges. The tables: per judge the threshold, coverage and agreement on the calibration half and on
+/// the held-out half; the cascade of each attribute's judges (in the bundle's order of cost)
+/// and the share of items decided without a person. svg: the coverage–agreement curves.
+#[derive(Debug, clap::Args)]
+pub struct TrustArgs {
+    /// A bundle exported by the app (its settings unless options say otherwise; its review's
+    /// split, when it has one, is the held-out half, else a seeded half of the rated items),
+    /// or an AltTest folder
+    #[arg(value_name = "BUNDLE|DIR")]
+    input: PathBuf,
+    #[command(flatten)]
+    settings: TrustSettings,
+    /// The output: tables, or svg for the coverage–agreement curves
+    #[arg(long, value_enum, default_value_t = OutputFormat::Md)]
+    format: OutputFormat,
+    /// Write one file per table (or figure) into DIR instead of printing them
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
-impl Change {
+/// The alt-test's settings; each given one replaces the bundle's (for a folder: the default).
+#[derive(Debug, clap::Args)]
+struct AltTestSettings {
+    /// How a value is scored against the other annotators'; default: accuracy for labels,
+    /// neg_rmse for numbers
+    #[arg(long, value_enum)]
+    scoring: Option<ScoringArg>,
+    /// The cost-benefit margin ε in [0, 1); the paper's presets: 0.2 experts, 0.15 skilled
+    /// annotators, 0.1 crowd workers (default 0.2)
+    #[arg(long, value_name = "E", value_parser = finite, allow_negative_numbers = true)]
+    epsilon: Option<f64>,
+    /// The false discovery rate over the annotators (default 0.05)
+    #[arg(long, value_name = "Q", value_parser = finite, allow_negative_numbers = true)]
+    q: Option<f64>,
+    /// An instance counts when K annotators rated it (default 2)
+    #[arg(long, value_name = "K")]
+    min_humans: Option<usize>,
+    /// An annotator is tested with N such instances (default 30)
+    #[arg(long, value_name = "N")]
+    min_instances: Option<usize>,
+    /// The agreement column: a score agrees when within T of the annotators' mean (default
+    /// 0.5; labels: equal)
+    #[arg(long, value_name = "T", value_parser = finite, allow_negative_numbers = true)]
+    tolerance: Option<f64>,
+}
+
+impl AltTestSettings {
     fn apply(&self, s: &mut Settings) {
-        match *self {
-            Change::Scoring(v) => s.scoring = Some(v),
-            Change::Epsilon(v) => s.epsilon = v,
-            Change::Q(v) => s.q = v,
-            Change::MinHumans(v) => s.min_humans = v,
-            Change::MinInstances(v) => s.min_instances = v,
-            Change::Alpha(v) => s.alpha = v,
-            Change::Delta(v) => s.delta = v,
-            Change::Tolerance(v) => s.tolerance = Some(v),
-            Change::Source(v) => s.confidence_source = v,
+        if let Some(v) = self.scoring {
+            s.scoring = Some(v.into());
+        }
+        set(&mut s.epsilon, self.epsilon);
+        set(&mut s.q, self.q);
+        set(&mut s.min_humans, self.min_humans);
+        set(&mut s.min_instances, self.min_instances);
+        if self.tolerance.is_some() {
+            s.tolerance = self.tolerance;
         }
     }
 }
 
-/// Reads the arguments of either command (`help` is its usage); `None` asks for the help.
-fn parse(args: &[String], help: &str, figures: bool) -> Result<Option<Args>> {
-    let usage = |m: String| CliError::Usage(format!("{m}\n\n{help}"));
-    let number = |flag: &str, v: &str| -> Result<f64> {
-        v.parse::<f64>().map_err(|_| usage(format!("{flag} takes a number, not `{v}`")))
-    };
-    let count = |flag: &str, v: &str| -> Result<usize> {
-        v.parse::<usize>().map_err(|_| usage(format!("{flag} takes a whole number, not `{v}`")))
-    };
-    let mut input = None;
-    let mut changes = Vec::new();
-    let mut format = Format::Markdown;
-    let mut out = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().ok_or_else(|| usage(format!("{arg} needs a value")));
-        match arg.as_str() {
-            "--help" | "-h" => return Ok(None),
-            "--scoring" => {
-                let v = value()?;
-                changes.push(Change::Scoring(Scoring::from_name(v).ok_or_else(|| {
-                    usage(format!("--scoring takes accuracy or neg_rmse, not `{v}`"))
-                })?));
-            }
-            "--epsilon" => changes.push(Change::Epsilon(number(arg, value()?)?)),
-            "--q" => changes.push(Change::Q(number(arg, value()?)?)),
-            "--min-humans" => changes.push(Change::MinHumans(count(arg, value()?)?)),
-            "--min-instances" => changes.push(Change::MinInstances(count(arg, value()?)?)),
-            "--alpha" => changes.push(Change::Alpha(number(arg, value()?)?)),
-            "--delta" => changes.push(Change::Delta(number(arg, value()?)?)),
-            "--tolerance" => changes.push(Change::Tolerance(number(arg, value()?)?)),
-            "--confidence-source" => {
-                let v = value()?;
-                changes.push(Change::Source(validity::ConfidenceSource::from_name(v).ok_or_else(
-                    || {
-                        usage(format!(
-                            "--confidence-source takes auto, samples or logprobs, not `{v}`"
-                        ))
-                    },
-                )?));
-            }
-            "--format" => {
-                let name = value()?;
-                format = Format::from_name(name)
-                    .filter(|f| figures || f.for_tables())
-                    .ok_or_else(|| usage(format!("unknown format `{name}`")))?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            other if other.starts_with("--") => {
-                return Err(usage(format!("unexpected argument `{other}`")));
-            }
-            path if input.is_none() => input = Some(PathBuf::from(path)),
-            other => {
-                return Err(usage(format!("unexpected argument `{other}` (one input at a time)")));
-            }
+/// Selective trust's settings; each given one replaces the bundle's (for a folder: the
+/// default).
+#[derive(Debug, clap::Args)]
+struct TrustSettings {
+    /// Tolerated disagreement: agreement ≥ 1 − A on the trusted items (default 0.1)
+    #[arg(long, value_name = "A", value_parser = finite, allow_negative_numbers = true)]
+    alpha: Option<f64>,
+    /// Risk: the guarantee holds with probability ≥ 1 − D (default 0.1)
+    #[arg(long, value_name = "D", value_parser = finite, allow_negative_numbers = true)]
+    delta: Option<f64>,
+    /// A score agrees when within T of the humans' mean (default 0.5; labels: equal)
+    #[arg(long, value_name = "T", value_parser = finite, allow_negative_numbers = true)]
+    tolerance: Option<f64>,
+    /// Where the judge's confidence comes from (default auto)
+    #[arg(long, value_name = "SOURCE", value_enum)]
+    confidence_source: Option<Confidence>,
+}
+
+impl TrustSettings {
+    fn apply(&self, s: &mut Settings) {
+        set(&mut s.alpha, self.alpha);
+        set(&mut s.delta, self.delta);
+        if self.tolerance.is_some() {
+            s.tolerance = self.tolerance;
+        }
+        if let Some(v) = self.confidence_source {
+            s.confidence_source = v.into();
         }
     }
-    let input = input.ok_or_else(|| usage("a folder or a bundle is required".into()))?;
-    Ok(Some(Args { input, settings_changes: changes, format, out }))
+}
+
+/// `value`, when the command line gives one, replaces `setting`.
+fn set<T>(setting: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *setting = v;
+    }
 }
 
 /// The dataset, its judge runs, the settings and the review's split of a folder or bundle.
@@ -218,46 +200,34 @@ fn read_input(path: &Path) -> Result<Input> {
     })
 }
 
-fn prepare(
-    args: &[String],
-    help: &str,
-    figures: bool,
-) -> Result<Option<(Input, Format, Option<PathBuf>)>> {
-    let Some(args) = parse(args, help, figures)? else { return Ok(None) };
-    let mut input = read_input(&args.input)?;
-    for c in &args.settings_changes {
-        c.apply(&mut input.settings);
-    }
+/// The input with the command line's settings in place; it must have judge runs.
+fn prepare(path: &Path, settings: impl FnOnce(&mut Settings)) -> Result<Input> {
+    let mut input = read_input(path)?;
+    settings(&mut input.settings);
     if input.runs.is_empty() {
         return Err(CliError::input(format!(
             "{}: no judge runs to test against the annotators",
-            args.input.display()
+            path.display()
         )));
     }
-    Ok(Some((input, args.format, args.out)))
+    Ok(input)
 }
 
-/// Runs `concord alt-test` with the arguments after `alt-test`.
-pub fn alt_test(args: &[String]) -> Result<()> {
-    let Some((input, format, out)) = prepare(args, ALT_TEST_HELP, false)? else {
-        print!("{ALT_TEST_HELP}");
-        return Ok(());
-    };
+/// Runs `concord alt-test`.
+pub fn alt_test(args: AltTestArgs) -> Result<()> {
+    let input = prepare(&args.input, |s| args.settings.apply(s))?;
     let report = validity::alt_test_report(&input.dataset, &input.runs, &input.settings);
-    write(&report, format, out.as_deref())
+    write(&report, args.format.into(), args.out.as_deref())
 }
 
-/// Runs `concord trust` with the arguments after `trust`.
-pub fn trust(args: &[String]) -> Result<()> {
-    let Some((input, format, out)) = prepare(args, TRUST_HELP, true)? else {
-        print!("{TRUST_HELP}");
-        return Ok(());
-    };
+/// Runs `concord trust`.
+pub fn trust(args: TrustArgs) -> Result<()> {
+    let input = prepare(&args.input, |s| args.settings.apply(s))?;
     let split = input.split.as_ref();
     let mut report: Report =
         validity::trust_report(&input.dataset, &input.runs, &input.settings, split);
     let cascade =
         validity::cascade_report(&input.dataset, &input.runs, &input.settings, split, input.costs);
     report.tables.extend(cascade.tables);
-    write(&report, format, out.as_deref())
+    write(&report, args.format.into(), args.out.as_deref())
 }

@@ -167,7 +167,7 @@ fn labelled_prints_the_corrected_win_rate_after_the_papers_tables() {
     for (args, says) in [
         (
             vec!["--labelled", "some", "--format", "md"],
-            "--labelled takes a number of pairs or `all`",
+            "invalid value 'some' for '--labelled <N|all>': a number of pairs or `all`",
         ),
         (vec!["--labelled", "5"], "give --format md, csv or latex"),
     ] {
@@ -177,7 +177,7 @@ fn labelled_prints_the_corrected_win_rate_after_the_papers_tables() {
             .args(&args)
             .output()
             .unwrap();
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: a usage error");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{args:?}: {err}");
     }
@@ -189,9 +189,10 @@ fn svg_is_refused_with_the_formats_it_takes() {
         .args(["meta", FIXTURES, "--format", "svg"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("(json, md, csv, latex)"), "{err}");
+    assert!(err.contains("invalid value 'svg' for '--format <FORMAT>'"), "{err}");
+    assert!(err.contains("[possible values: md, csv, latex, json]"), "{err}");
 }
 
 /// `../shared` is beside the checkout (CI) or the test says it skips.

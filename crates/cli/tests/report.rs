@@ -152,10 +152,10 @@ fn a_bundle_without_a_screen_says_so() {
         assert!(err.contains("this bundle has no"), "{screen}: {err}");
     }
     let out = concord(&["report", demo, "--screen", "nope"]);
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("known: workbench, audit, validity, meta, coeval")
-    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'nope' for '--screen <SCREEN>'"), "{err}");
+    assert!(err.contains("[possible values: workbench, audit, validity, meta, coeval]"), "{err}");
 }
 
 #[test]

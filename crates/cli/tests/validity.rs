@@ -152,9 +152,10 @@ fn bad_arguments_say_what_to_type() {
         .args(["alt-test", "somewhere", "--scoring", "f1"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--scoring takes accuracy or neg_rmse, not `f1`"), "{err}");
+    assert!(err.contains("invalid value 'f1' for '--scoring <SCORING>'"), "{err}");
+    assert!(err.contains("[possible values: accuracy, neg_rmse]"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_concord"))
         .args(["alt-test", "/nonexistent-folder"])
         .output()
