@@ -357,6 +357,7 @@ mod tests {
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,
+                            calls: Vec::new(),
                         })
                         .collect(),
                 },
