@@ -246,3 +246,39 @@ test('a batch is held to the spend cap at the batch price, and cancelled from th
     await browser.close();
   }
 });
+
+// Issue 36.6: Results' Cost and quality prices a batch's answers as the batch card does — the
+// tokens the provider reported in its result lines (`response.body.usage`), at the batch
+// discount — not at 4 characters a token and the interactive list price.
+test('Results\' Cost and quality costs a batch\'s runs what the batch card says was spent', { skip: !MOCK_URL, timeout: 180_000 }, async () => {
+  await setScenario({ batch: { ms: 1500 } });
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const run = await setUp(page, ['score-only']);
+    // A model with a shipped price: the card and Results price it the same way.
+    await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'gpt-4o-mini', key: 'sk-cost' });
+    await page.getByTestId('run-mode').selectOption('batch');
+    await page.getByRole('button', { name: 'Submit batch' }).click();
+    await run.finished.filter({ hasText: 'Submitted 1 batch (60 requests) to OpenAI' }).waitFor({ timeout: 60_000 });
+    await checkUntil(page, /· collected: 60 answers stored/);
+    const card = await page.getByTestId('batch-cost').first().innerText();
+    const [, spent, interactive] = card.match(/Spent (\$\d+\.\d+) at the batch price \(the tokens the provider reported\); the same answers interactively: (\$\d+\.\d+)/);
+
+    const results = new ResultsPage(page);
+    await results.open();
+    const costs = page.getByTestId('cost-table');
+    const row = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^score-only$/ }) });
+    const cells = await row.locator('td').allInnerTexts();
+    // Quality, tokens in, tokens out, est. cost, quality per $.
+    assert.equal(cells[3], spent, `Results' cost is the card's: ${card}`);
+    assert.notEqual(cells[3], interactive);
+    assert.equal(await row.locator('td').nth(3).getAttribute('title'), 'the providers\' reported usage of 60 calls, at the batch price');
+    const note = await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText();
+    assert.match(note, /Tokens are the usage the providers reported for all 60 calls\. Cost uses the shipped list price of gpt-4o-mini on OpenAI \(the model the runs were made with\); 60 calls answered through a provider's batch API at 50% of it \(the batch discount\)\./);
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});
