@@ -270,11 +270,16 @@ test('Results\' Cost and quality costs a batch\'s runs what the batch card says 
     await results.open();
     const costs = page.getByTestId('cost-table');
     const row = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^score-only$/ }) });
-    const cells = await row.locator('td').allInnerTexts();
     // Quality, tokens in, tokens out, est. cost, quality per $.
-    assert.equal(cells[3], spent, `Results' cost is the card's: ${card}`);
-    assert.notEqual(cells[3], interactive);
-    assert.equal(await row.locator('td').nth(3).getAttribute('title'), 'the providers\' reported usage of 60 calls, at the batch price');
+    const cost = row.locator('td').nth(3);
+    // The card shows its three figures to one precision (so spent + saved = interactively);
+    // the table shows two significant digits. The same amount to the card's digits:
+    const digits = spent.split('.')[1].length;
+    const value = Number(await cost.getAttribute('data-value'));
+    assert.equal(`$${value.toFixed(digits)}`, spent, `Results' cost ${await cost.innerText()} is the card's: ${card}`);
+    assert.equal(`$${Number((await cost.innerText()).slice(1)).toFixed(digits)}`, spent, 'as shown');
+    assert.notEqual(`$${value.toFixed(digits)}`, interactive);
+    assert.equal(await cost.getAttribute('title'), 'the providers\' reported usage of 60 calls, at the batch price');
     const note = await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText();
     assert.match(note, /Tokens are the usage the providers reported for all 60 calls\. Cost uses the shipped list price of gpt-4o-mini on OpenAI \(the model the runs were made with\); 60 calls answered through a provider's batch API at 50% of it \(the batch discount\)\./);
     assert.deepEqual(seen.problems, []);

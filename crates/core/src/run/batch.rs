@@ -4,9 +4,11 @@
 //!
 //! A batch line carries the same chat body an interactive call would send (built by
 //! [`build_chat`]), so its answers are stored under the same cache keys and Results, bundles
-//! and the CLI cannot tell how an answer arrived. A line's `custom_id` is the cache key of its
-//! first sample (64 hex digits: within both providers' rules), and a [`BatchRecord`] keeps
-//! every line's keys, so collecting a batch needs nothing but the record and the results.
+//! and the CLI score them as any answer; only the cost tells (a line's first answer carries the
+//! line's reported usage, [`BatchAnswer::line`], priced at the batch discount). A line's
+//! `custom_id` is the cache key of its first sample (64 hex digits: within both providers'
+//! rules), and a [`BatchRecord`] keeps every line's keys, so collecting a batch needs nothing
+//! but the record and the results.
 //!
 //! | Step | OpenAI | Anthropic |
 //! |---|---|---|
