@@ -271,13 +271,18 @@ fn a_bundle_with_reported_usage_prints_the_apps_cost_table() {
     }
     let path = dir.join("usage.json");
     std::fs::write(&path, bundle.to_json()).unwrap();
-    let out = dir.join("csv");
-    ok(&["report", path.to_str().unwrap(), "--format", "csv", "--out", out.to_str().unwrap()]);
     let report = bundle_report(&bundle);
-    let file =
-        report.files(Format::Csv).into_iter().find(|f| f.name == "cost-quality.csv").unwrap();
-    let printed = std::fs::read_to_string(out.join("cost-quality.csv")).unwrap();
-    assert_eq!(printed, file.text);
+    let mut printed = String::new();
+    for (format, flag, name) in
+        [(Format::Csv, "csv", "cost-quality.csv"), (Format::Markdown, "md", "cost-quality.md")]
+    {
+        let out = dir.join(flag);
+        ok(&["report", path.to_str().unwrap(), "--format", flag, "--out", out.to_str().unwrap()]);
+        let file = report.files(format).into_iter().find(|f| f.name == name).unwrap();
+        let text = std::fs::read_to_string(out.join(name)).unwrap();
+        assert_eq!(text, file.text, "{name}");
+        printed.push_str(&text);
+    }
     assert!(printed.contains("Tokens are the usage the providers reported for "), "{printed}");
     assert!(printed.contains("answered through a provider's batch API at 50% of it"), "{printed}");
     assert!(printed.contains("; 15 of them at the batch price"), "{printed}");
