@@ -43,6 +43,15 @@ fn study(d: &Dataset, n: u32) -> Study {
     Study { attributes, methods, ..Study::default() }
 }
 
+/// The example dataset, [`study`] of `n` samples and its plan for gpt-4o-mini on OpenAI.
+fn planned(n: u32) -> (Dataset, Study, Plan) {
+    let d = example();
+    let s = study(&d, n);
+    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
+    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    (d, s, p)
+}
+
 /// Every sample answered with a rating (the item's human-ish score).
 fn answers(p: &Plan) -> HashMap<String, String> {
     p.prompts
@@ -98,10 +107,7 @@ const PRICE: Price = Price { input_per_million: 1.0, output_per_million: 2.0 };
 
 #[test]
 fn reported_usage_beats_the_estimate() {
-    let d = example();
-    let s = study(&d, 4);
-    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
-    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    let (d, s, p) = planned(4);
     assert_eq!(p.calls.len(), p.prompts.len(), "four samples in one call");
     // Each call reports 1,000 prompt tokens and 30 completion tokens, 6 of them reasoning:
     // nothing like the estimate of short answers.
@@ -160,10 +166,7 @@ fn reported_usage_beats_the_estimate() {
 /// computes from the same lines (the batch price of the tokens reported).
 #[test]
 fn a_batch_is_priced_at_the_batch_discount_as_its_card_says() {
-    let d = example();
-    let s = study(&d, 1);
-    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
-    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    let (d, s, p) = planned(1);
     let store = answers(&p);
     let lines: Vec<LineRef> = p
         .calls
@@ -252,10 +255,7 @@ fn a_batch_is_priced_at_the_batch_discount_as_its_card_says() {
 /// usage — are estimated as before, and the note says so in the words it always used.
 #[test]
 fn an_older_record_without_usage_is_still_estimated() {
-    let d = example();
-    let s = study(&d, 4);
-    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
-    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    let (d, s, p) = planned(4);
     let runs = collect(&d, &s, &p, &HashMap::new());
     // A record as an older bundle wrote it: no `calls` field at all.
     let mut json = serde_json::to_value(&runs[0].run.records[0]).unwrap();
@@ -285,10 +285,7 @@ fn an_older_record_without_usage_is_still_estimated() {
 /// which is which; a call that reported nothing is estimated at its own price (batch here).
 #[test]
 fn the_note_says_how_many_calls_were_reported_and_estimated() {
-    let d = example();
-    let s = study(&d, 4);
-    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
-    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    let (d, s, p) = planned(4);
     // Method 0 reports usage; method 1's provider reported none.
     let reported = Usage { prompt_tokens: 500, completion_tokens: 10, reasoning_tokens: 0 };
     let info =
@@ -335,10 +332,7 @@ fn the_note_says_how_many_calls_were_reported_and_estimated() {
 /// app shows it; the bundle carries the calls.
 #[test]
 fn a_bundle_carries_the_calls() {
-    let d = example();
-    let s = study(&d, 4);
-    let caps = Capabilities::for_model(ProviderId::OpenAi, "gpt-4o-mini");
-    let p = wb::plan(&d, &s, &endpoint(ProviderId::OpenAi, "gpt-4o-mini"), &caps, None);
+    let (d, s, p) = planned(4);
     let reported = Usage { prompt_tokens: 321, completion_tokens: 12, reasoning_tokens: 0 };
     let runs = collect(&d, &s, &p, &interactive_info(&p, |_| Some(reported)));
     let json = serde_json::to_string(&runs).unwrap();
