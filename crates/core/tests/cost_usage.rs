@@ -345,3 +345,20 @@ fn a_bundle_carries_the_calls() {
         cost_table(&t, &runs, &wb::Settings::default(), &pricing)
     );
 }
+
+/// Anthropic's results line carries the message with its `usage` (`input_tokens`,
+/// `output_tokens`): the answer keeps it as its line's call, as OpenAI's does.
+#[test]
+fn an_anthropic_results_line_keeps_its_usage() {
+    let lines = [LineRef { custom_id: "k0".into(), keys: vec!["k0".into()] }];
+    let line = serde_json::json!({"custom_id": "k0", "result": {"type": "succeeded", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-3-5-haiku-20241022",
+        "content": [{"type": "text", "text": "Rating: 4"}], "stop_reason": "end_turn",
+        "stop_sequence": null, "usage": {"input_tokens": 412, "output_tokens": 5}}}});
+    let collected =
+        batch::collect(BatchApi::Anthropic, &lines, &[line.to_string()], &BatchPhase::Ended);
+    let usage = Usage { prompt_tokens: 412, completion_tokens: 5, reasoning_tokens: 0 };
+    assert_eq!(collected.usage, usage);
+    let answer = &collected.answers[0];
+    assert_eq!(answer.line, Some(batch::AnsweredLine { samples: 1, usage: Some(usage) }));
+}
