@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use concord_core::data::CallUsage;
 use concord_core::judge::ChatRequest;
 use concord_core::judge::aggregate::{ScoreToken, score_tokens};
 use concord_core::run::{
@@ -26,7 +27,7 @@ use concord_core::run::{
     FinishReason, Job, JobId, ParseError, Price, Progress, SampleBatch, Scheduler, SchedulerConfig,
     StopReason, build_chat, classify_error, parse_chat_response,
 };
-use concord_core::study::workbench::results::SampleInfo;
+use concord_core::study::workbench::results::{SampleInfo, call_usage};
 use futures::StreamExt;
 use futures::channel::mpsc;
 use futures::future::{Either, select};
@@ -241,12 +242,17 @@ pub struct StoredSample {
     /// samples), when the provider reported some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
+    /// On the first sample of each call: the call — samples answered, the tokens the provider
+    /// reported, whether through a batch — which Results prices (`JudgeRecord::calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallUsage>,
 }
 
 thread_local! {
     /// What the stored samples that carry anything beside their text carry (filled as answers
     /// arrive and as stored ones are read back): the few a collected run marks as cut off, the
-    /// log-probabilities a probability-weighted method weighs by, reasoning tokens.
+    /// log-probabilities a probability-weighted method weighs by, reasoning tokens, and on each
+    /// call's first sample the call's reported usage.
     static SAMPLE_INFO: RefCell<HashMap<String, SampleInfo>> = RefCell::new(HashMap::new());
 }
 
@@ -260,6 +266,7 @@ fn keep_info(key: &str, sample: &StoredSample) {
         cut_off: sample.cut_off,
         tokens: sample.tokens.clone(),
         reasoning_tokens: sample.reasoning_tokens,
+        call: sample.call,
     };
     if info != SampleInfo::default() {
         SAMPLE_INFO.with(|c| c.borrow_mut().insert(key.to_owned(), info));
@@ -602,6 +609,7 @@ pub async fn store_answers(
                     cut_off: a.cut_off,
                     tokens: a.tokens.clone(),
                     reasoning_tokens: a.reasoning_tokens,
+                    call: a.line.map(|l| call_usage(l.samples as usize, l.usage, true)),
                 };
                 keep_info(&a.key, &sample);
                 (a.key.clone(), serde_json::to_string(&sample).unwrap_or_default())
@@ -849,10 +857,12 @@ async fn handle(
     let arrived = time::now_ms();
     let reasoning_tokens =
         response.usage.and_then(|u| u.reasoning_per_sample(response.choices.len()));
+    let answered = keys.len().min(response.choices.len());
     let entries: Vec<(String, String)> = keys
         .iter()
         .zip(&response.choices)
-        .map(|(key, choice)| {
+        .enumerate()
+        .map(|(i, (key, choice))| {
             let sample = StoredSample {
                 text: choice.text.clone(),
                 model: response.model.clone().unwrap_or_default(),
@@ -860,6 +870,7 @@ async fn handle(
                 cut_off: choice.finish_reason == Some(FinishReason::Length),
                 tokens: choice.top_logprobs.as_deref().map(score_tokens).unwrap_or_default(),
                 reasoning_tokens,
+                call: (i == 0).then(|| call_usage(answered, response.usage, false)),
             };
             keep_info(key, &sample);
             (key.clone(), serde_json::to_string(&sample).unwrap_or_default())

@@ -246,3 +246,76 @@ test('a batch is held to the spend cap at the batch price, and cancelled from th
     await browser.close();
   }
 });
+
+// Issue 36.6: Results' Cost and quality prices a batch's answers as the batch card does — the
+// tokens the provider reported in its result lines (`response.body.usage`), at the batch
+// discount — not at 4 characters a token and the interactive list price; an interactive run's
+// as the Run screen counted it.
+test('Results\' Cost and quality costs a batch\'s runs what the batch card says was spent, an interactive run\'s what the Run screen counted', { skip: !MOCK_URL, timeout: 180_000 }, async () => {
+  await setScenario({ batch: { ms: 1500 } });
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    const run = await setUp(page, ['score-only']);
+    // A model with a shipped price: the card and Results price it the same way.
+    await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'gpt-4o-mini', key: 'sk-cost' });
+    await page.getByTestId('run-mode').selectOption('batch');
+    await page.getByRole('button', { name: 'Submit batch' }).click();
+    await run.finished.filter({ hasText: 'Submitted 1 batch (60 requests) to OpenAI' }).waitFor({ timeout: 60_000 });
+    await checkUntil(page, /· collected: 60 answers stored/);
+    const card = await page.getByTestId('batch-cost').first().innerText();
+    const [, spent, interactive] = card.match(/Spent (\$\d+\.\d+) at the batch price \(the tokens the provider reported\); the same answers interactively: (\$\d+\.\d+)/);
+
+    const results = new ResultsPage(page);
+    await results.open();
+    const costs = page.getByTestId('cost-table');
+    const row = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^score-only$/ }) });
+    // Quality, tokens in, tokens out, est. cost, quality per $.
+    const cost = row.locator('td').nth(3);
+    // The card shows its three figures to one precision (so spent + saved = interactively);
+    // the table shows two significant digits. The same amount to the card's digits:
+    const digits = spent.split('.')[1].length;
+    const value = Number(await cost.getAttribute('data-value'));
+    assert.equal(`$${value.toFixed(digits)}`, spent, `Results' cost ${await cost.innerText()} is the card's: ${card}`);
+    assert.equal(`$${Number((await cost.innerText()).slice(1)).toFixed(digits)}`, spent, 'as shown');
+    assert.notEqual(`$${value.toFixed(digits)}`, interactive);
+    assert.equal(await cost.getAttribute('title'), 'the providers\' reported usage of 60 calls, at the batch price');
+    const note = await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText();
+    assert.match(note, /Tokens are the usage the providers reported for all 60 calls\. Cost uses the shipped list price of gpt-4o-mini on OpenAI \(the model the runs were made with\); 60 calls answered through a provider's batch API at 50% of it \(the batch discount\)\./);
+
+    // A second method run interactively: its row has the tokens and the cost the Run screen
+    // counted from the usage the calls reported, at the list price.
+    const judge = new JudgePage(page);
+    await judge.open();
+    await judge.addMethods({ modes: ['free-text'], n: 1 });
+    await run.open();
+    await page.getByTestId('run-mode').selectOption('interactive');
+    await run.run();
+    assert.match(await run.waitFinished(), /Run complete/);
+    const progress = await run.progress.innerText();
+    const [, tokensIn, tokensOut, paid] = progress.match(/ · ([\d,]+) tokens in, ([\d,]+) out · (\$\d+\.\d+) · /);
+    assert.deepEqual(await run.counts().then((c) => [c.total, c.cached]), [60, 60], progress);
+    await results.open();
+    const second = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^free-text$/ }) });
+    const cells = await second.locator('td').allInnerTexts();
+    assert.deepEqual([cells[1], cells[2], cells[3]], [tokensIn, tokensOut, paid], `free-text's row is the run's: ${progress}`);
+    assert.equal(await second.locator('td').nth(3).getAttribute('title'), 'the providers\' reported usage of 60 calls');
+    assert.match(await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText(),
+      /reported for all 120 calls\. .*; 60 calls answered through a provider's batch API at 50% of it/);
+    const shots = process.env.CONCORD_SCREENSHOTS;
+    if (shots) {
+      const panel = page.locator('section', { has: page.locator('#cost-heading') });
+      await panel.screenshot({ path: `${shots}/results-cost-batch.png` });
+      await page.getByTestId('theme').selectOption('dark');
+      await panel.screenshot({ path: `${shots}/results-cost-batch-dark.png` });
+      await page.getByTestId('theme').selectOption('auto');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await panel.screenshot({ path: `${shots}/results-cost-batch-375.png` });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    assert.deepEqual(seen.problems, []);
+  } finally {
+    await browser.close();
+  }
+});

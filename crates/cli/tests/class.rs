@@ -128,6 +128,7 @@ fn class_prints_a_correct_judge_exercises_corrections_byte_for_byte() {
             parsed: Vec::new(),
             line: i + 1,
             meta: None,
+            calls: Vec::new(),
         })
         .collect();
     let run = JudgedRun {
@@ -255,6 +256,7 @@ fn class_prints_a_run_judges_exercises_runs_byte_for_byte() {
                 parsed: Vec::new(),
                 line: i + 1,
                 meta: None,
+                calls: Vec::new(),
             })
             .collect();
         let run = JudgedRun {

@@ -239,3 +239,51 @@ fn a_reviewed_bundle_prints_the_before_after_table() {
     assert!(md.contains("| judge + review |"), "{md}");
     assert!(md.contains(&format!("{} + review", bundle.runs[0].method)), "{md}");
 }
+
+/// A bundle whose records keep the providers' usage (some calls through a batch): `concord
+/// report` prices them as Results does — reported tokens, batch calls at the batch discount —
+/// and writes the same Cost and quality table, byte for byte.
+#[test]
+fn a_bundle_with_reported_usage_prints_the_apps_cost_table() {
+    use concord_core::data::{CallUsage, ReportedTokens};
+    let dir = scratch("report-cost");
+    let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
+    let mut bundle = Bundle::from_json(&text).unwrap();
+    bundle.endpoint = Some(concord_core::bundle::EndpointEntry {
+        provider: "openai".into(),
+        base_url: "https://api.openai.com/v1".into(),
+        model: "gpt-4o-mini".into(),
+    });
+    let method = bundle.runs[0].method.clone();
+    for (r, run) in bundle.runs.iter_mut().filter(|r| r.method == method).enumerate() {
+        for record in &mut run.run.records {
+            let samples = u32::try_from(record.responses.len()).unwrap();
+            record.calls = vec![CallUsage {
+                samples,
+                tokens: Some(ReportedTokens {
+                    prompt_tokens: 1_000,
+                    completion_tokens: 40,
+                    reasoning_tokens: 0,
+                }),
+                batch: r == 0,
+            }];
+        }
+    }
+    let path = dir.join("usage.json");
+    std::fs::write(&path, bundle.to_json()).unwrap();
+    let report = bundle_report(&bundle);
+    let mut printed = String::new();
+    for (format, flag, name) in
+        [(Format::Csv, "csv", "cost-quality.csv"), (Format::Markdown, "md", "cost-quality.md")]
+    {
+        let out = dir.join(flag);
+        ok(&["report", path.to_str().unwrap(), "--format", flag, "--out", out.to_str().unwrap()]);
+        let file = report.files(format).into_iter().find(|f| f.name == name).unwrap();
+        let text = std::fs::read_to_string(out.join(name)).unwrap();
+        assert_eq!(text, file.text, "{name}");
+        printed.push_str(&text);
+    }
+    assert!(printed.contains("Tokens are the usage the providers reported for "), "{printed}");
+    assert!(printed.contains("answered through a provider's batch API at 50% of it"), "{printed}");
+    assert!(printed.contains("; 15 of them at the batch price"), "{printed}");
+}

@@ -191,6 +191,7 @@ fn bundle_file() -> PathBuf {
             parsed: Vec::new(),
             line: 0,
             meta: None,
+            calls: Vec::new(),
         });
     }
     let dataset = data::load("q.csv", csv.as_bytes()).unwrap().dataset;

@@ -43,6 +43,7 @@ fn run() -> JudgedRun {
             parsed: Vec::new(),
             line: i + 1,
             meta: None,
+            calls: Vec::new(),
         })
         .collect();
     JudgedRun {

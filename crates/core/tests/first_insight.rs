@@ -40,6 +40,7 @@ fn run_on(dataset: &Dataset, attribute: &str) -> JudgedRun {
             parsed: Vec::new(),
             line: i + 1,
             meta: None,
+            calls: Vec::new(),
         })
         .collect();
     JudgedRun {

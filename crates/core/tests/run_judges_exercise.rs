@@ -81,6 +81,7 @@ fn run(scores: [Option<f64>; 4]) -> JudgedRun {
                 parsed: Vec::new(),
                 line: i + 1,
                 meta: None,
+                calls: Vec::new(),
             })
         })
         .collect();

@@ -185,6 +185,7 @@ fn run_with_samples(
             parsed: Vec::new(),
             line: 0,
             meta: None,
+            calls: Vec::new(),
         })
         .collect();
     JudgedRun {

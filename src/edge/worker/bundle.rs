@@ -357,6 +357,16 @@ mod tests {
                             parsed: Vec::new(),
                             line: 0,
                             meta: None,
+                            // Every field crosses the frames, the calls' usage too.
+                            calls: vec![concord_core::data::CallUsage {
+                                samples: 2,
+                                tokens: Some(concord_core::data::ReportedTokens {
+                                    prompt_tokens: 120,
+                                    completion_tokens: 9,
+                                    reasoning_tokens: 0,
+                                }),
+                                batch: true,
+                            }],
                         })
                         .collect(),
                 },

@@ -345,6 +345,15 @@ fn advance(state: &mut State, id: &str) {
         } else {
             let answered = state.log.iter().filter(|r| r.answered_ok).count() as u64;
             match answer(&scenario, body, &prompt, messages_hash, seed, n, anthropic, answered) {
+                // The answer is the chat endpoint's own body, `usage` included: OpenAI's batch
+                // output line is `{id, custom_id, response: {status_code, request_id, body},
+                // error}` with `body` the Chat Completions object (its `usage` holds
+                // `prompt_tokens`/`completion_tokens`; API reference, "The request output
+                // object"); Anthropic's results line is `{custom_id, result: {type: "succeeded",
+                // message}}` with `message` a Messages response, `usage.input_tokens`/
+                // `output_tokens` included (API reference, "Retrieve Message Batch results",
+                // MessageBatchSucceededResult). Concord prices a batch's answers from this usage,
+                // on its card and in Results.
                 Ok(full) => {
                     let answer: Value = serde_json::from_str(&full).unwrap_or(Value::Null);
                     ok.push(if anthropic {

@@ -309,6 +309,7 @@ fn build(
                                 parsed: vec![(ATTRIBUTE.to_owned(), coding.code(v.as_ref()?))],
                                 line: *line,
                                 meta: None,
+                                calls: Vec::new(),
                             })
                         })
                         .collect(),

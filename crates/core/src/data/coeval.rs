@@ -173,6 +173,7 @@ pub(crate) fn combined(
                         parsed: Vec::new(),
                         line,
                         meta: None,
+                        calls: Vec::new(),
                     })
                     .collect();
                 runs.push(JudgeRun {
@@ -318,6 +319,7 @@ pub(crate) fn annotator_scores(
                     parsed: vec![(criterion, x)],
                     line: dataset.items[item].line,
                     meta: None,
+                    calls: Vec::new(),
                 }),
             }
         }

@@ -37,9 +37,10 @@ pub use diag::{Diagnostic, LoadError, Severity};
 pub use join::{Joined, Target, join};
 pub use mapping::{ColumnInfo, ColumnMapping, MappingProblem, RatingColumn, Role, validate_roles};
 pub use model::{
-    Aggregate, Attribute, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun,
+    Aggregate, Attribute, CallUsage, Dataset, Fields, HumanRating, ItemKey, JudgeRecord, JudgeRun,
     MetaAssessment, MetaBranch, OpenEndedTask, PairLabel, PairVote, PairwiseItem, RaterScore,
-    RatingItem, RecordKey, ReviewAction, ReviewedLine, Scale, ScaleKind, content_id, mean_in_order,
+    RatingItem, RecordKey, ReportedTokens, ReviewAction, ReviewedLine, Scale, ScaleKind,
+    content_id, mean_in_order,
 };
 
 use text::{Obj, Record};

@@ -446,6 +446,36 @@ pub struct JudgeRecord {
     /// BSMEval files); `None` for every other run.
     #[serde(default)]
     pub meta: Option<MetaAssessment>,
+    /// The provider calls that answered `responses`, in order, as they were made: how many
+    /// responses each answered, the tokens the provider reported for it and whether it went
+    /// through a provider's batch API. What the cost–quality view prices (reported tokens beat
+    /// the estimate; batch calls at the batch discount). Empty for released outputs, imports
+    /// and records made before Concord kept it; responses no call covers are estimated. Always
+    /// written, and last (see `prompt_chars`).
+    #[serde(default)]
+    pub calls: Vec<CallUsage>,
+}
+
+/// One provider call behind some of a record's responses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallUsage {
+    /// How many of the record's responses it answered: the next ones, in order.
+    pub samples: u32,
+    /// The tokens the provider reported for the whole call; `None` when it reported none.
+    pub tokens: Option<ReportedTokens>,
+    /// Answered through a provider's batch API, which bills at the batch discount
+    /// (`run::batch::BATCH_DISCOUNT`).
+    pub batch: bool,
+}
+
+/// Token counts a provider reported for one call (`usage`), as it reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedTokens {
+    pub prompt_tokens: u64,
+    /// Every generated token billed as output, reasoning included.
+    pub completion_tokens: u64,
+    /// Of the completion tokens, those spent reasoning.
+    pub reasoning_tokens: u64,
 }
 
 /// The fields of a meta-evaluator record (seed 003) that are not raw responses: who was

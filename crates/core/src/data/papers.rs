@@ -265,6 +265,7 @@ pub(crate) fn pointwise(
                 parsed,
                 line: at.line,
                 meta: None,
+                calls: Vec::new(),
             });
         }
         items.push(RatingItem {
@@ -592,6 +593,7 @@ impl RunRecords {
             parsed,
             line: at.line,
             meta: None,
+            calls: Vec::new(),
         });
         let last = records.len() - 1;
         &mut records[last]

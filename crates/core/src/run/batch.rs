@@ -4,9 +4,11 @@
 //!
 //! A batch line carries the same chat body an interactive call would send (built by
 //! [`build_chat`]), so its answers are stored under the same cache keys and Results, bundles
-//! and the CLI cannot tell how an answer arrived. A line's `custom_id` is the cache key of its
-//! first sample (64 hex digits: within both providers' rules), and a [`BatchRecord`] keeps
-//! every line's keys, so collecting a batch needs nothing but the record and the results.
+//! and the CLI score them as any answer; only the cost tells (a line's first answer carries the
+//! line's reported usage, [`BatchAnswer::line`], priced at the batch discount). A line's
+//! `custom_id` is the cache key of its first sample (64 hex digits: within both providers'
+//! rules), and a [`BatchRecord`] keeps every line's keys, so collecting a batch needs nothing
+//! but the record and the results.
 //!
 //! | Step | OpenAI | Anthropic |
 //! |---|---|---|
@@ -596,6 +598,19 @@ pub struct BatchAnswer {
     pub tokens: Vec<crate::judge::aggregate::ScoreToken>,
     /// The reasoning tokens it cost (its line's reported count shared among its samples).
     pub reasoning_tokens: Option<u64>,
+    /// On the first sample of its line only: the line as one call — how many samples it
+    /// answered and the tokens the provider reported for it (the usage [`Collected::usage`]
+    /// adds up, so the Results' cost of these answers is what the batch card says was spent).
+    pub line: Option<AnsweredLine>,
+}
+
+/// One answered line of a batch as a call (see [`BatchAnswer::line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnsweredLine {
+    pub samples: u32,
+    /// `usage` of the line's answer (OpenAI `response.body.usage`, Anthropic
+    /// `result.message.usage`); `None` when it has none.
+    pub usage: Option<Usage>,
 }
 
 /// A line that brought no answer, with its cause.
@@ -668,7 +683,10 @@ pub fn collect(
                             let reasoning = response
                                 .usage
                                 .and_then(|u| u.reasoning_per_sample(response.choices.len()));
-                            for (key, choice) in line.keys.iter().zip(&response.choices) {
+                            let answered = line.keys.len().min(response.choices.len());
+                            for (i, (key, choice)) in
+                                line.keys.iter().zip(&response.choices).enumerate()
+                            {
                                 out.answers.push(BatchAnswer {
                                     key: key.clone(),
                                     text: choice.text.clone(),
@@ -680,6 +698,10 @@ pub fn collect(
                                         .map(crate::judge::aggregate::score_tokens)
                                         .unwrap_or_default(),
                                     reasoning_tokens: reasoning,
+                                    line: (i == 0).then_some(AnsweredLine {
+                                        samples: u32::try_from(answered).unwrap_or(u32::MAX),
+                                        usage: response.usage,
+                                    }),
                                 });
                             }
                             if response.choices.len() < line.keys.len() {

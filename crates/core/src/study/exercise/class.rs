@@ -944,6 +944,7 @@ pub fn alt_test_inputs(
                         parsed: vec![(j.attribute.clone(), *x)],
                         line: 0,
                         meta: None,
+                        calls: Vec::new(),
                     })
                     .collect(),
             },

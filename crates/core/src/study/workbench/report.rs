@@ -443,9 +443,26 @@ pub fn cost_table(
         TableColumn::number("Est. cost"),
         TableColumn::number("Quality per $"),
     ];
+    // Every run some row prices, once: what the note says the tokens are.
+    let mut used = results::RunUsage::default();
+    for r in
+        runs.iter().filter(|r| (0..table.methods.len()).any(|m| results::is_cost_of(table, m, r)))
+    {
+        used.add(results::run_usage(r, pricing.samples_per_call));
+    }
+    let kept = used.reported_calls > 0 || used.batch_calls > 0;
     for r in rows {
         let cost = match r.cost_usd {
-            Some(c) => Cell { value: Some(c), text: words::usd(c), decimals: 4, ..Cell::default() },
+            Some(c) => {
+                let cell =
+                    Cell { value: Some(c), text: words::usd(c), decimals: 4, ..Cell::default() };
+                // Where some runs kept what the providers said, each row says what it priced.
+                if kept {
+                    cell.with_note(cost_source(r.reported_calls, r.calls, r.batch_calls))
+                } else {
+                    cell
+                }
+            }
             None => Cell::text("unknown").with_note("no price for this model"),
         };
         // Why a quality per dollar is missing, said rather than shown as a number.
@@ -474,14 +491,77 @@ pub fn cost_table(
         ));
     }
     let model = if pricing.model.is_empty() { "(no model)" } else { pricing.model.as_str() };
+    let provider = pricing.provider.preset().name;
+    let which = if pricing.made_with {
+        "the model the runs were made with"
+    } else {
+        "the model selected on the Run screen"
+    };
+    let (statistic, level) = (statistic.label(), level.label());
+    if !kept {
+        out.notes.push(format!(
+            "Quality is {statistic} at {level}. Tokens are estimated from the prompts and responses (4 characters a token), plus the reasoning tokens providers reported as output; cost uses the shipped list price of {model} on {provider} ({which})."
+        ));
+        return out;
+    }
+    let calls = usize::try_from(used.calls()).unwrap_or(usize::MAX);
+    let reported = usize::try_from(used.reported_calls).unwrap_or(usize::MAX);
+    let tokens = if reported == calls {
+        format!(
+            "Tokens are the usage the providers reported for {}.",
+            if calls == 1 {
+                "the call".to_owned()
+            } else {
+                format!("all {}", count(calls, "call", "calls"))
+            }
+        )
+    } else if reported == 0 {
+        "Tokens are estimated from the prompts and responses (4 characters a token), plus the reasoning tokens providers reported as output.".to_owned()
+    } else {
+        format!(
+            "Tokens are the usage the providers reported for {} of {}; the other {} {} estimated from their prompts and responses (4 characters a token, plus the reasoning tokens providers reported as output).",
+            words::int(reported),
+            count(calls, "call", "calls"),
+            words::int(calls - reported),
+            words::plural(calls - reported, "is", "are"),
+        )
+    };
+    let batch = match usize::try_from(used.batch_calls).unwrap_or(usize::MAX) {
+        0 => String::new(),
+        n => format!(
+            "; {} answered through a provider's batch API at {}% of it (the batch discount)",
+            count(n, "call", "calls"),
+            crate::run::batch::BATCH_DISCOUNT * 100.0,
+        ),
+    };
     out.notes.push(format!(
-        "Quality is {} at {}. Tokens are estimated from the prompts and responses (4 characters a token), plus the reasoning tokens providers reported as output; cost uses the shipped list price of {model} on {} ({}).",
-        statistic.label(),
-        level.label(),
-        pricing.provider.preset().name,
-        if pricing.made_with { "the model the runs were made with" } else { "the model selected on the Run screen" },
+        "Quality is {statistic} at {level}. {tokens} Cost uses the shipped list price of {model} on {provider} ({which}){batch}."
     ));
     out
+}
+
+/// What a row's cost was computed from, said in its cell's note.
+fn cost_source(reported: u64, calls: u64, batch: u64) -> String {
+    let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+    let tokens = if reported == calls {
+        format!("the providers' reported usage of {}", count(n(calls), "call", "calls"))
+    } else if reported == 0 {
+        format!(
+            "{} estimated at 4 characters a token (no usage reported)",
+            count(n(calls), "call", "calls")
+        )
+    } else {
+        format!(
+            "the providers' reported usage of {} of {}, the rest estimated at 4 characters a token",
+            words::int(n(reported)),
+            count(n(calls), "call", "calls")
+        )
+    };
+    match batch {
+        0 => tokens,
+        b if b == calls => format!("{tokens}, at the batch price"),
+        b => format!("{tokens}; {} of them at the batch price", words::int(n(b))),
+    }
 }
 
 /// For each attribute someone rated in "Rate it yourself": every rater (the dataset's humans,

@@ -101,6 +101,28 @@ pub struct SampleInfo {
     pub tokens: Vec<crate::judge::aggregate::ScoreToken>,
     /// The reasoning tokens it cost, when the provider reported some.
     pub reasoning_tokens: Option<u64>,
+    /// On the first sample of each call: the call (how many samples it answered, the tokens the
+    /// provider reported, whether through a batch), kept in [`JudgeRecord::calls`].
+    pub call: Option<crate::data::CallUsage>,
+}
+
+/// The call that answered `samples` samples, as [`SampleInfo::call`] keeps it on the first:
+/// the tokens the provider reported (`None` when it reported none), and whether it went
+/// through a provider's batch API.
+pub fn call_usage(
+    samples: usize,
+    usage: Option<crate::run::Usage>,
+    batch: bool,
+) -> crate::data::CallUsage {
+    crate::data::CallUsage {
+        samples: u32::try_from(samples).unwrap_or(u32::MAX),
+        tokens: usage.map(|u| crate::data::ReportedTokens {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            reasoning_tokens: u.reasoning_tokens,
+        }),
+        batch,
+    }
 }
 
 /// One empty [`JudgedRun`] per (method, attribute) of `study`, methods first: what
@@ -131,8 +153,9 @@ pub fn empty_runs(study: &Study) -> Vec<JudgedRun> {
 /// same runs as one [`collect`]. `info` gives what a stored sample carries beside its text:
 /// whether the provider cut it off at the token limit (kept in each record's
 /// [`JudgeRecord::cut_off`]), its digit-bearing tokens with their log-probabilities (kept in
-/// [`JudgeRecord::logprobs`] when any sample of the record has some) and its reasoning tokens
-/// (kept in [`JudgeRecord::reasoning_tokens`] when any sample of the record reported some).
+/// [`JudgeRecord::logprobs`] when any sample of the record has some), its reasoning tokens
+/// (kept in [`JudgeRecord::reasoning_tokens`] when any sample of the record reported some) and,
+/// on a call's first sample, the call (kept in [`JudgeRecord::calls`]).
 #[allow(clippy::too_many_arguments)]
 pub fn collect_into(
     runs: &mut [JudgedRun],
@@ -160,12 +183,14 @@ pub fn collect_into(
         let mut cut = Vec::new();
         let mut tokens = Vec::new();
         let mut reasoning = Vec::new();
+        let mut calls = Vec::new();
         for key in prompt.keys() {
             if let Some(text) = lookup(&key) {
                 let info = info(&key);
                 if info.cut_off {
                     cut.push(responses.len());
                 }
+                calls.extend(info.call);
                 responses.push(text);
                 tokens.push(info.tokens);
                 reasoning.push(info.reasoning_tokens.unwrap_or(0));
@@ -198,6 +223,7 @@ pub fn collect_into(
                 parsed: Vec::new(),
                 line: 0,
                 meta: None,
+                calls,
             });
         }
     }
@@ -867,6 +893,122 @@ pub fn estimated_tokens(run: &JudgedRun, samples_per_call: u32) -> (u64, u64) {
     (input, output)
 }
 
+/// The tokens a run's calls used — as the providers reported them where its records keep
+/// that ([`JudgeRecord::calls`]), estimated as [`estimated_tokens`] does for the rest — split
+/// by how they are billed: interactively at the list price, through a provider's batch API at
+/// the batch discount.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunUsage {
+    /// Calls answered interactively.
+    pub interactive: crate::run::Usage,
+    /// Calls answered through a provider's batch API.
+    pub batch: crate::run::Usage,
+    /// Calls whose tokens the provider reported.
+    pub reported_calls: u64,
+    /// Calls whose tokens are estimated: imports, older bundles, providers that report none.
+    pub estimated_calls: u64,
+    /// Calls answered through a batch (reported or estimated).
+    pub batch_calls: u64,
+}
+
+impl RunUsage {
+    pub fn add(&mut self, other: RunUsage) {
+        self.interactive.add(other.interactive);
+        self.batch.add(other.batch);
+        self.reported_calls += other.reported_calls;
+        self.estimated_calls += other.estimated_calls;
+        self.batch_calls += other.batch_calls;
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.reported_calls + self.estimated_calls
+    }
+
+    pub fn input_tokens(&self) -> u64 {
+        self.interactive.prompt_tokens + self.batch.prompt_tokens
+    }
+
+    /// Output tokens, reasoning included.
+    pub fn output_tokens(&self) -> u64 {
+        self.interactive.completion_tokens + self.batch.completion_tokens
+    }
+
+    /// What the calls cost at `price`: interactive calls at it, batch calls at
+    /// [`crate::run::batch::batch_price`] of it (the batch card's rule, on the same reported
+    /// tokens, so a batch's runs cost here what its card says it spent).
+    pub fn cost_usd(&self, price: crate::run::Price) -> f64 {
+        price.cost_usd(self.interactive)
+            + crate::run::batch::batch_price(price).cost_usd(self.batch)
+    }
+}
+
+/// What `run` used ([`RunUsage`]): each call a record keeps counts the tokens its provider
+/// reported (the prompt once, every completion token — reasoning included — as output), and
+/// is estimated like [`estimated_tokens`] when it reported none; responses no kept call covers
+/// (imports, older bundles) are estimated in calls of `samples_per_call`, as interactive
+/// calls.
+pub fn run_usage(run: &JudgedRun, samples_per_call: u32) -> RunUsage {
+    let per_call = u64::from(samples_per_call.max(1));
+    let mut out = RunUsage::default();
+    for record in &run.run.records {
+        let prompt = record.prompt.as_deref().map_or(record.prompt_chars.unwrap_or(0), str::len);
+        let prompt = crate::run::estimate_tokens(prompt as u64);
+        // The estimated output of responses `from..to`: their text and reported reasoning.
+        let estimated_output = |from: usize, to: usize| -> u64 {
+            let to = to.min(record.responses.len());
+            let from = from.min(to);
+            record.responses[from..to]
+                .iter()
+                .map(|r| crate::run::estimate_tokens(r.len() as u64))
+                .sum::<u64>()
+                + record
+                    .reasoning_tokens
+                    .get(from..to.min(record.reasoning_tokens.len()))
+                    .map_or(0, |r| r.iter().sum::<u64>())
+        };
+        let mut covered = 0;
+        for call in &record.calls {
+            let (from, to) = (covered, covered + call.samples as usize);
+            covered = to;
+            let usage = match call.tokens {
+                Some(t) => {
+                    out.reported_calls += 1;
+                    crate::run::Usage {
+                        prompt_tokens: t.prompt_tokens,
+                        completion_tokens: t.completion_tokens,
+                        reasoning_tokens: t.reasoning_tokens,
+                    }
+                }
+                None => {
+                    out.estimated_calls += 1;
+                    crate::run::Usage {
+                        prompt_tokens: prompt,
+                        completion_tokens: estimated_output(from, to),
+                        reasoning_tokens: 0,
+                    }
+                }
+            };
+            if call.batch {
+                out.batch_calls += 1;
+                out.batch.add(usage);
+            } else {
+                out.interactive.add(usage);
+            }
+        }
+        let rest = record.responses.len().saturating_sub(covered) as u64;
+        if rest > 0 {
+            let calls = rest.div_ceil(per_call);
+            out.estimated_calls += calls;
+            out.interactive.add(crate::run::Usage {
+                prompt_tokens: calls * prompt,
+                completion_tokens: estimated_output(covered, record.responses.len()),
+                reasoning_tokens: 0,
+            });
+        }
+    }
+    out
+}
+
 /// One method in the cost–quality view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostQuality {
@@ -879,9 +1021,37 @@ pub struct CostQuality {
     pub cost_usd: Option<f64>,
     /// Quality per dollar; `None` when free, unknown or undefined.
     pub quality_per_usd: Option<f64>,
+    /// Calls whose tokens the provider reported, of `calls`; the rest are estimated.
+    #[serde(default)]
+    pub reported_calls: u64,
+    #[serde(default)]
+    pub calls: u64,
+    /// Calls answered through a provider's batch API, priced at the batch discount.
+    #[serde(default)]
+    pub batch_calls: u64,
 }
 
-/// Quality (mean over attributes of `stat` at `level`) against estimated cost, per method.
+/// Whether `run` is one of the calls of the table's method `m`: a jury's calls are its
+/// members' (every judge's run of the attributes it covers); an ensemble's, its members' runs;
+/// a corrected row's, its judge's.
+pub fn is_cost_of(table: &ResultsTable, m: usize, run: &JudgedRun) -> bool {
+    match table.kind(m) {
+        RunKind::Ensemble { members } => {
+            members.contains(&run.method) && table.attributes.contains(&run.attribute)
+        }
+        RunKind::Jury { .. } => {
+            run_kind(run).is_judge() && table.attributes.contains(&run.attribute)
+        }
+        RunKind::HumanCorrected { judge } => run.method == *judge,
+        RunKind::Judge | RunKind::Probe { .. } => {
+            table.methods.get(m).is_some_and(|method| run.method == *method)
+        }
+    }
+}
+
+/// Quality (mean over attributes of `stat` at `level`) against cost, per method: the tokens
+/// the providers reported where the runs keep them, estimated elsewhere ([`run_usage`]), batch
+/// calls at the batch discount.
 pub fn cost_quality(
     table: &ResultsTable,
     runs: &[JudgedRun],
@@ -900,29 +1070,11 @@ pub fn cost_quality(
                 .collect();
             let quality =
                 (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
-            // A jury's calls are its members': every judge's run of the attributes it covers;
-            // an ensemble's, its members' runs; a corrected row's, its judge's.
-            let (input_tokens, output_tokens) = runs
-                .iter()
-                .filter(|r| match table.kind(m) {
-                    RunKind::Ensemble { members } => {
-                        members.contains(&r.method) && table.attributes.contains(&r.attribute)
-                    }
-                    RunKind::Jury { .. } => {
-                        run_kind(r).is_judge() && table.attributes.contains(&r.attribute)
-                    }
-                    RunKind::HumanCorrected { judge } => r.method == *judge,
-                    RunKind::Judge | RunKind::Probe { .. } => r.method == *method,
-                })
-                .map(|r| estimated_tokens(r, samples_per_call))
-                .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
-            let cost_usd = price.map(|p| {
-                p.cost_usd(crate::run::Usage {
-                    prompt_tokens: input_tokens,
-                    completion_tokens: output_tokens,
-                    reasoning_tokens: 0,
-                })
-            });
+            let mut usage = RunUsage::default();
+            for r in runs.iter().filter(|r| is_cost_of(table, m, r)) {
+                usage.add(run_usage(r, samples_per_call));
+            }
+            let cost_usd = price.map(|p| usage.cost_usd(p));
             // Per dollar only where it means something: a positive quality at a positive cost.
             let quality_per_usd = match (quality, cost_usd) {
                 (Some(q), Some(c)) if c > 0.0 && q > 0.0 => Some(q / c),
@@ -931,10 +1083,13 @@ pub fn cost_quality(
             CostQuality {
                 method: method.clone(),
                 quality,
-                input_tokens,
-                output_tokens,
+                input_tokens: usage.input_tokens(),
+                output_tokens: usage.output_tokens(),
                 cost_usd,
                 quality_per_usd,
+                reported_calls: usage.reported_calls,
+                calls: usage.calls(),
+                batch_calls: usage.batch_calls,
             }
         })
         .collect()

@@ -131,8 +131,8 @@ impl Reads {
     }
 }
 
-/// What one judge run costs, as far as it is known: estimated from its prompts and responses
-/// at the list price of the model the runs were made with ([`judge_costs`]).
+/// What one judge run costs, as far as it is known, at the list price of the model the runs
+/// were made with ([`judge_costs`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeCost {
     pub method: String,
@@ -141,9 +141,11 @@ pub struct JudgeCost {
     pub usd: Option<f64>,
 }
 
-/// The estimated cost of every judge run under `pricing` (the cost–quality table's estimate:
-/// prompts and responses at four characters a token, reasoning tokens as output). A run with
-/// neither prompts nor responses (an imported run) costs nothing known: `None`.
+/// The cost of every judge run under `pricing`, as the cost–quality table prices it
+/// ([`crate::study::workbench::results::run_usage`]: the providers' reported tokens where the
+/// records keep them, else prompts and responses at four characters a token; batch calls at the
+/// batch discount). A run with neither prompts nor responses (an imported run) costs nothing
+/// known: `None`.
 pub fn judge_costs(
     runs: &[JudgedRun],
     pricing: &crate::study::workbench::report::Pricing,
@@ -151,15 +153,11 @@ pub fn judge_costs(
     runs.iter()
         .filter(|r| is_judge(r))
         .map(|r| {
-            let (input, output) =
-                crate::study::workbench::results::estimated_tokens(r, pricing.samples_per_call);
-            let usd = pricing.price.filter(|_| input + output > 0).map(|p| {
-                p.cost_usd(crate::run::Usage {
-                    prompt_tokens: input,
-                    completion_tokens: output,
-                    reasoning_tokens: 0,
-                })
-            });
+            let usage = crate::study::workbench::results::run_usage(r, pricing.samples_per_call);
+            let usd = pricing
+                .price
+                .filter(|_| usage.input_tokens() + usage.output_tokens() > 0)
+                .map(|p| usage.cost_usd(p));
             JudgeCost { method: r.method.clone(), attribute: r.attribute.clone(), usd }
         })
         .collect()
