@@ -14,14 +14,15 @@ export const FLAGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-/** A fresh browser with its own profile directory; `close()` removes the profile. */
-export async function launch() {
+/** A fresh browser with its own profile directory (`viewport` in CSS pixels, 1280 × 900
+ * unless given); `close()` removes the profile. */
+export async function launch({ viewport = { width: 1280, height: 900 } } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'concord-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CONCORD_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: FLAGS,
-    viewport: { width: 1280, height: 900 },
+    viewport,
   });
   return {
     context,

@@ -1,5 +1,6 @@
 // Page objects for the workbench screens: Judge, Run, Results, Rate it yourself.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 export class Tabs {
   constructor(page) { this.page = page; }
@@ -228,6 +229,15 @@ export class ResultsPage {
     return readFileSync(await download.path(), 'utf8');
   }
   async importBundle(path) { await this.page.getByLabel('Import bundle').setInputFiles(path); }
+  /** Imports the bundle at `path` and waits until the screen names it as its source. */
+  async openBundle(path) {
+    await this.importBundle(path);
+    await this.bundleSource(basename(path)).waitFor();
+  }
+  /** The line naming the bundle the results come from, once it names `name`. */
+  bundleSource(name) { return this.page.getByTestId('bundle-source').filter({ hasText: name }); }
+  /** The import's message, once it says `text`. */
+  importMessage(text) { return this.page.getByTestId('import-message').filter({ hasText: text }); }
   async importOutputs(paths) { await this.page.getByLabel('Import judge outputs').setInputFiles(paths); }
   /** The attribute names over the columns, in order. */
   async attributes() {

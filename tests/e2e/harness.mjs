@@ -1,0 +1,208 @@
+// The end-to-end harness: one way to open the app in a fresh browser (`withApp`), to compare a
+// panel's exports with the CLI's files (`expectSameExports`) and to take a screen's pictures in
+// both themes and at 375 px (`shootThemes`). Tests speak to the screens through the page
+// objects in `pages/`; `selectors.test.mjs` keeps raw selectors out of the `*.test.mjs` files.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, watch, setScenario, CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { DataPage } from './pages/data_page.mjs';
+import { JudgePage, RunPage, ResultsPage, RatePage, Screens } from './pages/workbench_pages.mjs';
+import { MetaPage } from './pages/meta_page.mjs';
+import { CoEvalPage } from './pages/coeval_page.mjs';
+import { ClassPage } from './pages/class_page.mjs';
+import { ReviewPage } from './pages/review_page.mjs';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+
+/** The export formats of a table: the word on its buttons, the file's extension, the CLI's `--format`. */
+export const FORMATS = [['CSV', 'csv', 'csv'], ['Markdown', 'md', 'md'], ['LaTeX', 'tex', 'latex'], ['JSON', 'json', 'json']];
+
+/** Runs `concord` with `args`; its standard output as text. */
+export function cli(args) {
+  return execFileSync(CLI, args, { encoding: 'utf8' });
+}
+
+/**
+ * Runs `concord ...args --format F --out DIR` for every table format into one folder (the
+ * formats' extensions differ); returns the folder.
+ */
+export function cliExports(args, dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const [, , format] of FORMATS) cli([...args, '--format', format, '--out', dir]);
+  return dir;
+}
+
+/** Waits until the page's workspace is restored (or a new one made) after a load or reload. */
+export async function waitReady(page, timeout = 30_000) {
+  await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout });
+}
+
+/** One open page of the app and its screens' page objects. */
+export class App {
+  constructor(page, browser, seen) {
+    this.page = page;
+    this.browser = browser;
+    this.seen = seen;
+    this.data = new DataPage(page);
+    this.judge = new JudgePage(page);
+    this.run = new RunPage(page);
+    this.results = new ResultsPage(page);
+    this.rate = new RatePage(page);
+    this.meta = new MetaPage(page);
+    this.coeval = new CoEvalPage(page);
+    this.class = new ClassPage(page);
+    this.review = new ReviewPage(page);
+    this.screens = new Screens(page);
+    this.dirs = [];
+  }
+
+  /** A temporary folder removed when the app is closed. */
+  tempDir(prefix = 'concord-e2e-') {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  /** Opens `url` and waits for the Data screen (and, unless `ready` is false, the workspace). */
+  async open(url = CONCORD_URL, { ready = true } = {}) {
+    await this.data.open(url);
+    if (ready) await waitReady(this.page);
+  }
+
+  /** Reloads the page and waits for the saved workspace. */
+  async reload() {
+    await this.page.reload();
+    await waitReady(this.page);
+  }
+
+  /** Opens the Run screen and connects it to the mock LLM (`provider` vllm and model
+   * `mock-model` unless given; `path` the API's path under the mock, `/v1` unless given). */
+  async connectMock({ provider = 'vllm', model = 'mock-model', path = '/v1', ...rest } = {}) {
+    await this.run.open();
+    await this.run.connect({ provider, baseUrl: `${MOCK_URL}${path}`, model, ...rest });
+  }
+
+  /**
+   * The usual judge run against the mock: adds the methods on the Judge screen (`methods`, as
+   * `JudgePage.addMethods` takes them), connects the Run screen (`connect`, as `connectMock`),
+   * ticks "Send them as they are" when `sendAnyway`, runs and waits; returns what the Run
+   * screen says when it is done.
+   */
+  async judgeWithMock({ methods = { modes: ['score-only'], n: 1 }, connect = {}, sendAnyway = false, timeout } = {}) {
+    await this.judge.open();
+    await this.judge.addMethods(methods);
+    await this.connectMock(connect);
+    if (sendAnyway) await this.run.sendAnyway();
+    await this.run.run();
+    return this.run.waitFinished(timeout);
+  }
+}
+
+/**
+ * Opens the app in a fresh browser and calls `fn(app)`; the browser and every `app.tempDir()`
+ * are removed afterwards whatever happens.
+ * - `url`: the page to open (CONCORD_URL); `null` opens nothing.
+ * - `ready`: wait for the workspace (true).
+ * - `viewport`: the window's size ({ width: 1280, height: 900 }).
+ * - `data`: `{ name, text, mimeType }`, a dataset loaded through the file input.
+ * - `bundle`: a bundle file's path, imported on the Results screen (waits until it is the source).
+ * - `scenario`: the mock LLM's scenario (see `setScenario`), set after the data is loaded.
+ * - `problems`: 'none' (default) asserts at the end that the page logged no console error,
+ *   warning or page error; 'allowed' leaves `app.seen.problems` to the test.
+ */
+export async function withApp(options, fn) {
+  const { url = CONCORD_URL, ready = true, viewport, data, bundle, scenario, problems = 'none' } = options ?? {};
+  const browser = await launch(viewport ? { viewport } : undefined);
+  let app;
+  try {
+    const page = await browser.context.newPage();
+    app = new App(page, browser, watch(page));
+    if (url !== null) await app.open(url, { ready });
+    if (data) await app.data.loadFile(data.name, data.text, data.mimeType);
+    if (scenario) await setScenario(scenario);
+    if (bundle) {
+      await app.results.open();
+      await app.results.openBundle(bundle);
+    }
+    const result = await fn(app);
+    if (problems === 'none') assert.deepEqual(app.seen.problems, [], 'no console or page errors');
+    return result;
+  } finally {
+    await browser.close();
+    for (const dir of app?.dirs ?? []) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Clicks every table export button inside `panel` (a locator) in every format and returns the
+ * downloads by file name. Each download is named after its table (`<id>.<ext>`).
+ */
+export async function exportTables(panel) {
+  const page = panel.page();
+  const out = {};
+  const ids = await panel.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table));
+  for (const id of ids) {
+    for (const [label, ext] of FORMATS) {
+      // Chromium refuses a download now and then when a page starts more than ten in a few
+      // seconds; a person does not click that fast.
+      await page.waitForTimeout(600);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        panel.locator(`button[aria-label$=" as ${label}"][data-table="${id}"]`).first().click(),
+      ]);
+      const name = download.suggestedFilename();
+      assert.equal(name, `${id}.${ext}`, 'an export is named after its table');
+      out[name] = readFileSync(await download.path(), 'utf8');
+    }
+  }
+  return out;
+}
+
+/**
+ * Every table of `panel` exported in every format equals, byte for byte, the file of the same
+ * name in `cliDir` (the CLI's `--out` folder, e.g. from `cliExports`). With `all`, every file
+ * the CLI wrote was exported by the panel too. Returns the panel's exports by file name.
+ */
+export async function expectSameExports(panel, cliDir, { all = false } = {}) {
+  const app = await exportTables(panel);
+  const names = readdirSync(cliDir);
+  assert.ok(Object.keys(app).length > 0, 'the panel has tables to export');
+  for (const [name, text] of Object.entries(app)) {
+    assert.ok(names.includes(name), `the CLI wrote ${name} too`);
+    assert.equal(text, readFileSync(join(cliDir, name), 'utf8'), `${name}: the app's export is the CLI's, byte for byte`);
+  }
+  if (all) {
+    for (const name of names) assert.ok(app[name] !== undefined, `the panel exports ${name}, as the CLI writes it`);
+  }
+  return app;
+}
+
+/**
+ * Pictures of `locator` into the screenshot folder (CONCORD_SCREENSHOTS, which `cargo xtask
+ * e2e` sets to target/screenshots, or docs/screenshots with --screenshots): `<name>.png` as
+ * it is, `<name>-dark.png` in the dark theme and `<name>-375.png` 375 px wide; the theme and
+ * the window's size are put back. Nothing is taken when the variable is unset.
+ * `fullPage` pictures the whole page instead of the locator.
+ */
+export async function shootThemes(locator, name, { fullPage = false } = {}) {
+  const dir = process.env.CONCORD_SCREENSHOTS;
+  if (!dir) return;
+  const page = locator.page();
+  const shoot = (suffix) => (fullPage ? page : locator).screenshot({ path: join(dir, `${name}${suffix}.png`), ...(fullPage ? { fullPage } : {}) });
+  const theme = page.getByTestId('theme');
+  const was = await theme.inputValue();
+  const size = page.viewportSize();
+  await shoot('');
+  await theme.selectOption('dark');
+  await shoot('-dark');
+  await theme.selectOption('light');
+  await page.setViewportSize({ width: 375, height: 800 });
+  await shoot('-375');
+  await page.setViewportSize(size);
+  await theme.selectOption(was);
+}
