@@ -42,6 +42,22 @@ export async function waitReady(page, timeout = 30_000) {
   await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout });
 }
 
+/** Everything the page stored: localStorage and every IndexedDB record, as one string. */
+export async function storageDump(page) {
+  return page.evaluate(async () => {
+    const out = [JSON.stringify({ ...localStorage })];
+    for (const info of await indexedDB.databases()) {
+      const db = await new Promise((ok, err) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = err; });
+      for (const name of db.objectStoreNames) {
+        const all = await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; });
+        out.push(JSON.stringify(all));
+      }
+      db.close();
+    }
+    return out.join('\n');
+  });
+}
+
 /** One open page of the app and its screens' page objects. */
 export class App {
   constructor(page, browser, seen) {
@@ -59,6 +75,14 @@ export class App {
     this.review = new ReviewPage(page);
     this.screens = new Screens(page);
     this.dirs = [];
+  }
+
+  /** Another page of the same browser (its profile, its storage), watched as the first. */
+  async newPage() {
+    const page = await this.browser.context.newPage();
+    const other = new App(page, this.browser, watch(page));
+    other.dirs = this.dirs;
+    return other;
   }
 
   /** A temporary folder removed when the app is closed. */
@@ -114,9 +138,11 @@ export class App {
  * - `scenario`: the mock LLM's scenario (see `setScenario`), set after the data is loaded.
  * - `problems`: 'none' (default) asserts at the end that the page logged no console error,
  *   warning or page error; 'allowed' leaves `app.seen.problems` to the test.
+ * - `ignore`: a pattern of problems the test expects (e.g. the browser's own log of a 400 the
+ *   mock answers on purpose); the others must still be none.
  */
 export async function withApp(options, fn) {
-  const { url = CONCORD_URL, ready = true, viewport, data, bundle, scenario, problems = 'none' } = options ?? {};
+  const { url = CONCORD_URL, ready = true, viewport, data, bundle, scenario, problems = 'none', ignore } = options ?? {};
   const browser = await launch(viewport ? { viewport } : undefined);
   let app;
   try {
@@ -130,7 +156,10 @@ export async function withApp(options, fn) {
       await app.results.openBundle(bundle);
     }
     const result = await fn(app);
-    if (problems === 'none') assert.deepEqual(app.seen.problems, [], 'no console or page errors');
+    if (problems === 'none') {
+      const left = app.seen.problems.filter((p) => !ignore || !ignore.test(p));
+      assert.deepEqual(left, [], 'no console or page errors');
+    }
     return result;
   } finally {
     await browser.close();
@@ -187,13 +216,20 @@ export async function expectSameExports(panel, cliDir, { all = false } = {}) {
  * e2e` sets to target/screenshots, or docs/screenshots with --screenshots): `<name>.png` as
  * it is, `<name>-dark.png` in the dark theme and `<name>-375.png` 375 px wide; the theme and
  * the window's size are put back. Nothing is taken when the variable is unset.
- * `fullPage` pictures the whole page instead of the locator.
+ * `window` pictures the window scrolled to the locator, `fullPage` the whole page, instead of
+ * the locator alone.
  */
-export async function shootThemes(locator, name, { fullPage = false } = {}) {
+export async function shootThemes(locator, name, { fullPage = false, window = false } = {}) {
   const dir = process.env.CONCORD_SCREENSHOTS;
   if (!dir) return;
   const page = locator.page();
-  const shoot = (suffix) => (fullPage ? page : locator).screenshot({ path: join(dir, `${name}${suffix}.png`), ...(fullPage ? { fullPage } : {}) });
+  const shoot = async (suffix) => {
+    const path = join(dir, `${name}${suffix}.png`);
+    if (fullPage) return page.screenshot({ path, fullPage });
+    if (!window) return locator.screenshot({ path });
+    await locator.first().scrollIntoViewIfNeeded();
+    return page.screenshot({ path });
+  };
   const theme = page.getByTestId('theme');
   const was = await theme.inputValue();
   const size = page.viewportSize();

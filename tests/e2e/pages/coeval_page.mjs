@@ -40,6 +40,9 @@ export class CoEvalPage {
     await this.page.getByRole('tablist', { name: 'CoEval steps' }).getByRole('tab', { name, exact: true }).click();
   }
 
+  /** The first table of the open step, once it is shown. */
+  async waitTable() { await this.page.locator('#screen-panel table[data-table]').first().waitFor(); }
+
   async setAnnotator(name) {
     await this.tab('Task setup');
     await this.page.getByLabel('Your name (annotator)').fill(name);

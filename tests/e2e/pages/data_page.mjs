@@ -26,6 +26,12 @@ export class DataPage {
     await this.page.getByRole('button', { name: 'Use the built-in example' }).click();
   }
 
+  /** "Open a tiny model's recorded run": the demo bundle on the Results screen. */
+  async openDemoRun() { await this.page.getByRole('button', { name: "Open a tiny model's recorded run" }).click(); }
+
+  /** The dataset's name, once it is `name`. */
+  named(name) { return this.datasetName.filter({ hasText: name }); }
+
   /** Answers the example's question: open it as a new workspace. */
   async openExampleApart() {
     await this.exampleConfirm.getByRole('button', { name: 'Open the example as a new workspace' }).click();

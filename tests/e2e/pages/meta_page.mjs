@@ -86,6 +86,11 @@ export class MetaPage {
     await this.fileInput.waitFor();
   }
 
+  get labelledPairs() { return this.page.getByLabel('Labelled pairs'); }
+  /** A heading cell of table `id` that says `text`. */
+  tableHeading(id, text) { return this.page.locator(`table[data-table="${id}"] th`, { hasText: text }); }
+  /** Waits until Elo is computed. */
+  async waitElo(timeout = 120_000) { await this.eloStatus.filter({ hasText: /Computed in/ }).waitFor({ timeout }); }
   /** Loads files from disk through the picker and waits until every one is listed. */
   async loadFiles(paths, { timeout = 180_000 } = {}) {
     const before = await this.fileRows.count();

@@ -22,6 +22,44 @@ export class JudgePage {
     return this.methods.evaluateAll((rows) => rows.map((r) => r.querySelector('td').innerText.trim()));
   }
   async open() { await new Tabs(this.page).open('Judge'); await this.page.getByRole('heading', { name: 'Add methods' }).waitFor(); }
+  /** Text area `i` of the prompt editor. */
+  promptPart(i) { return this.page.locator(`textarea#part-${i}`); }
+  /** Clicks the Prompt panel's heading (leaving the editor). */
+  async leaveEditor() { await this.page.getByRole('heading', { name: 'Prompt', exact: true }).click(); }
+  /** The methods table (its text lists every method's settings). */
+  get methodsTable() { return this.page.getByTestId('methods'); }
+  /** The methods table's mention of `text` (e.g. a method's name). */
+  method(text) { return this.methodsTable.getByText(text); }
+  /** The panel that adds methods (its heading "Add methods"). */
+  get addPanel() { return this.page.locator('section', { has: this.page.getByRole('heading', { name: 'Add methods' }) }); }
+  get maxTokens() { return this.page.getByLabel('Max tokens'); }
+  /** "+json": the next methods ask for structured output. */
+  get structured() { return this.page.getByTestId('structured'); }
+  /** "+weighted": the next methods are scored by the ratings' probabilities. */
+  get weighted() { return this.page.getByTestId('weighted'); }
+  /** The warning that a reasoning model's token budget is too small (also on the Run screen). */
+  get reasoningBudget() { return this.page.getByTestId('reasoning-budget'); }
+  /** The warning that the provider returns no log-probabilities (also on the Run screen). */
+  get noLogprobs() { return this.page.getByTestId('no-logprobs'); }
+  /** The auto-CoT steps panel of attribute `attribute`. */
+  steps(attribute) { return new StepsPanel(this.page, attribute); }
+  /** The panel of every attribute's auto-CoT steps. */
+  get stepsPanel() { return this.page.getByTestId('steps-panel'); }
+  /** Ticks both "with" and "without" auto-CoT evaluation steps for the next methods. */
+  async withAndWithoutCot() {
+    const fieldset = this.page.locator('fieldset', { hasText: 'Auto-CoT evaluation steps' });
+    await fieldset.getByLabel('with', { exact: true }).check();
+    await fieldset.getByLabel('without', { exact: true }).check();
+  }
+  /** Shows the prompt of method `label` in the Prompt panel (its label wraps the select). */
+  async previewMethod(label) {
+    await this.page.locator('section', { has: this.page.locator('#prompt-heading') }).locator('select').first().selectOption({ label });
+  }
+  /** Waits until the prompt preview contains `text` (or, with `absent`, no longer does). */
+  async waitPreview(text, { absent = false } = {}) {
+    await this.page.waitForFunction(([t, a]) => (document.querySelector('[data-testid="prompt-preview"]')?.innerText.includes(t) ?? false) !== a, [text, absent]);
+  }
+  async removeMethod(name) { await this.page.getByRole('button', { name: `Remove ${name}`, exact: true }).click(); }
   /** Ticks exactly `modes` (names as shown, e.g. 'score-only'), sets N, adds the grid. */
   async addMethods({ modes, n = 1, temperatures = '1', parser }) {
     const fieldset = this.page.locator('fieldset', { hasText: 'Output mode' });
@@ -36,6 +74,36 @@ export class JudgePage {
   }
 }
 
+/** The auto-CoT evaluation steps of one attribute, on the Judge screen. */
+export class StepsPanel {
+  constructor(page, attribute) {
+    this.page = page;
+    this.attribute = attribute;
+    this.panel = page.getByTestId(`steps-${attribute}`);
+    this.select = this.panel.getByLabel('Steps', { exact: true });
+    this.missing = this.panel.getByTestId('steps-missing');
+    this.status = this.panel.getByTestId('steps-status');
+    this.text = this.panel.getByTestId('steps-text');
+    this.origin = this.panel.getByTestId('steps-origin');
+    this.request = this.panel.getByTestId('steps-request');
+    this.released = this.panel.getByTestId('steps-released');
+  }
+  /** The choices of the Steps select, as shown. */
+  async options() { return this.select.locator('option').allInnerTexts(); }
+  /** The choice shown in the Steps select. */
+  async chosen() { return this.select.locator('option:checked').innerText(); }
+  /** Waits until the status line matches `pattern`. */
+  async waitStatus(pattern) {
+    await this.page.waitForFunction(([id, src]) => new RegExp(src).test(document.querySelector(`[data-testid="${id}"] [data-testid="steps-status"]`)?.textContent ?? ''), [`steps-${this.attribute}`, pattern.source]);
+  }
+  /** Clicks "Write the … steps with the judge". */
+  async writeWithJudge() { await this.panel.getByRole('button', { name: `Write the ${this.attribute} steps with the judge` }).click(); }
+  /** Unfolds the request that wrote the steps. */
+  async openRequest() { await this.request.locator('summary').click(); }
+  /** Types the steps and commits them. */
+  async setText(text) { await this.text.fill(text); await this.text.dispatchEvent('change'); }
+}
+
 export class RunPage {
   constructor(page) {
     this.page = page;
@@ -45,6 +113,36 @@ export class RunPage {
     this.estimate = page.getByTestId('estimate');
     this.promptWarnings = page.locator('[data-testid="run-prompt-warnings"] li');
     this.connectionResult = page.getByTestId('connection-result');
+  }
+  get apiKey() { return this.page.getByLabel('API key'); }
+  /** "Remember on this device" (the key). */
+  get rememberKey() { return this.page.getByLabel('Remember on this device'); }
+  async forgetKey() { await this.page.getByRole('button', { name: 'Forget key' }).click(); }
+  /** Waits until the progress line contains `text`. */
+  async waitProgress(text) {
+    await this.page.waitForFunction((t) => document.querySelector('[data-testid="progress"]')?.innerText.includes(t), text);
+  }
+  get spendCap() { return this.page.getByLabel('Spend cap (USD)'); }
+  get priceInput() { return this.page.getByTestId('price-input'); }
+  get priceOutput() { return this.page.getByTestId('price-output'); }
+  get reasoningBudget() { return this.page.getByTestId('reasoning-budget'); }
+  get noLogprobs() { return this.page.getByTestId('no-logprobs'); }
+  /** The "run finished" line once it says `text`. */
+  finishedWith(text) { return this.finished.filter({ hasText: text }); }
+  /** The run error once it says `text`. */
+  errorWith(text) { return this.error.filter({ hasText: text }); }
+  /** Types the spend cap and commits it. */
+  async setSpendCap(usd) { await this.spendCap.fill(String(usd)); await this.spendCap.dispatchEvent('change'); }
+  /** Types the model's price per million tokens (only those given) and commits it. */
+  async setPrice({ input, output }) {
+    if (input !== undefined) { await this.priceInput.fill(String(input)); await this.priceInput.dispatchEvent('change'); }
+    if (output !== undefined) { await this.priceOutput.fill(String(output)); await this.priceOutput.dispatchEvent('change'); }
+  }
+  /** Unfolds "Limits and price". */
+  async openLimits() { await this.page.locator('summary', { hasText: 'Limits' }).click(); }
+  /** Waits until the progress line says no call is in flight. */
+  async waitIdle() {
+    await this.page.waitForFunction(() => / 0 in flight/.test(document.querySelector('[data-testid="progress"]')?.innerText ?? ''));
   }
   /** Ticks "Send them as they are" under the prompts that are not ready to send. */
   async sendAnyway() { await this.page.getByTestId('send-anyway').check(); }
@@ -125,6 +223,79 @@ export class ResultsPage {
     this.rows = page.locator('[data-testid="results-table"] tbody tr');
   }
   async open() { await new Tabs(this.page).open('Results'); }
+  get audit() { return new AuditPanel(this.page); }
+  /** The row of the results table headed `name` (a method, or a jury). */
+  rowHeader(name) { return this.table.getByRole('rowheader', { name }); }
+  /** Unfolds every folded panel of the page. */
+  async unfoldAll() { await this.page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; })); }
+  /** The ids of the tables on the page, in order. */
+  async tableIds() { return this.page.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table)); }
+  /** The text of an SVG the open cell panel exports (`what`: scatter, histogram, human histogram) and its file name. */
+  async exportSvg(what) {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByRole('button', { name: `Export ${what} SVG`, exact: true }).click(),
+    ]);
+    return { name: download.suggestedFilename(), text: readFileSync(await download.path(), 'utf8') };
+  }
+  /** Unfolds the parse failures table. */
+  async openParseFailures() {
+    await this.page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
+  }
+  /** The parse failures table (inside its figure, with its notes). */
+  get parseFailuresFigure() { return this.page.locator('table[data-table="parse-failures"]').locator('xpath=ancestor::figure[1]'); }
+  /** The text of the parse failures table's cell `key` (`method/attribute/column`). */
+  async parseFailure(key) {
+    return this.page.locator(`table[data-table="parse-failures"] td[data-cell="${key}"]`).innerText();
+  }
+  /** Waits until the parse failures table's cell `key` says `text` (it is read again in the background after a run). */
+  async waitParseFailure(key, text) {
+    await this.page.waitForFunction(([k, t]) => document.querySelector(`table[data-table="parse-failures"] td[data-cell="${k}"]`)?.innerText === t, [key, text]);
+  }
+  get statistic() { return this.page.getByLabel('Statistic', { exact: true }); }
+  get level() { return this.page.getByLabel('Level', { exact: true }); }
+  get baseline() { return this.page.getByLabel('Baseline', { exact: true }); }
+  /** The open cell's panel. */
+  get cellPanel() { return this.page.getByTestId('cell-panel'); }
+  /** The cell panel's heading, once it says `text` (`method · attribute`). */
+  cellHeading(text) { return this.cellPanel.locator('h2').filter({ hasText: text }); }
+  /** The open item's heading, once it matches `text`. */
+  itemHeading(text) { return this.itemDetail.locator('h3').filter({ hasText: text }); }
+  /** The address of the view the cell panel shows ("Copy link"'s field). */
+  get viewLink() { return this.cellPanel.getByTestId('view-link'); }
+  async copyLink() { await this.cellPanel.getByRole('button', { name: 'Copy link' }).click(); }
+  /** A message of the cell panel that says `text`. */
+  cellText(text) { return this.cellPanel.getByText(text); }
+  /** What the screen says when a link names a cell the table does not have, once it says `text`. */
+  cellMissing(text) { return this.page.getByTestId('cell-missing').filter({ hasText: text }); }
+  /** Clicks cell `index` of the first row. */
+  async clickFirstRowCell(index) { await this.table.locator('tbody tr').first().locator('td button').nth(index).click(); }
+  /** The line naming the bundle the results come from. */
+  get source() { return this.page.getByTestId('bundle-source'); }
+  /** The aria-labels of the cells marked significant. */
+  async markedLabels() {
+    return this.table.locator('td.sig button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+  }
+  /** The tooltip of the `index`-th cell (row by row). */
+  async cellTitle(index) { return this.table.locator('td button').nth(index).getAttribute('title'); }
+  /** Opens the first item's detail from the open cell panel. */
+  async showFirstItem() { await this.page.getByRole('button', { name: /^Show item/ }).first().click(); }
+  /** Waits until the open item's detail marks what the parser read. */
+  async waitItemMarks() { await this.itemDetail.locator('mark').first().waitFor(); }
+  /** The open item's responses that mark a number: [the marked text, the badge]. */
+  async itemReadings() {
+    return this.itemDetail.locator('ol.responses li').evaluateAll((lis) => lis
+      .filter((li) => li.querySelector('mark'))
+      .map((li) => [li.querySelector('mark').textContent, li.querySelector('.badge').textContent]));
+  }
+  /** The open item's detail (after `showItem`). */
+  get itemDetail() { return this.page.getByTestId('item-detail'); }
+  /** The reasoning tokens the open item's sample reported. */
+  get reasoningTokens() { return this.itemDetail.getByTestId('reasoning-tokens'); }
+  /** Opens item `id`'s detail from the open cell panel. */
+  async showItem(id) { await this.page.getByRole('button', { name: `Show item ${id}`, exact: true }).click(); }
+  /** Opens the cell panel of the first cell of the first row. */
+  async openFirstCell() { await this.table.locator('tbody tr').first().locator('td button').first().click(); }
   /** The notes under the results table. */
   async notes() {
     await this.table.waitFor();
@@ -304,9 +475,61 @@ export class ResultsPage {
   }
 }
 
+/** The judge audit panel of the Results screen. */
+export class AuditPanel {
+  constructor(page) {
+    this.page = page;
+    this.panel = page.getByTestId('audit-panel');
+    this.labelled = this.panel.getByTestId('audit-labelled');
+    this.tables = this.panel.locator('table[data-table]');
+  }
+  /** The audit table `id`. */
+  table(id) { return this.panel.locator(`table[data-table="${id}"]`); }
+  /** The ids of the tables shown, in order. */
+  async tableIds() { return this.tables.evaluateAll((ts) => ts.map((t) => t.dataset.table)); }
+  async compute() { await this.panel.getByTestId('audit-compute').click(); }
+  /** The checkbox saying system `name` is of the judges' own family. */
+  own(name) { return this.panel.getByTestId('audit-own').getByLabel(name); }
+  /** Types the labelled items (empty: every label) and commits it. */
+  async setLabelled(value) { await this.labelled.fill(String(value)); await this.labelled.dispatchEvent('change'); }
+  /** Waits until the audit's tables are gone (it is stale after a change). */
+  async waitStale() { await this.tables.first().waitFor({ state: 'detached' }); }
+  /** The text of table `id`'s export in `format`. */
+  async exportTable(id, format) {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.panel.locator(`button[aria-label$=" as ${format}"][data-table="${id}"]`).click(),
+    ]);
+    return readFileSync(await download.path(), 'utf8');
+  }
+}
+
 /** "Rate it yourself": rates every item in order with the keyboard. */
 export class RatePage {
-  constructor(page) { this.page = page; }
+  constructor(page) {
+    this.page = page;
+    this.card = page.getByTestId('rate-card');
+    this.startButton = page.getByRole('button', { name: 'Start rating' });
+    this.agreementRows = page.locator('[data-testid="agreement-table"] tbody tr');
+    this.empty = page.getByTestId('rate-empty');
+  }
+  async open() { await this.page.getByRole('tab', { name: 'Rate it yourself' }).click(); }
+  /** Opens the screen, types the rater's name and starts rating. */
+  async start(name) {
+    await this.open();
+    await this.page.getByLabel('Your name').fill(name);
+    await this.startButton.click();
+  }
+  /** Whether the rating card has the keyboard. */
+  async waitCardFocused() { await this.page.waitForFunction(() => document.activeElement?.dataset?.testid === 'rate-card'); }
+  /** Waits for the card's heading matching `name` (e.g. /Item 6 of 15 · 5 rated/). */
+  async waitHeading(name) { await this.page.getByRole('heading', { name }).waitFor(); }
+  /** "See how I agree": the agreement table's rows as [rater, kind, n]. */
+  async seeAgreement() {
+    await this.page.getByRole('button', { name: 'See how I agree' }).click();
+    await this.agreementRows.first().waitFor();
+    return this.agreementRows.evaluateAll((rs) => rs.map((r) => [r.cells[0].innerText, r.cells[1].innerText, r.cells[2].innerText]));
+  }
   async rateAll(name, scores) {
     const p = this.page;
     await p.getByRole('tab', { name: 'Rate it yourself' }).click();
@@ -377,15 +600,32 @@ export class Screens {
     this.page = page;
     this.all = ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval', 'Class'];
   }
+  get tablist() { return this.page.getByRole('tablist', { name: 'Screens' }); }
   tab(name) {
-    return this.page.getByRole('tablist', { name: 'Screens' }).getByRole('tab', { name, exact: true });
+    return this.tablist.getByRole('tab', { name, exact: true });
   }
+  /** The name of the selected screen tab. */
+  async selected() { return this.tablist.locator('[role="tab"][aria-selected="true"]').innerText(); }
+  /** How many screen tabs are in the tab order (a roving tabindex keeps one). */
+  async tabStops() { return this.tablist.locator('[role="tab"][tabindex="0"]').count(); }
+  /** The text of the element that has the focus. */
+  async focusedText() { return this.page.evaluate(() => document.activeElement?.textContent); }
+  /** The tab panel labelled by screen `name`. */
+  panel(name) { return this.page.getByRole('tabpanel', { name }); }
+  /** The page's main landmark(s). */
+  get main() { return this.page.getByRole('main'); }
   /** Opens screen `name` and waits until it is shown (its chunk, when split, fetched). */
   async open(name) {
     await this.tab(name).click();
     await this.page.getByRole('tablist', { name: 'Screens' }).getByRole('tab', { name, exact: true, selected: true }).waitFor();
     await this.page.getByTestId('screen-loading').waitFor({ state: 'detached', timeout: 60_000 });
   }
+  /** The tab of screen `name` once it is the selected one. */
+  selectedTab(name) { return this.tablist.getByRole('tab', { name, exact: true, selected: true }); }
+  /** What the app says of a link it could not follow in full. */
+  get linkProblem() { return this.page.getByTestId('link-problem'); }
+  /** The panel of the open screen. */
+  get current() { return this.page.locator('#screen-panel'); }
   /** Lets the page run what a change of screen started (effects, tasks after an await). */
   async settle() {
     await this.page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 250)))));
