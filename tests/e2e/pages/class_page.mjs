@@ -9,6 +9,32 @@ export class ClassPage {
     await this.page.getByTestId('student-panel').waitFor();
   }
 
+  get exerciseError() { return this.page.getByTestId('exercise-error'); }
+  get exerciseTitle() { return this.page.getByTestId('exercise-title'); }
+  /** The exercise's instructions as shown (Markdown made into elements; `part('h3')` one of them). */
+  get instructions() { return this.page.getByTestId('exercise-instructions'); }
+  instructionsPart(tag) { return this.instructions.locator(tag); }
+  /** Said while the reference is hidden (before the export). */
+  get referenceHidden() { return this.page.getByTestId('reference-hidden'); }
+  /** The student's feedback (after the export). */
+  get feedback() { return this.page.getByTestId('exercise-feedback'); }
+  /** The full-precision value of the feedback's cell `key`. */
+  async feedbackValue(key) {
+    return Number(await this.feedback.locator(`td[data-cell="${key}"]`).getAttribute('data-value'));
+  }
+  get studentName() { return this.page.locator('#student-name'); }
+  get studentPanel() { return this.page.getByTestId('student-panel'); }
+  /** The exercise's progress line, once it says `text`. */
+  progress(text) { return this.page.getByTestId('exercise-progress').filter({ hasText: text }); }
+  get title() { return this.page.getByLabel('Title', { exact: true }); }
+  get exerciseSaved() { return this.page.getByTestId('exercise-saved'); }
+  get classReport() { return this.page.getByTestId('class-report'); }
+  get classStudents() { return this.page.getByTestId('class-students'); }
+  /** The class view's distribution figure of attribute `name`. */
+  distribution(name) { return this.page.getByTestId(`class-distribution-${name}`); }
+  /** The class view's submissions table, a text a row. */
+  async submissionRows() { return this.page.locator('[data-testid="class-submissions"] tbody tr').allInnerTexts(); }
+
   /** The teacher's panels (making an exercise, the class view), folded while a student has an exercise open. */
   get teacherTools() { return this.page.getByTestId('teacher-tools'); }
   get makePanel() { return this.page.getByTestId('make-panel'); }

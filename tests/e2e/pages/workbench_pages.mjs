@@ -270,6 +270,12 @@ export class ResultsPage {
   cellMissing(text) { return this.page.getByTestId('cell-missing').filter({ hasText: text }); }
   /** Clicks cell `index` of the first row. */
   async clickFirstRowCell(index) { await this.table.locator('tbody tr').first().locator('td button').nth(index).click(); }
+  /** Adds the raters of files (submissions, rating files). */
+  async addRaters(paths) { await this.page.getByLabel('Add raters from files').setInputFiles(paths); }
+  /** What the last import said. */
+  get importSaid() { return this.page.getByTestId('import-message'); }
+  /** The agreement table's rows, a text a row. */
+  async agreementRows() { return this.page.locator('[data-testid="agreement-table"] tbody tr').allInnerTexts(); }
   /** The line naming the bundle the results come from. */
   get source() { return this.page.getByTestId('bundle-source'); }
   /** The aria-labels of the cells marked significant. */
@@ -622,6 +628,8 @@ export class Screens {
   }
   /** The tab of screen `name` once it is the selected one. */
   selectedTab(name) { return this.tablist.getByRole('tab', { name, exact: true, selected: true }); }
+  /** Waits until the screens fetched ahead of their tabs (a split build) are in. */
+  async waitPrefetched(timeout = 60_000) { await this.page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout }); }
   /** What the app says of a link it could not follow in full. */
   get linkProblem() { return this.page.getByTestId('link-problem'); }
   /** The panel of the open screen. */
