@@ -57,3 +57,8 @@ export async function setScenario(body) {
 export async function mockTotal() {
   return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
 }
+
+/** The mock LLM's request log since its last reset: `[{ path, status, … }]`. */
+export async function mockRequests() {
+  return (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests;
+}

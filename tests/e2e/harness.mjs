@@ -212,6 +212,21 @@ export async function expectSameExports(panel, cliDir, { all = false } = {}) {
 }
 
 /**
+ * Every table of the Class screen's report (`klass`, a ClassPage), exported as CSV by its
+ * button, equals the CLI's file of the same name in `cliDir` (`concord class … --out`);
+ * `titles` maps each file name to its table's title, and the CLI wrote exactly those files.
+ */
+export async function expectSameClassCsv(klass, cliDir, titles) {
+  const files = readdirSync(cliDir).sort();
+  assert.deepEqual(files, Object.keys(titles).sort());
+  for (const f of files) {
+    const download = await klass.exportTable(titles[f], 'CSV');
+    assert.equal(download.suggestedFilename(), f);
+    assert.equal(readFileSync(await download.path(), 'utf8'), readFileSync(join(cliDir, f), 'utf8'), f);
+  }
+}
+
+/**
  * Pictures of `locator` into the screenshot folder (CONCORD_SCREENSHOTS, which `cargo xtask
  * e2e` sets to target/screenshots, or docs/screenshots with --screenshots): `<name>.png` as
  * it is, `<name>-dark.png` in the dark theme and `<name>-375.png` 375 px wide; the theme and

@@ -35,6 +35,46 @@ export class ClassPage {
   /** The class view's submissions table, a text a row. */
   async submissionRows() { return this.page.locator('[data-testid="class-submissions"] tbody tr').allInnerTexts(); }
 
+  /** What the make panel says the run-judges task holds. */
+  get runJudgesSummary() { return this.page.getByTestId('exercise-run-judges'); }
+  /** The student's feedback on their runs of the given judges (after the export). */
+  get feedbackRuns() { return this.page.getByTestId('exercise-feedback-runs'); }
+  async feedbackRunsValue(key) {
+    return Number(await this.feedbackRuns.locator(`td[data-cell="${key}"]`).getAttribute('data-value'));
+  }
+  /** Clicks "Export my submission" without waiting for a download (it may be refused). */
+  async clickExport() { await this.page.getByTestId('export-submission').click(); }
+  /** The class view's runs table: [student, method, attribute, model] a row. */
+  async runRows() {
+    return this.page.locator('[data-testid="class-runs"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('th')?.innerText.trim(), ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.innerText.trim())]));
+  }
+  get classRuns() { return this.page.getByTestId('class-runs'); }
+  /** The label of task `kind`'s checkbox (`correct_judge`, `rate_attributes`, `run_judges`). */
+  taskLabel(kind) { return this.page.locator(`label[for="task-${kind}"]`); }
+  async checkTask(kind) { await this.page.locator(`#task-${kind}`).check(); }
+  /** The first judge run offered to correct (`method / attribute`). */
+  async firstRunToCorrect() { return (await this.page.getByLabel('Judge run to correct').locator('option').first().innerText()).trim(); }
+  /** The exercise's tasks as the student sees them. */
+  get exerciseTasks() { return this.page.getByTestId('exercise-tasks'); }
+  get rateButton() { return this.page.getByRole('button', { name: 'Rate the items' }); }
+  /** Types the student's name and commits it. */
+  async setStudentName(name) { await this.studentName.fill(name); await this.studentName.dispatchEvent('change'); }
+  /** "Correct the judge": opens the Review panel in exercise mode. */
+  async correctJudge() { await this.page.getByTestId('correct-judge').click(); }
+  get classPanel() { return this.page.getByTestId('class-panel'); }
+  get classCorrections() { return this.page.getByTestId('class-corrections'); }
+  /** The corrections table's rows: { label, values } (a cell's full-precision value, else its text). */
+  async correctionRows() {
+    return this.classCorrections.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      label: tr.querySelector('th')?.innerText.trim(),
+      values: [...tr.querySelectorAll('td')].map((td) => td.dataset.value === undefined ? td.innerText.trim() : Number(td.dataset.value)),
+    })));
+  }
+  /** The items of "Items the students changed most", in order. */
+  async changedItems() { return (await this.page.locator('[data-testid="class-changed-items"] tbody tr th').allInnerTexts()).map((t) => t.trim()); }
+  /** The low end of the interval of the cell keyed `key` (null when it has none). */
+  async low(key) { return this.page.locator(`td[data-cell="${key}"]`).getAttribute('data-low'); }
+
   /** The teacher's panels (making an exercise, the class view), folded while a student has an exercise open. */
   get teacherTools() { return this.page.getByTestId('teacher-tools'); }
   get makePanel() { return this.page.getByTestId('make-panel'); }

@@ -26,6 +26,40 @@ export class DataPage {
     await this.page.getByRole('button', { name: 'Use the built-in example' }).click();
   }
 
+  /** The open workspace's name. */
+  get workspaceName() { return this.page.getByLabel('Name', { exact: true }); }
+  /** The saved workspaces' select. */
+  get savedWorkspaces() { return this.page.getByLabel('Saved workspaces'); }
+  async savedWorkspaceNames() { return this.savedWorkspaces.locator('option').allInnerTexts(); }
+  /** The workspace panel's message, once it says `text`. */
+  workspaceMessage(text) { return this.page.getByTestId('workspace-message').filter({ hasText: text }); }
+  async duplicateWorkspace() { await this.page.getByRole('button', { name: 'Duplicate' }).click(); }
+  /** Clears the workspace (the page's confirm dialog is the test's to answer). */
+  async clearWorkspace() { await this.page.getByRole('button', { name: 'Clear', exact: true }).click(); }
+  /** Exports the workspace; returns the download. */
+  async exportWorkspace() {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.page.getByRole('button', { name: 'Export', exact: true }).click(),
+    ]);
+    return download;
+  }
+  /** Opens a bundle file as a new workspace. */
+  async openAsWorkspace(path) { await this.page.getByLabel('Open a bundle as a new workspace').setInputFiles(path); }
+  /** Waits until `n` workspaces are saved. */
+  async waitWorkspaceCount(n, timeout = 30_000) {
+    await this.page.waitForFunction((k) => document.querySelectorAll('#workspace-switch option').length === k, n, { timeout });
+  }
+  /** Clicks "Reproduce Table 4" for the column `column` (naturalness, groundedness, …). */
+  async reproduceTable4(column) {
+    if (column) await this.page.getByLabel('Table 4 column').selectOption(column);
+    await this.page.getByRole('button', { name: 'Reproduce Table 4' }).click();
+  }
+  /** Clicks a download preset's button (its label). */
+  async preset(label) { await this.page.getByRole('button', { name: label }).click(); }
+  /** The load error, once it says `text`. */
+  loadErrorWith(text) { return this.loadError.filter({ hasText: text }); }
+
   /** "Open a tiny model's recorded run": the demo bundle on the Results screen. */
   async openDemoRun() { await this.page.getByRole('button', { name: "Open a tiny model's recorded run" }).click(); }
 

@@ -15,6 +15,26 @@ export class ReviewPage {
     this.table = page.getByTestId('review-table');
     this.error = page.getByTestId('review-error');
   }
+  /** The reviewer's name. */
+  get reviewer() { return this.page.getByLabel('Your name (reviewer)'); }
+  /** The run under review. */
+  get run() { return this.page.getByTestId('review-run'); }
+  /** The id of the item under review. */
+  get itemId() { return this.page.getByTestId('review-item-id'); }
+  /** The note field a flag asks for. */
+  get note() { return this.page.getByTestId('review-note'); }
+  /** The exercise's frame around the panel (a correct-judge task). */
+  get exercise() { return this.page.getByTestId('review-exercise'); }
+  /** Waits until the panel is ready (its run and decisions loaded). */
+  async waitReady(timeout) { await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout }); }
+  /** Flags the item with `note`. */
+  async flag(note) {
+    await this.press('f');
+    await this.note.fill(note);
+    await this.note.press('Enter');
+  }
+  /** Leaves the review for the exercise. */
+  async backToExercise() { await this.exercise.getByRole('button', { name: 'Back to the exercise' }).click(); }
   async open() {
     await this.page.getByRole('tab', { name: 'Results' }).click();
     await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();

@@ -17,6 +17,10 @@ export class JudgePage {
     this.suggested = page.getByTestId('suggested-study');
     this.promptWarnings = page.locator('[data-testid="prompt-warnings"] li');
   }
+  /** The methods table's first column, as shown. */
+  async firstColumn() { return this.methods.locator('td:first-child').allInnerTexts(); }
+  /** The first cell of each method's row, in order. */
+  async methodCells() { return this.methods.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td, th')?.innerText.trim())); }
   /** The methods' names, in order. */
   async methodNames() {
     return this.methods.evaluateAll((rows) => rows.map((r) => r.querySelector('td').innerText.trim()));
@@ -115,6 +119,12 @@ export class RunPage {
     this.connectionResult = page.getByTestId('connection-result');
   }
   get apiKey() { return this.page.getByLabel('API key'); }
+  get provider() { return this.page.getByRole('combobox', { name: 'Provider' }); }
+  get baseUrl() { return this.page.getByLabel('Base URL', { exact: true }); }
+  get model() { return this.page.getByLabel('Model', { exact: true }); }
+  get itemLimit() { return this.page.getByLabel('Rate only the first N items'); }
+  /** What the screen says of the stored answers, once it matches `text`. */
+  cacheInfo(text) { return this.page.getByTestId('cache-info').filter({ hasText: text }); }
   /** "Remember on this device" (the key). */
   get rememberKey() { return this.page.getByLabel('Remember on this device'); }
   async forgetKey() { await this.page.getByRole('button', { name: 'Forget key' }).click(); }
@@ -270,6 +280,14 @@ export class ResultsPage {
   cellMissing(text) { return this.page.getByTestId('cell-missing').filter({ hasText: text }); }
   /** Clicks cell `index` of the first row. */
   async clickFirstRowCell(index) { await this.table.locator('tbody tr').first().locator('td button').nth(index).click(); }
+  /** Seed 002's published Table 4 beside its recomputation. */
+  get paperTable() { return this.page.getByTestId('paper-table'); }
+  /** The published table's rows as text cells. */
+  async paperRows() { return this.paperTable.locator('tbody tr').evaluateAll((rs) => rs.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim()))); }
+  /** The text of the section around table `id` (its notes and summary). */
+  async sectionText(id) { return this.page.locator(`table[data-table="${id}"]`).evaluate((t) => t.closest('section').innerText); }
+  /** What the screen says with no results. */
+  get empty() { return this.page.getByTestId('results-empty'); }
   /** Adds the raters of files (submissions, rating files). */
   async addRaters(paths) { await this.page.getByLabel('Add raters from files').setInputFiles(paths); }
   /** What the last import said. */
