@@ -15,6 +15,7 @@ import { MetaPage } from './pages/meta_page.mjs';
 import { CoEvalPage } from './pages/coeval_page.mjs';
 import { ClassPage } from './pages/class_page.mjs';
 import { ReviewPage } from './pages/review_page.mjs';
+import { ValidityPanel } from './pages/validity_page.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
@@ -40,6 +41,15 @@ export function cliExports(args, dir) {
 /** Waits until the page's workspace is restored (or a new one made) after a load or reload. */
 export async function waitReady(page, timeout = 30_000) {
   await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout });
+}
+
+/** Makes the page believe its tab is `state` ('hidden' or 'visible') and tells it so. */
+export async function setVisibility(page, state) {
+  await page.evaluate((s) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+  }, state);
 }
 
 /** Everything the page stored: localStorage and every IndexedDB record, as one string. */
@@ -73,6 +83,7 @@ export class App {
     this.coeval = new CoEvalPage(page);
     this.class = new ClassPage(page);
     this.review = new ReviewPage(page);
+    this.validity = new ValidityPanel(page);
     this.screens = new Screens(page);
     this.dirs = [];
   }

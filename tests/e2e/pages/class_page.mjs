@@ -49,6 +49,16 @@ export class ClassPage {
     return this.page.locator('[data-testid="class-runs"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('th')?.innerText.trim(), ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.innerText.trim())]));
   }
   get classRuns() { return this.page.getByTestId('class-runs'); }
+  /** The alt-test task's settings on the make panel. */
+  get altTestSettings() { return this.page.getByTestId('exercise-alt-test'); }
+  /** The alt-test task's ε. */
+  async setEpsilon(x) { await this.page.locator('#exercise-epsilon').fill(String(x)); }
+  /** Table `id` of the class report. */
+  reportTable(id) { return this.classReport.locator(`table[data-table="${id}"]`); }
+  /** The rows of the class report's table `id` as [label, the text of cell `column`]. */
+  async reportColumn(id, column) {
+    return this.reportTable(id).locator('tbody tr').evaluateAll((rows, c) => rows.map((r) => [r.querySelector('th').innerText.trim(), r.querySelectorAll('td')[c].innerText.trim()]), column);
+  }
   /** The label of task `kind`'s checkbox (`correct_judge`, `rate_attributes`, `run_judges`). */
   taskLabel(kind) { return this.page.locator(`label[for="task-${kind}"]`); }
   async checkTask(kind) { await this.page.locator(`#task-${kind}`).check(); }

@@ -26,6 +26,12 @@ export class DataPage {
     await this.page.getByRole('button', { name: 'Use the built-in example' }).click();
   }
 
+  /** The format the dataset was read as. */
+  get datasetFormat() { return this.page.getByTestId('dataset-format'); }
+  /** What the Data screen says of a folder's files read together. */
+  get folderNotice() { return this.page.getByTestId('folder-notice'); }
+  /** "Test the LLMs on Results" (after an annotations folder). */
+  async testLlmsOnResults() { await this.folderNotice.getByRole('button', { name: 'Test the LLMs on Results' }).click(); }
   /** The open workspace's name. */
   get workspaceName() { return this.page.getByLabel('Name', { exact: true }); }
   /** The saved workspaces' select. */

@@ -125,6 +125,14 @@ export class ReviewPage {
   async timerSeconds() {
     return Number(/(\d+) s/.exec(await this.page.getByTestId('review-timer').innerText())[1]);
   }
+  /** The line naming the reviewers merged, once it says `text`. */
+  reviewers(text) { return this.page.getByTestId('review-reviewers').filter({ hasText: text }); }
+  /** The conflicts between reviewers, a text a row. */
+  async conflictRows() { return this.page.getByTestId('review-conflicts').locator('tbody tr').allInnerTexts(); }
+  /** Waits until the item's timer matches `pattern`. */
+  async waitTimer(pattern) {
+    await this.page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid="review-timer"]').textContent), pattern.source);
+  }
   /** Imports reviewers' files (paths). */
   async importFiles(paths) {
     await this.page.getByLabel("Import reviewers' files").setInputFiles(paths);
@@ -151,6 +159,10 @@ export class RevisePage {
     this.status = page.getByTestId('revise-status');
     this.history = page.getByTestId('revise-history');
   }
+  /** The revise panel. */
+  get revisePanel() { return this.page.getByTestId('revise-panel'); }
+  /** Each past revision's prompt diff, as text. */
+  async pastDiffs() { return this.page.getByTestId('revise-past-diff').evaluateAll((els) => els.map((e) => e.querySelector('pre').textContent)); }
   async split() {
     await this.page.getByTestId('revise-split').click();
     await this.summary.filter({ hasText: 'held out' }).waitFor();

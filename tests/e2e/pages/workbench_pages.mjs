@@ -132,6 +132,16 @@ export class RunPage {
   async waitProgress(text) {
     await this.page.waitForFunction((t) => document.querySelector('[data-testid="progress"]')?.innerText.includes(t), text);
   }
+  /** The probe to run (padded, truncated, or '' for the study itself). */
+  get probeChoice() { return this.page.getByTestId('probe-choice'); }
+  /** The probe's variants, shown before anything is sent. */
+  get probeVariants() { return this.page.getByTestId('probe-variants'); }
+  async openProbeVariants() { await this.probeVariants.locator('summary').click(); }
+  /** Waits until Run can be pressed again and the run says it is complete. */
+  async waitRunAgain(timeout = 60_000) {
+    await this.page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Run' && !b.disabled)
+      && document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete'), null, { timeout });
+  }
   get spendCap() { return this.page.getByLabel('Spend cap (USD)'); }
   get priceInput() { return this.page.getByTestId('price-input'); }
   get priceOutput() { return this.page.getByTestId('price-output'); }
@@ -234,6 +244,8 @@ export class ResultsPage {
   }
   async open() { await new Tabs(this.page).open('Results'); }
   get audit() { return new AuditPanel(this.page); }
+  /** The results table's row headings, in order. */
+  async rowHeaders() { return this.table.getByRole('rowheader').allInnerTexts(); }
   /** The row of the results table headed `name` (a method, or a jury). */
   rowHeader(name) { return this.table.getByRole('rowheader', { name }); }
   /** Unfolds every folded panel of the page. */
@@ -280,6 +292,10 @@ export class ResultsPage {
   cellMissing(text) { return this.page.getByTestId('cell-missing').filter({ hasText: text }); }
   /** Clicks cell `index` of the first row. */
   async clickFirstRowCell(index) { await this.table.locator('tbody tr').first().locator('td button').nth(index).click(); }
+  /** The first plot of the open cell panel. */
+  get firstPlot() { return this.page.locator('svg.plot').first(); }
+  /** The first body cell of the results table. */
+  get firstCell() { return this.table.locator('td').first(); }
   /** Seed 002's published Table 4 beside its recomputation. */
   get paperTable() { return this.page.getByTestId('paper-table'); }
   /** The published table's rows as text cells. */
@@ -511,6 +527,10 @@ export class AuditPanel {
   table(id) { return this.panel.locator(`table[data-table="${id}"]`); }
   /** The ids of the tables shown, in order. */
   async tableIds() { return this.tables.evaluateAll((ts) => ts.map((t) => t.dataset.table)); }
+  /** The body rows of table `id`. */
+  rows(id) { return this.table(id).locator('tbody tr'); }
+  /** The cells of the first body row of table `id`, as text. */
+  async firstRowCells(id) { return this.rows(id).first().locator('td').allInnerTexts(); }
   async compute() { await this.panel.getByTestId('audit-compute').click(); }
   /** The checkbox saying system `name` is of the judges' own family. */
   own(name) { return this.panel.getByTestId('audit-own').getByLabel(name); }
@@ -650,6 +670,26 @@ export class Screens {
   async waitPrefetched(timeout = 60_000) { await this.page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout }); }
   /** What the app says of a link it could not follow in full. */
   get linkProblem() { return this.page.getByTestId('link-problem'); }
+  /** The open screen's heading (it takes the focus on a change of screen). */
+  get heading() { return this.page.locator('#screen-heading'); }
+  /** The open screen's heading, once it says `text`. */
+  headingWith(text) { return this.page.locator('#screen-heading', { hasText: text }); }
+  /** The open screen's first section (its view is in). */
+  get firstSection() { return this.page.locator('#screen-panel section').first(); }
+  /** Waits until the open screen's view is in (its chunk fetched when split). */
+  async waitView() {
+    await this.page.waitForFunction(() => !document.querySelector('[data-testid="screen-loading"]')
+      && document.querySelector('#screen-panel section'));
+  }
+  /** Waits until the screen heading has the focus (and, given `name`, says it). */
+  async waitHeadingFocus(name, timeout = 30_000) {
+    await this.page.waitForFunction((n) => document.activeElement?.id === 'screen-heading'
+      && (n === null || document.activeElement.textContent === n), name ?? null, { timeout });
+  }
+  /** Unfolds every folded panel of the page. */
+  async unfoldAll() { await this.page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; })); }
+  /** Waits until the page's theme (its `data-theme`) is `theme`. */
+  async waitTheme(theme) { await this.page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme); }
   /** The panel of the open screen. */
   get current() { return this.page.locator('#screen-panel'); }
   /** Lets the page run what a change of screen started (effects, tasks after an await). */
