@@ -62,3 +62,13 @@ export async function mockTotal() {
 export async function mockRequests() {
   return (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests;
 }
+
+/** Clears the mock LLM's request log (its scenario stays). */
+export async function mockReset() {
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+/** The mock LLM's summary of its log: `{ total, duplicate_successes, … }`. */
+export async function mockSummary() {
+  return (await fetch(`${MOCK_URL}/__mock/summary`)).json();
+}

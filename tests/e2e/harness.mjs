@@ -43,6 +43,14 @@ export async function waitReady(page, timeout = 30_000) {
   await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout });
 }
 
+/** The box of `locator`'s first element, in CSS pixels: { left, right, top, bottom, middle, width }. */
+export function box(locator) {
+  return locator.first().evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, middle: (r.top + r.bottom) / 2, width: r.width };
+  });
+}
+
 /** Makes the page believe its tab is `state` ('hidden' or 'visible') and tells it so. */
 export async function setVisibility(page, state) {
   await page.evaluate((s) => {

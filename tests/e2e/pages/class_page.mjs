@@ -49,6 +49,21 @@ export class ClassPage {
     return this.page.locator('[data-testid="class-runs"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('th')?.innerText.trim(), ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.innerText.trim())]));
   }
   get classRuns() { return this.page.getByTestId('class-runs'); }
+  /** The "Scrutinise CoEval criteria" task's checkbox. */
+  get scrutiniseTask() { return this.page.getByLabel(/^Scrutinise CoEval criteria/); }
+  /** What the make panel says of the CoEval study the exercise carries, once it says `text`. */
+  coevalStudy(text) { return this.page.getByTestId('exercise-coeval-study').filter({ hasText: text }); }
+  /** "Open the CoEval screen" (a scrutinise task). */
+  async openCoevalScreen() { await this.page.getByRole('button', { name: 'Open the CoEval screen' }).click(); }
+  /** The exercise's error, once it says `text`. */
+  exerciseErrorWith(text) { return this.exerciseError.filter({ hasText: text }); }
+  /** The class view's CoEval students table: the text of every cell, a row. */
+  async coevalStudentRows() {
+    return this.page.locator('[data-testid="class-coeval-students"] tbody tr').evaluateAll((trs) =>
+      trs.map((r) => Array.from(r.querySelectorAll('th, td')).map((c) => c.textContent.trim())));
+  }
+  /** The class view's CoEval criteria table, a text a row. */
+  async coevalCriteriaRows() { return this.page.locator('[data-testid="class-coeval-criteria"] tbody tr').allInnerTexts(); }
   /** The alt-test task's settings on the make panel. */
   get altTestSettings() { return this.page.getByTestId('exercise-alt-test'); }
   /** The alt-test task's ε. */

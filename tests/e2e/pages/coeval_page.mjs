@@ -80,6 +80,9 @@ export class CoEvalPage {
   /** Figure 3's group 1 line of the released report. */
   get releasedGroup1() { return this.page.getByTestId('released-group1'); }
 
+  /** The frame of the screen while a student does an exercise's CoEval task. */
+  get exerciseFrame() { return this.page.getByTestId('coeval-exercise'); }
+  async backToExercise() { await this.exerciseFrame.getByRole('button', { name: 'Back to the exercise' }).click(); }
   /** How many keys the key help documents. */
   async keyCount() { return this.keyHelp.locator('dt').count(); }
   /** The first table of the open step, once it is shown. */

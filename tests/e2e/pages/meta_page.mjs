@@ -147,6 +147,37 @@ export class MetaPage {
   /** The "Meta-evaluator" select of the heatmap / Bradley–Terry views (by id: its label wraps
    * the select, so the accessible name also holds the chosen option, and "Meta-evaluator model"
    * of the run panel would match a partial name). */
+  /** How many heatmap cells have a title (saying `text`, when given). */
+  async heatmapCellCount(text) {
+    return this.heatmap.locator('rect title', text === undefined ? undefined : { hasText: text }).count();
+  }
+  /** How many dots the Elo chart draws. */
+  async eloDots() { return this.eloChart.locator('circle').count(); }
+  /** Spreads Elo across `n` seeds and waits until it is done. */
+  async spreadSeeds(n) {
+    await this.page.getByLabel('Seeds', { exact: true }).fill(String(n));
+    await this.page.getByRole('button', { name: 'Spread across seeds' }).click();
+    await this.page.waitForFunction((k) => new RegExp(`Spread over ${k} seeds`).test(document.querySelector('[data-testid="seed-status"]')?.textContent ?? ''), n);
+  }
+  get evaluatorModels() { return this.page.getByLabel('Evaluator models'); }
+  /** The labels of the API key fields the evaluators' providers ask for. */
+  async keyLabels() { return this.page.getByTestId('meta-keys').locator('label span').allInnerTexts(); }
+  /** The API key field labelled `label` (e.g. "API key for Anthropic"). */
+  keyField(label) { return this.page.getByLabel(label); }
+  get pairsField() { return this.page.getByLabel('Pairs (first N)'); }
+  get positionSwap() { return this.page.getByLabel('Position swap'); }
+  async clickRunPairwise() { await this.page.getByRole('button', { name: 'Run pairwise judging' }).click(); }
+  /** A text shown on the screen (e.g. a file skipped). */
+  said(text) { return this.page.getByText(text); }
+  /** The Evaluator models field and the run panel around it (for the layout). */
+  get evaluatorsInput() { return this.page.locator('#meta-evaluators'); }
+  get runPanel() { return this.page.locator('section[aria-labelledby="meta-run-heading"]'); }
+  /** The first meta-evaluator offered, as its option reads. */
+  async firstMetaOption() { return this.metaSelect.locator('option').first().innerText(); }
+  /** The texts of the heatmap's labels. */
+  async heatmapLabels() { return this.heatmap.locator('text').evaluateAll((ts) => ts.map((t) => t.textContent)); }
+  /** The heatmap's title. */
+  async heatmapTitle() { return this.heatmap.locator(':scope > title').textContent(); }
   get metaSelect() {
     return this.page.locator('select#meta-select');
   }

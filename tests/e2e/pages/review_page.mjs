@@ -15,6 +15,8 @@ export class ReviewPage {
     this.table = page.getByTestId('review-table');
     this.error = page.getByTestId('review-error');
   }
+  /** The review's error, once it says `text`. */
+  errorWith(text) { return this.error.filter({ hasText: text }); }
   /** The reviewer's name. */
   get reviewer() { return this.page.getByLabel('Your name (reviewer)'); }
   /** The run under review. */

@@ -30,6 +30,36 @@ export class JudgePage {
   promptPart(i) { return this.page.locator(`textarea#part-${i}`); }
   /** Clicks the Prompt panel's heading (leaving the editor). */
   async leaveEditor() { await this.page.getByRole('heading', { name: 'Prompt', exact: true }).click(); }
+  /** The prompt editor's text area labelled `label` (e.g. Sample). */
+  async promptPartLabelled(label) {
+    const part = this.page.locator('label[for^="part-"]', { hasText: new RegExp(`^${label}$`) });
+    return this.page.locator(`textarea#${await part.getAttribute('for')}`);
+  }
+  get temperatures() { return this.page.getByLabel('Temperatures'); }
+  get topP() { return this.page.getByLabel('top_p'); }
+  get samples() { return this.page.getByLabel('Samples N'); }
+  /** Clicks "Add methods" with the fields as they are. */
+  async clickAdd() { await this.page.getByRole('button', { name: 'Add methods' }).click(); }
+  /** The methods table's header and first row. */
+  get methodsHead() { return this.page.locator('[data-testid="methods"] thead'); }
+  get methodsFirstRow() { return this.page.locator('[data-testid="methods"] tbody tr').first(); }
+  /** Scrolls the page `past` px past the methods table's top. */
+  async scrollPastMethods(past) {
+    await this.page.evaluate((p) => {
+      const table = document.querySelector('[data-testid="methods"]');
+      window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY + p);
+    }, past);
+  }
+  /** Each header of the methods table: [its text, its text-align, its first row cell's text-align]. */
+  async methodsAlignment() {
+    return this.methodsTable.evaluate((table) => {
+      const heads = [...table.querySelectorAll('thead th')];
+      const cells = [...table.querySelector('tbody tr').children];
+      return heads.map((th, i) => [th.textContent, getComputedStyle(th).textAlign, getComputedStyle(cells[i]).textAlign]);
+    });
+  }
+  /** What adding methods said. */
+  get addMessage() { return this.page.getByTestId('add-methods-message'); }
   /** The methods table (its text lists every method's settings). */
   get methodsTable() { return this.page.getByTestId('methods'); }
   /** The methods table's mention of `text` (e.g. a method's name). */
@@ -37,6 +67,8 @@ export class JudgePage {
   /** The panel that adds methods (its heading "Add methods"). */
   get addPanel() { return this.page.locator('section', { has: this.page.getByRole('heading', { name: 'Add methods' }) }); }
   get maxTokens() { return this.page.getByLabel('Max tokens'); }
+  /** Types Max tokens and commits it. */
+  async setMaxTokens(n) { await this.maxTokens.fill(String(n)); await this.maxTokens.dispatchEvent('change'); }
   /** "+json": the next methods ask for structured output. */
   get structured() { return this.page.getByTestId('structured'); }
   /** "+weighted": the next methods are scored by the ratings' probabilities. */
@@ -119,6 +151,33 @@ export class RunPage {
     this.connectionResult = page.getByTestId('connection-result');
   }
   get apiKey() { return this.page.getByLabel('API key'); }
+  /** The API key's label (its own element, for the layout). */
+  get apiKeyLabel() { return this.page.locator('label[for="api-key"]'); }
+  /** Types the key and commits it. */
+  async setKey(key) { await this.apiKey.fill(key); await this.apiKey.dispatchEvent('change'); }
+  /** Clicks "Check this model" and waits until the result says something other than `previous`; returns it. */
+  async checkModelAgain(previous) {
+    await this.page.getByRole('button', { name: 'Check this model' }).click();
+    await this.page.waitForFunction((before) => {
+      const text = document.querySelector('[data-testid="connection-result"]')?.textContent;
+      return text && text !== before;
+    }, previous, { timeout: 30_000 });
+    return this.connectionResult.innerText();
+  }
+  /** The panel offering to resume an interrupted run. */
+  get resumePanel() { return this.page.getByTestId('resume-panel'); }
+  async resumeRun() { await this.page.getByRole('button', { name: 'Resume run' }).click(); }
+  /** Waits until the cache panel's count of stored answers equals the progress line's calls
+   * done (nothing in flight) and is at least `least`; returns it. */
+  async waitCacheAgrees(least, timeout = 10_000) {
+    return this.page.waitForFunction((l) => {
+      const done = /^(\d+) of \d+ calls done, \d+ failed, 0 in flight/.exec(document.querySelector('[data-testid="progress"]')?.innerText ?? '');
+      const stored = /^(\d+) stored answers? in this browser/.exec(document.querySelector('[data-testid="cache-info"]')?.textContent ?? '');
+      return done && stored && done[1] === stored[1] && Number(done[1]) >= l && Number(done[1]);
+    }, least, { timeout }).then((n) => n.jsonValue());
+  }
+  /** The cache panel. */
+  get cacheInfoPanel() { return this.page.getByTestId('cache-info'); }
   get provider() { return this.page.getByRole('combobox', { name: 'Provider' }); }
   get baseUrl() { return this.page.getByLabel('Base URL', { exact: true }); }
   get model() { return this.page.getByLabel('Model', { exact: true }); }
@@ -132,6 +191,11 @@ export class RunPage {
   async waitProgress(text) {
     await this.page.waitForFunction((t) => document.querySelector('[data-testid="progress"]')?.innerText.includes(t), text);
   }
+  /** A text shown on the screen (a run's state, e.g. "paused: Resume continues"). */
+  said(text) { return this.page.getByText(text); }
+  /** The run log's fold (its summary counts the lines). */
+  get logSummary() { return this.page.locator('summary', { hasText: /^Run log/ }); }
+  async logCount() { return this.page.locator('[data-testid="run-log"] li').count(); }
   /** The probe to run (padded, truncated, or '' for the study itself). */
   get probeChoice() { return this.page.getByTestId('probe-choice'); }
   /** The probe's variants, shown before anything is sent. */
@@ -158,6 +222,10 @@ export class RunPage {
     if (input !== undefined) { await this.priceInput.fill(String(input)); await this.priceInput.dispatchEvent('change'); }
     if (output !== undefined) { await this.priceOutput.fill(String(output)); await this.priceOutput.dispatchEvent('change'); }
   }
+  /** Unfolds "Limits" without a click (it stays open if it was). */
+  async unfoldLimits() { await this.page.locator('details', { hasText: 'Limits' }).first().evaluate((d) => { d.open = true; }); }
+  /** Types the item limit (empty: every item) and commits it. */
+  async setItemLimit(n) { await this.itemLimit.fill(String(n)); await this.itemLimit.dispatchEvent('change'); }
   /** Unfolds "Limits and price". */
   async openLimits() { await this.page.locator('summary', { hasText: 'Limits' }).click(); }
   /** Waits until the progress line says no call is in flight. */
@@ -260,6 +328,19 @@ export class ResultsPage {
     ]);
     return { name: download.suggestedFilename(), text: readFileSync(await download.path(), 'utf8') };
   }
+  /** Clicks the parse failures' fold (it opens or closes). */
+  async toggleParseFailures() { await this.page.getByText('Parse failures').click(); }
+  /** Opens the item detail of the first row's first cell's `item` (e.g. row1). */
+  async showFirstCellItem(item) {
+    await this.openFirstCell();
+    await this.showItem(item);
+  }
+  /** The ensembles panel of the Results screen. */
+  get ensembles() { return new EnsemblesPanel(this.page); }
+  /** Waits until no row of the results table is headed `name`. */
+  async waitNoRow(name) {
+    await this.page.waitForFunction((n) => ![...document.querySelectorAll('[data-testid="results-table"] tbody th')].some((th) => th.innerText.trim() === n), name);
+  }
   /** Unfolds the parse failures table. */
   async openParseFailures() {
     await this.page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
@@ -292,6 +373,27 @@ export class ResultsPage {
   cellMissing(text) { return this.page.getByTestId('cell-missing').filter({ hasText: text }); }
   /** Clicks cell `index` of the first row. */
   async clickFirstRowCell(index) { await this.table.locator('tbody tr').first().locator('td button').nth(index).click(); }
+  /** Where the page is scrolled and where the results table's top is, in the window. */
+  async position() {
+    return this.page.evaluate(() => ({
+      scroll: window.scrollY,
+      table: document.querySelector('[data-testid="results-table"]').getBoundingClientRect().top,
+      height: window.innerHeight,
+    }));
+  }
+  /** Waits until the open cell's first plot fits the window's width. */
+  async waitPlotsFit() {
+    await this.page.waitForFunction(() => {
+      const svg = document.querySelector('[data-testid="cell-panel"] svg.plot');
+      return svg && svg.viewBox.baseVal.width <= window.innerWidth;
+    });
+  }
+  /** The cost and quality table. */
+  get costTable() { return this.page.getByTestId('cost-table'); }
+  /** Opens the first item listed in the open cell panel. */
+  async showFirstListed() { await this.page.locator('[data-testid="items-table"] button', { hasText: 'Show' }).first().click(); }
+  /** The first cell's button of the results table. */
+  get firstCellButton() { return this.table.locator('td button').first(); }
   /** The first plot of the open cell panel. */
   get firstPlot() { return this.page.locator('svg.plot').first(); }
   /** The first body cell of the results table. */
@@ -304,6 +406,19 @@ export class ResultsPage {
   async sectionText(id) { return this.page.locator(`table[data-table="${id}"]`).evaluate((t) => t.closest('section').innerText); }
   /** What the screen says with no results. */
   get empty() { return this.page.getByTestId('results-empty'); }
+  /** Adds the raters of `paths` and returns what the import says, once it is this import's
+   * (another text than before, starting with `said`). */
+  async addRatersSaying(paths, said) {
+    await this.page.getByRole('tab', { name: 'Results' }).click();
+    const box = this.importSaid;
+    const previous = (await box.count()) ? await box.innerText() : null;
+    await this.page.getByLabel('Add raters from files').setInputFiles(paths);
+    await this.page.waitForFunction(([p, s]) => {
+      const text = document.querySelector('[data-testid="import-message"]')?.innerText;
+      return text !== undefined && text !== p && text.startsWith(s);
+    }, [previous, said]);
+    return box.innerText();
+  }
   /** Adds the raters of files (submissions, rating files). */
   async addRaters(paths) { await this.page.getByLabel('Add raters from files').setInputFiles(paths); }
   /** What the last import said. */
@@ -330,6 +445,8 @@ export class ResultsPage {
   }
   /** The open item's detail (after `showItem`). */
   get itemDetail() { return this.page.getByTestId('item-detail'); }
+  /** A text of the open item's detail. */
+  itemSays(text) { return this.itemDetail.getByText(text); }
   /** The reasoning tokens the open item's sample reported. */
   get reasoningTokens() { return this.itemDetail.getByTestId('reasoning-tokens'); }
   /** Opens item `id`'s detail from the open cell panel. */
@@ -515,6 +632,22 @@ export class ResultsPage {
   }
 }
 
+/** The ensembles panel of the Results screen: methods averaged item by item. */
+export class EnsemblesPanel {
+  constructor(page) {
+    this.page = page;
+    this.panel = page.getByTestId('ensembles');
+    this.summary = this.panel.locator('summary');
+    this.addButton = this.panel.getByRole('button', { name: 'Add ensemble' });
+  }
+  async unfold() { await this.summary.click(); }
+  /** The checkbox of method `name`. */
+  member(name) { return this.panel.getByLabel(name, { exact: true }); }
+  /** The list's entry `name`. */
+  listed(name) { return this.panel.getByTestId('ensemble-list').getByText(name); }
+  async remove(name) { await this.panel.getByRole('button', { name: `Remove ${name}` }).click(); }
+}
+
 /** The judge audit panel of the Results screen. */
 export class AuditPanel {
   constructor(page) {
@@ -529,6 +662,8 @@ export class AuditPanel {
   async tableIds() { return this.tables.evaluateAll((ts) => ts.map((t) => t.dataset.table)); }
   /** The body rows of table `id`. */
   rows(id) { return this.table(id).locator('tbody tr'); }
+  /** The row headings of table `id`'s body. */
+  async rowHeadings(id) { return this.table(id).locator('tbody th').allInnerTexts(); }
   /** The cells of the first body row of table `id`, as text. */
   async firstRowCells(id) { return this.rows(id).first().locator('td').allInnerTexts(); }
   async compute() { await this.panel.getByTestId('audit-compute').click(); }
@@ -670,6 +805,50 @@ export class Screens {
   async waitPrefetched(timeout = 60_000) { await this.page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout }); }
   /** What the app says of a link it could not follow in full. */
   get linkProblem() { return this.page.getByTestId('link-problem'); }
+  /** Elements of the open screen that stick out of the window sideways (outside a scrolling
+   * table), as `tag#id.class`, the first five. */
+  async overflowing() {
+    return this.page.evaluate(() => [...document.querySelectorAll('#screen-panel *')]
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`).slice(0, 5));
+  }
+  /** Every text of every plot on the page, with its box in the svg's coordinates (rotated
+   * labels by their transformed corners): `[{ title, texts: [{ text, anchor, size, x, y, rotated, box }] }]`. */
+  async plotTexts() {
+    return this.page.locator('svg.plot').evaluateAll((svgs) => svgs.map((svg) => {
+      const texts = [...svg.querySelectorAll('text')].map((t) => {
+        const b = t.getBBox();
+        const m = t.getCTM();
+        const corners = [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]]
+          .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+        const xs = corners.map((c) => c[0]);
+        const ys = corners.map((c) => c[1]);
+        return {
+          text: t.textContent, anchor: t.getAttribute('text-anchor'), size: Number(t.getAttribute('font-size')),
+          x: Number(t.getAttribute('x')), y: Number(t.getAttribute('y')), rotated: !!t.getAttribute('transform'),
+          box: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
+        };
+      });
+      return { title: svg.querySelector(':scope > title')?.textContent, texts };
+    }));
+  }
+  /** The page's theme and colours: { theme, bg, fg, panelBg, muted } (a panel's background,
+   * muted text's colour). */
+  async colours() {
+    return this.page.evaluate(() => {
+      const body = getComputedStyle(document.documentElement);
+      const panel = document.querySelector('.panel');
+      return {
+        theme: document.documentElement.dataset.theme,
+        bg: body.backgroundColor,
+        fg: body.color,
+        panelBg: panel ? getComputedStyle(panel).backgroundColor : null,
+        muted: document.querySelector('.muted') ? getComputedStyle(document.querySelector('.muted')).color : null,
+      };
+    });
+  }
+  /** The theme select (auto, light, dark). */
+  get theme() { return this.page.getByTestId('theme'); }
   /** The open screen's heading (it takes the focus on a change of screen). */
   get heading() { return this.page.locator('#screen-heading'); }
   /** The open screen's heading, once it says `text`. */
