@@ -16,6 +16,7 @@ import { CoEvalPage } from './pages/coeval_page.mjs';
 import { ClassPage } from './pages/class_page.mjs';
 import { ReviewPage } from './pages/review_page.mjs';
 import { ValidityPanel } from './pages/validity_page.mjs';
+import { downloadOf, tableExportButton } from './pages/downloads.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
@@ -43,12 +44,69 @@ export async function waitReady(page, timeout = 30_000) {
   await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout });
 }
 
+/** Parses an exported SVG file's text in `page`: { error (the parser's, or null), root, ns,
+ * width, height, viewBox, title, circles: [their titles], bars: [the titled rects' titles] }. */
+export function parseSvg(page, text) {
+  return page.evaluate((t) => {
+    const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+    const root = doc.documentElement;
+    const titles = (sel) => [...root.querySelectorAll(sel)].map((e) => e.querySelector('title')?.textContent ?? null);
+    return {
+      error: doc.querySelector('parsererror')?.textContent ?? null,
+      root: root.localName, ns: root.namespaceURI,
+      width: Number(root.getAttribute('width')), height: Number(root.getAttribute('height')),
+      viewBox: root.getAttribute('viewBox'), title: root.querySelector(':scope > title')?.textContent,
+      circles: titles('circle'), bars: titles('rect').filter((x) => x !== null),
+    };
+  }, text);
+}
+
 /** The box of `locator`'s first element, in CSS pixels: { left, right, top, bottom, middle, width }. */
 export function box(locator) {
   return locator.first().evaluate((el) => {
     const r = el.getBoundingClientRect();
     return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, middle: (r.top + r.bottom) / 2, width: r.width };
   });
+}
+
+// Security checks (xss.test.mjs and any test that feeds the page hostile text).
+
+/** Records dialogs and CSP violations of `page` (violations through an init script). */
+export async function guard(page) {
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample ?? ''}`);
+    });
+  });
+  return dialogs;
+}
+
+/** Nothing ran and nothing was made from a payload, and no CSP violation happened. */
+export async function assertInert(page, dialogs, where) {
+  const found = await page.evaluate(() => {
+    const bad = [];
+    for (const el of document.querySelectorAll('*')) {
+      for (const a of el.attributes) if (/^on/i.test(a.name)) bad.push(`<${el.tagName.toLowerCase()} ${a.name}>`);
+      if (el.hasAttribute('data-xss')) bad.push(`<${el.tagName.toLowerCase()} data-xss>`);
+    }
+    for (const el of document.querySelectorAll('iframe, object, embed, frame, base, meta[http-equiv]:not([http-equiv="Content-Security-Policy"]), style, script:not([src])')) {
+      bad.push(`<${el.tagName.toLowerCase()}>`);
+    }
+    for (const el of document.querySelectorAll('[href], [src], [action], [data]')) {
+      for (const name of ['href', 'src', 'action', 'data']) {
+        if (/^\s*javascript:/i.test(el.getAttribute(name) ?? '')) bad.push(`<${el.tagName.toLowerCase()} ${name}=javascript:>`);
+      }
+    }
+    return { bad, xss: window.__xss, csp: window.__csp ?? [] };
+  });
+  assert.deepEqual(found.bad, [], `${where}: elements made from payloads`);
+  assert.equal(found.xss, undefined, `${where}: a payload ran`);
+  assert.deepEqual(dialogs, [], `${where}: dialogs`);
+  assert.deepEqual(found.csp, [], `${where}: CSP violations`);
+  console.log(`# ${where}: inert (0 CSP violations, 0 dialogs)`);
 }
 
 /** Makes the page believe its tab is `state` ('hidden' or 'visible') and tells it so. */
@@ -156,7 +214,8 @@ export class App {
  * - `bundle`: a bundle file's path, imported on the Results screen (waits until it is the source).
  * - `scenario`: the mock LLM's scenario (see `setScenario`), set after the data is loaded.
  * - `problems`: 'none' (default) asserts at the end that the page logged no console error,
- *   warning or page error; 'allowed' leaves `app.seen.problems` to the test.
+ *   warning or page error; 'pageerrors' only that it threw none (failed fetches are the
+ *   point of some tests); 'allowed' leaves `app.seen.problems` to the test.
  * - `ignore`: a pattern of problems the test expects (e.g. the browser's own log of a 400 the
  *   mock answers on purpose); the others must still be none.
  */
@@ -178,6 +237,8 @@ export async function withApp(options, fn) {
     if (problems === 'none') {
       const left = app.seen.problems.filter((p) => !ignore || !ignore.test(p));
       assert.deepEqual(left, [], 'no console or page errors');
+    } else if (problems === 'pageerrors') {
+      assert.deepEqual(app.seen.problems.filter((p) => p.startsWith('pageerror')), [], 'no page errors');
     }
     return result;
   } finally {
@@ -199,13 +260,9 @@ export async function exportTables(panel) {
       // Chromium refuses a download now and then when a page starts more than ten in a few
       // seconds; a person does not click that fast.
       await page.waitForTimeout(600);
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        panel.locator(`button[aria-label$=" as ${label}"][data-table="${id}"]`).first().click(),
-      ]);
-      const name = download.suggestedFilename();
+      const { name, text } = await downloadOf(page, tableExportButton(panel, id, label).first());
       assert.equal(name, `${id}.${ext}`, 'an export is named after its table');
-      out[name] = readFileSync(await download.path(), 'utf8');
+      out[name] = text;
     }
   }
   return out;

@@ -1,4 +1,7 @@
 // Page object for the Class screen (classroom exercises) and the Rate screen's exercise mode.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export class ClassPage {
   constructor(page) {
     this.page = page;
@@ -183,6 +186,16 @@ export class ClassPage {
   async openRunScreen() {
     await this.page.getByTestId('open-run').click();
     await this.page.getByLabel('Base URL', { exact: true }).waitFor();
+  }
+
+  /** Exports the submission into `dir` under the name the page gives it; returns { path, raw, sub }
+   * (the file's text and its JSON). */
+  async saveSubmission(dir) {
+    const download = await this.exportSubmission();
+    const path = join(dir, download.suggestedFilename());
+    await download.saveAs(path);
+    const raw = readFileSync(path, 'utf8');
+    return { path, raw, sub: JSON.parse(raw) };
   }
 
   /** Exports the submission and returns its download. */

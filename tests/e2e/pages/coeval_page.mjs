@@ -83,6 +83,8 @@ export class CoEvalPage {
   /** The frame of the screen while a student does an exercise's CoEval task. */
   get exerciseFrame() { return this.page.getByTestId('coeval-exercise'); }
   async backToExercise() { await this.exerciseFrame.getByRole('button', { name: 'Back to the exercise' }).click(); }
+  /** The criteria of stage 1, as listed. */
+  get criteriaList() { return this.page.getByTestId('criteria-list'); }
   /** How many keys the key help documents. */
   async keyCount() { return this.keyHelp.locator('dt').count(); }
   /** The first table of the open step, once it is shown. */

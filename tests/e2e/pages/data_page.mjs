@@ -26,6 +26,22 @@ export class DataPage {
     await this.page.getByRole('button', { name: 'Use the built-in example' }).click();
   }
 
+  /** Types a dataset's address and clicks "Load from URL". */
+  async loadUrl(url) {
+    await this.page.getByLabel('Dataset URL').fill(url);
+    await this.page.getByRole('button', { name: 'Load from URL' }).click();
+  }
+  /** Drops a file (in-memory `text`) on the drop zone, as a user dragging it from the desktop. */
+  async dropFile(name, text, type = 'text/csv') {
+    await this.page.locator('.dropzone').evaluate((zone, [n, t, ty]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([t], n, { type: ty }));
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, [name, text, type]);
+  }
+  /** The preview table of the dataset. */
+  get preview() { return this.page.getByTestId('preview'); }
   /** The format the dataset was read as. */
   get datasetFormat() { return this.page.getByTestId('dataset-format'); }
   /** What the Data screen says of a folder's files read together. */

@@ -1,4 +1,6 @@
 // Page object for the Pairwise & meta-evaluation screen (src/screens/meta/).
+import { downloadOf, tableExportButton } from './downloads.mjs';
+
 export class MetaPage {
   constructor(page) {
     this.page = page;
@@ -147,6 +149,32 @@ export class MetaPage {
   /** The "Meta-evaluator" select of the heatmap / Bradley–Terry views (by id: its label wraps
    * the select, so the accessible name also holds the chosen option, and "Meta-evaluator model"
    * of the run panel would match a partial name). */
+  /** Waits until the cell `key` of table `id` holds `value` (with `not`, anything else). */
+  async waitCellValue(id, key, value, { not = false } = {}) {
+    await this.page.waitForFunction(([t, k, v, n]) => {
+      const c = document.querySelector(`table[data-table="${t}"] td[data-cell="${k}"]`);
+      return c && (Number(c.dataset.value) === v) !== n;
+    }, [id, key, value, not]);
+  }
+  /** Table `id`. */
+  table(id) { return this.page.locator(`table[data-table="${id}"]`); }
+  /** The first `n` cells of every body row of table `id`, as text. */
+  async rowStarts(id, n) {
+    return this.table(id).locator('tbody tr').evaluateAll((trs, k) => trs.map((tr) => [...tr.children].slice(0, k).map((c) => c.textContent.trim())), n);
+  }
+  /** Table `id`'s export in `format` (its button): { name, text }. */
+  async exportTable(id, format = 'CSV') {
+    const { name, text } = await downloadOf(this.page, tableExportButton(this.page, id, format));
+    return { name, text };
+  }
+  /** The screen's alert, once it says `text`. */
+  alert(text) { return this.page.getByRole('alert').filter({ hasText: text }); }
+  /** The heatmap's panel. */
+  get heatmapPanel() { return this.page.getByTestId('win-rate-heatmap'); }
+  /** How many bars the Elo chart draws. */
+  async eloBars() { return this.eloChart.locator('rect').count(); }
+  /** How many branches the BSMEval record lists. */
+  async bsmBranches() { return this.bsmRecord.locator('.branch-list li').count(); }
   /** How many heatmap cells have a title (saying `text`, when given). */
   async heatmapCellCount(text) {
     return this.heatmap.locator('rect title', text === undefined ? undefined : { hasText: text }).count();

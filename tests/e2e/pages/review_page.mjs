@@ -1,6 +1,7 @@
 // Page object for the Results screen's "Review and correct" panel.
 import { readFileSync } from 'node:fs';
 import { waitSavedAs } from './workbench_pages.mjs';
+import { downloadOf, tableExportButton } from './downloads.mjs';
 
 export class ReviewPage {
   constructor(page) {
@@ -145,11 +146,7 @@ export class ReviewPage {
   }
   /** The text of the review table's export in `format`. */
   async exportTable(format = 'CSV') {
-    const [download] = await Promise.all([
-      this.page.waitForEvent('download'),
-      this.page.locator(`button[aria-label$=" as ${format}"][data-table="concord-review"]`).click(),
-    ]);
-    return readFileSync(await download.path(), 'utf8');
+    return (await downloadOf(this.page, tableExportButton(this.page, 'concord-review', format))).text;
   }
 }
 

@@ -1,6 +1,7 @@
 // Page objects for the workbench screens: Judge, Run, Results, Rate it yourself.
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { VirtualTable } from './virtual_table.mjs';
+import { downloadOf, tableExportButton } from './downloads.mjs';
 
 export class Tabs {
   constructor(page) { this.page = page; }
@@ -67,6 +68,8 @@ export class JudgePage {
   /** The panel that adds methods (its heading "Add methods"). */
   get addPanel() { return this.page.locator('section', { has: this.page.getByRole('heading', { name: 'Add methods' }) }); }
   get maxTokens() { return this.page.getByLabel('Max tokens'); }
+  /** The checkbox of attribute `name` (its label starts with the name). */
+  attribute(name) { return this.page.getByRole('checkbox', { name: new RegExp(`^${name} `) }); }
   /** Types Max tokens and commits it. */
   async setMaxTokens(n) { await this.maxTokens.fill(String(n)); await this.maxTokens.dispatchEvent('change'); }
   /** "+json": the next methods ask for structured output. */
@@ -191,6 +194,28 @@ export class RunPage {
   async waitProgress(text) {
     await this.page.waitForFunction((t) => document.querySelector('[data-testid="progress"]')?.innerText.includes(t), text);
   }
+  /** Waits until Resume is offered (`true`) or no longer (`false`). */
+  async waitResumeOffered(offered = true, timeout) {
+    await this.page.waitForFunction((want) => {
+      const b = [...document.querySelectorAll('button')].find((x) => x.innerText === 'Resume');
+      return want ? b?.disabled === false : b?.disabled;
+    }, offered, timeout === undefined ? undefined : { timeout });
+  }
+  /** The estimate once its tokens are `how` ('counted' or 'approximate'), or, given `text`, once it says it. */
+  estimateWith({ tokens, text }) {
+    if (text) return this.page.locator('[data-testid="estimate"]', { hasText: text });
+    return this.page.locator(`[data-testid="estimate"][data-tokens="${tokens}"]`);
+  }
+  /** Types the timeout per request, in seconds, and commits it. */
+  async setTimeoutPerRequest(s) {
+    const box = this.page.getByLabel('Timeout per request (s)');
+    await box.fill(String(s));
+    await box.dispatchEvent('change');
+  }
+  /** What the screen says went wrong in the run, and what to do. */
+  get problems() { return this.page.getByTestId('run-problems'); }
+  /** The run log (folded). */
+  get log() { return this.page.getByTestId('run-log'); }
   /** A text shown on the screen (a run's state, e.g. "paused: Resume continues"). */
   said(text) { return this.page.getByText(text); }
   /** The run log's fold (its summary counts the lines). */
@@ -234,6 +259,11 @@ export class RunPage {
   }
   /** Ticks "Send them as they are" under the prompts that are not ready to send. */
   async sendAnyway() { await this.page.getByTestId('send-anyway').check(); }
+  /** Clicks "Check this model" and waits until the connection result is shown. */
+  async checkModel() {
+    await this.page.getByRole('button', { name: 'Check this model' }).click();
+    await this.connectionResult.waitFor();
+  }
   /** Clicks "Check this model" and returns what it says of the connection (its model list). */
   async testConnection() {
     await this.page.getByRole('button', { name: 'Check this model' }).click();
@@ -322,11 +352,8 @@ export class ResultsPage {
   async tableIds() { return this.page.locator('table[data-table]').evaluateAll((ts) => ts.map((t) => t.dataset.table)); }
   /** The text of an SVG the open cell panel exports (`what`: scatter, histogram, human histogram) and its file name. */
   async exportSvg(what) {
-    const [download] = await Promise.all([
-      this.page.waitForEvent('download'),
-      this.page.getByRole('button', { name: `Export ${what} SVG`, exact: true }).click(),
-    ]);
-    return { name: download.suggestedFilename(), text: readFileSync(await download.path(), 'utf8') };
+    const { name, text } = await downloadOf(this.page, this.page.getByRole('button', { name: `Export ${what} SVG`, exact: true }));
+    return { name, text };
   }
   /** Clicks the parse failures' fold (it opens or closes). */
   async toggleParseFailures() { await this.page.getByText('Parse failures').click(); }
@@ -358,6 +385,16 @@ export class ResultsPage {
   get statistic() { return this.page.getByLabel('Statistic', { exact: true }); }
   get level() { return this.page.getByLabel('Level', { exact: true }); }
   get baseline() { return this.page.getByLabel('Baseline', { exact: true }); }
+  /** How many intervals the results table shows. */
+  async intervalCount() { return this.table.locator('.ci').count(); }
+  /** The open cell panel's plots: { viewBox, circles, rects } each. */
+  async cellPlotShapes() {
+    return this.cellPanel.locator('svg').evaluateAll((svgs) => svgs.map((s) => ({
+      viewBox: s.getAttribute('viewBox'), circles: s.querySelectorAll('circle').length, rects: s.querySelectorAll('rect').length,
+    })));
+  }
+  /** A heading of the page that says `name` (e.g. the open cell's `method · attribute`). */
+  heading(name) { return this.page.getByRole('heading', { name }); }
   /** The open cell's panel. */
   get cellPanel() { return this.page.getByTestId('cell-panel'); }
   /** The cell panel's heading, once it says `text` (`method · attribute`). */
@@ -425,6 +462,8 @@ export class ResultsPage {
   get importSaid() { return this.page.getByTestId('import-message'); }
   /** The agreement table's rows, a text a row. */
   async agreementRows() { return this.page.locator('[data-testid="agreement-table"] tbody tr').allInnerTexts(); }
+  /** What the screen says when a bundle named in the address cannot be opened. */
+  get bundleError() { return this.page.getByTestId('bundle-error'); }
   /** The line naming the bundle the results come from. */
   get source() { return this.page.getByTestId('bundle-source'); }
   /** The aria-labels of the cells marked significant. */
@@ -442,6 +481,35 @@ export class ResultsPage {
     return this.itemDetail.locator('ol.responses li').evaluateAll((lis) => lis
       .filter((li) => li.querySelector('mark'))
       .map((li) => [li.querySelector('mark').textContent, li.querySelector('.badge').textContent]));
+  }
+  /** The buttons of the results table's cells. */
+  get cellButtons() { return this.table.locator('button.cell'); }
+  /** Opens every item of every cell and returns the prompts and responses the detail shows
+   * (the item list is virtualized: each row is scrolled into the window before its button is
+   * clicked). */
+  async drillDown() {
+    const shown = { prompts: [], responses: [] };
+    const cells = this.cellButtons;
+    const count = await cells.count();
+    for (let c = 0; c < count; c++) {
+      await cells.nth(c).click();
+      const items = new VirtualTable(this.page, 'items-table');
+      await items.rows.first().waitFor();
+      const n = await items.rowCount();
+      for (let i = 0; i < n; i++) {
+        await items.scroll.evaluate((el, index) => {
+          const row = el.querySelector('tbody tr:not(.spacer)');
+          el.scrollTop = index * (row ? row.getBoundingClientRect().height : 32);
+        }, i);
+        await this.page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+        await this.page.locator(`[data-testid="items-table"] tbody tr[aria-rowindex="${i + 2}"] button`).first().click();
+        const detail = this.itemDetail;
+        await detail.waitFor();
+        shown.prompts.push(await detail.locator('pre.prompt').textContent());
+        shown.responses.push(...await detail.locator('pre.response').allTextContents());
+      }
+    }
+    return shown;
   }
   /** The open item's detail (after `showItem`). */
   get itemDetail() { return this.page.getByTestId('item-detail'); }
@@ -550,11 +618,7 @@ export class ResultsPage {
   }
   /** The text of table `id`'s export in `format` (as its button says: CSV, Markdown, LaTeX, JSON). */
   async exportTable(id, format = 'CSV') {
-    const [download] = await Promise.all([
-      this.page.waitForEvent('download'),
-      this.page.locator(`button[aria-label$=" as ${format}"][data-table="${id}"]`).click(),
-    ]);
-    return readFileSync(await download.path(), 'utf8');
+    return (await downloadOf(this.page, tableExportButton(this.page, id, format))).text;
   }
   async importBundle(path) { await this.page.getByLabel('Import bundle').setInputFiles(path); }
   /** Imports the bundle at `path` and waits until the screen names it as its source. */
@@ -675,11 +739,7 @@ export class AuditPanel {
   async waitStale() { await this.tables.first().waitFor({ state: 'detached' }); }
   /** The text of table `id`'s export in `format`. */
   async exportTable(id, format) {
-    const [download] = await Promise.all([
-      this.page.waitForEvent('download'),
-      this.panel.locator(`button[aria-label$=" as ${format}"][data-table="${id}"]`).click(),
-    ]);
-    return readFileSync(await download.path(), 'utf8');
+    return (await downloadOf(this.page, tableExportButton(this.panel, id, format))).text;
   }
 }
 
@@ -699,6 +759,13 @@ export class RatePage {
     await this.page.getByLabel('Your name').fill(name);
     await this.startButton.click();
   }
+  /** Opens the screen, types the rater's name, starts and gives the card the keyboard. */
+  async startFocused(name) {
+    await this.start(name);
+    await this.card.focus();
+  }
+  /** The rating the card shows as chosen. */
+  async chosen() { return this.page.locator('button.rate-button[aria-pressed="true"]').textContent(); }
   /** Whether the rating card has the keyboard. */
   async waitCardFocused() { await this.page.waitForFunction(() => document.activeElement?.dataset?.testid === 'rate-card'); }
   /** Waits for the card's heading matching `name` (e.g. /Item 6 of 15 · 5 rated/). */
@@ -847,6 +914,8 @@ export class Screens {
       };
     });
   }
+  /** The text of the page's main landmark. */
+  async mainText() { return this.main.textContent(); }
   /** The theme select (auto, light, dark). */
   get theme() { return this.page.getByTestId('theme'); }
   /** The open screen's heading (it takes the focus on a change of screen). */
