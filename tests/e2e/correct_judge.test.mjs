@@ -137,11 +137,7 @@ test('a teacher makes a correct-judge exercise, two students correct it, the cla
         await review.backToExercise();
         await sclass.progress("the judge's ratings reviewed: 6 of 6").waitFor();
         assert.equal(await sclass.feedback.count(), 0);
-        const download = await sclass.exportSubmission();
-        const path = join(dir, download.suggestedFilename());
-        await download.saveAs(path);
-        const raw = readFileSync(path, 'utf8');
-        const sub = JSON.parse(raw);
+        const { path, raw, sub } = await sclass.saveSubmission(dir);
         assert.equal(sub.student, name);
         assert.equal(sub.version, 2);
         assert.deepEqual(sub.ratings, []);

@@ -129,10 +129,7 @@ test('a teacher makes an exercise, three students do it, the class view equals a
             await sclass.referenceHidden.waitFor();
           }
           assert.equal(await sclass.feedback.count(), 0);
-          const download = await sclass.exportSubmission();
-          const path = join(dir, download.suggestedFilename());
-          await download.saveAs(path);
-          const sub = JSON.parse(readFileSync(path, 'utf8'));
+          const { path, sub } = await sclass.saveSubmission(dir);
           assert.equal(sub.student, name);
           assert.deepEqual(sub.ratings[0].scores, ids.map((id, i) => [id, scores[i]]));
           assert.ok(!/key/i.test(readFileSync(path, 'utf8')), 'a submission never holds a key');

@@ -102,11 +102,7 @@ test('a teacher makes a run-judges exercise, two students run the judges with th
         assert.match(await run.waitFinished(), /Run complete/);
         await sclass.open();
         await sclass.progress('the given judges run: 2 of 2').waitFor();
-        const download = await sclass.exportSubmission();
-        const path = join(dir, download.suggestedFilename());
-        await download.saveAs(path);
-        const raw = readFileSync(path, 'utf8');
-        const sub = JSON.parse(raw);
+        const { path, raw, sub } = await sclass.saveSubmission(dir);
         assert.equal(sub.student, name);
         assert.equal(sub.version, 2);
         assert.ok(!raw.includes(KEYS[name]) && !/sk-|127\.0\.0\.1|localhost|base_url/.test(raw), 'a submission never holds a key or an endpoint');

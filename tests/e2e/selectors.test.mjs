@@ -13,7 +13,7 @@ const RATCHET = join(HERE, 'raw_selectors.json');
 /** The calls that find elements by a selector, a test id, a role, a label or a text. */
 const CALLS = ['getByTestId', 'getByRole', 'getByLabel', 'getByText', 'getByPlaceholder', 'getByTitle',
   'getByAltText', 'locator', 'querySelector', 'querySelectorAll', 'waitForSelector', '\\$\\$?eval', '\\$\\$?'];
-const RAW = new RegExp(`(?<![\\w$])(${CALLS.join('|')})\\s*\\(`, 'g');
+const RAW = new RegExp(`(?<![\\w$\\\\])(${CALLS.join('|')})\\s*\\(`, 'g');
 
 /** How many raw selector calls `source` makes. */
 export function rawSelectors(source) {
@@ -24,6 +24,8 @@ test('counts every kind of raw selector call, and nothing else', () => {
   assert.equal(rawSelectors("page.getByTestId('x'); p.locator ('a'); document.querySelectorAll('li'); page.$$eval('a', f)"), 4);
   assert.equal(rawSelectors("page.getByRole('tab'); el.querySelector('b'); page.$('c'); p.waitForSelector('d')"), 4);
   assert.equal(rawSelectors('data.itemCount.textContent(); app.results.open(); relocator(1); getByTestIdLike(2)'), 0);
+  // A dollar sign in a regular expression is no selector.
+  assert.equal(rawSelectors('text.match(/\\$(\\d+)/)'), 0);
 });
 
 test('no test file gains a raw selector; the allowed counts only go down', () => {

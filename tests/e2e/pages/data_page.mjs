@@ -123,6 +123,8 @@ export class DataPage {
     };
   }
 
+  /** The text of the mapping editor's row `i` (its example values too). */
+  async mappingRowText(i) { return this.mapping.locator('tbody tr').nth(i).innerText(); }
   /** The column-mapping editor as rows: { column, role } in file order. */
   async mappingRoles() {
     return this.mapping.locator('tbody tr').evaluateAll((rows) => rows.map((r) => ({

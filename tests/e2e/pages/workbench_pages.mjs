@@ -68,6 +68,8 @@ export class JudgePage {
   /** The panel that adds methods (its heading "Add methods"). */
   get addPanel() { return this.page.locator('section', { has: this.page.getByRole('heading', { name: 'Add methods' }) }); }
   get maxTokens() { return this.page.getByLabel('Max tokens'); }
+  /** The attributes the Judge screen offers, as their checkboxes read. */
+  async attributeLabels() { return this.page.locator('#attributes-heading ~ .row label.check').allInnerTexts(); }
   /** The checkbox of attribute `name` (its label starts with the name). */
   attribute(name) { return this.page.getByRole('checkbox', { name: new RegExp(`^${name} `) }); }
   /** Types Max tokens and commits it. */
@@ -385,6 +387,20 @@ export class ResultsPage {
   get statistic() { return this.page.getByLabel('Statistic', { exact: true }); }
   get level() { return this.page.getByLabel('Level', { exact: true }); }
   get baseline() { return this.page.getByLabel('Baseline', { exact: true }); }
+  /** The HTML of the figure around the results table (its table and notes). */
+  async figureHtml() { return this.page.evaluate(() => document.querySelector('[data-testid="results-table"]').closest('figure').innerHTML); }
+  /** Waits until the figure around the results table is no longer `before`. */
+  async waitFigureChanged(before, timeout = 60_000) {
+    await this.page.waitForFunction(([b]) => document.querySelector('[data-testid="results-table"]').closest('figure').innerHTML !== b, [before], { timeout });
+  }
+  /** Waits until some cell of the results table is marked significant. */
+  async waitMarked(timeout = 10_000) {
+    await this.page.waitForFunction(() => document.querySelectorAll('[data-testid="results-table"] td.sig').length > 0, null, { timeout });
+  }
+  /** Waits until the screen no longer says it is reading a bundle. */
+  async waitRead(timeout = 120_000) {
+    await this.page.waitForFunction(() => !document.querySelector('[data-testid="results-reading"]'), null, { timeout });
+  }
   /** How many intervals the results table shows. */
   async intervalCount() { return this.table.locator('.ci').count(); }
   /** The open cell panel's plots: { viewBox, circles, rects } each. */
@@ -868,6 +884,21 @@ export class Screens {
   }
   /** The tab of screen `name` once it is the selected one. */
   selectedTab(name) { return this.tablist.getByRole('tab', { name, exact: true, selected: true }); }
+  /** Waits until the tab panel shows a screen with none of the notes `ids` (test ids) in it. */
+  async waitShown(ids = ['screen-loading', 'workspace-restoring']) {
+    await this.page.waitForFunction((list) => {
+      const panel = document.getElementById('screen-panel');
+      return panel && panel.children.length > 0
+        && !panel.querySelector(list.map((id) => `[data-testid="${id}"]`).join(', '));
+    }, ids);
+  }
+  /** Clicks screen `name`'s tab and waits until its panel shows (no loading note). */
+  async openShown(name) {
+    await this.tab(name).click();
+    await this.waitShown();
+  }
+  /** The address of the page's module script (boot.js). */
+  async bootSrc() { return this.page.locator('script[type=module]').evaluate((el) => el.src); }
   /** Waits until the screens fetched ahead of their tabs (a split build) are in. */
   async waitPrefetched(timeout = 60_000) { await this.page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout }); }
   /** What the app says of a link it could not follow in full. */
