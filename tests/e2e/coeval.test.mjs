@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONCORD_URL, MOCK_URL, mockRequests, setScenario as scenario } from './browser.mjs';
-import { withApp, setVisibility } from './harness.mjs';
+import { withApp, expectTimerStopsWhileHidden } from './harness.mjs';
 import { COEVAL_TINY, missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -267,19 +267,8 @@ test('the instance timer stops while the tab is hidden', async () => {
     await coeval.setAnnotator('Cy');
     await coeval.startFromFile('combine_data.json', FIXTURE);
     await coeval.startScrutiny();
-    const seconds = () => coeval.timerSeconds();
-    const visibility = (state) => setVisibility(page, state);
     await coeval.waitTimer(/Time on this instance: [2-9]/);
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
-    await visibility('hidden');
-    const hiddenAt = await seconds();
-    await page.clock.runFor(3500);
-    assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
-    await visibility('visible');
-    await page.clock.runFor(2500);
-    assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
-    assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
-    await page.clock.resume();
+    await expectTimerStopsWhileHidden(page, () => coeval.timerSeconds());
   });
 });
 

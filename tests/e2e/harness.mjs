@@ -118,6 +118,25 @@ export async function setVisibility(page, state) {
   }, state);
 }
 
+/**
+ * A timer on the page (`seconds()` reads it) stops while the tab is hidden and goes on once it
+ * is visible, without adding the hidden stretch. The page's clock must be Playwright's
+ * (`page.clock.install()` before the page opened): the test moves it, so a loaded machine
+ * cannot stretch a wait. Resumes the clock at the end.
+ */
+export async function expectTimerStopsWhileHidden(page, seconds) {
+  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
+  await setVisibility(page, 'hidden');
+  const hiddenAt = await seconds();
+  await page.clock.runFor(3500);
+  assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
+  await setVisibility(page, 'visible');
+  await page.clock.runFor(2500);
+  assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
+  assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
+  await page.clock.resume();
+}
+
 /** Everything the page stored: localStorage and every IndexedDB record, as one string. */
 export async function storageDump(page) {
   return page.evaluate(async () => {
