@@ -12,9 +12,9 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
+import { RevisePage } from './pages/review_page.mjs';
 import { COEVAL_TINY, missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -69,21 +69,17 @@ async function audit(page) {
   return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 6).join(' | ')}${v.nodes.length > 6 ? ` … ${v.nodes.length} nodes` : ''}`);
 }
 
-async function openFolded(page) {
-  await page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; }));
-}
-
 /** Shows a screen through its tab and waits until its view (a split chunk when released) is in. */
-async function showScreen(page, name) {
-  await page.getByRole('tab', { name, exact: true }).click();
-  await page.waitForFunction(() => !document.querySelector('[data-testid="screen-loading"]')
-    && document.querySelector('#screen-panel section'));
+async function showScreen({ page, screens }, name) {
+  await screens.tab(name).click();
+  await screens.waitView();
   await page.waitForTimeout(300);
-  await openFolded(page);
+  await screens.unfoldAll();
 }
 
-/** Every screen (and every CoEval step) in the current theme and size; findings by place. */
-async function auditEveryScreen(page, where, found, { width } = {}) {
+/** Every screen (and every CoEval step) of `app` in the current theme and size; findings by place. */
+async function auditEveryScreen(app, where, found, { width } = {}) {
+  const { page, coeval, screens } = app;
   const wide = {};
   const check = async (place) => {
     const problems = await audit(page);
@@ -94,12 +90,12 @@ async function auditEveryScreen(page, where, found, { width } = {}) {
     }
   };
   for (const screen of SCREENS) {
-    await showScreen(page, screen);
+    await showScreen(app, screen);
     if (screen === 'CoEval') {
       for (const step of COEVAL_STEPS) {
-        await new CoEvalPage(page).tab(step);
+        await coeval.tab(step);
         await page.waitForTimeout(200);
-        await openFolded(page);
+        await screens.unfoldAll();
         await check(`CoEval / ${step}`);
       }
     } else {
@@ -110,31 +106,26 @@ async function auditEveryScreen(page, where, found, { width } = {}) {
 }
 
 test('axe-core finds no serious or critical violation on any screen with data loaded, light and dark, and none scrolls sideways at 375 px', { skip: missingShared(META) || missingShared(COEVAL), timeout: 600_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async (app) => {
+    const { page, data, results, meta, coeval, screens } = app;
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(CONCORD_URL);
-    await page.getByTestId('dataset-name').waitFor();
+    await data.datasetName.waitFor();
 
     // The demo's recorded judge runs on Results, with a cell open.
-    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
-    await page.locator('[data-testid="results-table"] td button').first().click();
-    await page.locator('svg.plot').first().waitFor();
+    await data.openDemoRun();
+    await results.openCell(0);
+    await results.firstPlot.waitFor();
     // The judge audit computed, and the revision's split drawn.
-    await openFolded(page);
-    await page.getByTestId('audit-compute').click();
-    await page.locator('table[data-table^="audit-"]').first().waitFor({ timeout: 60_000 });
-    await page.getByTestId('revise-split').click();
+    await screens.unfoldAll();
+    await results.audit.compute();
+    await results.audit.tables.first().waitFor({ timeout: 60_000 });
+    await new RevisePage(page).split();
     // Released meta-evaluation files.
-    const meta = new MetaPage(page);
     await meta.openTab();
     await meta.loadFiles(metaFiles());
-    await page.waitForFunction(() => /Computed in/.test(document.querySelector('[data-testid="elo-status"]')?.textContent ?? ''),
-      null, { timeout: 180_000 });
+    await meta.waitElo(180_000);
     // A CoEval study in stage 2, and CoEval's released files.
-    const coeval = new CoEvalPage(page);
     await coeval.open();
     await coeval.setAnnotator('Ann');
     await coeval.startFromFile('combine_data.json', COEVAL_STUDY);
@@ -145,23 +136,20 @@ test('axe-core finds no serious or critical violation on any screen with data lo
     await coeval.importReleased(coevalFiles());
 
     const found = {};
-    await auditEveryScreen(page, 'light', found);
+    await auditEveryScreen(app, 'light', found);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-    await auditEveryScreen(page, 'dark', found);
+    await screens.waitTheme('dark');
+    await auditEveryScreen(app, 'dark', found);
     await page.setViewportSize({ width: 375, height: 800 });
-    const wide = await auditEveryScreen(page, 'dark, 375 px', found, { width: 375 });
+    const wide = await auditEveryScreen(app, 'dark, 375 px', found, { width: 375 });
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
-    Object.assign(wide, await auditEveryScreen(page, 'light, 375 px', found, { width: 375 }));
+    await screens.waitTheme('light');
+    Object.assign(wide, await auditEveryScreen(app, 'light, 375 px', found, { width: 375 }));
 
     for (const [place, problems] of Object.entries(found)) console.log(`# ${place}:\n#   ${problems.join('\n#   ')}`);
     assert.deepEqual(found, {}, 'serious or critical axe-core violations');
     assert.deepEqual(wide, {}, 'screens wider than the phone');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 /** What has the keyboard focus: `heading: <text>`, `tab: <text>` or the element's tag. */
@@ -176,58 +164,53 @@ function focused(page) {
 }
 
 test('a change of screen moves the focus to its heading, but not at start-up nor while arrows walk the tabs', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async ({ page, data, screens }) => {
     // Start-up, also on a link to another screen: the focus stays where the browser puts it.
     await page.goto(`${CONCORD_URL}?screen=results`);
-    await page.locator('#screen-panel section').first().waitFor();
+    await screens.firstSection.waitFor();
     await page.waitForTimeout(500);
     assert.equal(await focused(page), 'body', 'no focus is taken at start-up');
-    assert.equal(await page.locator('#screen-heading').textContent(), 'Results');
+    assert.equal(await screens.heading.textContent(), 'Results');
     await page.goto(CONCORD_URL);
-    await page.getByTestId('dataset-name').waitFor();
+    await data.datasetName.waitFor();
     await page.waitForTimeout(500);
     assert.equal(await focused(page), 'body', 'no focus is taken at start-up');
 
     // A click on a tab: the new screen's heading has the focus once its view is in.
     for (const screen of ['Judge', 'Results', 'CoEval', 'Data']) {
-      await page.getByRole('tab', { name: screen, exact: true }).click();
-      await page.waitForFunction((name) => document.activeElement?.id === 'screen-heading'
-        && document.activeElement.textContent === name, screen, { timeout: 30_000 });
-      assert.ok(await page.locator('#screen-panel section').first().isVisible(), `${screen}'s view is shown`);
+      await screens.tab(screen).click();
+      await screens.waitHeadingFocus(screen);
+      assert.ok(await screens.firstSection.isVisible(), `${screen}'s view is shown`);
     }
 
     // A button that opens another screen (the recorded run opens on Results).
-    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
-    await page.waitForFunction(() => document.activeElement?.id === 'screen-heading'
-      && document.activeElement.textContent === 'Results', null, { timeout: 30_000 });
-    await page.getByRole('tab', { name: 'Data', exact: true }).click();
+    await data.openDemoRun();
+    await screens.waitHeadingFocus('Results');
+    await screens.tab('Data').click();
     await page.waitForFunction(() => document.activeElement?.textContent === 'Data');
 
     // The keyboard: the selected tab, then → and ← select the neighbours with the focus on
     // the tab (so the arrows keep working), Enter or Space go to the screen's heading.
-    await page.getByRole('tab', { name: 'Data', exact: true }).focus();
+    await screens.tab('Data').focus();
     await page.keyboard.press('ArrowRight');
-    await page.getByRole('tab', { name: 'Judge', exact: true, selected: true }).waitFor();
+    await screens.selectedTab('Judge').waitFor();
     assert.equal(await focused(page), 'tab: Judge');
     await page.keyboard.press('ArrowRight');
-    await page.getByRole('tab', { name: 'Run', exact: true, selected: true }).waitFor();
-    await page.locator('#screen-heading', { hasText: 'Run' }).waitFor();
+    await screens.selectedTab('Run').waitFor();
+    await screens.headingWith('Run').waitFor();
     await page.waitForTimeout(300);
     assert.equal(await focused(page), 'tab: Run', 'the arrows leave the focus on the tab');
     await page.keyboard.press('ArrowLeft');
-    await page.getByRole('tab', { name: 'Judge', exact: true, selected: true }).waitFor();
+    await screens.selectedTab('Judge').waitFor();
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.activeElement?.id === 'screen-heading');
+    await screens.waitHeadingFocus();
     assert.equal(await focused(page), 'heading: Judge');
-    await page.getByRole('tab', { name: 'Judge', exact: true }).focus();
+    await screens.tab('Judge').focus();
     await page.keyboard.press('End');
-    await page.getByRole('tab', { name: 'Class', exact: true, selected: true }).waitFor();
+    await screens.selectedTab('Class').waitFor();
     assert.equal(await focused(page), 'tab: Class');
     await page.keyboard.press(' ');
-    await page.waitForFunction(() => document.activeElement?.id === 'screen-heading');
+    await screens.waitHeadingFocus();
     assert.equal(await focused(page), 'heading: Class');
 
     // Back and forward: the heading of the screen shown.
@@ -235,8 +218,5 @@ test('a change of screen moves the focus to its heading, but not at start-up nor
     await page.waitForFunction(() => document.activeElement?.id === 'screen-heading'
       && document.activeElement.textContent !== 'CoEval');
     assert.notEqual(await focused(page), 'heading: CoEval');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

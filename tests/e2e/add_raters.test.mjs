@@ -7,11 +7,9 @@
 // bundle's); the same bundle again adds nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
+import { withApp } from './harness.mjs';
 
 const HUMAN = [1, 2, 3, 4, 5, 2, 4, 3];
 // The bundle's students (profile A), and the raters profile B has before the import.
@@ -45,105 +43,62 @@ function pearson(x, y) {
 }
 
 /** The agreement table's rows, by rater: [kind, n, r, ρ, τ-b, α]. */
-async function agreement(page) {
-  const rows = await page.locator('[data-testid="agreement-table"] tbody tr').allInnerTexts();
+async function agreement(results) {
+  const rows = await results.agreementRows();
   return Object.fromEntries(rows.map((r) => {
     const cells = r.split('\t').map((c) => c.trim());
     return [cells[0], cells.slice(1)];
   }));
 }
 
-async function openOn(browser, dir) {
-  const page = await browser.context.newPage();
-  const seen = watch(page);
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
-  await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-  await data.loadFile('class.csv', csv());
-  return { page, seen, dir };
-}
-
-/** Adds `paths` on Results and returns the message, once it is this import's (another text
- * than before, starting with `said`). */
-async function addRaters(page, paths, said) {
-  await page.getByRole('tab', { name: 'Results' }).click();
-  const box = page.getByTestId('import-message');
-  const previous = (await box.count()) ? await box.innerText() : null;
-  await page.getByLabel('Add raters from files').setInputFiles(paths);
-  await page.waitForFunction(([previous, said]) => {
-    const text = document.querySelector('[data-testid="import-message"]')?.innerText;
-    return text !== undefined && text !== previous && text.startsWith(said);
-  }, [previous, said]);
-  return box.innerText();
-}
+const CLASS = { name: 'class.csv', text: csv() };
 
 test('a bundle with student raters joins another workspace\'s raters without replacing any', { timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-add-raters-'));
-  const browsers = [];
-  try {
+  // Profile A: the students join the workspace, which is exported as a bundle.
+  await withApp({ data: CLASS }, async (a) => {
+    const dir = a.tempDir('concord-add-raters-');
     const files = {};
     for (const [name, scores] of [...Object.entries(IN_BUNDLE), ['Bob-here', BOB_HERE]]) {
       files[name] = join(dir, `concord-submission-ex1-${name}.json`);
       writeFileSync(files[name], submission(name.replace('-here', ''), scores));
     }
 
-    // Profile A: the students join the workspace, which is exported as a bundle.
-    const a = await launch();
-    browsers.push(a);
-    const { page: pa, seen: seenA } = await openOn(a, dir);
-    await addRaters(pa, [files.Ann, files.Bob, files.Dee], 'Added 3 raters.');
-    const [download] = await Promise.all([
-      pa.waitForEvent('download'),
-      pa.getByRole('button', { name: 'Export bundle' }).click(),
-    ]);
+    await a.results.addRatersSaying([files.Ann, files.Bob, files.Dee], 'Added 3 raters.');
+    const download = await a.results.exportBundle();
     const bundlePath = join(dir, 'class-bundle.json');
     await download.saveAs(bundlePath);
     const bundle = JSON.parse(readFileSync(bundlePath, 'utf8'));
     assert.deepEqual(bundle.raters.map((r) => r.name).sort(), ['Ann', 'Bob', 'Dee']);
-    assert.deepEqual(seenA.problems, [], 'profile A');
+    assert.deepEqual(a.seen.problems, [], 'profile A');
 
     // Profile B: Dee rates here, Bob's other submission is added.
-    const b = await launch();
-    browsers.push(b);
-    const { page: pb, seen: seenB } = await openOn(b, dir);
-    await pb.getByRole('tab', { name: 'Rate it yourself' }).click();
-    await pb.getByLabel('Your name').fill('Dee');
-    await pb.getByRole('button', { name: 'Start rating' }).click();
-    const card = pb.getByTestId('rate-card');
-    await card.focus();
-    for (const [i, s] of DEE_HERE.entries()) {
-      await card.getByRole('heading', { name: new RegExp(`^Item ${i + 1} of 8 · ${i} rated`) }).waitFor();
-      await card.press(String(s));
-    }
-    await card.getByRole('heading', { name: /8 rated$/ }).waitFor();
-    await addRaters(pb, [files['Bob-here']], 'Added 1 rater.');
-    const before = await agreement(pb);
-    assert.deepEqual(Object.keys(before).filter((n) => ['Ann', 'Bob', 'Dee'].includes(n)).sort(), ['Bob', 'Dee']);
-    assert.equal(before.Dee[2], pearson(HUMAN, DEE_HERE).toFixed(3), 'Dee rated here');
-    assert.equal(before.Bob[2], pearson(HUMAN, BOB_HERE).toFixed(3), 'Bob added here');
+    await withApp({ data: CLASS }, async ({ rate, results }) => {
+      await rate.rateAll('Dee', DEE_HERE);
+      await results.addRatersSaying([files['Bob-here']], 'Added 1 rater.');
+      const before = await agreement(results);
+      assert.deepEqual(Object.keys(before).filter((n) => ['Ann', 'Bob', 'Dee'].includes(n)).sort(), ['Bob', 'Dee']);
+      assert.equal(before.Dee[2], pearson(HUMAN, DEE_HERE).toFixed(3), 'Dee rated here');
+      assert.equal(before.Bob[2], pearson(HUMAN, BOB_HERE).toFixed(3), 'Bob added here');
 
-    // The bundle: Ann joins; Bob and Dee are named and kept as they are here.
-    const said = await addRaters(pb, [bundlePath], 'Added 1 rater.');
-    for (const name of ['Bob', 'Dee']) {
-      assert.match(said, new RegExp(`class-bundle\\.json: “${name}” already rated quality here with other scores; the ones here are kept`), said);
-    }
-    const after = await agreement(pb);
-    assert.deepEqual(after.Ann?.slice(0, 3), ['student', '8', pearson(HUMAN, IN_BUNDLE.Ann).toFixed(3)], 'Ann joined');
-    for (const name of ['Bob', 'Dee']) {
-      assert.deepEqual(after[name], before[name], `${name} is as before`);
-      assert.notEqual(after[name][2], pearson(HUMAN, IN_BUNDLE[name]).toFixed(3), `${name} is not the bundle's`);
-    }
-    for (const [name, row] of Object.entries(before)) {
-      assert.deepEqual(after[name], row, `${name} unchanged`);
-    }
+      // The bundle: Ann joins; Bob and Dee are named and kept as they are here.
+      const said = await results.addRatersSaying([bundlePath], 'Added 1 rater.');
+      for (const name of ['Bob', 'Dee']) {
+        assert.match(said, new RegExp(`class-bundle\\.json: “${name}” already rated quality here with other scores; the ones here are kept`), said);
+      }
+      const after = await agreement(results);
+      assert.deepEqual(after.Ann?.slice(0, 3), ['student', '8', pearson(HUMAN, IN_BUNDLE.Ann).toFixed(3)], 'Ann joined');
+      for (const name of ['Bob', 'Dee']) {
+        assert.deepEqual(after[name], before[name], `${name} is as before`);
+        assert.notEqual(after[name][2], pearson(HUMAN, IN_BUNDLE[name]).toFixed(3), `${name} is not the bundle's`);
+      }
+      for (const [name, row] of Object.entries(before)) {
+        assert.deepEqual(after[name], row, `${name} unchanged`);
+      }
 
-    // The same bundle again: Ann is already here, the conflicts are named again, nothing moves.
-    const again = await addRaters(pb, [bundlePath], 'Added 0 raters (1 already here).');
-    assert.match(again, /“Bob” already rated quality here/);
-    assert.deepEqual(await agreement(pb), after);
-    assert.deepEqual(seenB.problems, [], 'profile B');
-  } finally {
-    for (const br of browsers) await br.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+      // The same bundle again: Ann is already here, the conflicts are named again, nothing moves.
+      const again = await results.addRatersSaying([bundlePath], 'Added 0 raters (1 already here).');
+      assert.match(again, /“Bob” already rated quality here/);
+      assert.deepEqual(await agreement(results), after);
+    });
+  });
 });

@@ -6,17 +6,10 @@
 // The exported bundle carries the probe's runs: `concord audit` prints the same table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario, mockTotal } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MOCK_URL, setScenario, mockTotal } from './browser.mjs';
+import { withApp, cli as concord } from './harness.mjs';
 // The first of the probe's filler sentences (crates/core/src/study/workbench/probe.rs).
 const FILLER = 'This point is stated here once more for completeness.';
 const ITEMS = 24;
@@ -43,36 +36,27 @@ async function runAndWait(page, run, calls) {
     assert.ok(Date.now() < deadline, `the mock got ${await mockTotal() - before} of ${calls} calls`);
     await page.waitForTimeout(200);
   }
-  await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Run' && !b.disabled)
-    && document.querySelector('[data-testid="run-finished"]')?.innerText.includes('Run complete'), null, { timeout: 60_000 });
+  await run.waitRunAgain();
 }
 
 test('the length probe runs against a biased mock and the audit recovers the bias with its interval', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-probe-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('probe.csv', probeCsv());
-    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: FILLER, points: 1 }, supports_n: true, latency_ms: 2 });
-    const judge = new JudgePage(page);
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=' }, bonus: { contains: FILLER, points: 1 }, supports_n: true, latency_ms: 2 };
+  await withApp({ data: { name: 'probe.csv', text: probeCsv() }, scenario }, async (app) => {
+    const { page, judge, run, results } = app;
+    const dir = app.tempDir('concord-probe-');
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });
 
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-probe' });
+    await app.connectMock({ key: 'sk-probe' });
     await runAndWait(page, run, ITEMS);
     const afterStudy = await mockTotal();
     assert.equal(afterStudy, ITEMS, 'one call per item');
 
     // The padded probe: its variants are shown before anything is sent, and it is priced.
-    const choice = page.getByTestId('probe-choice');
+    const choice = run.probeChoice;
     await choice.selectOption('padded');
-    const variants = page.getByTestId('probe-variants');
-    await variants.locator('summary').click();
+    const variants = run.probeVariants;
+    await run.openProbeVariants();
     assert.match(await variants.innerText(), new RegExp(`padded[\\s\\S]*${FILLER.replace('.', '\\.')}`));
     assert.match(await variants.innerText(), /truncated\s+RATING=\d\. The summary states the main fact of the article\./);
     assert.match(await run.estimate.innerText(), new RegExp(`^${ITEMS} calls`));
@@ -83,30 +67,24 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     await runAndWait(page, run, ITEMS);
 
     // The probe's runs join the Results table beside the study's.
-    const results = new ResultsPage(page);
     await results.open();
-    const table = page.getByTestId('results-table');
-    await table.getByRole('rowheader', { name: 'score-only [truncated]' }).waitFor({ timeout: 30_000 });
-    const rows = await table.getByRole('rowheader').allInnerTexts();
+    await results.rowHeader('score-only [truncated]').waitFor({ timeout: 30_000 });
+    const rows = await results.rowHeaders();
     assert.deepEqual(rows, ['score-only', 'score-only [padded]', 'score-only [truncated]']);
 
-    const panel = page.getByTestId('audit-panel');
-    await panel.getByTestId('audit-compute').click();
-    const shifts = panel.locator('table[data-table="audit-length-variants"]');
+    const audit = results.audit;
+    await audit.compute();
+    const shifts = audit.table('audit-length-variants');
     await shifts.waitFor({ timeout: 60_000 });
     const text = await shifts.innerText();
     assert.match(text, /padded variants gain \+1\.00 \[1\.00, 1\.00\] points/, text);
     assert.match(text, /no detectable length bias at this n \(24 items\)/, text);
     // The probe's runs are not judges of the dataset: no judge-against-judge row.
-    assert.equal(await panel.locator('table[data-table="audit-judges"] tbody tr').count(), 0);
+    assert.equal(await audit.rows('audit-judges').count(), 0);
 
     // The bundle carries the probe's runs and raw answers: the CLI prints the same table.
     await page.waitForTimeout(600);
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      panel.locator('button[aria-label$=" as Markdown"][data-table="audit-length-variants"]').click(),
-    ]);
-    const shown = readFileSync(await download.path(), 'utf8');
+    const shown = await audit.exportTable('audit-length-variants', 'Markdown');
     const written = await results.exportBundle();
     const bundle = join(dir, 'probe-bundle.json');
     await written.saveAs(bundle);
@@ -114,7 +92,7 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     assert.deepEqual(saved.runs.map((r) => r.origin).sort(), ['probe:padded', 'probe:truncated', 'study']);
     const padded = saved.runs.find((r) => r.origin === 'probe:padded');
     assert.ok(padded.run.records[0].prompt.includes(FILLER), 'the padded prompt is in the bundle');
-    const cli = execFileSync(CLI, ['audit', bundle], { encoding: 'utf8' });
+    const cli = concord(['audit', bundle]);
     assert.ok(cli.includes(shown.trim()), `concord audit prints the shown table:\n${shown}\n---\n${cli}`);
 
     // Self-preference: a judge that adds a point to the outputs of system s0, named as its own
@@ -125,20 +103,16 @@ test('the length probe runs against a biased mock and the audit recovers the bia
     await choice.selectOption('');
     await runAndWait(page, run, ITEMS);
     await results.open();
-    await panel.getByTestId('audit-own').getByLabel('s0').check();
-    await panel.getByTestId('audit-compute').click();
-    const self = panel.locator('table[data-table="audit-self-preference"]');
+    await audit.own('s0').check();
+    await audit.compute();
+    const self = audit.table('audit-self-preference');
     await self.waitFor({ timeout: 60_000 });
     const selfText = await self.innerText();
-    const selfRow = await self.locator('tbody tr').first().locator('td').allInnerTexts();
+    const selfRow = await audit.firstRowCells('audit-self-preference');
     // s0 has 8 items; the two the humans rated 4 get a 5, outside the 1–4 scale the dataset
     // shows, which the parser refuses: 6 are left.
     assert.deepEqual(selfRow.slice(0, 4), ['coherence', '6', '16', '1.000'], selfText);
     assert.match(selfRow[5], /^1\.000\s*\[1\.000, 1\.000\]$/, selfText);
     assert.equal(selfRow[6], "its own family's outputs gain 1.00 points");
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

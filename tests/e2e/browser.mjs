@@ -14,14 +14,15 @@ export const FLAGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-/** A fresh browser with its own profile directory; `close()` removes the profile. */
-export async function launch() {
+/** A fresh browser with its own profile directory (`viewport` in CSS pixels, 1280 × 900
+ * unless given); `close()` removes the profile. */
+export async function launch({ viewport = { width: 1280, height: 900 } } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'concord-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CONCORD_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: FLAGS,
-    viewport: { width: 1280, height: 900 },
+    viewport,
   });
   return {
     context,
@@ -55,4 +56,19 @@ export async function setScenario(body) {
 /** How many requests the mock LLM has received since its last reset. */
 export async function mockTotal() {
   return (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+}
+
+/** The mock LLM's request log since its last reset: `[{ path, status, … }]`. */
+export async function mockRequests() {
+  return (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests;
+}
+
+/** Clears the mock LLM's request log (its scenario stays). */
+export async function mockReset() {
+  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+}
+
+/** The mock LLM's summary of its log: `{ total, duplicate_successes, … }`. */
+export async function mockSummary() {
+  return (await fetch(`${MOCK_URL}/__mock/summary`)).json();
 }

@@ -5,8 +5,8 @@
 // second visit asks only for index.html and takes every other file from the browser's cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
 
 const HASHED = /\/pkg-[0-9a-f]{16}\//;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -31,35 +31,24 @@ async function record(page) {
   return { seen, fromCache, received };
 }
 
-async function openResults(page) {
-  await page.getByRole('tab', { name: 'Results', exact: true }).click();
-  await page.waitForFunction(() => {
-    const panel = document.getElementById('screen-panel');
-    return panel && panel.children.length > 0
-      && !panel.querySelector('[data-testid="screen-loading"], [data-testid="workspace-restoring"]');
-  });
-}
 
 test('every file but index.html is in the hashed directory, cached for good; a second visit asks only for index.html', async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const problems = watch(page).problems;
+  await withApp({ url: null }, async (app) => {
+    const { page, browser, data, screens } = app;
     // Worker requests too (worker.js and the module it imports).
     const all = [];
     browser.context.on('response', (r) => all.push({ url: r.url(), cache: r.headers()['cache-control'] }));
     const first = await record(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+    await app.open(CONCORD_URL, { ready: false });
     assert.equal(await data.itemCount.textContent(), '15');
     // A loaded file starts the loader worker, from the same directory as boot.js.
     await data.loadFile('small.csv', 'doc,sys,output,fluency\nd1,s1,Fine.,4\nd2,s1,Poor.,2\n');
     assert.equal(await data.itemCount.textContent(), '2');
     // A screen's chunk (in a split build) comes from the same directory.
-    await openResults(page);
+    await screens.openShown('Results');
     await page.waitForLoadState('networkidle');
 
-    const boot = await page.locator('script[type=module]').evaluate((s) => s.src);
+    const boot = await screens.bootSrc();
     assert.match(boot, HASHED, 'index.html loads boot.js from the hashed directory');
     const dir = new URL('.', boot).href;
     const site = all.filter((r) => r.url.startsWith(CONCORD_URL));
@@ -80,17 +69,14 @@ test('every file but index.html is in the hashed directory, cached for good; a s
     }
 
     // Coming back: the page is revalidated; nothing else goes to the server.
-    const again = await browser.context.newPage();
-    const second = await record(again);
-    await new DataPage(again).open(CONCORD_URL);
-    await openResults(again);
-    await again.waitForLoadState('networkidle');
+    const again = await app.newPage();
+    const second = await record(again.page);
+    await again.open(CONCORD_URL, { ready: false });
+    await again.screens.openShown('Results');
+    await again.page.waitForLoadState('networkidle');
     const network = second.seen.filter((r) => !second.fromCache(r)).map((r) => new URL(r.url).pathname);
     assert.deepEqual(network, [new URL(CONCORD_URL).pathname], `only index.html from the server: ${network}`);
     assert.ok(second.seen.filter((r) => HASHED.test(r.url)).length >= 4, 'the hashed files came from the cache');
     console.log(`# the page received ${(first.received() / 1024).toFixed(1)} KB from the site on the first visit, ${(second.received() / 1024).toFixed(1)} KB on the second`);
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

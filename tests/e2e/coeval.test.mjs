@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
-import { RunPage } from './pages/workbench_pages.mjs';
+import { CONCORD_URL, MOCK_URL, mockRequests, setScenario as scenario } from './browser.mjs';
+import { withApp, expectTimerStopsWhileHidden } from './harness.mjs';
 import { COEVAL_TINY, missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,13 +20,9 @@ const SHARED = resolve(ROOT, '../shared/data/CoEval');
 const FIXTURE = COEVAL_TINY;
 
 test('a keyboard scrutiny session survives a reload, exports, and merges in a second profile', async () => {
-  const first = await launch();
   let exported;
   let table6;
-  try {
-    const page = await first.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async ({ page, coeval }) => {
     await coeval.open(CONCORD_URL);
     await coeval.setAnnotator('Ann');
     await coeval.startFromFile('combine_data.json', FIXTURE);
@@ -43,12 +38,12 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     assert.deepEqual((await coeval.table('table5'))[0], ['criteria', '50.00', '50.00', '0.00', '0.00', '2']);
     // Criteria that carry their own numbers ("1. Fluent.") are not numbered a second time.
     for (const list of ['criteria-list', 'final-criteria']) {
-      assert.equal(await page.getByTestId(list).evaluate((ol) => getComputedStyle(ol).listStyleType), 'none', list);
+      assert.equal(await coeval.listStyle(list), 'none', list);
     }
 
     // Stage 2, instance 1, "1. Fluent.": parts are conclusion, score, one quote.
     await coeval.startScrutiny();
-    assert.equal(await coeval.keyHelp.locator('dt').count(), 10, 'the keys are documented on screen');
+    assert.equal(await coeval.keyCount(), 10, 'the keys are documented on screen');
     assert.equal(await coeval.position.textContent(), 'Instance 1 of 2 · criterion 1 of 2');
     assert.deepEqual(await coeval.labels(), ['Conclusion', 'Score', 'Evidence 1']);
     await coeval.keys('a', 'j', 'r');
@@ -110,18 +105,11 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     assert.equal(file.format, 'concord-coeval-annotations');
     assert.equal(file.annotator, 'Ann');
     assert.ok(file.events.some((e) => e.kind === 'undo'), 'the export is the whole log, undos included');
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await first.close();
-  }
+  });
 
   // A coordinator in a fresh profile: same task, Ann's file and a second copy of it whose last
   // score differs (a re-export after a change): one conflict, nothing dropped.
-  const second = await launch();
-  try {
-    const page = await second.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async ({ coeval }) => {
     await coeval.open(CONCORD_URL);
     await coeval.startFromFile('combine_data.json', FIXTURE);
     const changed = JSON.parse(exported.text);
@@ -142,7 +130,7 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     await coeval.saved();
     await coeval.reload();
     await coeval.tab('Annotators & merge');
-    await page.getByTestId('imported-count').filter({ hasText: '2 annotator files imported' }).waitFor();
+    await coeval.importedCount('2 annotator files imported').waitFor();
     assert.equal((await coeval.table('conflicts')).length, 1);
 
     // Without the changed copy the merged results equal the annotator's own.
@@ -158,35 +146,21 @@ test('a keyboard scrutiny session survives a reload, exports, and merges in a se
     await coeval.saved();
     await coeval.reload();
     await coeval.tab('Annotators & merge');
-    await page.getByTestId('imported-count').filter({ hasText: '0 annotator files imported' }).waitFor();
+    await coeval.importedCount('0 annotator files imported').waitFor();
     await coeval.importFiles([exported, { name: 'ann-again.json', text: JSON.stringify(changed) }]);
     const out = await coeval.exportMerged();
     const classroom = JSON.parse(out.text);
     assert.equal(classroom.format, 'concord-coeval-classroom');
     assert.deepEqual(classroom.annotators.map((a) => a.annotator), ['Ann']);
     assert.equal(classroom.conflicts.length, 1);
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await second.close();
-  }
+  });
 });
 
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200, 'the mock accepts the scenario');
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
-
 test('LLM ideation and instance evaluation through the run engine (mock LLM)', { skip: !MOCK_URL }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async (app) => {
+    const { coeval } = app;
     await coeval.open(CONCORD_URL);
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-coeval-test' });
+    await app.connectMock({ key: 'sk-coeval-test' });
     await coeval.open();
     await coeval.setAnnotator('Ann');
     await coeval.startTyped({
@@ -195,28 +169,24 @@ test('LLM ideation and instance evaluation through the run engine (mock LLM)', {
     });
 
     await scenario({ reply: { mode: 'canned', text: 'Capabilities:\n1. Fluency.\n2. Coherence.' } });
-    await page.getByRole('button', { name: 'Ideate criteria with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: 'Criteria ideated' }).waitFor();
-    assert.deepEqual(await page.locator('[data-testid="criterion"] .criterion-text').allTextContents(), ['Fluency.', 'Coherence.']);
+    await coeval.ideate();
+    await coeval.llmStatus('Criteria ideated').waitFor();
+    assert.deepEqual(await coeval.criterionTexts(), ['Fluency.', 'Coherence.']);
 
     await scenario({ reply: { mode: 'canned', text: '1. It reads well.\n\n2. Score: 4\n\n3. Evidence: "The cat slept."' } });
-    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: '2 evaluations received.' }).waitFor();
-    const log = await (await fetch(`${MOCK_URL}/__mock/requests`)).json();
-    const chats = log.requests.filter((r) => r.path === '/v1/chat/completions');
+    await coeval.evaluateWithLlm();
+    await coeval.llmStatus('2 evaluations received.').waitFor();
+    const chats = (await mockRequests()).filter((r) => r.path === '/v1/chat/completions');
     assert.equal(chats.length, 2, 'one evaluation call per criterion');
     // Asking again sends nothing: every instance has its evaluation.
-    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: 'Every instance already has' }).waitFor();
+    await coeval.evaluateWithLlm();
+    await coeval.llmStatus('Every instance already has').waitFor();
 
     await coeval.startScrutiny();
     assert.deepEqual(await coeval.labels(), ['Conclusion', 'Score', 'Evidence 1']);
-    const texts = await page.locator('[data-testid="scrutiny-parts"] .part-text').allTextContents();
+    const texts = await coeval.partTexts();
     assert.deepEqual(texts, ['It reads well.', '4', 'The cat slept.']);
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 /** An OpenAI chat-completions body with one choice per text (a scripted answer with n > 1). */
@@ -229,15 +199,10 @@ function choices(texts) {
 }
 
 test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume and cancel (mock LLM)', { skip: !MOCK_URL }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async (app) => {
+    const { page, coeval } = app;
     await coeval.open(CONCORD_URL);
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-coeval-test', concurrency: 1 });
+    await app.connectMock({ key: 'sk-coeval-test', concurrency: 1 });
     await coeval.open();
     await coeval.setAnnotator('Bea');
     const instances = ['A cat.', 'A dog.', 'A bird.'].map((input, i) => ({ input, output: `Story ${i}.`, system: 'turbo' }));
@@ -249,11 +214,10 @@ test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume 
       '1. **Coherence** - logical order\n2. Creativity\n3. fluency: grammatical',
       '- Fluency\n- Relevance: on topic',
     ]) }] });
-    await page.getByLabel('Ideation answers').fill('3');
-    await page.getByLabel('Ideation answers').dispatchEvent('change');
-    await page.getByRole('button', { name: 'Ideate criteria with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: '3 of 3 ideation answers received' }).waitFor();
-    const chats = (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests.filter((r) => r.path === '/v1/chat/completions');
+    await coeval.setIdeationAnswers(3);
+    await coeval.ideate();
+    await coeval.llmStatus('3 of 3 ideation answers received').waitFor();
+    const chats = (await mockRequests()).filter((r) => r.path === '/v1/chat/completions');
     assert.equal(chats.length, 1, 'one call with n = 3');
     const rows = await coeval.table('ideation-recurrence');
     assert.deepEqual(rows.map((r) => [r[0], r[1], r[2]]), [
@@ -263,46 +227,39 @@ test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume 
       ['Relevance: on topic', '1', '33 %'],
     ]);
     // Majority (2 of 3) is the default threshold.
-    await page.getByRole('button', { name: 'Use the recurring criteria' }).click();
-    assert.deepEqual(await page.locator('[data-testid="criterion"] .criterion-text').allTextContents(),
+    await coeval.useRecurring();
+    assert.deepEqual(await coeval.criterionTexts(),
       ['Fluency: reads well', 'Coherence: holds together']);
 
     // 3 instances × 2 criteria = 6 calls, one at a time, 400 ms each: pause after the first.
     await scenario({ latency_ms: 400, reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
-    const answered = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests
+    const answered = async () => (await mockRequests())
       .filter((r) => r.path === '/v1/chat/completions' && r.status === 200).length;
-    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
-    await page.waitForFunction(() => /^[1-9]\d* of 6 calls done/.test(document.querySelector('[data-testid="llm-status"]').textContent));
-    await page.getByRole('button', { name: 'Pause LLM run' }).click();
+    await coeval.evaluateWithLlm();
+    await coeval.waitLlmStatus(/^[1-9]\d* of 6 calls done/);
+    await coeval.pauseLlm();
     await page.waitForTimeout(600); // the call in flight lands
     const atPause = await answered();
     await page.waitForTimeout(1500);
     assert.equal(await answered(), atPause, 'nothing is sent while paused');
     assert.ok(atPause < 6, `paused before the end (${atPause} answered)`);
-    await page.getByRole('button', { name: 'Resume LLM run' }).click();
+    await coeval.resumeLlm();
     for (let i = 0; i < 50 && await answered() <= atPause; i += 1) await page.waitForTimeout(100);
     assert.ok(await answered() > atPause, 'sending again after Resume');
     // Cancel midway: what arrived is kept, and running again sends only the rest.
-    await page.getByRole('button', { name: 'Cancel LLM run' }).click();
-    await page.getByText(/Run cancelled\. Everything stored so far is kept/).waitFor();
-    const received = Number((await page.getByTestId('llm-status').textContent()).match(/^(\d+) evaluations? received/)?.[1]);
+    await coeval.cancelLlm();
+    await coeval.text(/Run cancelled\. Everything stored so far is kept/).waitFor();
+    const received = Number((await coeval.llmStatusText()).match(/^(\d+) evaluations? received/)?.[1]);
     assert.ok(received >= 1 && received < 6, `kept ${received} evaluations`);
     await scenario({ reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });
-    await page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click();
-    await page.getByTestId('llm-status').filter({ hasText: `${6 - received} evaluation${6 - received === 1 ? '' : 's'} received.` }).waitFor();
-    // The problem banner of the cancel is expected; nothing else.
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+    await coeval.evaluateWithLlm();
+    await coeval.llmStatus(`${6 - received} evaluation${6 - received === 1 ? '' : 's'} received.`).waitFor();
+    // The problem banner of the cancel is expected; nothing else (withApp asserts no page error).
+  });
 });
 
 test('the instance timer stops while the tab is hidden', async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async ({ page, coeval }) => {
     // The page's clock is Playwright's: the test moves it, so a loaded machine cannot stretch
     // a wait and no assertion depends on how fast anything runs.
     await page.clock.install();
@@ -310,27 +267,9 @@ test('the instance timer stops while the tab is hidden', async () => {
     await coeval.setAnnotator('Cy');
     await coeval.startFromFile('combine_data.json', FIXTURE);
     await coeval.startScrutiny();
-    const seconds = async () => Number((await page.getByTestId('instance-timer').textContent()).match(/(\d+) s/)[1]);
-    const visibility = (state) => page.evaluate((s) => {
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
-      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
-    }, state);
-    await page.waitForFunction(() => /Time on this instance: [2-9]/.test(document.querySelector('[data-testid="instance-timer"]').textContent));
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
-    await visibility('hidden');
-    const hiddenAt = await seconds();
-    await page.clock.runFor(3500);
-    assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
-    await visibility('visible');
-    await page.clock.runFor(2500);
-    assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
-    assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
-    await page.clock.resume();
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+    await coeval.waitTimer(/Time on this instance: [2-9]/);
+    await expectTimerStopsWhileHidden(page, () => coeval.timerSeconds());
+  });
 });
 
 /** Released files the browser can tell apart by name (ROCStories' unprefixed near-duplicate
@@ -367,11 +306,7 @@ function cliReport(files) {
 test('released CoEval files give the numbers of `concord coeval`', { skip: missingShared(SHARED) }, async () => {
   const files = releasedFiles();
   const cli = cliReport(files);
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async ({ page, coeval }) => {
     await coeval.open(CONCORD_URL);
     // Long tasks (> 50 ms) of the main thread while the 21 files (15 session logs of 2–4 MB)
     // are read: the big ones are parsed in the loader's Web Worker.
@@ -397,7 +332,7 @@ test('released CoEval files give the numbers of `concord coeval`', { skip: missi
     assert.deepEqual(table6[0], ['ELI5', '81.16', '14.61', '3.60', '0.63']);
     assert.deepEqual(table6[2], ['-scr.', '70.66', '29.34', '0.00', '0.00']);
     // Its CSV export is byte for byte the first table `concord coeval --format csv` prints.
-    const exported = await coeval.download(page.getByRole('button', { name: /^Export Table 6: .* as CSV$/ }));
+    const exported = await coeval.download(coeval.exportButton(/^Export Table 6: .* as CSV$/));
     assert.equal(exported.name, 'coeval-released-table6.csv');
     assert.equal(exported.text, `${runCli(files, 'csv').split('\r\n\r\n')[0]}\r\n`);
     const fig3 = await coeval.table('released-figure3');
@@ -407,9 +342,6 @@ test('released CoEval files give the numbers of `concord coeval`', { skip: missi
       ['0.756', '0.967', '1.000', '0.968'],
       ['0.749', '0.959', '0.968', '1.000'],
     ]);
-    assert.match(await page.getByTestId('released-group1').textContent(), /0\.753[5-7]/);
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+    assert.match(await coeval.releasedGroup1.textContent(), /0\.753[5-7]/);
+  });
 });

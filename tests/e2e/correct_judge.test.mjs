@@ -10,20 +10,12 @@
 // every table's CSV is byte-identical to `concord class` on the same files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { ReviewPage } from './pages/review_page.mjs';
-import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { withApp, cli, expectSameClassCsv } from './harness.mjs';
 import { alpha, close, kendallB, pearson } from './stats.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 const HUMAN = [1, 2, 3, 4, 5, 2, 4, 3];
 // The judge's ratings, planted in the outputs for the mock to echo.
 const PLANTED = [2, 2, 4, 3, 5, 1, 5, 3];
@@ -53,42 +45,25 @@ function decisions(actions) {
 }
 
 test('a teacher makes a correct-judge exercise, two students correct it, the class view equals a recomputation and concord class', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-correct-'));
-  const browsers = [];
   const shots = process.env.CONCORD_SCREENSHOTS;
-  try {
-    // The teacher runs the judge.
-    const teacher = await launch();
-    browsers.push(teacher);
-    const tpage = await teacher.context.newPage();
-    const tseen = watch(tpage);
-    const data = new DataPage(tpage);
-    await data.open(CONCORD_URL);
-    await tpage.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await data.loadFile('correct.csv', csv());
-    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 });
-    const judge = new JudgePage(tpage);
-    await judge.open();
-    await judge.addMethods({ modes: ['score-only'], n: 1 });
-    const run = new RunPage(tpage);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-correct' });
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 };
+  // The teacher runs the judge.
+  await withApp({ data: { name: 'correct.csv', text: csv() }, scenario }, async (teacher) => {
+    const { page: tpage, class: tclass } = teacher;
+    const dir = teacher.tempDir('concord-correct-');
     // The generic criterion of `quality` is the template's placeholder: sent knowingly.
-    await run.sendAnyway();
-    await run.run();
-    assert.match(await run.waitFinished(), /Run complete/);
+    assert.match(await teacher.judgeWithMock({ connect: { key: 'sk-correct' }, sendAnyway: true }), /Run complete/);
 
     // The exercise: correct that run, nothing to rate.
-    const tclass = new ClassPage(tpage);
     await tclass.open();
     // The task is offered (no longer "not supported yet").
-    assert.equal(await tpage.locator('label[for="task-correct_judge"]').innerText(), 'Correct a judge');
-    await tpage.locator('#task-correct_judge').check();
-    const runKey = (await tpage.getByLabel('Judge run to correct').locator('option').first().innerText()).trim();
+    assert.equal(await tclass.taskLabel('correct_judge').innerText(), 'Correct a judge');
+    await tclass.checkTask('correct_judge');
+    const runKey = await tclass.firstRunToCorrect();
     assert.match(runKey, / \/ quality$/);
     if (shots) {
       await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.getByTestId('make-panel').screenshot({ path: join(shots, 'class-make-correct-375.png') });
+      await tclass.makePanel.screenshot({ path: join(shots, 'class-make-correct-375.png') });
       await tpage.setViewportSize({ width: 1280, height: 900 });
     }
     const made = await tclass.makeExercise({ title: 'Week 4: correct the judge', attributes: [], sample: 6, seed: 3, rate: false, correct: runKey, instructions: '# Correct the judge\n\nAccept, change or flag each rating.' });
@@ -114,87 +89,73 @@ test('a teacher makes a correct-judge exercise, two students correct it, the cla
     // Two students, each in a browser of their own.
     const submissions = [];
     for (const [k, [name, actions]] of Object.entries(STUDENTS).entries()) {
-      const student = await launch();
-      browsers.push(student);
-      const page = await student.context.newPage();
-      const seen = watch(page);
-      await new DataPage(page).open(CONCORD_URL);
-      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-      const sclass = new ClassPage(page);
-      await sclass.open();
-      await sclass.openExercise(exercisePath);
-      assert.equal(await page.getByTestId('exercise-title').innerText(), 'Week 4: correct the judge');
-      assert.match(await page.getByTestId('exercise-tasks').innerText(), new RegExp(`Correct the judge ${runKey.replace(/[/]/g, '\\/')}`));
-      // Nothing to rate: no Rate button; the reference is hidden.
-      assert.equal(await page.getByRole('button', { name: 'Rate the items' }).count(), 0);
-      await page.getByTestId('reference-hidden').waitFor();
-      const nameBox = page.locator('#student-name');
-      await nameBox.fill(name);
-      await nameBox.dispatchEvent('change');
-      await page.getByTestId('correct-judge').click();
+      await withApp({ url: CONCORD_URL }, async (student) => {
+        const { page, class: sclass, review } = student;
+        await sclass.open();
+        await sclass.openExercise(exercisePath);
+        assert.equal(await sclass.exerciseTitle.innerText(), 'Week 4: correct the judge');
+        assert.match(await sclass.exerciseTasks.innerText(), new RegExp(`Correct the judge ${runKey.replace(/[/]/g, '\\/')}`));
+        // Nothing to rate: no Rate button; the reference is hidden.
+        assert.equal(await sclass.rateButton.count(), 0);
+        await sclass.referenceHidden.waitFor();
+        await sclass.setStudentName(name);
+        await sclass.correctJudge();
 
-      // The Review panel, in exercise mode, on the exercise's run.
-      const review = new ReviewPage(page);
-      await page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout: 30_000 });
-      await page.getByTestId('review-exercise').filter({ hasText: `go into your submission, ${name}` }).waitFor();
-      assert.equal(await page.getByLabel('Your name (reviewer)').inputValue(), name);
-      assert.equal(await page.getByTestId('review-run').inputValue(), runKey);
-      for (const [i, steps] of actions.entries()) {
-        await review.expectItem({ position: `Item ${i + 1} of 6`, judge: String(judged[i]), human: 'none' });
-        assert.equal((await page.getByTestId('review-item-id').innerText()).trim(), ids[i]);
-        if (i === 0) await page.waitForTimeout(1200);
-        for (const step of steps) {
-          if (step === 'undo') {
-            await review.press('u');
-            await review.expectItem({ position: `Item ${i + 2} of 6`, verdict: 'not reviewed' });
-            await review.press('k');
-          } else if (step.startsWith('f:')) {
-            await review.press('f');
-            await page.getByTestId('review-note').fill(step.slice(2));
-            await page.getByTestId('review-note').press('Enter');
-          } else {
-            await review.press(step);
+        // The Review panel, in exercise mode, on the exercise's run.
+        await review.waitReady(30_000);
+        await review.exercise.filter({ hasText: `go into your submission, ${name}` }).waitFor();
+        assert.equal(await review.reviewer.inputValue(), name);
+        assert.equal(await review.run.inputValue(), runKey);
+        for (const [i, steps] of actions.entries()) {
+          await review.expectItem({ position: `Item ${i + 1} of 6`, judge: String(judged[i]), human: 'none' });
+          assert.equal((await review.itemId.innerText()).trim(), ids[i]);
+          if (i === 0) await page.waitForTimeout(1200);
+          for (const step of steps) {
+            if (step === 'undo') {
+              await review.press('u');
+              await review.expectItem({ position: `Item ${i + 2} of 6`, verdict: 'not reviewed' });
+              await review.press('k');
+            } else if (step.startsWith('f:')) {
+              await review.flag(step.slice(2));
+            } else {
+              await review.press(step);
+            }
           }
+          if (i + 1 < actions.length) await review.expectItem({ position: `Item ${i + 2} of 6` });
         }
-        if (i + 1 < actions.length) await review.expectItem({ position: `Item ${i + 2} of 6` });
-      }
-      await review.waitSaved();
-      if (shots && k === 0) {
-        await review.press('k');
-        await page.getByTestId('review-panel').screenshot({ path: join(shots, 'class-correct-review.png') });
-        await page.emulateMedia({ colorScheme: 'dark' });
-        await page.getByTestId('review-panel').screenshot({ path: join(shots, 'class-correct-review-dark.png') });
-        await page.emulateMedia({ colorScheme: 'light' });
-        await page.setViewportSize({ width: 375, height: 800 });
-        await page.getByTestId('review-exercise').screenshot({ path: join(shots, 'class-correct-review-375.png') });
-        await page.setViewportSize({ width: 1280, height: 900 });
-      }
-      await page.getByTestId('review-exercise').getByRole('button', { name: 'Back to the exercise' }).click();
-      await page.getByTestId('exercise-progress').filter({ hasText: "the judge's ratings reviewed: 6 of 6" }).waitFor();
-      assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
-      const download = await sclass.exportSubmission();
-      const path = join(dir, download.suggestedFilename());
-      await download.saveAs(path);
-      const raw = readFileSync(path, 'utf8');
-      const sub = JSON.parse(raw);
-      assert.equal(sub.student, name);
-      assert.equal(sub.version, 2);
-      assert.deepEqual(sub.ratings, []);
-      assert.equal(sub.review.run, runKey);
-      assert.deepEqual(sub.review.decisions, decisions(actions).map((d, i) => ({ item: ids[i], ...d })));
-      assert.ok(!/key|sk-/i.test(raw), 'a submission never holds a key');
-      const first = sub.review.time_ms.find(([id]) => id === ids[0]);
-      assert.ok(first && first[1] >= 1000, JSON.stringify(sub.review.time_ms));
-      // After the export: the judge alone and with the student's corrections, against the reference.
-      await page.getByTestId('exercise-feedback').waitFor();
-      const after = judged.map((j, i) => (decisions(actions)[i].verdict === 'change' ? decisions(actions)[i].rating : j));
-      const mine = Number(await page.locator(`[data-testid="exercise-feedback"] td[data-cell="${name}/review/pearson"]`).getAttribute('data-value'));
-      close(mine, pearson(reference, after), `${name}'s r shown to them`);
-      if (shots && k === 1) {
-        await page.getByTestId('student-panel').screenshot({ path: join(shots, 'class-correct-student.png') });
-      }
-      assert.deepEqual(seen.problems, [], `${name}'s page`);
-      submissions.push(path);
+        await review.waitSaved();
+        if (shots && k === 0) {
+          await review.press('k');
+          await review.panel.screenshot({ path: join(shots, 'class-correct-review.png') });
+          await page.emulateMedia({ colorScheme: 'dark' });
+          await review.panel.screenshot({ path: join(shots, 'class-correct-review-dark.png') });
+          await page.emulateMedia({ colorScheme: 'light' });
+          await page.setViewportSize({ width: 375, height: 800 });
+          await review.exercise.screenshot({ path: join(shots, 'class-correct-review-375.png') });
+          await page.setViewportSize({ width: 1280, height: 900 });
+        }
+        await review.backToExercise();
+        await sclass.progress("the judge's ratings reviewed: 6 of 6").waitFor();
+        assert.equal(await sclass.feedback.count(), 0);
+        const { path, raw, sub } = await sclass.saveSubmission(dir);
+        assert.equal(sub.student, name);
+        assert.equal(sub.version, 2);
+        assert.deepEqual(sub.ratings, []);
+        assert.equal(sub.review.run, runKey);
+        assert.deepEqual(sub.review.decisions, decisions(actions).map((d, i) => ({ item: ids[i], ...d })));
+        assert.ok(!/key|sk-/i.test(raw), 'a submission never holds a key');
+        const first = sub.review.time_ms.find(([id]) => id === ids[0]);
+        assert.ok(first && first[1] >= 1000, JSON.stringify(sub.review.time_ms));
+        // After the export: the judge alone and with the student's corrections, against the reference.
+        await sclass.feedback.waitFor();
+        const after = judged.map((j, i) => (decisions(actions)[i].verdict === 'change' ? decisions(actions)[i].rating : j));
+        const mine = await sclass.feedbackValue(`${name}/review/pearson`);
+        close(mine, pearson(reference, after), `${name}'s r shown to them`);
+        if (shots && k === 1) {
+          await sclass.studentPanel.screenshot({ path: join(shots, 'class-correct-student.png') });
+        }
+        submissions.push(path);
+      });
     }
 
     // The teacher drops the submissions and a copy of the first.
@@ -202,17 +163,14 @@ test('a teacher makes a correct-judge exercise, two students correct it, the cla
     copyFileSync(submissions[0], copy);
     const dropped = [...submissions, copy];
     await tclass.dropInClassView(dropped);
-    const status = await tpage.locator('[data-testid="class-submissions"] tbody tr').allInnerTexts();
+    const status = await tclass.submissionRows();
     assert.equal(status.length, 3);
     assert.match(status[2], /duplicate of concord-submission-.*-Ann\.json, left out/);
     // Items rated (none), then the judge's ratings reviewed (all six).
     assert.match(status[0], /\tAnn\t0\t6\t/);
     // Nothing to rate: no table of ratings against the reference.
-    assert.equal(await tpage.getByTestId('class-students').count(), 0);
-    const rows = await tpage.locator('[data-testid="class-corrections"] tbody tr').evaluateAll((trs) => trs.map((tr) => ({
-      label: tr.querySelector('th')?.innerText.trim(),
-      values: [...tr.querySelectorAll('td')].map((td) => td.dataset.value === undefined ? td.innerText.trim() : Number(td.dataset.value)),
-    })));
+    assert.equal(await tclass.classStudents.count(), 0);
+    const rows = await tclass.correctionRows();
     assert.deepEqual(rows.map((r) => `${r.label} ${r.values[0]}`), ['Ann judge', 'Ann judge + review', 'Bob judge', 'Bob judge + review']);
     const changedBy = ids.map(() => 0);
     for (const [s, [name, actions]] of Object.entries(STUDENTS).entries()) {
@@ -240,43 +198,30 @@ test('a teacher makes a correct-judge exercise, two students correct it, the cla
       close(reviewRow[9], alpha([reference, after]), `${name}: α with the corrections`);
       close(await tclass.value(`${name}/review/pearson`), pearson(reference, after), `${name} r (keyed)`);
       // Each agreement with its 95 % bootstrap interval.
-      const low = await tpage.locator(`td[data-cell="${name}/review/alpha"]`).getAttribute('data-low');
+      const low = await tclass.low(`${name}/review/alpha`);
       assert.ok(low !== null, `${name}'s α has an interval`);
     }
     // The items most changed, most first (ties in the items' order).
     const expectedOrder = ids.map((id, i) => [id, changedBy[i], i]).filter(([, c]) => c > 0)
       .sort((a, b) => b[1] - a[1] || a[2] - b[2]).map(([id]) => id);
-    const changedRows = await tpage.locator('[data-testid="class-changed-items"] tbody tr th').allInnerTexts();
-    assert.deepEqual(changedRows.map((t) => t.trim()), expectedOrder);
+    assert.deepEqual(await tclass.changedItems(), expectedOrder);
 
     // Every table's CSV, as the export buttons save it, is `concord class`'s.
     const out = join(dir, 'cli');
-    execFileSync(CLI, ['class', exercisePath, ...dropped, '--format', 'csv', '--out', out]);
-    const files = readdirSync(out).sort();
-    assert.deepEqual(files, ['class-changed-items.csv', 'class-corrections.csv', 'class-submissions.csv']);
+    cli(['class', exercisePath, ...dropped, '--format', 'csv', '--out', out]);
     const titles = {
       'class-submissions.csv': 'Submissions',
       'class-corrections.csv': `Each student's corrections of the judge ${runKey}`,
       'class-changed-items.csv': 'Items the students changed most',
     };
-    for (const f of files) {
-      const download = await tclass.exportTable(titles[f], 'CSV');
-      assert.equal(download.suggestedFilename(), f);
-      const saved = join(dir, `app-${f}`);
-      await download.saveAs(saved);
-      assert.equal(readFileSync(saved, 'utf8'), readFileSync(join(out, f), 'utf8'), f);
-    }
+    await expectSameClassCsv(tclass, out, titles);
     if (shots) {
-      await tpage.getByTestId('class-panel').screenshot({ path: join(shots, 'class-corrections.png') });
+      await tclass.classPanel.screenshot({ path: join(shots, 'class-corrections.png') });
       await tpage.emulateMedia({ colorScheme: 'dark' });
-      await tpage.getByTestId('class-panel').screenshot({ path: join(shots, 'class-corrections-dark.png') });
+      await tclass.classPanel.screenshot({ path: join(shots, 'class-corrections-dark.png') });
       await tpage.emulateMedia({ colorScheme: 'light' });
       await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.getByTestId('class-corrections').screenshot({ path: join(shots, 'class-corrections-375.png') });
+      await tclass.classCorrections.screenshot({ path: join(shots, 'class-corrections-375.png') });
     }
-    assert.deepEqual(tseen.problems, [], "the teacher's page");
-  } finally {
-    for (const b of browsers) await b.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -11,20 +11,14 @@
 // and a student's other ratings are named as a conflict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { withApp, cli, expectSameClassCsv } from './harness.mjs';
+import { waitWorkspaceSaved, workspaceSaves } from './pages/workbench_pages.mjs';
 import { alpha, close, kendallB, pearson } from './stats.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 const HUMAN = [1, 2, 3, 4, 5, 2, 4, 3];
 // The judge's ratings, planted in the outputs for the mock to echo.
 const PLANTED = [2, 2, 4, 3, 5, 1, 5, 3];
@@ -56,212 +50,171 @@ async function serve(text) {
 
 
 test('a teacher makes an exercise, three students do it, the class view equals a recomputation and concord class', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-exercise-'));
-  const browsers = [];
-  let server;
-  try {
-    // The teacher.
-    const teacher = await launch();
-    browsers.push(teacher);
-    const tpage = await teacher.context.newPage();
-    const tseen = watch(tpage);
-    const data = new DataPage(tpage);
-    await data.open(CONCORD_URL);
-    await tpage.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await data.loadFile('class.csv', csv());
-    // A judge run on the Results table goes into the exercise.
-    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 });
-    const judge = new JudgePage(tpage);
-    await judge.open();
-    await judge.addMethods({ modes: ['score-only'], n: 1 });
-    const run = new RunPage(tpage);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-class' });
-    // The generic criterion of `quality` is the template's placeholder: sent knowingly.
-    await run.sendAnyway();
-    await run.run();
-    assert.match(await run.waitFinished(), /Run complete/);
-    const tclass = new ClassPage(tpage);
-    await tclass.open();
-    const instructions = '# Rate the outputs\n\nUse **1** for <i>nonsense</i> and 5 for a perfect output.\n\n- one\n- two';
-    const made = await tclass.makeExercise({ title: 'Week 3', attributes: ['quality'], sample: 6, seed: 3, instructions });
-    const exercisePath = join(dir, 'exercise.json');
-    await made.saveAs(exercisePath);
-    const exercise = JSON.parse(readFileSync(exercisePath, 'utf8'));
-    assert.equal(exercise.kind, 'concord-exercise');
-    assert.deepEqual(exercise.sample, { of: 8, size: 6, seed: 3 });
-    assert.equal(exercise.reference.hidden, true);
-    const ids = exercise.dataset.embedded.items.map((i) => i.id);
-    assert.equal(ids.length, 6);
-    const reference = exercise.reference.ratings[0].scores.map(([, x]) => x);
-    assert.equal(exercise.judges.length, 1);
-    const method = exercise.judges[0].name;
-    const judged = exercise.judges[0].scores.map(([, x]) => x);
-    assert.deepEqual(judged, ids.map((id) => PLANTED[Number(id.slice(2))]));
-    assert.ok(!/sk-class/.test(readFileSync(exercisePath, 'utf8')), 'the exercise holds no key');
-    assert.deepEqual(reference, ids.map((id) => HUMAN[Number(id.slice(2))]));
-    server = await serve(readFileSync(exercisePath, 'utf8'));
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 };
+  // The teacher; a judge run on the Results table goes into the exercise.
+  await withApp({ data: { name: 'class.csv', text: csv() }, scenario }, async (teacher) => {
+    const { page: tpage, class: tclass, results } = teacher;
+    const dir = teacher.tempDir('concord-exercise-');
+    let server;
+    try {
+      // The generic criterion of `quality` is the template's placeholder: sent knowingly.
+      assert.match(await teacher.judgeWithMock({ connect: { key: 'sk-class' }, sendAnyway: true }), /Run complete/);
+      await tclass.open();
+      const instructions = '# Rate the outputs\n\nUse **1** for <i>nonsense</i> and 5 for a perfect output.\n\n- one\n- two';
+      const made = await tclass.makeExercise({ title: 'Week 3', attributes: ['quality'], sample: 6, seed: 3, instructions });
+      const exercisePath = join(dir, 'exercise.json');
+      await made.saveAs(exercisePath);
+      const exercise = JSON.parse(readFileSync(exercisePath, 'utf8'));
+      assert.equal(exercise.kind, 'concord-exercise');
+      assert.deepEqual(exercise.sample, { of: 8, size: 6, seed: 3 });
+      assert.equal(exercise.reference.hidden, true);
+      const ids = exercise.dataset.embedded.items.map((i) => i.id);
+      assert.equal(ids.length, 6);
+      const reference = exercise.reference.ratings[0].scores.map(([, x]) => x);
+      assert.equal(exercise.judges.length, 1);
+      const method = exercise.judges[0].name;
+      const judged = exercise.judges[0].scores.map(([, x]) => x);
+      assert.deepEqual(judged, ids.map((id) => PLANTED[Number(id.slice(2))]));
+      assert.ok(!/sk-class/.test(readFileSync(exercisePath, 'utf8')), 'the exercise holds no key');
+      assert.deepEqual(reference, ids.map((id) => HUMAN[Number(id.slice(2))]));
+      server = await serve(readFileSync(exercisePath, 'utf8'));
 
-    // Three students, each in a browser of their own.
-    const submissions = [];
-    for (const [k, [name, scores]] of Object.entries(STUDENTS).entries()) {
-      const student = await launch();
-      browsers.push(student);
-      const page = await student.context.newPage();
-      const seen = watch(page);
-      const sclass = new ClassPage(page);
-      if (k === 0) {
-        // An address that does not answer is named.
-        const missing = server.url.replace('exercise.json', 'missing.json');
-        await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(missing)}`);
-        const error = page.getByTestId('exercise-error');
-        await error.waitFor({ timeout: 30_000 });
-        assert.match(await error.innerText(), new RegExp(`^Could not fetch the exercise ${missing.replace(/[.]/g, '\\.')}: .*404`));
-        // The browser logs the 404 itself; nothing else may go wrong.
-        assert.ok(seen.problems.every((p) => /404/.test(p)), seen.problems.join('\n'));
-        seen.problems.length = 0;
-        await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(server.url)}`);
-        await page.getByTestId('exercise-title').waitFor({ timeout: 30_000 });
-      } else {
-        await new DataPage(page).open(CONCORD_URL);
-        await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-        await sclass.open();
-        await sclass.openExercise(exercisePath);
+      // Three students, each in a browser of their own.
+      const submissions = [];
+      for (const [k, [name, scores]] of Object.entries(STUDENTS).entries()) {
+        await withApp({ url: k === 0 ? null : CONCORD_URL }, async (student) => {
+          const { page, seen, class: sclass } = student;
+          if (k === 0) {
+            // An address that does not answer is named.
+            const missing = server.url.replace('exercise.json', 'missing.json');
+            await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(missing)}`);
+            await sclass.exerciseError.waitFor({ timeout: 30_000 });
+            assert.match(await sclass.exerciseError.innerText(), new RegExp(`^Could not fetch the exercise ${missing.replace(/[.]/g, '\\.')}: .*404`));
+            // The browser logs the 404 itself; nothing else may go wrong.
+            assert.ok(seen.problems.every((p) => /404/.test(p)), seen.problems.join('\n'));
+            seen.problems.length = 0;
+            await page.goto(`${CONCORD_URL}?exercise=${encodeURIComponent(server.url)}`);
+            await sclass.exerciseTitle.waitFor({ timeout: 30_000 });
+          } else {
+            await sclass.open();
+            await sclass.openExercise(exercisePath);
+          }
+          assert.equal(await sclass.exerciseTitle.innerText(), 'Week 3');
+          // The last student works offline once the exercise is open.
+          if (k === 2) {
+            // Screens fetched ahead of their tabs (a split build) are in before the network goes.
+            await student.screens.waitPrefetched();
+            await page.waitForLoadState('networkidle');
+            await student.browser.context.setOffline(true);
+          }
+          // The instructions are text: the tag is shown as typed, the strong 1 is an element.
+          assert.equal(await sclass.instructionsPart('h3').innerText(), 'Rate the outputs');
+          assert.equal(await sclass.instructionsPart('strong').innerText(), '1');
+          assert.match(await sclass.instructions.innerText(), /<i>nonsense<\/i>/);
+          assert.equal(await sclass.instructionsPart('i').count(), 0);
+          assert.equal(await sclass.instructionsPart('li').count(), 2);
+          // The reference is hidden before the export.
+          await sclass.referenceHidden.waitFor();
+          assert.equal(await sclass.feedback.count(), 0);
+          const savesBefore = await workspaceSaves(page);
+          await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS, k === 1 ? 1200 : 0);
+          if (k === 1) {
+            // A reload finds the exercise, the name and the ratings as they were left.
+            await waitWorkspaceSaved(page, savesBefore);
+            await student.reload();
+            await sclass.open();
+            await sclass.exerciseTitle.waitFor();
+            assert.equal(await sclass.studentName.inputValue(), name);
+            await sclass.progress('quality: 6 of 6').waitFor();
+            await sclass.referenceHidden.waitFor();
+          }
+          assert.equal(await sclass.feedback.count(), 0);
+          const { path, sub } = await sclass.saveSubmission(dir);
+          assert.equal(sub.student, name);
+          assert.deepEqual(sub.ratings[0].scores, ids.map((id, i) => [id, scores[i]]));
+          assert.ok(!/key/i.test(readFileSync(path, 'utf8')), 'a submission never holds a key');
+          if (k === 1) {
+            // Bob spent over a second on the first item (the timer keeps stretches of 0.5 s and more).
+            const first = sub.time_ms.find(([id]) => id === ids[0]);
+            assert.ok(first && first[1] >= 1000, JSON.stringify(sub.time_ms));
+          }
+          // After the export: the student against the reference.
+          await sclass.feedback.waitFor();
+          const mine = await sclass.feedbackValue(`${name}/quality/reference/pearson`);
+          close(mine, pearson(reference, scores), `${name}'s r shown to them`);
+          if (process.env.CONCORD_SCREENSHOTS && k === 2) {
+            await sclass.studentPanel.screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-student.png') });
+          }
+          submissions.push(path);
+        });
       }
-      assert.equal(await page.getByTestId('exercise-title').innerText(), 'Week 3');
-      // The last student works offline once the exercise is open.
-      if (k === 2) {
-        // Screens fetched ahead of their tabs (a split build) are in before the network goes.
-        await page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout: 60_000 });
-        await page.waitForLoadState('networkidle');
-        await student.context.setOffline(true);
-      }
-      // The instructions are text: the tag is shown as typed, the strong 1 is an element.
-      const shown = page.getByTestId('exercise-instructions');
-      assert.equal(await shown.locator('h3').innerText(), 'Rate the outputs');
-      assert.equal(await shown.locator('strong').innerText(), '1');
-      assert.match(await shown.innerText(), /<i>nonsense<\/i>/);
-      assert.equal(await shown.locator('i').count(), 0);
-      assert.equal(await shown.locator('li').count(), 2);
-      // The reference is hidden before the export.
-      await page.getByTestId('reference-hidden').waitFor();
-      assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
-      const saves = () => page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
-      const savesBefore = await saves();
-      await sclass.rateAll(name, scores, k === 0 && process.env.CONCORD_SCREENSHOTS, k === 1 ? 1200 : 0);
-      if (k === 1) {
-        // A reload finds the exercise, the name and the ratings as they were left.
-        await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, savesBefore, { timeout: 30_000 });
-        await page.reload();
-        await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-        await sclass.open();
-        await page.getByTestId('exercise-title').waitFor();
-        assert.equal(await page.locator('#student-name').inputValue(), name);
-        await page.getByTestId('exercise-progress').filter({ hasText: 'quality: 6 of 6' }).waitFor();
-        await page.getByTestId('reference-hidden').waitFor();
-      }
-      assert.equal(await page.getByTestId('exercise-feedback').count(), 0);
-      const download = await sclass.exportSubmission();
-      const path = join(dir, download.suggestedFilename());
-      await download.saveAs(path);
-      const sub = JSON.parse(readFileSync(path, 'utf8'));
-      assert.equal(sub.student, name);
-      assert.deepEqual(sub.ratings[0].scores, ids.map((id, i) => [id, scores[i]]));
-      assert.ok(!/key/i.test(readFileSync(path, 'utf8')), 'a submission never holds a key');
-      if (k === 1) {
-        // Bob spent over a second on the first item (the timer keeps stretches of 0.5 s and more).
-        const first = sub.time_ms.find(([id]) => id === ids[0]);
-        assert.ok(first && first[1] >= 1000, JSON.stringify(sub.time_ms));
-      }
-      // After the export: the student against the reference.
-      await page.getByTestId('exercise-feedback').waitFor();
-      const mine = Number(await page.locator(`[data-testid="exercise-feedback"] td[data-cell="${name}/quality/reference/pearson"]`).getAttribute('data-value'));
-      close(mine, pearson(reference, scores), `${name}'s r shown to them`);
-      if (process.env.CONCORD_SCREENSHOTS && k === 2) {
-        await page.getByTestId('student-panel').screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-student.png') });
-      }
-      assert.deepEqual(seen.problems, [], `${name}'s page`);
-      submissions.push(path);
-    }
 
-    // The teacher drops the three submissions and a copy of the first.
-    const copy = join(dir, 'copy-of-ann.json');
-    copyFileSync(submissions[0], copy);
-    const dropped = [...submissions, copy];
-    await tclass.dropInClassView(dropped);
-    const status = await tpage.locator('[data-testid="class-submissions"] tbody tr').allInnerTexts();
-    assert.equal(status.length, 4);
-    assert.match(status[3], /duplicate of concord-submission-.*-Ann\.json, left out/);
-    for (const [name, scores] of Object.entries(STUDENTS)) {
-      close(await tclass.value(`${name}/quality/reference/pearson`), pearson(reference, scores), `${name} r`);
-      close(await tclass.value(`${name}/quality/reference/kendall_b`), kendallB(reference, scores), `${name} τ-b`);
-      close(await tclass.value(`${name}/quality/reference/alpha`), alpha([reference, scores]), `${name} α`);
-      close(await tclass.value(`${name}/quality/judge ${method}/pearson`), pearson(judged, scores), `${name} r with the judge`);
-      close(await tclass.value(`${name}/quality/judge ${method}/kendall_b`), kendallB(judged, scores), `${name} τ-b with the judge`);
-    }
-    close(await tclass.value('quality/alpha'), alpha(Object.values(STUDENTS)), 'α among the students');
-    assert.equal(await tpage.getByTestId('class-distribution-quality').count(), 1);
+      // The teacher drops the three submissions and a copy of the first.
+      const copy = join(dir, 'copy-of-ann.json');
+      copyFileSync(submissions[0], copy);
+      const dropped = [...submissions, copy];
+      await tclass.dropInClassView(dropped);
+      const status = await tclass.submissionRows();
+      assert.equal(status.length, 4);
+      assert.match(status[3], /duplicate of concord-submission-.*-Ann\.json, left out/);
+      for (const [name, scores] of Object.entries(STUDENTS)) {
+        close(await tclass.value(`${name}/quality/reference/pearson`), pearson(reference, scores), `${name} r`);
+        close(await tclass.value(`${name}/quality/reference/kendall_b`), kendallB(reference, scores), `${name} τ-b`);
+        close(await tclass.value(`${name}/quality/reference/alpha`), alpha([reference, scores]), `${name} α`);
+        close(await tclass.value(`${name}/quality/judge ${method}/pearson`), pearson(judged, scores), `${name} r with the judge`);
+        close(await tclass.value(`${name}/quality/judge ${method}/kendall_b`), kendallB(judged, scores), `${name} τ-b with the judge`);
+      }
+      close(await tclass.value('quality/alpha'), alpha(Object.values(STUDENTS)), 'α among the students');
+      assert.equal(await tclass.distribution('quality').count(), 1);
 
-    // Every table's CSV, as the export buttons save it, is `concord class`'s.
-    const out = join(dir, 'cli');
-    execFileSync(CLI, ['class', exercisePath, ...dropped, '--format', 'csv', '--out', out]);
-    const files = readdirSync(out).sort();
-    assert.deepEqual(files, ['class-agreement.csv', 'class-students.csv', 'class-submissions.csv']);
-    const titles = {
-      'class-submissions.csv': 'Submissions',
-      'class-students.csv': 'Each student against the reference and the judges',
-      'class-agreement.csv': 'Agreement among the students',
-    };
-    for (const f of files) {
-      const download = await tclass.exportTable(titles[f], 'CSV');
-      assert.equal(download.suggestedFilename(), f);
-      const saved = join(dir, `app-${f}`);
-      await download.saveAs(saved);
-      assert.equal(readFileSync(saved, 'utf8'), readFileSync(join(out, f), 'utf8'), f);
-    }
-    // The seed-002 workbench adds the students as raters without replacing those here: the
-    // same files again are already here, Bob with another rating is a conflict, kept as he was.
-    const otherBob = join(dir, 'other-bob.json');
-    const bob = JSON.parse(readFileSync(submissions[1], 'utf8'));
-    bob.ratings[0].scores[0][1] = 5;
-    writeFileSync(otherBob, JSON.stringify(bob));
-    await tpage.getByRole('tab', { name: 'Results' }).click();
-    const addRaters = tpage.getByLabel('Add raters from files');
-    await addRaters.setInputFiles(submissions);
-    await tpage.getByTestId('import-message').filter({ hasText: 'Added 3 raters.' }).waitFor();
-    await addRaters.setInputFiles([copy, otherBob]);
-    const said = tpage.getByTestId('import-message');
-    await said.filter({ hasText: 'Added 0 raters (1 already here).' }).waitFor();
-    assert.match(await said.innerText(), /other-bob\.json: “Bob” already rated quality here with other scores; the ones here are kept/);
-    const agreement = await tpage.locator('[data-testid="agreement-table"] tbody tr').allInnerTexts();
-    for (const [name, scores] of Object.entries(STUDENTS)) {
-      const row = agreement.find((r) => r.startsWith(name));
-      assert.ok(row, `${name} in ${agreement}`);
-      const cells = row.split('\t').map((c) => c.trim());
-      assert.deepEqual(cells.slice(1, 3), ['student', '6']);
-      assert.equal(cells[3], pearson(reference, scores).toFixed(3), `${name}'s r on Results`);
-    }
+      // Every table's CSV, as the export buttons save it, is `concord class`'s.
+      const out = join(dir, 'cli');
+      cli(['class', exercisePath, ...dropped, '--format', 'csv', '--out', out]);
+      const titles = {
+        'class-submissions.csv': 'Submissions',
+        'class-students.csv': 'Each student against the reference and the judges',
+        'class-agreement.csv': 'Agreement among the students',
+      };
+      await expectSameClassCsv(tclass, out, titles);
+      // The seed-002 workbench adds the students as raters without replacing those here: the
+      // same files again are already here, Bob with another rating is a conflict, kept as he was.
+      const otherBob = join(dir, 'other-bob.json');
+      const bob = JSON.parse(readFileSync(submissions[1], 'utf8'));
+      bob.ratings[0].scores[0][1] = 5;
+      writeFileSync(otherBob, JSON.stringify(bob));
+      await results.open();
+      await results.addRaters(submissions);
+      await results.importMessage('Added 3 raters.').waitFor();
+      await results.addRaters([copy, otherBob]);
+      await results.importMessage('Added 0 raters (1 already here).').waitFor();
+      assert.match(await results.importSaid.innerText(), /other-bob\.json: “Bob” already rated quality here with other scores; the ones here are kept/);
+      const agreement = await results.agreementRows();
+      for (const [name, scores] of Object.entries(STUDENTS)) {
+        const row = agreement.find((r) => r.startsWith(name));
+        assert.ok(row, `${name} in ${agreement}`);
+        const cells = row.split('\t').map((c) => c.trim());
+        assert.deepEqual(cells.slice(1, 3), ['student', '6']);
+        assert.equal(cells[3], pearson(reference, scores).toFixed(3), `${name}'s r on Results`);
+      }
 
-    // Back on the Class screen, the teacher's form and the class view are as they were left.
-    await tpage.getByRole('tab', { name: 'Class' }).click();
-    await tpage.getByTestId('class-report').waitFor();
-    assert.equal(await tpage.getByLabel('Title', { exact: true }).inputValue(), 'Week 3');
-    await tpage.getByTestId('exercise-saved').waitFor();
+      // Back on the Class screen, the teacher's form and the class view are as they were left.
+      await teacher.screens.tab('Class').click();
+      await tclass.classReport.waitFor();
+      assert.equal(await tclass.title.inputValue(), 'Week 3');
+      await tclass.exerciseSaved.waitFor();
 
-    const shots = process.env.CONCORD_SCREENSHOTS;
-    if (shots) {
-      await tpage.screenshot({ path: join(shots, 'class.png'), fullPage: true });
-      await tpage.emulateMedia({ colorScheme: 'dark' });
-      await tpage.screenshot({ path: join(shots, 'class-dark.png'), fullPage: true });
-      await tpage.emulateMedia({ colorScheme: 'light' });
-      await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.getByTestId('make-panel').screenshot({ path: join(shots, 'class-make-375.png') });
-      await tpage.getByTestId('class-students').screenshot({ path: join(shots, 'class-students-375.png') });
+      const shots = process.env.CONCORD_SCREENSHOTS;
+      if (shots) {
+        await tpage.screenshot({ path: join(shots, 'class.png'), fullPage: true });
+        await tpage.emulateMedia({ colorScheme: 'dark' });
+        await tpage.screenshot({ path: join(shots, 'class-dark.png'), fullPage: true });
+        await tpage.emulateMedia({ colorScheme: 'light' });
+        await tpage.setViewportSize({ width: 375, height: 800 });
+        await tclass.makePanel.screenshot({ path: join(shots, 'class-make-375.png') });
+        await tclass.classStudents.screenshot({ path: join(shots, 'class-students-375.png') });
+      }
+    } finally {
+      if (server) await server.close();
     }
-    assert.deepEqual(tseen.problems, [], "the teacher's page");
-  } finally {
-    for (const b of browsers) await b.close();
-    if (server) await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

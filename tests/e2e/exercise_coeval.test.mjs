@@ -8,18 +8,11 @@
 // files, and every table's CSV is byte-identical to `concord class` on the same files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp, cli, expectSameClassCsv } from './harness.mjs';
 import { COEVAL_TINY } from './fixtures.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 
 // combine_data.json's shape: one task, two instances, two criteria, the LLM's four evaluations
 // (scores 4, 3 under "1. Fluent." and 5, 2 under "2. On topic.").
@@ -76,25 +69,18 @@ function counts(sub) {
 }
 
 test('a CoEval study handed out as an exercise: two students scrutinise it, the class view counts what their files hold, as concord class does', { timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-exercise-coeval-'));
-  const browsers = [];
-  try {
-    // The teacher: a study, a trial decision that must stay home, the exercise.
-    const teacher = await launch();
-    browsers.push(teacher);
-    const tpage = await teacher.context.newPage();
-    const tseen = watch(tpage);
-    const tco = new CoEvalPage(tpage);
+  // The teacher: a study, a trial decision that must stay home, the exercise.
+  await withApp({ url: null }, async (teacher) => {
+    const { page: tpage, coeval: tco, class: tclass } = teacher;
+    const dir = teacher.tempDir('concord-exercise-coeval-');
     await tco.open(CONCORD_URL);
     await tco.setAnnotator('Teacher');
     await tco.startFromFile('combine_data.json', FIXTURE);
     await tco.decideCriterion(1, 'Delete', { reason: 'a trial' });
     await tco.saved();
-    const tclass = new ClassPage(tpage);
     await tclass.open();
-    await tpage.getByLabel(/^Scrutinise CoEval criteria/).check();
-    await tpage.getByTestId('exercise-coeval-study')
-      .filter({ hasText: 'Task: tiny · 2 instances · 2 criteria · 4 LLM evaluations' }).waitFor();
+    await tclass.scrutiniseTask.check();
+    await tclass.coevalStudy('Task: tiny · 2 instances · 2 criteria · 4 LLM evaluations').waitFor();
     const made = await tclass.makeExercise({ title: 'Scrutinise the stories', attributes: [], rate: false });
     const exercisePath = join(dir, 'exercise.json');
     await made.saveAs(exercisePath);
@@ -106,70 +92,58 @@ test('a CoEval study handed out as an exercise: two students scrutinise it, the 
     assert.equal(exercise.coeval.answers.length, 4);
     assert.ok(!raw.includes('Teacher') && !raw.includes('a trial'), "the teacher's trial decision stays home");
     if (process.env.CONCORD_SCREENSHOTS) {
-      await tpage.getByTestId('make-panel').screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-make.png') });
+      await tclass.makePanel.screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-make.png') });
     }
 
     const submissions = [];
     for (const [k, [name, work]] of Object.entries(WORK).entries()) {
-      const student = await launch();
-      browsers.push(student);
-      const page = await student.context.newPage();
-      const seen = watch(page);
-      await page.goto(CONCORD_URL);
-      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-      const sclass = new ClassPage(page);
-      await sclass.open();
-      await sclass.openExercise(exercisePath);
-      assert.match(await page.getByTestId('exercise-tasks').innerText(), /Scrutinise the CoEval study's criteria/);
-      assert.equal(await page.getByRole('button', { name: 'Rate the items' }).count(), 0, 'nothing to rate');
-      await page.locator('#student-name').fill(name);
-      if (k === 0) {
-        // Nothing decided yet: the export says what is missing and writes nothing.
-        await page.getByTestId('export-submission').click();
-        await page.getByTestId('exercise-error').filter({ hasText: 'nothing is scrutinised yet' }).waitFor();
-      }
-      await page.getByRole('button', { name: 'Open the CoEval screen' }).click();
-      const co = new CoEvalPage(page);
-      await page.getByTestId('coeval-exercise').waitFor();
-      await co.saved();
-      assert.match(await co.study.textContent(), /Task: tiny · 2 instances · 2 criteria/);
-      await co.setAnnotator(name);
-      await co.tab('Stage 1: criteria');
-      await work(co);
-      await co.saved();
-      if (process.env.CONCORD_SCREENSHOTS && k === 0) {
-        await page.screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-student.png') });
-        if (process.env.CONCORD_LOOK) {
-          // Dark and 375 px, to look at (not kept in docs/).
-          await page.emulateMedia({ colorScheme: 'dark' });
-          await page.setViewportSize({ width: 375, height: 900 });
-          await page.screenshot({ path: join(process.env.CONCORD_LOOK, 'coeval-dark-375.png') });
-          await page.getByTestId('coeval-exercise').getByRole('button', { name: 'Back to the exercise' }).click();
-          await page.screenshot({ path: join(process.env.CONCORD_LOOK, 'class-student-dark-375.png'), fullPage: true });
-          await page.getByRole('button', { name: 'Open the CoEval screen' }).click();
-          await page.emulateMedia({ colorScheme: 'light' });
-          await page.setViewportSize({ width: 1280, height: 900 });
+      await withApp({}, async ({ page, class: sclass, coeval: co }) => {
+        await sclass.open();
+        await sclass.openExercise(exercisePath);
+        assert.match(await sclass.exerciseTasks.innerText(), /Scrutinise the CoEval study's criteria/);
+        assert.equal(await sclass.rateButton.count(), 0, 'nothing to rate');
+        await sclass.studentName.fill(name);
+        if (k === 0) {
+          // Nothing decided yet: the export says what is missing and writes nothing.
+          await sclass.clickExport();
+          await sclass.exerciseErrorWith('nothing is scrutinised yet').waitFor();
         }
-      }
-      await page.getByTestId('coeval-exercise').getByRole('button', { name: 'Back to the exercise' }).click();
-      const download = await sclass.exportSubmission();
-      const path = join(dir, download.suggestedFilename());
-      await download.saveAs(path);
-      const text = readFileSync(path, 'utf8');
-      const sub = JSON.parse(text);
-      assert.equal(sub.student, name);
-      assert.deepEqual(sub.ratings, []);
-      assert.equal(sub.coeval.annotator, name);
-      assert.equal(sub.coeval.task, 'tiny');
-      assert.ok(!/key/i.test(text), 'a submission never holds a key');
-      assert.deepEqual(seen.problems, [], `${name}'s page`);
-      submissions.push(path);
+        await sclass.openCoevalScreen();
+        await co.exerciseFrame.waitFor();
+        await co.saved();
+        assert.match(await co.study.textContent(), /Task: tiny · 2 instances · 2 criteria/);
+        await co.setAnnotator(name);
+        await co.tab('Stage 1: criteria');
+        await work(co);
+        await co.saved();
+        if (process.env.CONCORD_SCREENSHOTS && k === 0) {
+          await page.screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-student.png') });
+          if (process.env.CONCORD_LOOK) {
+            // Dark and 375 px, to look at (not kept in docs/).
+            await page.emulateMedia({ colorScheme: 'dark' });
+            await page.setViewportSize({ width: 375, height: 900 });
+            await page.screenshot({ path: join(process.env.CONCORD_LOOK, 'coeval-dark-375.png') });
+            await co.backToExercise();
+            await page.screenshot({ path: join(process.env.CONCORD_LOOK, 'class-student-dark-375.png'), fullPage: true });
+            await sclass.openCoevalScreen();
+            await page.emulateMedia({ colorScheme: 'light' });
+            await page.setViewportSize({ width: 1280, height: 900 });
+          }
+        }
+        await co.backToExercise();
+        const { path, raw: text, sub } = await sclass.saveSubmission(dir);
+        assert.equal(sub.student, name);
+        assert.deepEqual(sub.ratings, []);
+        assert.equal(sub.coeval.annotator, name);
+        assert.equal(sub.coeval.task, 'tiny');
+        assert.ok(!/key/i.test(text), 'a submission never holds a key');
+        submissions.push(path);
+      });
     }
 
     // The class view.
     await tclass.dropInClassView(submissions);
-    const rows = await tpage.locator('[data-testid="class-coeval-students"] tbody tr').evaluateAll((trs) =>
-      trs.map((r) => Array.from(r.querySelectorAll('th, td')).map((c) => c.textContent.trim())));
+    const rows = await tclass.coevalStudentRows();
     assert.equal(rows.length, 2);
     for (const [i, path] of submissions.entries()) {
       const sub = JSON.parse(readFileSync(path, 'utf8'));
@@ -177,37 +151,30 @@ test('a CoEval study handed out as an exercise: two students scrutinise it, the 
       assert.deepEqual(rows[i], [sub.student, String(c.criteria), String(c.parts), String(c.own), c.revised, c.minutes], sub.student);
     }
     // Ann approved one criterion and revised the other; Bob approved one and deleted the other.
-    const stage1 = await tpage.locator('[data-testid="class-coeval-criteria"] tbody tr').allInnerTexts();
+    const stage1 = await tclass.coevalCriteriaRows();
     assert.match(stage1[0], /^Ann\s+50\.00\s+50\.00\s+0\.00\s+0\.00\s+2$/);
     assert.match(stage1[1], /^Bob\s+50\.00\s+0\.00\s+50\.00\s+0\.00\s+2$/);
-    assert.equal(await tpage.locator('[data-testid="class-students"]').count(), 0, 'no rating table without ratings');
+    assert.equal(await tclass.classStudents.count(), 0, 'no rating table without ratings');
 
     // Every table's CSV, as its export button saves it, is `concord class`'s.
     const out = join(dir, 'cli');
-    execFileSync(CLI, ['class', exercisePath, ...submissions, '--format', 'csv', '--out', out]);
-    const report = JSON.parse(execFileSync(CLI, ['class', exercisePath, ...submissions, '--format', 'json']).toString());
+    cli(['class', exercisePath, ...submissions, '--format', 'csv', '--out', out]);
+    const report = JSON.parse(cli(['class', exercisePath, ...submissions, '--format', 'json']));
     const files = readdirSync(out).sort();
     assert.ok(files.includes('class-coeval-students.csv') && files.includes('class-coeval-table5.csv'), files.join(', '));
-    for (const f of files) {
+    const titles = Object.fromEntries(files.map((f) => {
       const table = report.tables.find((t) => `${t.id}.csv` === f);
       assert.ok(table, `no table for ${f}`);
-      const download = await tclass.exportTable(table.title, 'CSV');
-      assert.equal(download.suggestedFilename(), f);
-      const saved = join(dir, `app-${f}`);
-      await download.saveAs(saved);
-      assert.equal(readFileSync(saved, 'utf8'), readFileSync(join(out, f), 'utf8'), f);
-    }
+      return [f, table.title];
+    }));
+    await expectSameClassCsv(tclass, out, titles);
     if (process.env.CONCORD_SCREENSHOTS) {
-      await tpage.getByTestId('class-report').screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-class.png') });
+      await tclass.classReport.screenshot({ path: join(process.env.CONCORD_SCREENSHOTS, 'exercise-coeval-class.png') });
       if (process.env.CONCORD_LOOK) {
         await tpage.emulateMedia({ colorScheme: 'dark' });
         await tpage.setViewportSize({ width: 375, height: 900 });
-        await tpage.getByTestId('make-panel').screenshot({ path: join(process.env.CONCORD_LOOK, 'make-dark-375.png') });
+        await tclass.makePanel.screenshot({ path: join(process.env.CONCORD_LOOK, 'make-dark-375.png') });
       }
     }
-    assert.deepEqual(tseen.problems, [], "the teacher's page");
-  } finally {
-    for (const b of browsers) await b.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

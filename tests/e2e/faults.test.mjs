@@ -7,20 +7,12 @@
 // what to do. A reload mid-run is covered by run.test.mjs ("20 % failures and a reload").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
+import { CONCORD_URL, MOCK_URL, mockReset, setScenario as scenario } from './browser.mjs';
+import { withApp } from './harness.mjs';
 import { COEVAL_TINY } from './fixtures.mjs';
 
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200, await res.text());
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
 const mockLog = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json());
 
 // The example dataset's first 3 items × its 2 attributes, one score-only method with N = 2
@@ -29,31 +21,25 @@ const ITEMS = 3;
 const CALLS = 6;
 const SAMPLES = 2;
 
-/** Opens the app, sets up the small study and the connection, and starts the run. */
-async function startSmallRun(page, { timeoutS } = {}) {
-  await new DataPage(page).open(CONCORD_URL);
-  const judge = new JudgePage(page);
+/** In the open app, sets up the small study and the connection, and starts the run. */
+async function startSmallRun(app, { timeoutS } = {}) {
+  const { judge, run } = app;
   await judge.open();
   await judge.addMethods({ modes: ['score-only'], n: SAMPLES });
-  const run = new RunPage(page);
-  await run.open();
-  await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 3, itemLimit: ITEMS });
-  if (timeoutS) {
-    await page.getByLabel('Timeout per request (s)').fill(String(timeoutS));
-    await page.getByLabel('Timeout per request (s)').dispatchEvent('change');
-  }
+  await app.connectMock({ concurrency: 3, itemLimit: ITEMS });
+  if (timeoutS) await run.setTimeoutPerRequest(timeoutS);
   // The storm's clock (and the log) start now, when the run starts.
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+  await mockReset();
   await run.run();
   return run;
 }
 
 /** Every sample of the run is in the exported bundle: 2 attributes × 3 items × N responses. */
-async function assertEverySample(page) {
-  const results = new ResultsPage(page);
+async function assertEverySample(app) {
+  const { results } = app;
   await results.open();
   const download = await results.exportBundle();
-  const path = join(mkdtempSync(join(tmpdir(), 'concord-faults-')), 'bundle.json');
+  const path = join(app.tempDir('concord-faults-'), 'bundle.json');
   await download.saveAs(path);
   const bundle = JSON.parse(readFileSync(path, 'utf8'));
   assert.equal(bundle.runs.length, 2, 'one run per attribute');
@@ -82,13 +68,11 @@ const FAULTS = [
 
 for (const fault of FAULTS) {
   test(`fault: ${fault.name} — the run completes, nothing paid twice, the cause is explained`, { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-    const browser = await launch();
-    try {
-      const page = await browser.context.newPage();
-      const seen = watch(page);
+    // Failed fetches are the point here: only page errors would be a problem.
+    await withApp({ problems: 'pageerrors' }, async (app) => {
       // Half of all attempts fail, deterministically (seed), whatever the order of arrival.
       await scenario({ reply: { mode: 'hash_rating' }, failure_rate: 0.5, failures: fault.failures, retry_after_s: 1, seed: 5, close_connections: !!fault.close });
-      const run = await startSmallRun(page, fault);
+      const run = await startSmallRun(app, fault);
       assert.match(await run.waitFinished(200_000), /Run complete/);
       const progress = await run.progress.innerText();
       assert.match(progress, new RegExp(`^${CALLS} of ${CALLS} calls done, 0 failed`), progress);
@@ -97,30 +81,23 @@ for (const fault of FAULTS) {
       assert.equal(summary.answered_ok, CALLS, 'exactly one successful answer per call');
       assert.ok(summary.failed >= 1, `the fault was injected (${summary.failed} failed attempts)`);
       assert.ok(requests.length <= CALLS * 10, `bounded attempts (${requests.length})`);
-      const problems = page.getByTestId('run-problems');
-      await problems.waitFor();
-      const text = await problems.innerText();
+      await run.problems.waitFor();
+      const text = await run.problems.innerText();
       assert.match(text, fault.cause, text);
       assert.match(text, fault.advice, text);
-      await assertEverySample(page);
-      // Failed fetches are the point here: only page errors would be a problem.
-      assert.deepEqual(seen.problems.filter((p) => p.startsWith('pageerror')), []);
+      await assertEverySample(app);
       console.log(`# ${fault.name}: ${requests.length} requests for ${CALLS} calls, ${summary.failed} failed attempts`);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 }
 
 for (const retryAfter of [1, null]) {
   const label = retryAfter ? 'with retry-after' : 'without retry-after';
   test(`429 storm ${label}: the engine backs off and completes`, { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-    const browser = await launch();
-    try {
-      const page = await browser.context.newPage();
+    await withApp({ problems: 'allowed' }, async (app) => {
       const STORM_MS = 4000;
       await scenario({ reply: { mode: 'hash_rating' }, storm: { ms: STORM_MS, ...(retryAfter ? { retry_after_s: retryAfter } : {}) } });
-      const run = await startSmallRun(page);
+      const run = await startSmallRun(app);
       assert.match(await run.waitFinished(200_000), /Run complete/);
       assert.match(await run.progress.innerText(), new RegExp(`^${CALLS} of ${CALLS} calls done, 0 failed`));
       const { summary, requests } = await mockLog();
@@ -144,60 +121,42 @@ for (const retryAfter of [1, null]) {
           }
         }
       }
-      const text = await page.getByTestId('run-problems').innerText();
+      const text = await run.problems.innerText();
       assert.match(text, /rate limited \(HTTP 429\)/);
-      const log = await page.getByTestId('run-log').textContent();
+      const log = await run.log.textContent();
       assert.match(log, /concurrency lowered to/);
       console.log(`# 429 storm ${label}: ${stormed.length} requests during ${STORM_MS} ms for ${CALLS} calls, ${requests.length} in all`);
-    } finally {
-      await browser.close();
-    }
+    });
   });
 }
 
 test('Rate it yourself: a reload right after a keypress loses no rating', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await new DataPage(page).open(CONCORD_URL);
-    const start = async () => {
-      await page.getByRole('tab', { name: 'Rate it yourself' }).click();
-      await page.getByLabel('Your name').fill('fault-rater');
-      await page.getByRole('button', { name: 'Start rating' }).click();
-      await page.getByTestId('rate-card').focus();
-    };
+  await withApp({}, async ({ page, rate }) => {
+    const start = () => rate.startFocused('fault-rater');
     await start();
     // Each rating is followed at once by a reload: no waiting for anything to be saved.
     const scores = ['4', '2', '5'];
     for (const [i, key] of scores.entries()) {
-      await page.getByRole('heading', { name: new RegExp(`Item ${i + 1} of 15 · ${i} rated`) }).waitFor();
+      await rate.waitHeading(new RegExp(`Item ${i + 1} of 15 · ${i} rated`));
       await page.keyboard.press(key);
       await page.reload();
       await start();
     }
-    await page.getByRole('heading', { name: /Item 4 of 15 · 3 rated/ }).waitFor();
+    await rate.waitHeading(/Item 4 of 15 · 3 rated/);
     for (let i = 0; i < scores.length; i++) {
       await page.keyboard.press('ArrowLeft');
-      await page.getByRole('heading', { name: new RegExp(`Item ${scores.length - i} of 15`) }).waitFor();
+      await rate.waitHeading(new RegExp(`Item ${scores.length - i} of 15`));
       const expected = scores[scores.length - 1 - i];
-      assert.equal(await page.locator('button.rate-button[aria-pressed="true"]').textContent(), expected);
+      assert.equal(await rate.chosen(), expected);
     }
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 // combine_data.json's shape, as in coeval.test.mjs.
 const COEVAL = COEVAL_TINY;
 
 test('CoEval scrutiny: a reload right after each action loses none of them', { timeout: 180_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const coeval = new CoEvalPage(page);
+  await withApp({ url: null }, async ({ page, coeval }) => {
     await coeval.open(CONCORD_URL);
     await coeval.setAnnotator('Fay');
     await coeval.startFromFile('combine_data.json', COEVAL);
@@ -225,8 +184,5 @@ test('CoEval scrutiny: a reload right after each action loses none of them', { t
       await coeval.startScrutiny();
       await check();
     }
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

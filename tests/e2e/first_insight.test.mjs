@@ -6,15 +6,11 @@
 // numbers and words read right.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, setScenario, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage, Tabs } from './pages/workbench_pages.mjs';
-import { ReviewPage } from './pages/review_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
+import { CONCORD_URL, MOCK_URL, mockTotal } from './browser.mjs';
+import { withApp } from './harness.mjs';
+import { Screens } from './pages/workbench_pages.mjs';
 import { missingShared } from './fixtures.mjs';
 
 const SHOTS = process.env.CONCORD_SCREENSHOTS;
@@ -29,13 +25,14 @@ async function shoot(page, name, target = page) {
   if (!SHOTS) return;
   const size = page.viewportSize();
   const full = target === page ? { fullPage: true } : {};
+  const select = new Screens(page).theme;
   for (const [theme, width, suffix] of [['light', size.width, ''], ['dark', size.width, '-dark'], ['light', 375, '-375']]) {
-    await page.getByTestId('theme').selectOption(theme);
+    await select.selectOption(theme);
     await page.setViewportSize({ width, height: size.height });
     await page.waitForTimeout(300);
     await target.screenshot({ path: join(SHOTS, `${name}${suffix}.png`), ...full });
   }
-  await page.getByTestId('theme').selectOption('auto');
+  await select.selectOption('auto');
   await page.setViewportSize(size);
 }
 
@@ -59,47 +56,35 @@ function thirdsCsv() {
   return rows.join('\n') + '\n';
 }
 
-/** Loads `csv`, runs the study the Judge screen holds against the mock, waits for the end. */
-async function loadAndRun(page, name, csv, { addModes, sendAnyway = false } = {}) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
-  await data.loadFile(name, csv);
-  const judge = new JudgePage(page);
+/** Runs the study the Judge screen of `app` holds (after adding `addModes`) against the mock,
+ * waits for the end. */
+async function runStudy(app, { addModes, sendAnyway = false } = {}) {
+  const { judge, run } = app;
   await judge.open();
   if (addModes) await judge.addMethods({ modes: addModes });
-  const run = new RunPage(page);
-  await run.open();
-  await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'k' });
+  await app.connectMock({ key: 'k' });
   if (sendAnyway) await run.sendAnyway();
   await run.run();
   await run.waitFinished();
-  return { data, judge, run };
 }
 
+const THIRDS = { name: 'thirds.csv', text: thirdsCsv() };
+
 test('11: Results opens at its table with the focus on its heading, and says nothing the user did not try', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await setScenario(ECHO);
-    await loadAndRun(page, 'thirds.csv', thirdsCsv(), { addModes: ['rate-explain'] });
-    const results = new ResultsPage(page);
+  await withApp({ data: THIRDS, scenario: ECHO }, async (app) => {
+    const { page, results, review, screens } = app;
+    await runStudy(app, { addModes: ['rate-explain'] });
     await results.open();
     await results.table.waitFor();
-    await page.getByTestId('review-walk').waitFor();
+    await review.walk.waitFor();
     // The screen's heading has the focus (ARCHITECTURE.md: a change of screen), the page is at
     // its top and the table in view.
-    await page.waitForFunction(() => document.activeElement?.id === 'screen-heading');
-    const at = await page.evaluate(() => ({
-      scroll: window.scrollY,
-      table: document.querySelector('[data-testid="results-table"]').getBoundingClientRect().top,
-      height: window.innerHeight,
-    }));
+    await screens.waitHeadingFocus();
+    const at = await results.position();
     assert.ok(at.scroll < 100, `the page opens at its top, not ${at.scroll} px down`);
     assert.ok(at.table >= 0 && at.table < at.height, `the results table is in view (its top at ${at.table} px)`);
     // The review timer's first save comes after 5 s: with no reviewer named, it is no error.
     await page.waitForTimeout(6_500);
-    const review = new ReviewPage(page);
     assert.equal(await review.error.count(), 0, 'no error for what the user has not tried');
     // The arrow keys scroll the page; they do not walk the review's items.
     await page.keyboard.press('ArrowDown');
@@ -108,22 +93,13 @@ test('11: Results opens at its table with the focus on its heading, and says not
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'screen-heading');
     // Asked for, the walk takes the keys: an action with no name is refused, said then.
     await review.press('a');
-    await review.error.filter({ hasText: 'Enter your name (reviewer) first.' }).waitFor();
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+    await review.errorWith('Enter your name (reviewer) first.').waitFor();
+  });
 });
 
 test('12: a generic CSV reads its lone text as the output, says it has no documents, and opens on a study the Run screen asks about', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await setScenario(ECHO);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('ratings.csv', genericCsv());
+  await withApp({ data: { name: 'ratings.csv', text: genericCsv() }, scenario: ECHO }, async (app) => {
+    const { page, data, judge, run, results } = app;
     const roles = Object.fromEntries((await data.mappingRoles()).map((r) => [r.column, r.role]));
     assert.deepEqual(roles, { id: 'item id', text: 'output', system: 'system', 'human score': 'rating' });
     assert.equal(await data.documentCount.innerText(), '30');
@@ -132,7 +108,6 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     await shoot(page, 'first-insight-data');
 
     // The Judge screen opens with a study that can run, and says what is not ready.
-    const judge = new JudgePage(page);
     await judge.open();
     assert.deepEqual(await judge.methodNames(), ['rate-explain']);
     await judge.suggested.waitFor();
@@ -140,21 +115,17 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     await shoot(page, 'first-insight-judge');
 
     // The Run screen asks before sending it, naming the method and the attribute.
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'k' });
+    await app.connectMock({ key: 'k' });
     assert.equal(await run.promptWarnings.count(), 1);
     await run.run();
     assert.match(await run.error.innerText(), /^Nothing sent: rate-explain \/ human score: the evaluation criteria are still the placeholder/);
-    const calls = async () => (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
-    assert.equal(await calls(), 0, 'nothing was sent');
+    assert.equal(await mockTotal(), 0, 'nothing was sent');
     await shoot(page, 'first-insight-run');
     await run.sendAnyway();
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
 
     // Results: the document-level cells say why they are blank, with Data's count.
-    const results = new ResultsPage(page);
     await results.open();
     const cells = (await results.cellDetails())[0];
     assert.equal(cells.length, 2, 'r (dataset) and τ (document)');
@@ -162,46 +133,29 @@ test('12: a generic CSV reads its lone text as the output, says it has no docume
     assert.equal(cells[1].value, '–');
     assert.match(cells[1].title, /^n = 30 items in 30 documents, Kendall τ-b defined on 0 of them, parse failures = 0; undefined: every document holds one rated item/);
     assert.ok((await results.notes()).some((n) => n.startsWith('Document level is undefined: each of the 30 documents holds one rated item')));
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('12: adding methods replaces the untouched suggestion; a prompt without the item text is asked about', { skip: !MOCK_URL, timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    const judge = new JudgePage(page);
+  await withApp({}, async ({ judge }) => {
     await judge.open();
     assert.deepEqual(await judge.methodNames(), ['rate-explain'], 'the built-in example has a study');
     await judge.addMethods({ modes: ['score-only'] });
-    assert.match(await page.getByTestId('add-methods-message').innerText(), /^Added 1 method, in place of the suggested rate-explain\./);
+    assert.match(await judge.addMessage.innerText(), /^Added 1 method, in place of the suggested rate-explain\./);
     assert.deepEqual(await judge.methodNames(), ['score-only']);
     await judge.addMethods({ modes: ['rate-explain'] });
     assert.deepEqual(await judge.methodNames(), ['score-only', 'rate-explain'], 'then methods add up');
     // The Sample part without its placeholders: the judge would never see the summary.
-    const sample = page.locator('label[for^="part-"]', { hasText: /^Sample$/ });
-    const area = page.locator(`textarea#${await sample.getAttribute('for')}`);
+    const area = await judge.promptPartLabelled('Sample');
     await area.fill('Example:\n\nA summary.');
     await area.dispatchEvent('change');
     const warned = (await judge.promptWarnings.allInnerTexts()).join('\n');
     assert.match(warned, /^score-only \/ coherence: the prompt does not contain the item's text \(no \{\{output\}\} placeholder\)/m);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('13: offline downloads say the page is offline, and an unreachable host is said as such', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+  await withApp({ problems: 'allowed' }, async ({ page, browser, data }) => {
     await browser.context.setOffline(true);
     let previous = '';
     for (const how of [{ table4: true }, { preset: "SummEval (G-Eval's summeval.json)" }, { url: 'https://example.org/ratings.csv' }]) {
@@ -216,21 +170,15 @@ test('13: offline downloads say the page is offline, and an unreachable host is 
     const said = await data.download({ url: 'https://unreachable.example/ratings.csv' }, previous);
     assert.match(said, /unreachable\.example cannot be reached from this page: nothing answered/);
     assert.doesNotMatch(said, /ollama|Start the server/);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('14: the judge audit names the Intervals controls, which exist and set every interval', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await setScenario(ECHO);
-    await loadAndRun(page, 'thirds.csv', thirdsCsv(), { addModes: ['score-only', 'rate-explain'] });
-    const results = new ResultsPage(page);
+  await withApp({ data: THIRDS, scenario: ECHO }, async (app) => {
+    const { page, results } = app;
+    await runStudy(app, { addModes: ['score-only', 'rate-explain'] });
     await results.open();
-    const audit = page.getByTestId('audit-panel');
+    const audit = results.audit.panel;
     const words = await audit.innerText();
     assert.doesNotMatch(words, /settings above|the seed above/);
     assert.match(words, /the table's Intervals settings \(Resamples, Confidence, Seed/);
@@ -242,10 +190,7 @@ test('14: the judge audit names the Intervals controls, which exist and set ever
     await results.computeIntervals(120_000);
     assert.ok((await results.notes()).includes('Intervals: 90 % percentile bootstrap, 200 resamples, seed 7 (items resampled at dataset level, documents at document level).'));
     await shoot(page, 'first-insight-intervals');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 /** Every bar's centre and every x-axis tick label of a histogram: labels stand on bar middles. */
@@ -259,13 +204,9 @@ function checkHistogram(plot) {
 }
 
 test('15: histograms stand their bars on their ticks over the whole scale, dots keep off the labels, a phone keeps the text readable', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await setScenario(ECHO);
-    await loadAndRun(page, 'thirds.csv', thirdsCsv(), { addModes: ['rate-explain'] });
-    const results = new ResultsPage(page);
+  await withApp({ data: THIRDS, scenario: ECHO }, async (app) => {
+    const { page, results } = app;
+    await runStudy(app, { addModes: ['rate-explain'] });
     await results.open();
     await results.openCell(0);
     const [scatter, judgeHist, humanHist] = await results.plots();
@@ -286,14 +227,11 @@ test('15: histograms stand their bars on their ticks over the whole scale, dots 
       }
     }
     assert.ok(scatter.texts.filter((t) => t.text === '5').length >= 2, 'both scatter axes reach 5');
-    await shoot(page, 'first-insight-plots', page.getByTestId('cell-panel'));
+    await shoot(page, 'first-insight-plots', results.cellPanel);
 
     // At 375 px the plots fit the screen with text at its size.
     await page.setViewportSize({ width: 375, height: 800 });
-    await page.waitForFunction(() => {
-      const svg = document.querySelector('[data-testid="cell-panel"] svg.plot');
-      return svg && svg.viewBox.baseVal.width <= window.innerWidth;
-    });
+    await results.waitPlotsFit();
     for (const plot of await results.plots()) {
       const scale = plot.shownWidth / plot.viewWidth;
       assert.ok(scale > 0.95, `${plot.title}: drawn at ${scale.toFixed(2)} of its size`);
@@ -301,41 +239,28 @@ test('15: histograms stand their bars on their ticks over the whole scale, dots 
       const tick = plot.texts.find((t) => t.size === 10);
       assert.ok(tick.renderedHeight >= 9, `${plot.title}: tick text ${tick.renderedHeight} px tall`);
     }
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('16: counts, money and p-values read right, and the words name what is there', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    // A model list of one: "1 model", not "1 models".
-    await setScenario({ ...ECHO, latency_ms: 400 });
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+  // A model list of one: "1 model", not "1 models".
+  await withApp({ scenario: { ...ECHO, latency_ms: 400 } }, async (app) => {
+    const { page, data, run, review, results, screens } = app;
     const big = ['doc,sys,output,quality'];
     for (let i = 0; i < 1200; i++) big.push(`d${Math.floor(i / 2)},s${i % 2},"Out ${i}. RATING=${1 + (i % 5)}",${1 + (i % 5)}`);
     await data.loadFile('big.csv', big.join('\n') + '\n');
     assert.equal(await data.itemCount.innerText(), '1,200', 'thousands separated');
 
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'k', concurrency: 2, itemLimit: 40 });
+    await app.connectMock({ key: 'k', concurrency: 2, itemLimit: 40 });
     assert.match(await run.testConnection(), /^Connected to vLLM: 1 model available\./);
     // A price too small for four decimals is still said, not "$0.0000".
-    for (const id of ['price-input', 'price-output']) {
-      await page.getByTestId(id).fill('0.01');
-      await page.getByTestId(id).dispatchEvent('change');
-    }
+    await run.setPrice({ input: '0.01', output: '0.01' });
     await run.sendAnyway();
     await run.run();
     await run.waitCounts((c) => c.done >= 4);
     // Paused, the run has no ETA that grows.
     await run.pause();
-    await page.getByText('paused: Resume continues').waitFor();
+    await run.said('paused: Resume continues').waitFor();
     const eta = () => run.progress.innerText().then((t) => /ETA ([^·]+)·/.exec(t)?.[1].trim());
     assert.equal(await eta(), '–');
     await page.waitForTimeout(1_500);
@@ -343,48 +268,38 @@ test('16: counts, money and p-values read right, and the words name what is ther
     assert.match(await run.progress.innerText(), / · \$0\.0*[1-9]\d* · /, 'the cost has a digit that is not 0');
     await run.resume();
     await run.waitFinished();
-    const log = page.locator('summary', { hasText: /^Run log/ });
-    const lines = await page.locator('[data-testid="run-log"] li').count();
+    const log = run.logSummary;
+    const lines = await run.logCount();
     assert.equal(await log.innerText(), `Run log (${lines.toLocaleString('en-US')} ${lines === 1 ? 'line' : 'lines'})`);
 
     // Results: a named reviewer who has decided nothing has "No decisions yet", however long
     // the timer ran; a human rating of the user's own CSV is "the file's value".
-    const review = new ReviewPage(page);
     await review.open();
     await review.setReviewer('Ada');
     await page.waitForTimeout(6_500);
     assert.equal(await review.saved.innerText(), 'No decisions yet.');
-    const results = new ResultsPage(page);
-    const costs = await page.getByTestId('cost-table').innerText();
+    const costs = await results.costTable.innerText();
     assert.doesNotMatch(costs, /\$0\.0000(?!\d)/, 'the cost table says no "$0.0000"');
     await results.openCell(0);
-    await page.locator('[data-testid="items-table"] button', { hasText: 'Show' }).first().click();
-    assert.match(await page.getByTestId('item-detail').innerText(), /Human ratings: \d \(the file's value\)/);
+    await results.showFirstListed();
+    assert.match(await results.itemDetail.innerText(), /Human ratings: \d \(the file's value\)/);
 
     // The built-in example does not replace a workspace with runs without asking.
-    await new Tabs(page).open('Data');
+    await screens.tab('Data').click();
     await data.useExample();
     await data.exampleConfirm.waitFor();
     assert.match(await data.exampleConfirm.innerText(), /The open workspace “[^”]+” has 1 judge run on big\.csv\. The example opens as a new workspace/);
     assert.equal(await data.datasetName.innerText(), 'big.csv', 'nothing replaced yet');
     await shoot(page, 'first-insight-example');
     await data.openExampleApart();
-    await data.datasetName.filter({ hasText: 'concord-example.csv' }).waitFor();
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+    await data.named('concord-example.csv').waitFor();
+  });
 });
 
 test('16: a student with an exercise open sees the exercise, the teacher\'s panels folded away', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  const dir = mkdtempSync(join(tmpdir(), 'concord-exercise-'));
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    const cls = new ClassPage(page);
+  await withApp({}, async (app) => {
+    const { page, class: cls } = app;
+    const dir = app.tempDir('concord-exercise-');
     await cls.open();
     assert.equal(await cls.teacherTools.getAttribute('open'), '', 'a teacher sees the tools');
     const download = await cls.makeExercise({ title: 'Coherence', attributes: ['coherence'], sample: 4, seed: 1 });
@@ -394,18 +309,11 @@ test('16: a student with an exercise open sees the exercise, the teacher\'s pane
     assert.equal(await cls.teacherTools.getAttribute('open'), null, 'folded for the student');
     assert.equal(await cls.makePanel.isVisible(), false);
     await shoot(page, 'first-insight-student');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('16: the meta-evaluation screen names one model one way: its evaluator file\'s', { skip: missingShared(META), timeout: 240_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const meta = new MetaPage(page);
+  await withApp({ url: null }, async ({ page, meta }) => {
     await page.goto(CONCORD_URL);
     await meta.openTab();
     await meta.fileInput.setInputFiles([
@@ -416,15 +324,12 @@ test('16: the meta-evaluation screen names one model one way: its evaluator file
     await meta.heatmap.waitFor({ timeout: 120_000 });
     // The meta-evaluator g4 of the JDEval file and the evaluators gpt4 and qwen7b inside it are
     // the models of the evaluator files: named as those are.
-    assert.match(await page.locator('#meta-select option').first().innerText(), /^gpt-4-1106-preview — g4_llmbar_elo\.jsonl$/);
-    const labels = await meta.heatmap.locator('text').evaluateAll((ts) => ts.map((t) => t.textContent));
+    assert.match(await meta.firstMetaOption(), /^gpt-4-1106-preview — g4_llmbar_elo\.jsonl$/);
+    const labels = await meta.heatmapLabels();
     for (const want of ['gpt-4-1106-preview', 'qwen1.5-7B-Chat']) assert.ok(labels.includes(want), `${want} in ${labels}`);
     for (const other of ['gpt4', 'qwen7b', 'g4']) assert.ok(!labels.includes(other), `no ${other} in ${labels}`);
-    assert.match(await meta.heatmap.locator(':scope > title').textContent(), /^Win rate of row over column \(gpt-4-1106-preview; /);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+    assert.match(await meta.heatmapTitle(), /^Win rate of row over column \(gpt-4-1106-preview; /);
+  });
 });
 
 test('16: the README cites no file of ../shared a clone does not have', () => {

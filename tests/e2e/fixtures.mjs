@@ -46,3 +46,6 @@ export const COEVAL_TINY = JSON.stringify({
     },
   },
 });
+
+/** `gradedCsv()` as the file `graded.csv`, for `withApp({ data })`. */
+export const GRADED = { name: 'graded.csv', text: gradedCsv() };

@@ -12,8 +12,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
 import { missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,11 +70,7 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     ...list('meta-evaluator_results/pointwise/BSMEval'),
   ];
   const expected = concordMeta(files);
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const meta = new MetaPage(page);
+  await withApp({ url: null }, async ({ page, meta }) => {
     await meta.open(CONCORD_URL);
     // Long tasks (> 50 ms) of the main thread, as Chromium reports them.
     await page.evaluate(() => {
@@ -91,7 +87,7 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     const started = Date.now();
     await meta.loadFiles(files);
     // Loading ends with an Elo computation with the default controls; let it finish.
-    await page.waitForFunction(() => /Computed in/.test(document.querySelector('[data-testid="elo-status"]')?.textContent ?? ''));
+    await meta.waitElo(30_000);
     const load = await longest();
     console.log(`# loaded ${files.length} files in ${Date.now() - started} ms; long tasks while loading: ${load.count}, longest ${load.max.toFixed(0)} ms`);
 
@@ -125,35 +121,28 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     assert.match(await meta.caption(WIN).textContent(), /Corrected win rate of output 1/);
     // The control: 50 labelled pairs, the rest corrected — the table changes at once, and its
     // CSV is the one `concord meta --labelled 50` prints after the paper's tables.
-    await page.getByLabel('Labelled pairs').fill('50');
-    await page.waitForFunction((key) => {
-      const c = document.querySelector(`table[data-table="corrected-win-rate"] td[data-cell="${key}"]`);
-      return c && Number(c.dataset.value) !== 0.5;
-    }, 'gpt-3.5-turbo/ppi');
+    await meta.labelledPairs.fill('50');
+    await meta.waitCellValue(WIN, 'gpt-3.5-turbo/ppi', 0.5, { not: true });
     const fifty = await meta.cells(WIN);
     assert.ok(fifty['gpt-3.5-turbo/all_humans'].value === 0.5, 'every label, beside');
     assert.ok(fifty['gpt-3.5-turbo/ppi'].low < fifty['gpt-3.5-turbo/ppi'].value, 'PPI has its interval');
-    const rows = await page.locator(`table[data-table="${WIN}"] tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 3).map((c) => c.textContent.trim())));
+    const rows = await meta.rowStarts(WIN, 3);
     assert.deepEqual(rows.map((r) => r.slice(1)), Array(5).fill(['50', '441']), 'labelled, unlabelled');
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.locator(`button[aria-label$=" as CSV"][data-table="${WIN}"]`).click(),
-    ]);
-    assert.equal(download.suggestedFilename(), `${WIN}.csv`);
-    const appCsv = readFileSync(await download.path(), 'utf8');
+    const { name: downloaded, text: appCsv } = await meta.exportTable(WIN, 'CSV');
+    assert.equal(downloaded, `${WIN}.csv`);
     const cliCsv = concordMetaText([...list('evaluator_results/pairwise'), '--labelled', '50', '--shuffles', '0', '--format', 'csv']);
     assert.ok(cliCsv.endsWith(`\r\n${appCsv}`), `the app's CSV is the CLI's last table:\n${appCsv}\n---\n${cliCsv}`);
     assert.match(appCsv, /^Evaluator,Labelled,Unlabelled,Judge only,/);
     if (process.env.CONCORD_SCREENSHOTS) {
-      await page.locator(`table[data-table="${WIN}"]`).scrollIntoViewIfNeeded();
+      await meta.table(WIN).scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/meta-win-rate.png`, fullPage: false });
     }
     // Text that is not a count is said, and the table keeps its last count.
-    await page.getByLabel('Labelled pairs').fill('some');
-    await page.getByRole('alert').filter({ hasText: 'Labelled pairs must be `all` or a whole number' }).waitFor();
+    await meta.labelledPairs.fill('some');
+    await meta.alert('Labelled pairs must be `all` or a whole number').waitFor();
     assert.equal((await meta.cells(WIN))['gpt-3.5-turbo/ppi'].value, fifty['gpt-3.5-turbo/ppi'].value);
-    await page.getByLabel('Labelled pairs').fill('all');
-    await page.waitForFunction(() => Number(document.querySelector('table[data-table="corrected-win-rate"] td[data-cell="gpt-3.5-turbo/ppi"]')?.dataset.value) === 0.5);
+    await meta.labelledPairs.fill('all');
+    await meta.waitCellValue(WIN, 'gpt-3.5-turbo/ppi', 0.5);
 
     // Tables 5 and 6: every cell of the CLI.
     assert.equal(expected.meta_scores.length, 42);
@@ -175,12 +164,12 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
     }
 
     // The heatmap: 6 × 6 cells with values, a legend; the Elo chart has a dot per evaluator.
-    const cells = await meta.heatmap.locator('rect title').count();
+    const cells = await meta.heatmapCellCount();
     assert.equal(cells, 36);
     assert.match(await meta.heatmap.textContent(), /0\.\d\d/);
     // Elo as dots with whiskers (a bar from an arbitrary baseline would exaggerate the gaps).
-    assert.equal(await meta.eloChart.locator('circle').count(), 6);
-    assert.equal(await meta.eloChart.locator('rect').count(), 0, 'no bars');
+    assert.equal(await meta.eloDots(), 6);
+    assert.equal(await meta.eloBars(), 0, 'no bars');
 
     // Exports: Table 1 as CSV, the heatmap as SVG.
     const csv = await meta.export('Export Table 1: evaluators against humans as CSV');
@@ -199,17 +188,14 @@ test('meta-evaluation screen reproduces concord meta on the released files', { s
 
     // Inspectors: a JDEval debate and a BSMEval record with its branches.
     assert.match(await meta.debate.textContent(), /Round 1/);
-    assert.match(await page.getByTestId('debate-verdict').textContent(), /Better assessor/);
-    assert.ok((await meta.bsmRecord.locator('.branch-list li').count()) >= 1);
+    assert.match(await meta.debateVerdict.textContent(), /Better assessor/);
+    assert.ok((await meta.bsmBranches()) >= 1);
 
     if (process.env.CONCORD_SCREENSHOTS) {
-      await page.getByTestId('win-rate-heatmap').scrollIntoViewIfNeeded();
+      await meta.heatmapPanel.scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/meta.png`, fullPage: false });
     }
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -433,16 +419,12 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
   assert.deepEqual(jdeval.find((j) => j.meta === 'qwen7b').post, { n: 300, correct: 245, unreadable: 0 });
   assert.deepEqual(jdeval.find((j) => j.meta === 'g4').post, { n: 300, correct: 268, unreadable: 0 });
 
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const meta = new MetaPage(page);
+  await withApp({ url: null }, async ({ meta }) => {
     await meta.open(CONCORD_URL);
     await meta.loadFiles(files);
     // Loading ends with Elo and Bradley–Terry under the default controls (200 shuffles and 200
     // bootstrap resamples, seed 0), those of `concord meta`.
-    await page.waitForFunction(() => /Computed in/.test(document.querySelector('[data-testid="elo-status"]')?.textContent ?? ''));
+    await meta.waitElo(30_000);
 
     // 1. The win-rate heatmap. The paper's convention is the default; every convention offered
     // is checked on every cell of every meta-evaluator (values shown with 2 decimals), and each
@@ -567,9 +549,5 @@ test('meta-evaluation screen: win rates per tie convention, Bradley–Terry, ran
       assert.equal(post[`${j.meta}/unreadable`]?.text, String(j.post.unreadable), `${j.meta} post unreadable`);
       close(post[`${j.meta}/accuracy`]?.value ?? null, j.post.correct / j.post.n, 1e-12, `${j.meta} post accuracy`);
     }
-
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });

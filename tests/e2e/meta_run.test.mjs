@@ -8,9 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
-import { RunPage } from './pages/workbench_pages.mjs';
+import { CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { withApp, storageDump } from './harness.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = resolve(ROOT, 'crates/core/tests/fixtures/meta');
@@ -114,15 +113,10 @@ function close(actual, want, what, tolerance = 1e-12) {
 test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { skip: !MOCK_URL && 'MOCK_URL is not set', timeout: 300_000 }, async () => {
   await mock('/__mock/scenario', scenario());
   await mock('/__mock/reset', {});
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async (app) => {
+    const { page, meta } = app;
     await page.goto(CONCORD_URL);
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'judge-x', key: 'sk-meta-test' });
-    const meta = new MetaPage(page);
+    await app.connectMock({ model: 'judge-x', key: 'sk-meta-test' });
     await meta.openTab();
     await meta.loadFiles([PAIRS_FILE, POINTWISE_FILE]);
 
@@ -161,17 +155,15 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
 
     // Elo, heatmap and seed spread from the debates: judge-y (Assistant2) won all 7 matches,
     // so every order gives the same ratings.
-    await page.waitForFunction(() => /Computed in/.test(document.querySelector('[data-testid="elo-status"]')?.textContent ?? ''));
+    await meta.waitElo(30_000);
     const [x, y] = eloAllWins(7);
     close(await meta.value('elo', 'meta-judge · MDEval/judge-x'), x, 'Elo judge-x', 1e-9);
     close(await meta.value('elo', 'meta-judge · MDEval/judge-y'), y, 'Elo judge-y', 1e-9);
-    assert.equal(await meta.heatmap.locator('rect title').count(), 4);
-    assert.equal(await meta.heatmap.locator('rect title', { hasText: 'judge-y vs judge-x: 1.00' }).count(), 1);
-    assert.equal(await meta.heatmap.locator('rect title', { hasText: 'judge-x vs judge-y: 0.00' }).count(), 1);
-    assert.equal(await meta.eloChart.locator('circle').count(), 2, 'a dot per evaluator');
-    await page.getByLabel('Seeds', { exact: true }).fill('3');
-    await page.getByRole('button', { name: 'Spread across seeds' }).click();
-    await page.waitForFunction(() => /Spread over 3 seeds/.test(document.querySelector('[data-testid="seed-status"]')?.textContent ?? ''));
+    assert.equal(await meta.heatmapCellCount(), 4);
+    assert.equal(await meta.heatmapCellCount('judge-y vs judge-x: 1.00'), 1);
+    assert.equal(await meta.heatmapCellCount('judge-x vs judge-y: 0.00'), 1);
+    assert.equal(await meta.eloDots(), 2, 'a dot per evaluator');
+    await meta.spreadSeeds(3);
     close(await meta.value('elo-seeds', 'meta-judge · MDEval/judge-y/mean'), y, 'seed mean', 1e-9);
     close(await meta.value('elo-seeds', 'meta-judge · MDEval/judge-y/seed_sd'), 0, 'seed SD', 1e-9);
 
@@ -205,13 +197,10 @@ test('pairwise judging, MDEval, JDEval-i and Elo from live runs (mock LLM)', { s
     assert.equal(log.summary.total, before + 10, '2 evaluators × 5 texts');
 
     if (process.env.CONCORD_SCREENSHOTS) {
-      await page.getByTestId('debate').scrollIntoViewIfNeeded();
+      await meta.debate.scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/meta-run.png`, fullPage: false });
     }
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('evaluators named with their own provider or address use its connection and key (mock LLM)', { skip: !MOCK_URL && 'MOCK_URL is not set', timeout: 180_000 }, async () => {
@@ -219,35 +208,29 @@ test('evaluators named with their own provider or address use its connection and
   // The mock accepts only KEY: the Run screen's own key would be refused (401).
   await mock('/__mock/scenario', { ...scenario(), require_key: KEY });
   await mock('/__mock/reset', {});
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async (app) => {
+    const { page, meta } = app;
     const consoleText = [];
     page.on('console', (m) => consoleText.push(m.text()));
     await page.goto(CONCORD_URL);
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'judge-x', key: 'sk-run-screen-wrong' });
-    const meta = new MetaPage(page);
+    await app.connectMock({ model: 'judge-x', key: 'sk-run-screen-wrong' });
     await meta.openTab();
     await meta.loadFiles([PAIRS_FILE]);
 
     // judge-x through Anthropic's Messages API at the mock's /v1, judge-y through an
     // OpenAI-compatible server at the mock's root (no /v1).
     const evaluators = [`judge-x @ anthropic ${MOCK_URL}/v1`, `judge-y @ ${MOCK_URL}`];
-    await page.getByLabel('Evaluator models').fill(evaluators.join(', '));
-    const keys = page.getByTestId('meta-keys');
-    assert.deepEqual(await keys.locator('label span').allInnerTexts(), ['API key for Anthropic', 'API key for Other OpenAI-compatible server']);
+    await meta.evaluatorModels.fill(evaluators.join(', '));
+    assert.deepEqual(await meta.keyLabels(), ['API key for Anthropic', 'API key for Other OpenAI-compatible server']);
     // Without Anthropic's key nothing is sent, and the screen says which key is missing.
-    await page.getByLabel('Pairs (first N)').fill('3');
-    await page.getByLabel('Position swap').uncheck();
-    await page.getByRole('button', { name: 'Run pairwise judging' }).click();
-    await page.getByText(/is served by Anthropic: give its API key/).waitFor();
+    await meta.pairsField.fill('3');
+    await meta.positionSwap.uncheck();
+    await meta.clickRunPairwise();
+    await meta.said(/is served by Anthropic: give its API key/).waitFor();
     assert.equal((await mock('/__mock/requests')).summary.total, 0);
 
-    await page.getByLabel('API key for Anthropic').fill(KEY);
-    await page.getByLabel('API key for Other OpenAI-compatible server').fill(KEY);
+    await meta.keyField('API key for Anthropic').fill(KEY);
+    await meta.keyField('API key for Other OpenAI-compatible server').fill(KEY);
     await meta.runPairwise({ evaluators, pairs: 3, swap: false });
     for (const [entry, name] of [[evaluators[0], 'judge-x'], [evaluators[1], 'judge-y']]) {
       const verdicts = VERDICTS[name].slice(0, 3);
@@ -259,22 +242,9 @@ test('evaluators named with their own provider or address use its connection and
     const paths = log.requests.map((r) => r.path).sort();
     assert.deepEqual(paths, ['/chat/completions', '/chat/completions', '/chat/completions', '/v1/messages', '/v1/messages', '/v1/messages']);
     // The keys typed here live in memory only.
-    const stored = await page.evaluate(async () => {
-      const out = [JSON.stringify({ ...localStorage })];
-      for (const info of await indexedDB.databases()) {
-        const db = await new Promise((ok, err) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = err; });
-        for (const name of db.objectStoreNames) {
-          out.push(JSON.stringify(await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; })));
-        }
-        db.close();
-      }
-      return out.join('\n');
-    });
+    const stored = await storageDump(page);
     assert.ok(!stored.includes(KEY), 'the other providers\' key is not in localStorage or IndexedDB');
     assert.ok(!consoleText.join('\n').includes(KEY), 'nor in the console');
     assert.ok(!page.url().includes(KEY));
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

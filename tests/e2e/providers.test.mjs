@@ -7,9 +7,9 @@
 // and what to do — and the mock's log shows no sample paid twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { MOCK_URL, setScenario, mockRequests as requests, mockReset, mockSummary as summary } from './browser.mjs';
+import { withApp } from './harness.mjs';
+import { Screens } from './pages/workbench_pages.mjs';
 import { ModelCheckPage } from './pages/model_check_page.mjs';
 
 const ITEMS = 60;
@@ -26,44 +26,37 @@ function providersCsv(long = []) {
   return rows.join('\n') + '\n';
 }
 
-const summary = async () => (await fetch(`${MOCK_URL}/__mock/summary`)).json();
-const requests = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests;
-
 /**
  * Loads the 60 items, connects the Run screen, and adds the study on the Judge screen (after
  * connecting, so Max tokens follows the model: 4,096 for a reasoning model): rate-explain (N = 1),
  * score-only +weighted (N = 5) and rate-explain +json (N = 5) — three different requests.
  */
-async function setUp(page, { connect, csv = providersCsv(), topP }) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
+async function setUp(app, { connect, csv = providersCsv(), topP }) {
+  const { data, run, judge, results } = app;
   await data.loadFile('providers.csv', csv);
-  const run = new RunPage(page);
   await run.open();
   await run.connect(connect);
-  const judge = new JudgePage(page);
   await judge.open();
-  if (topP) await page.getByLabel('top_p').fill(String(topP));
+  if (topP) await judge.topP.fill(String(topP));
   await judge.addMethods({ modes: ['rate-explain'], n: 1 });
-  await page.getByTestId('weighted').check();
+  await judge.weighted.check();
   await judge.addMethods({ modes: ['score-only'], n: 5 });
-  await page.getByTestId('weighted').uncheck();
-  await page.getByTestId('structured').check();
+  await judge.weighted.uncheck();
+  await judge.structured.check();
   await judge.addMethods({ modes: ['rate-explain'], n: 5 });
-  await page.getByTestId('structured').uncheck();
-  await page.getByTestId('methods').getByText('rate-explain +json').waitFor();
+  await judge.structured.uncheck();
+  await judge.method('rate-explain +json').waitFor();
   await run.open();
   // The generic template's criterion is still its placeholder: the mock's echo ignores it.
   await run.sendAnyway();
-  return { run, judge, check: new ModelCheckPage(page), results: new ResultsPage(page) };
+  return { run, judge, check: new ModelCheckPage(app.page), results };
 }
 
 /** The parse-failures cell of a method: how many samples were weighted, cut off… */
-async function failureCell(page, key) {
-  const results = new ResultsPage(page);
+async function failureCell({ results }, key) {
   await results.open();
-  await page.locator('details', { hasText: 'Parse failures' }).first().evaluate((d) => { d.open = true; });
-  return page.locator(`table[data-table="parse-failures"] td[data-cell="${key}"]`).innerText();
+  await results.openParseFailures();
+  return results.parseFailure(key);
 }
 
 /**
@@ -84,23 +77,23 @@ async function assertNothingPaidTwice(what, { expected, seedless = false } = {})
 async function shots(page, name, locator) {
   const dir = process.env.CONCORD_SCREENSHOTS;
   if (!dir) return;
+  const select = new Screens(page).theme;
   for (const [theme, width, suffix] of [['light', 1280, ''], ['dark', 1280, '-dark'], ['light', 375, '-375']]) {
-    await page.getByTestId('theme').selectOption(theme);
+    await select.selectOption(theme);
     await page.setViewportSize({ width, height: 900 });
     await locator.scrollIntoViewIfNeeded();
     await locator.screenshot({ path: `${dir}/${name}${suffix}.png` });
   }
-  await page.getByTestId('theme').selectOption('auto');
+  await select.selectOption('auto');
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking off within a short Max tokens, a refusal the table did not know dropped and named', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'gemini-2.5', reply: echo, models: ['gemini-2.5-flash', 'gemini-2.0-flash'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const { run, check } = await setUp(page, { connect: { provider: 'gemini', baseUrl: `${MOCK_URL}/v1beta`, model: 'gemini-2.5-flash', key: 'g-key' } });
+  // The browser logs the refusals of logprobs (400) itself.
+  await withApp({ ignore: /status of 400/ }, async (app) => {
+    const { page, judge } = app;
+    const { run, check } = await setUp(app, { connect: { provider: 'gemini', baseUrl: `${MOCK_URL}/v1beta`, model: 'gemini-2.5-flash', key: 'g-key' } });
     await check.check();
     assert.equal((await check.row('plain')).verdict, 'works');
     const logprobs = await check.row('logprobs');
@@ -111,15 +104,15 @@ test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking o
     assert.equal((await check.row('schema')).verdict, 'works');
     await shots(page, 'run-model-check', check.panel);
     // The Judge screen flags the weighted method, and only it.
-    await new JudgePage(page).open();
+    await judge.open();
     const flags = await check.judgeFlags();
     assert.deepEqual(flags.map((f) => f.method), ['score-only +weighted']);
     assert.match(flags[0].text, /no log-probabilities \(Logprobs is not enabled/);
-    await shots(page, 'judge-check-flags', page.getByTestId('check-flags'));
+    await shots(page, 'judge-check-flags', check.flags);
     await run.open();
     await run.sendAnyway();
 
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     const counts = await run.counts();
@@ -127,9 +120,9 @@ test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking o
     const log = await requests();
     const chats = log.filter((r) => r.path.includes(':generateContent'));
     assert.ok(chats.length >= 3 * ITEMS && chats.every((r) => r.status === 200), 'every call answered the first time');
-    assert.equal(await failureCell(page, 'rate-explain/quality/cut_off'), '0', 'thinking off: nothing cut off at 128 tokens');
-    assert.equal(await failureCell(page, 'score-only +weighted/quality/weighted'), '0');
-    assert.equal(await failureCell(page, 'rate-explain +json/quality/unparseable'), '0');
+    assert.equal(await failureCell(app, 'rate-explain/quality/cut_off'), '0', 'thinking off: nothing cut off at 128 tokens');
+    assert.equal(await failureCell(app, 'score-only +weighted/quality/weighted'), '0');
+    assert.equal(await failureCell(app, 'rate-explain +json/quality/unparseable'), '0');
     await assertNothingPaidTwice('gemini-2.5', { expected: ITEMS * 11 });
 
     // A model the table believes has log-probabilities: refused once, dropped, named in the log.
@@ -143,26 +136,21 @@ test('gemini-2.5: logprobs refused in Gemini\'s words and never sent, thinking o
     assert.ok(lines.some((l) => /the API rejected `logprobs` \(Logprobs is not enabled for models\/gemini-2\.0-flash\); continuing without it/.test(l)), lines.join('\n'));
     assert.equal((await run.counts()).failed, 0);
     await assertNothingPaidTwice('gemini-2.0 via gemini-2.5');
-    assert.deepEqual(seen.problems.filter((p) => !/status of 400/.test(p)), []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('gemini-3: N > 1 looped (never candidateCount), logprobs refused, a reasoning model thinks within 4,096 tokens and its thoughts are billed', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'gemini-3', reply: echo, models: ['gemini-3-pro-preview'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const { run, check } = await setUp(page, { connect: { provider: 'gemini', baseUrl: `${MOCK_URL}/v1beta`, model: 'gemini-3-pro-preview', key: 'g-key' } });
-    assert.equal(await page.getByTestId('reasoning-budget').count(), 0, 'Max tokens followed the reasoning model');
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { run, check } = await setUp(app, { connect: { provider: 'gemini', baseUrl: `${MOCK_URL}/v1beta`, model: 'gemini-3-pro-preview', key: 'g-key' } });
+    assert.equal(await app.judge.reasoningBudget.count(), 0, 'Max tokens followed the reasoning model');
     await check.check();
     const samples = await check.row('samples');
     assert.equal(samples.verdict, 'refused');
     assert.match(samples.text, /Multiple candidates is not enabled for this model/);
     assert.match((await check.row('logprobs')).text, /Logprobs is not enabled for this model/);
     assert.equal((await check.row('reasoning')).verdict, 'works');
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     const counts = await run.counts();
@@ -172,44 +160,36 @@ test('gemini-3: N > 1 looped (never candidateCount), logprobs refused, a reasoni
     const log = await requests();
     assert.ok(log.every((r) => r.status === 200), 'no call refused');
     await assertNothingPaidTwice('gemini-3', { expected: ITEMS * 11 });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('deepseek: +json sent as JSON mode (never the json_schema it refuses), placeholder logprobs found by the check, N looped', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'deepseek', reply: echo, models: ['deepseek-chat'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const { run, check } = await setUp(page, { connect: { provider: 'deepseek', baseUrl: `${MOCK_URL}/v1`, model: 'deepseek-chat', key: 'ds-key' } });
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { run, check } = await setUp(app, { connect: { provider: 'deepseek', baseUrl: `${MOCK_URL}/v1`, model: 'deepseek-chat', key: 'ds-key' } });
     await check.check();
     const logprobs = await check.row('logprobs');
     assert.equal(logprobs.verdict, 'refused');
     assert.match(logprobs.text, /placeholders/);
     assert.equal((await check.row('schema')).verdict, 'works');
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     assert.equal((await run.counts()).failed, 0);
-    assert.equal(await failureCell(page, 'rate-explain +json/quality/unparseable'), '0', 'JSON mode answered JSON');
+    assert.equal(await failureCell(app, 'rate-explain +json/quality/unparseable'), '0', 'JSON mode answered JSON');
     await assertNothingPaidTwice('deepseek', { expected: ITEMS * 11, seedless: true });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('anthropic-4.5: temperature and top_p never sent together; out of credit stops the run with "add credit" and Run again pays nothing twice', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'anthropic-4.5', reply: echo, models: ['claude-sonnet-4-5'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const { run, check } = await setUp(page, { connect: { provider: 'anthropic', baseUrl: `${MOCK_URL}/v1`, model: 'claude-sonnet-4-5', key: 'sk-ant' }, topP: 0.9 });
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { run, check } = await setUp(app, { connect: { provider: 'anthropic', baseUrl: `${MOCK_URL}/v1`, model: 'claude-sonnet-4-5', key: 'sk-ant' }, topP: 0.9 });
     await check.check();
     assert.equal((await check.row('plain')).verdict, 'works');
     assert.match((await check.row('logprobs')).text, /no log-probabilities/);
     assert.equal((await check.row('schema')).verdict, 'works');
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     assert.equal((await run.counts()).failed, 0);
@@ -232,18 +212,14 @@ test('anthropic-4.5: temperature and top_p never sent together; out of credit st
     const again = await run.counts();
     assert.equal(again.cached + again.total, ITEMS * 11, again.text);
     await assertNothingPaidTwice('anthropic-4.5 after credit', { expected: ITEMS * 11 - stopped.done, seedless: true });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('openrouter-byok: the cost adds the upstream provider\'s charge to OpenRouter\'s fee', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'openrouter-byok', reply: echo, models: ['openai/gpt-4o-mini'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const { run } = await setUp(page, { connect: { provider: 'openrouter', baseUrl: `${MOCK_URL}/v1`, model: 'openai/gpt-4o-mini', key: 'or-key' } });
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { run } = await setUp(app, { connect: { provider: 'openrouter', baseUrl: `${MOCK_URL}/v1`, model: 'openai/gpt-4o-mini', key: 'or-key' } });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
     const text = (await run.counts()).text;
@@ -254,37 +230,29 @@ test('openrouter-byok: the cost adds the upstream provider\'s charge to OpenRout
     const upstream = (Number(input) * 0.15 + Number(output) * 0.6) / 1e6;
     assert.ok(Math.abs(Number(cost) - 1.05 * upstream) <= 0.0001 + 1e-3 * upstream, `${cost} vs ${1.05 * upstream}: ${text}`);
     await assertNothingPaidTwice('openrouter-byok', { expected: ITEMS * 11 });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('together-legacy: log-probabilities in the legacy shape weigh every weighted sample', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'together-legacy', reply: echo, models: ['meta-llama/Llama-3.3-70B-Instruct-Turbo'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const { run, check } = await setUp(page, { connect: { provider: 'together', baseUrl: `${MOCK_URL}/v1`, model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', key: 't-key' } });
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { run, check } = await setUp(app, { connect: { provider: 'together', baseUrl: `${MOCK_URL}/v1`, model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', key: 't-key' } });
     await check.check();
     assert.equal((await check.row('logprobs')).verdict, 'works');
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     await run.run();
     assert.match(await run.waitFinished(300_000), /Run complete/);
-    assert.equal(await failureCell(page, 'score-only +weighted/quality/weighted'), String(ITEMS * 5));
-    assert.equal(await failureCell(page, 'score-only +weighted/quality/not_weighted'), '0');
+    assert.equal(await failureCell(app, 'score-only +weighted/quality/weighted'), String(ITEMS * 5));
+    assert.equal(await failureCell(app, 'score-only +weighted/quality/not_weighted'), '0');
     await assertNothingPaidTwice('together-legacy', { expected: ITEMS * 11 });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('llamacpp-small-ctx: one over-long item fails alone and the run goes on; three stop it, naming them; Run again does not stop on them', { skip: !MOCK_URL, timeout: 400_000 }, async () => {
   await setScenario({ provider: 'llamacpp-small-ctx', reply: echo, context_tokens: 2000, models: ['smollm2'] });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
+  await withApp({ problems: 'allowed' }, async (app) => {
     const csv = providersCsv([7, 20, 40]);
-    const { run } = await setUp(page, { csv, connect: { provider: 'llamacpp', baseUrl: `${MOCK_URL}/v1`, model: 'smollm2', itemLimit: 10 } });
+    const { run } = await setUp(app, { csv, connect: { provider: 'llamacpp', baseUrl: `${MOCK_URL}/v1`, model: 'smollm2', itemLimit: 10 } });
     await run.run();
     const first = await run.waitFinished(300_000);
     // Item 7's three prompts (one per method) fail; the run completes.
@@ -296,17 +264,16 @@ test('llamacpp-small-ctx: one over-long item fails alone and the run goes on; th
     // All 60 items on another model (no answer stored): items 7, 20 and 40 overflow — the third
     // different item stops the run and names them.
     await run.setModel('smollm2-q4');
-    await page.locator('details', { hasText: 'Limits' }).first().evaluate((d) => { d.open = true; });
-    await page.getByLabel('Rate only the first N items').fill('');
-    await page.getByLabel('Rate only the first N items').dispatchEvent('change');
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await run.unfoldLimits();
+    await run.setItemLimit('');
+    await mockReset();
     await run.run();
     await run.waitFinished(300_000);
     const stopped = await run.finished.innerText();
     // The requests refused as too long (the mock names a request by its prompt and parameters).
     const prefix = (r) => r.samples[0]?.split(':')[0];
     const refusedBefore = new Set((await requests()).filter((r) => r.status === 400).map(prefix));
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
+    await mockReset();
     assert.match(stopped, /Run stopped: the prompts of 3 different items were too long for the model \(item row8; item row21; item row41\)/);
     assert.match(await run.error.innerText(), /larger context/);
     // Run again: the prompts that overflowed are not sent again, the rest completes.
@@ -316,7 +283,5 @@ test('llamacpp-small-ctx: one over-long item fails alone and the run goes on; th
     const again2 = (await requests()).filter((r) => r.status === 400 && refusedBefore.has(prefix(r)));
     assert.deepEqual(again2, [], 'a prompt refused as too long is not sent again');
     await assertNothingPaidTwice('llamacpp, 60 items');
-  } finally {
-    await browser.close();
-  }
+  });
 });

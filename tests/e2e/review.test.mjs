@@ -11,18 +11,12 @@
 // stops while the tab is hidden.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { ReviewPage, RevisePage } from './pages/review_page.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL, MOCK_URL } from './browser.mjs';
+import { withApp, cli, expectTimerStopsWhileHidden } from './harness.mjs';
+import { RevisePage } from './pages/review_page.mjs';
+import { waitWorkspaceSaved, workspaceSaves } from './pages/workbench_pages.mjs';
 const HUMAN = [1, 5, 2, 4, 3, 1, 2, 3, 4, 5, 2, 4];
 // The judge (the mock echoes the planted rating) is right except on the first three items.
 const PLANTED = [5, 1, 5, 4, 3, 1, 2, 3, 4, 5, 2, 4];
@@ -38,30 +32,19 @@ function csv() {
 const number = (text) => Number(text.split(/\s/)[0]);
 
 test('a reviewer corrects the judge with the keyboard, reloads midway and sees the agreement rise', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-review-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await data.loadFile('review.csv', csv());
-    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 });
-    const judge = new JudgePage(page);
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=' }, latency_ms: 2 };
+  await withApp({ data: { name: 'review.csv', text: csv() }, scenario }, async (app) => {
+    const { page, judge, run, review, results } = app;
+    const dir = app.tempDir('concord-review-');
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-review' });
-    const saves = () => page.evaluate(() => Number(document.documentElement.dataset.workspaceSaves ?? 0));
-    const savesBefore = await saves();
+    await app.connectMock({ key: 'sk-review' });
+    const savesBefore = await workspaceSaves(page);
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
     // The workspace (with the run) is saved after the run; the review saves itself.
-    await page.waitForFunction((n) => Number(document.documentElement.dataset.workspaceSaves ?? 0) > n, savesBefore, { timeout: 30_000 });
+    await waitWorkspaceSaved(page, savesBefore);
 
-    const review = new ReviewPage(page);
     await review.open();
     await review.setReviewer('ann');
     // Largest gap first: item 0 (judge 5, human 1), then item 1 (1 against 5).
@@ -73,10 +56,9 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     await review.waitSaved();
 
     // Reload midway: the decisions come back from IndexedDB.
-    await page.reload();
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await app.reload();
     await review.open();
-    assert.equal(await page.getByLabel('Your name (reviewer)').inputValue(), 'ann');
+    assert.equal(await review.reviewer.inputValue(), 'ann');
     await review.expectItem({ position: 'Item 1 of 12', judge: '5', human: '1', verdict: 'changed to 1 (ann)' });
     await review.press('j');
     await review.expectItem({ verdict: 'changed to 5 (ann)' });
@@ -86,9 +68,7 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     await review.press('5');
     // Item 3 (judge 5, human 2): flagged with a note; item 4 accepted.
     await review.expectItem({ position: 'Item 3 of 12', judge: '5', human: '2', verdict: 'not reviewed' });
-    await review.press('f');
-    await page.getByTestId('review-note').fill('the judge read the wrong summary');
-    await page.getByTestId('review-note').press('Enter');
+    await review.flag('the judge read the wrong summary');
     await review.press('k');
     await review.expectItem({ verdict: 'flagged: the judge read the wrong summary (ann)' });
     await review.press('j', 'a');
@@ -99,13 +79,13 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     // here is merged last, so ann's change is kept, and the conflict names bob's decision.
     await review.press('k', 'k', 'k', 'k');
     await review.expectItem({ position: 'Item 1 of 12' });
-    const firstId = (await page.getByTestId('review-item-id').innerText()).trim();
-    const runKey = await page.getByTestId('review-run').inputValue();
+    const firstId = (await review.itemId.innerText()).trim();
+    const runKey = await review.run.inputValue();
     const bob = join(dir, 'concord-review-bob.json');
     writeFileSync(bob, JSON.stringify({ format: 'concord-review', version: 1, reviewer: 'bob', events: [{ kind: 'accept', run: runKey, item: firstId }] }));
-    await page.getByLabel("Import reviewers' files").setInputFiles(bob);
-    await page.getByTestId('review-reviewers').filter({ hasText: 'Reviewers: bob, ann' }).waitFor();
-    const conflict = await page.getByTestId('review-conflicts').locator('tbody tr').allInnerTexts();
+    await review.importFiles(bob);
+    await review.reviewers('Reviewers: bob, ann').waitFor();
+    const conflict = await review.conflictRows();
     assert.equal(conflict.length, 1);
     assert.deepEqual(conflict[0].split('\t').map((c) => c.trim()), [firstId, runKey, 'changed to 1', 'ann', 'accepted', 'bob']);
 
@@ -121,7 +101,6 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     }
 
     // The corrected run is a row of the Results table too, beside the judge's.
-    const results = new ResultsPage(page);
     const methods = (await results.cells()).map((r) => r[0]);
     assert.equal(methods.length, 2, methods.join(', '));
     assert.equal(methods[1], `${methods[0]} + review`);
@@ -137,14 +116,10 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     assert.deepEqual(saved.review.files.map((f) => f.reviewer), ['bob', 'ann']);
     const kinds = saved.review.files.find((f) => f.reviewer === 'ann').events.map((e) => e.kind).filter((k) => k !== 'timer');
     assert.deepEqual(kinds, ['change', 'change', 'undo', 'change', 'flag', 'accept']);
-    execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
+    cli(['report', bundle, '--format', 'csv', '--out', dir]);
     assert.equal(readFileSync(join(dir, 'concord-review.csv'), 'utf8'), shown);
     assert.equal(readFileSync(join(dir, 'concord-results.csv'), 'utf8'), resultsShown);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 const REVISE_ITEMS = 24;
@@ -159,32 +134,22 @@ function reviseCsv() {
 }
 
 test('a revision proven on the held-out items: better without the noisy instruction, not with it', { skip: !MOCK_URL, timeout: 240_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-revise-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await data.loadFile('revise.csv', reviseCsv());
-    // The mock echoes the planted (true) rating, except for prompts that say NOISYJUDGE.
-    await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'NOISYJUDGE' }, latency_ms: 2 });
-    const judge = new JudgePage(page);
+  // The mock echoes the planted (true) rating, except for prompts that say NOISYJUDGE.
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'NOISYJUDGE' }, latency_ms: 2 };
+  await withApp({ data: { name: 'revise.csv', text: reviseCsv() }, scenario }, async (app) => {
+    const { page, judge, run, review, results } = app;
+    const dir = app.tempDir('concord-revise-');
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });
-    const part = page.locator('textarea#part-0');
+    const part = judge.promptPart(0);
     await part.click();
     await part.press('End');
     await page.keyboard.type(' NOISYJUDGE');
-    await page.getByRole('heading', { name: 'Prompt', exact: true }).click();
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-revise' });
+    await judge.leaveEditor();
+    await app.connectMock({ key: 'sk-revise' });
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
 
-    const review = new ReviewPage(page);
     await review.open();
     const revise = new RevisePage(page);
     assert.match(await revise.split(), /^12 items for revision, 12 held out \(seed 0, share 0\.5\)/);
@@ -209,10 +174,10 @@ test('a revision proven on the held-out items: better without the noisy instruct
     assert.equal(second[7], 'no');
 
     if (process.env.CONCORD_SCREENSHOTS) {
-      await page.getByTestId('revise-panel').screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/revise.png` });
+      await revise.revisePanel.screenshot({ path: `${process.env.CONCORD_SCREENSHOTS}/revise.png` });
     }
     // Each revision's prompt diff: revision 1 removed the noisy instruction.
-    const diffs = await page.getByTestId('revise-past-diff').evaluateAll((els) => els.map((e) => e.querySelector('pre').textContent));
+    const diffs = await revise.pastDiffs();
     assert.equal(diffs.length, 2);
     assert.ok(diffs[0].split('\n').some((l) => l.startsWith('- ') && l.includes('NOISYJUDGE')), diffs[0]);
     assert.ok(diffs[1].includes('+ Read the reply carefully.'), diffs[1]);
@@ -220,7 +185,7 @@ test('a revision proven on the held-out items: better without the noisy instruct
     assert.deepEqual(exported.map((e) => [e.number, e.better, e.held_out_n]), [[1, true, 12], [2, false, 12]]);
     assert.equal(exported[0].diff, diffs[0]);
     const shown = await revise.exportHistory('CSV');
-    const download = await new ResultsPage(page).exportBundle();
+    const download = await results.exportBundle();
     const bundle = join(dir, 'bundle.json');
     await download.saveAs(bundle);
     const saved = JSON.parse(readFileSync(bundle, 'utf8'));
@@ -237,51 +202,25 @@ test('a revision proven on the held-out items: better without the noisy instruct
     });
     assert.ok(revisionSeen > 0, 'the revision set\'s disagreements are in the meta-prompt');
     assert.equal(revisions[0].answers.length, 12, 'run on the held-out items only');
-    execFileSync(CLI, ['report', bundle, '--format', 'csv', '--out', dir]);
+    cli(['report', bundle, '--format', 'csv', '--out', dir]);
     assert.equal(readFileSync(join(dir, 'concord-revisions.csv'), 'utf8'), shown);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('the time on an item stops while the tab is hidden', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async ({ page, review }) => {
     // The page's clock is Playwright's: the test moves it, so a loaded machine cannot stretch
     // a wait and no assertion depends on how fast anything runs.
     await page.clock.install();
     await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json`);
-    const review = new ReviewPage(page);
-    await page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout: 30_000 });
+    await review.waitReady(30_000);
     await review.setReviewer('cy');
-    const seconds = async () => Number((await page.getByTestId('review-timer').textContent()).match(/(\d+) s/)[1]);
-    const visibility = (state) => page.evaluate((s) => {
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => s === 'hidden' });
-      document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
-    }, state);
-    await page.waitForFunction(() => /Time on this item: [2-9]/.test(document.querySelector('[data-testid="review-timer"]').textContent));
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
-    await visibility('hidden');
-    const hiddenAt = await seconds();
-    await page.clock.runFor(3500);
-    assert.ok(await seconds() <= hiddenAt + 1, 'no time counted while hidden');
-    await visibility('visible');
-    await page.clock.runFor(2500);
-    assert.ok(await seconds() >= hiddenAt + 2, 'counting again once visible');
-    assert.ok(await seconds() <= hiddenAt + 4, 'the hidden stretch is not added later');
-    await page.clock.resume();
+    await review.waitTimer(/Time on this item: [2-9]/);
+    await expectTimerStopsWhileHidden(page, () => review.timerSeconds());
     // The time is in the reviewer's log: moving on saves it, and it counts in the minutes.
     await review.press('a');
     await review.waitSaved();
     const [, after] = await review.rows();
     assert.ok(Number(after.cells[9]) > 0, `minutes ${after.cells[9]}`);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -4,26 +4,16 @@
 // completes without any request answered successfully twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { MOCK_URL, mockRequests as requests, mockSummary as summary, setScenario as scenario } from './browser.mjs';
+import { withApp } from './harness.mjs';
 import { missingShared } from './fixtures.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TOPICAL_CHAT = join(here, '../../../shared/data/A-Closer-Look-To-LLM-Evaluation/data/topical_chat.json');
 const haveData = !missingShared(TOPICAL_CHAT);
-
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
-const summary = async () => (await fetch(`${MOCK_URL}/__mock/summary`)).json();
-const requests = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests;
 
 function pearson(x, y) {
   const n = x.length;
@@ -34,32 +24,25 @@ function pearson(x, y) {
   return sxy / Math.sqrt(sxx * syy);
 }
 
-async function openTopicalChat(page) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
+async function openTopicalChat({ data }) {
   await data.fileInput.setInputFiles(TOPICAL_CHAT);
-  await page.getByTestId('dataset-name').filter({ hasText: 'topical_chat.json' }).waitFor({ timeout: 60_000 });
+  await data.named('topical_chat.json').waitFor({ timeout: 60_000 });
 }
 
 test('360 items × 4 attributes × 20 samples: complete, parsed and correlated correctly', { skip: !MOCK_URL || !haveData, timeout: 900_000 }, async () => {
-  const browser = await launch();
-  const dir = mkdtempSync(join(tmpdir(), 'concord-run-'));
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await openTopicalChat(page);
+  await withApp({}, async (app) => {
+    const { judge, run, results } = app;
+    const dir = app.tempDir('concord-run-');
+    await openTopicalChat(app);
     await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, scale_min: 1, scale_max: 3 });
-    const judge = new JudgePage(page);
     await judge.open();
     // The four attributes of seed 002 (the file also has understandability and overall).
     for (const extra of ['understandability', 'overall']) {
-      const box = page.getByRole('checkbox', { name: new RegExp(`^${extra} `) });
+      const box = judge.attribute(extra);
       if (await box.count()) await box.uncheck();
     }
     await judge.addMethods({ modes: ['rate-explain'], n: 20 });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 8 });
+    await app.connectMock({ concurrency: 8 });
     const started = Date.now();
     await run.run();
     assert.match(await run.waitFinished(800_000), /Run complete/);
@@ -73,7 +56,6 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
 
     // Independent check: parse the bundle's raw responses here and correlate with the
     // embedded human scores; the page's dataset-level Pearson must agree.
-    const results = new ResultsPage(page);
     await results.open();
     await results.setStatistic('pearson');
     const table = await results.cells();
@@ -113,26 +95,17 @@ test('360 items × 4 attributes × 20 samples: complete, parsed and correlated c
         assert.ok(Math.abs(r - Number(cell)) <= 0.0005, `${attribute}: page ${cell}, recomputed ${r}`);
       }
     }
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('a paced run stays under the requests-per-minute limit and none is refused', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    await new DataPage(page).open(CONCORD_URL);
-    // The mock allows 600 requests a minute; the run is told the limit.
-    await scenario({ reply: { mode: 'hash_rating' }, supports_n: false, rpm_limit: 600, rate_window_ms: 60000 });
-    const judge = new JudgePage(page);
+  // The mock allows 600 requests a minute; the run is told the limit.
+  await withApp({ scenario: { reply: { mode: 'hash_rating' }, supports_n: false, rpm_limit: 600, rate_window_ms: 60000 }, problems: 'allowed' }, async (app) => {
+    const { judge, run } = app;
     await judge.open();
     await judge.addMethods({ modes: ['score-only', 'rate-explain'], n: 5 });
-    const run = new RunPage(page);
-    await run.open();
     // llama.cpp's server takes no `n`: one call per sample.
-    await run.connect({ provider: 'llamacpp', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', rpm: 600 });
+    await app.connectMock({ provider: 'llamacpp', rpm: 600 });
     await run.run();
     assert.match(await run.waitFinished(200_000), /Run complete/);
     const log = (await requests()).filter((r) => r.path.endsWith('/chat/completions'));
@@ -143,40 +116,30 @@ test('a paced run stays under the requests-per-minute limit and none is refused'
     // How close to the limit the run comes depends on the machine's speed: printed, not asserted.
     console.log(`# paced: ${perMinute.toFixed(0)} requests/min of a 600/min limit (${(perMinute / 6).toFixed(1)} %)`);
     assert.ok(perMinute <= 600 * 1.02, `stayed under the limit (${perMinute.toFixed(0)}/min)`);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('20 % failures and a reload midway: complete, nothing paid twice', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    await new DataPage(page).open(CONCORD_URL);
-    await scenario({
-      reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 40, failure_rate: 0.2,
-      failures: ['rate_limited', 'server_error', 'drop', 'truncate'], retry_after_s: 1, seed: 11,
-    });
-    const judge = new JudgePage(page);
+  const flaky = {
+    reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 40, failure_rate: 0.2,
+    failures: ['rate_limited', 'server_error', 'drop', 'truncate'], retry_after_s: 1, seed: 11,
+  };
+  await withApp({ scenario: flaky, problems: 'allowed' }, async (app) => {
+    const { page, judge, run, results } = app;
     await judge.open();
     await judge.addMethods({ modes: ['score-only', 'free-text', 'rate-explain', 'analyze-rate'], n: 4 });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 4 });
+    await app.connectMock({ concurrency: 4 });
     await run.run();
     // Once about a third of the 120 calls are stored, hold the mock's answers so requests are
     // certainly in flight, and reload the page under them.
-    await page.waitForFunction(() => {
-      const m = /^(\d+) of/.exec(document.querySelector('[data-testid="progress"]')?.innerText ?? '');
-      return m && Number(m[1]) >= 40;
-    }, null, { timeout: 120_000 });
+    await run.waitCounts((c) => c.done >= 40, 120_000);
     await fetch(`${MOCK_URL}/__mock/hold`, { method: 'POST' });
     await page.waitForTimeout(500);
     const inFlight = /(\d+) in flight/.exec(await run.progress.innerText())[1];
     await page.reload();
     await fetch(`${MOCK_URL}/__mock/release`, { method: 'POST' });
     await run.open();
-    await page.getByRole('button', { name: 'Resume run' }).click();
+    await run.resumeRun();
     const text = await run.waitFinished(200_000);
     assert.match(text, /Run complete/);
     const progress = await run.progress.innerText();
@@ -184,7 +147,6 @@ test('20 % failures and a reload midway: complete, nothing paid twice', { skip: 
     const s = await summary();
     assert.deepEqual(s.duplicate_successes, [], 'no sample was answered successfully twice');
     assert.ok(s.failed >= 10, `failures were injected (${s.failed})`);
-    const results = new ResultsPage(page);
     await results.open();
     const table = await results.cells();
     assert.equal(table.length, 4);
@@ -193,7 +155,5 @@ test('20 % failures and a reload midway: complete, nothing paid twice', { skip: 
     const gone = log.filter((r) => r.outcome === 'client_gone').length;
     assert.ok(gone >= 1 && gone <= Number(inFlight), `the ${inFlight} calls in flight at the reload were never delivered (${gone})`);
     console.log(`# flaky run: ${s.total} requests, ${s.answered_ok} answered, ${s.failed} failed or cut off (${gone} in flight at the reload)`);
-  } finally {
-    await browser.close();
-  }
+  });
 });

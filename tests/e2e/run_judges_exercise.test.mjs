@@ -10,19 +10,12 @@
 // `concord class` on the same files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { withApp, cli, expectSameClassCsv } from './harness.mjs';
 import { alpha, close, kendallB, pearson } from './stats.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
 const HUMAN = [1, 2, 3, 4, 5, 2, 4, 3];
 // What each student's mock answers, planted in the outputs: Ann's under RATING=, Bob's ALT=.
 const PLANTED = { Ann: [2, 2, 4, 3, 5, 1, 5, 3], Bob: [1, 3, 3, 5, 4, 2, 2, 4] };
@@ -38,35 +31,25 @@ function csv() {
 
 
 test('a teacher makes a run-judges exercise, two students run the judges with their own model and key, the class view equals a recomputation and concord class', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-runjudges-'));
-  const browsers = [];
   const shots = process.env.CONCORD_SCREENSHOTS;
-  try {
-    // The teacher sets up two methods on the Judge screen; nothing is run.
-    const teacher = await launch();
-    browsers.push(teacher);
-    const tpage = await teacher.context.newPage();
-    const tseen = watch(tpage);
-    const data = new DataPage(tpage);
-    await data.open(CONCORD_URL);
-    await tpage.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await data.loadFile('runjudges.csv', csv());
-    const judge = new JudgePage(tpage);
+  // The teacher sets up two methods on the Judge screen; nothing is run.
+  await withApp({ data: { name: 'runjudges.csv', text: csv() } }, async (teacher) => {
+    const { page: tpage, judge, class: tclass } = teacher;
+    const dir = teacher.tempDir('concord-runjudges-');
     await judge.open();
     await judge.addMethods({ modes: METHODS, n: 1 });
     await judge.methods.nth(1).waitFor();
 
-    const tclass = new ClassPage(tpage);
     await tclass.open();
     // The task is offered, and no task says "not supported yet".
-    assert.match(await tpage.locator('label[for="task-run_judges"]').innerText(), /^Run given judges: the Judge screen's methods/);
-    assert.equal(await tpage.getByTestId('make-panel').filter({ hasText: 'not supported yet' }).count(), 0);
-    await tpage.locator('#task-run_judges').check();
-    assert.match(await tpage.getByTestId('exercise-run-judges').innerText(), /score-only, rate-explain on quality/);
+    assert.match(await tclass.taskLabel('run_judges').innerText(), /^Run given judges: the Judge screen's methods/);
+    assert.equal(await tclass.makePanel.filter({ hasText: 'not supported yet' }).count(), 0);
+    await tclass.checkTask('run_judges');
+    assert.match(await tclass.runJudgesSummary.innerText(), /score-only, rate-explain on quality/);
     if (shots) {
-      await tpage.getByTestId('make-panel').screenshot({ path: join(shots, 'class-make-run.png') });
+      await tclass.makePanel.screenshot({ path: join(shots, 'class-make-run.png') });
       await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.getByTestId('make-panel').screenshot({ path: join(shots, 'class-make-run-375.png') });
+      await tclass.makePanel.screenshot({ path: join(shots, 'class-make-run-375.png') });
       await tpage.setViewportSize({ width: 1280, height: 900 });
     }
     const made = await tclass.makeExercise({ title: 'Week 5: run the judges', attributes: [], sample: 6, seed: 3, rate: false, run: true, instructions: '# Run the judges\n\nRun both methods with a model of your choice.' });
@@ -87,73 +70,59 @@ test('a teacher makes a run-judges exercise, two students run the judges with th
     // Two students, each in a browser of their own, each answered differently by the mock.
     const submissions = [];
     for (const [k, name] of ['Ann', 'Bob'].entries()) {
-      const student = await launch();
-      browsers.push(student);
-      const page = await student.context.newPage();
-      const seen = watch(page);
-      await new DataPage(page).open(CONCORD_URL);
-      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-      const sclass = new ClassPage(page);
-      await sclass.open();
-      await sclass.openExercise(exercisePath);
-      assert.match(await page.getByTestId('exercise-tasks').innerText(), /Run the judges score-only, rate-explain on quality/);
-      assert.equal(await page.getByRole('button', { name: 'Rate the items' }).count(), 0);
-      const nameBox = page.locator('#student-name');
-      await nameBox.fill(name);
-      await nameBox.dispatchEvent('change');
-      // Before any run: the export is refused, naming the judges.
-      await page.getByTestId('export-submission').click();
-      assert.match(await page.getByTestId('exercise-error').innerText(), /score-only \/ quality, rate-explain \/ quality have not run yet/);
-      if (shots && k === 0) {
-        await page.getByTestId('student-panel').screenshot({ path: join(shots, 'class-run-student.png') });
-        await page.emulateMedia({ colorScheme: 'dark' });
-        await page.getByTestId('student-panel').screenshot({ path: join(shots, 'class-run-student-dark.png') });
-        await page.emulateMedia({ colorScheme: 'light' });
-        await page.setViewportSize({ width: 375, height: 800 });
-        await page.getByTestId('student-panel').screenshot({ path: join(shots, 'class-run-student-375.png') });
-        await page.setViewportSize({ width: 1280, height: 900 });
-      }
-      // The Judge screen holds the exercise's methods.
-      const sjudge = new JudgePage(page);
-      await sjudge.open();
-      const methods = await sjudge.methods.evaluateAll((trs) => trs.map((tr) => tr.querySelector('td, th')?.innerText.trim()));
-      assert.deepEqual(methods, METHODS);
-      await sclass.open();
-      await sclass.openRunScreen();
-      await setScenario({ reply: { mode: 'echo_rating', marker: MARKER[name] }, latency_ms: 2 });
-      const run = new RunPage(page);
-      await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: `model-${name}`, key: KEYS[name] });
-      // The teacher's `quality` criterion is the template's placeholder: sent knowingly.
-      await run.sendAnyway();
-      await run.run();
-      assert.match(await run.waitFinished(), /Run complete/);
-      await sclass.open();
-      await page.getByTestId('exercise-progress').filter({ hasText: 'the given judges run: 2 of 2' }).waitFor();
-      const download = await sclass.exportSubmission();
-      const path = join(dir, download.suggestedFilename());
-      await download.saveAs(path);
-      const raw = readFileSync(path, 'utf8');
-      const sub = JSON.parse(raw);
-      assert.equal(sub.student, name);
-      assert.equal(sub.version, 2);
-      assert.ok(!raw.includes(KEYS[name]) && !/sk-|127\.0\.0\.1|localhost|base_url/.test(raw), 'a submission never holds a key or an endpoint');
-      const expected = ids.map((id) => [id, PLANTED[name][Number(id.slice(2))]]);
-      assert.deepEqual(sub.runs, METHODS.map((method) => ({ method, attribute: 'quality', provider: 'vllm', model: `model-${name}`, scores: expected })));
-      // After the export: the student's runs against the reference.
-      await page.getByTestId('exercise-feedback-runs').waitFor();
-      const mine = Number(await page.locator(`[data-testid="exercise-feedback-runs"] td[data-cell="${name}/score-only/quality/pearson"]`).getAttribute('data-value'));
-      close(mine, pearson(reference, expected.map(([, x]) => x)), `${name}'s r shown to them`);
-      assert.deepEqual(seen.problems, [], `${name}'s page`);
-      submissions.push(path);
+      await withApp({ url: CONCORD_URL }, async (student) => {
+        const { page, class: sclass, judge: sjudge, run } = student;
+        await sclass.open();
+        await sclass.openExercise(exercisePath);
+        assert.match(await sclass.exerciseTasks.innerText(), /Run the judges score-only, rate-explain on quality/);
+        assert.equal(await sclass.rateButton.count(), 0);
+        await sclass.setStudentName(name);
+        // Before any run: the export is refused, naming the judges.
+        await sclass.clickExport();
+        assert.match(await sclass.exerciseError.innerText(), /score-only \/ quality, rate-explain \/ quality have not run yet/);
+        if (shots && k === 0) {
+          await sclass.studentPanel.screenshot({ path: join(shots, 'class-run-student.png') });
+          await page.emulateMedia({ colorScheme: 'dark' });
+          await sclass.studentPanel.screenshot({ path: join(shots, 'class-run-student-dark.png') });
+          await page.emulateMedia({ colorScheme: 'light' });
+          await page.setViewportSize({ width: 375, height: 800 });
+          await sclass.studentPanel.screenshot({ path: join(shots, 'class-run-student-375.png') });
+          await page.setViewportSize({ width: 1280, height: 900 });
+        }
+        // The Judge screen holds the exercise's methods.
+        await sjudge.open();
+        assert.deepEqual(await sjudge.methodCells(), METHODS);
+        await sclass.open();
+        await sclass.openRunScreen();
+        await setScenario({ reply: { mode: 'echo_rating', marker: MARKER[name] }, latency_ms: 2 });
+        await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: `model-${name}`, key: KEYS[name] });
+        // The teacher's `quality` criterion is the template's placeholder: sent knowingly.
+        await run.sendAnyway();
+        await run.run();
+        assert.match(await run.waitFinished(), /Run complete/);
+        await sclass.open();
+        await sclass.progress('the given judges run: 2 of 2').waitFor();
+        const { path, raw, sub } = await sclass.saveSubmission(dir);
+        assert.equal(sub.student, name);
+        assert.equal(sub.version, 2);
+        assert.ok(!raw.includes(KEYS[name]) && !/sk-|127\.0\.0\.1|localhost|base_url/.test(raw), 'a submission never holds a key or an endpoint');
+        const expected = ids.map((id) => [id, PLANTED[name][Number(id.slice(2))]]);
+        assert.deepEqual(sub.runs, METHODS.map((method) => ({ method, attribute: 'quality', provider: 'vllm', model: `model-${name}`, scores: expected })));
+        // After the export: the student's runs against the reference.
+        await sclass.feedbackRuns.waitFor();
+        const mine = await sclass.feedbackRunsValue(`${name}/score-only/quality/pearson`);
+        close(mine, pearson(reference, expected.map(([, x]) => x)), `${name}'s r shown to them`);
+        submissions.push(path);
+      });
     }
 
     // The teacher drops both submissions.
     await tclass.dropInClassView(submissions);
-    const status = await tpage.locator('[data-testid="class-submissions"] tbody tr').allInnerTexts();
+    const status = await tclass.submissionRows();
     assert.equal(status.length, 2);
     assert.ok(status.every((s) => /\tused$/.test(s.trim())), JSON.stringify(status));
-    assert.equal(await tpage.getByTestId('class-students').count(), 0);
-    const rows = await tpage.locator('[data-testid="class-runs"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('th')?.innerText.trim(), ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.innerText.trim())]));
+    assert.equal(await tclass.classStudents.count(), 0);
+    const rows = await tclass.runRows();
     assert.deepEqual(rows, ['Ann', 'Bob'].flatMap((name) => METHODS.map((m) => [name, m, 'quality', `model-${name}`])));
     const scores = Object.fromEntries(['Ann', 'Bob'].map((name) => [name, ids.map((id) => PLANTED[name][Number(id.slice(2))])]));
     for (const name of ['Ann', 'Bob']) {
@@ -162,7 +131,7 @@ test('a teacher makes a run-judges exercise, two students run the judges with th
         close(await tclass.value(`${key}/pearson`), pearson(reference, scores[name]), `${key} r`);
         close(await tclass.value(`${key}/kendall_b`), kendallB(reference, scores[name]), `${key} τ-b`);
         close(await tclass.value(`${key}/alpha`), alpha([reference, scores[name]]), `${key} α`);
-        const low = await tpage.locator(`td[data-cell="${key}/alpha"]`).getAttribute('data-low');
+        const low = await tclass.low(`${key}/alpha`);
         assert.ok(low !== null, `${key}'s α has an interval`);
       }
     }
@@ -172,32 +141,20 @@ test('a teacher makes a run-judges exercise, two students run the judges with th
 
     // Every table's CSV, as the export buttons save it, is `concord class`'s.
     const out = join(dir, 'cli');
-    execFileSync(CLI, ['class', exercisePath, ...submissions, '--format', 'csv', '--out', out]);
-    const files = readdirSync(out).sort();
-    assert.deepEqual(files, ['class-runs-agreement.csv', 'class-runs.csv', 'class-submissions.csv']);
+    cli(['class', exercisePath, ...submissions, '--format', 'csv', '--out', out]);
     const titles = {
       'class-submissions.csv': 'Submissions',
       'class-runs.csv': "Each student's runs of the given judges against the reference",
       'class-runs-agreement.csv': "Agreement among the students' runs of each judge",
     };
-    for (const f of files) {
-      const download = await tclass.exportTable(titles[f], 'CSV');
-      assert.equal(download.suggestedFilename(), f);
-      const saved = join(dir, `app-${f}`);
-      await download.saveAs(saved);
-      assert.equal(readFileSync(saved, 'utf8'), readFileSync(join(out, f), 'utf8'), f);
-    }
+    await expectSameClassCsv(tclass, out, titles);
     if (shots) {
-      await tpage.getByTestId('class-panel').screenshot({ path: join(shots, 'class-runs.png') });
+      await tclass.classPanel.screenshot({ path: join(shots, 'class-runs.png') });
       await tpage.emulateMedia({ colorScheme: 'dark' });
-      await tpage.getByTestId('class-panel').screenshot({ path: join(shots, 'class-runs-dark.png') });
+      await tclass.classPanel.screenshot({ path: join(shots, 'class-runs-dark.png') });
       await tpage.emulateMedia({ colorScheme: 'light' });
       await tpage.setViewportSize({ width: 375, height: 800 });
-      await tpage.getByTestId('class-runs').screenshot({ path: join(shots, 'class-runs-375.png') });
+      await tclass.classRuns.screenshot({ path: join(shots, 'class-runs-375.png') });
     }
-    assert.deepEqual(tseen.problems, [], "the teacher's page");
-  } finally {
-    for (const b of browsers) await b.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

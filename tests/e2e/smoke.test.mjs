@@ -2,8 +2,8 @@
 // file input, and works from a sub-path without requests to any other origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL, CONCORD_SUBPATH_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
+import { CONCORD_SUBPATH_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
 
 const SMALL_CSV = [
   'doc_id,system_id,source,output,fluency',
@@ -17,12 +17,7 @@ const SMALL_CSV = [
 ].join('\n');
 
 test('opens on the built-in example and loads a CSV through the file input', async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+  await withApp({}, async ({ page, data, screens }) => {
     assert.match(await data.datasetName.textContent(), /concord-example\.csv/);
     assert.equal(await data.itemCount.textContent(), '15');
     assert.equal(await data.documentCount.textContent(), '5');
@@ -38,44 +33,30 @@ test('opens on the built-in example and loads a CSV through the file input', asy
 
     // The screen tabs by keyboard: one tab stop, arrows move, Home / End jump, and the panel
     // is labelled by the selected tab.
-    const tabs = page.getByRole('tablist', { name: 'Screens' });
-    const selected = () => tabs.locator('[role="tab"][aria-selected="true"]').innerText();
-    const focused = () => page.evaluate(() => document.activeElement?.textContent);
-    assert.equal(await tabs.locator('[role="tab"][tabindex="0"]').count(), 1);
-    await page.getByRole('tab', { name: 'Data' }).focus();
+    assert.equal(await screens.tabStops(), 1);
+    await screens.tab('Data').focus();
     await page.keyboard.press('ArrowRight');
-    assert.equal(await selected(), 'Judge');
-    assert.equal(await focused(), 'Judge');
+    assert.equal(await screens.selected(), 'Judge');
+    assert.equal(await screens.focusedText(), 'Judge');
     await page.keyboard.press('End');
-    assert.equal(await selected(), 'Class');
+    assert.equal(await screens.selected(), 'Class');
     await page.keyboard.press('ArrowRight');
-    assert.equal(await selected(), 'Data', 'wraps around');
+    assert.equal(await screens.selected(), 'Data', 'wraps around');
     await page.keyboard.press('ArrowLeft');
-    assert.equal(await selected(), 'Class');
+    assert.equal(await screens.selected(), 'Class');
     await page.keyboard.press('Home');
-    assert.equal(await selected(), 'Data');
-    assert.equal(await page.getByRole('tabpanel', { name: 'Data' }).count(), 1);
-    assert.equal(await page.getByRole('main').count(), 1, 'the tab panel does not replace the main landmark');
+    assert.equal(await screens.selected(), 'Data');
+    assert.equal(await screens.panel('Data').count(), 1);
+    assert.equal(await screens.main.count(), 1, 'the tab panel does not replace the main landmark');
     assert.equal(await data.itemCount.textContent(), '7', 'the data survived the trip');
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('works under a sub-path with no request to another origin', { skip: !CONCORD_SUBPATH_URL }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_SUBPATH_URL);
+  await withApp({ url: CONCORD_SUBPATH_URL }, async ({ data, seen }) => {
     assert.equal(await data.itemCount.textContent(), '15');
     const origin = new URL(CONCORD_SUBPATH_URL).origin;
     const foreign = seen.requests.filter((u) => !u.startsWith(origin + '/some/path/'));
     assert.deepEqual(foreign, [], 'every request stays under the sub-path of the site');
-    assert.deepEqual(seen.problems, [], 'no console or page errors');
-  } finally {
-    await browser.close();
-  }
+  });
 });

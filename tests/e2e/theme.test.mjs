@@ -3,7 +3,8 @@
 // and plots stay light cards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
 
 /** Relative luminance of a CSS `rgb(…)` colour (WCAG). */
 function luminance(css) {
@@ -19,29 +20,14 @@ function contrast(a, b) {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-async function colours(page) {
-  return page.evaluate(() => {
-    const body = getComputedStyle(document.documentElement);
-    const panel = document.querySelector('.panel');
-    return {
-      theme: document.documentElement.dataset.theme,
-      bg: body.backgroundColor,
-      fg: body.color,
-      panelBg: panel ? getComputedStyle(panel).backgroundColor : null,
-      muted: document.querySelector('.muted') ? getComputedStyle(document.querySelector('.muted')).color : null,
-    };
-  });
-}
 
 test('the theme follows the system until chosen, is kept on this device, and stays readable', { timeout: 90_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async ({ page, data, results, screens }) => {
+    const colours = () => screens.colours();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(CONCORD_URL);
-    await page.getByTestId('dataset-name').waitFor();
-    let c = await colours(page);
+    await data.datasetName.waitFor();
+    let c = await colours();
     assert.equal(c.theme, 'dark', 'Auto follows the system');
     assert.ok(luminance(c.bg) < 0.05, `a dark background: ${c.bg}`);
     assert.ok(contrast(c.fg, c.bg) >= 7, `text on the page: ${c.fg} on ${c.bg}`);
@@ -49,53 +35,45 @@ test('the theme follows the system until chosen, is kept on this device, and sta
     assert.ok(contrast(c.muted, c.panelBg) >= 4.5, `muted text on a panel: ${c.muted} on ${c.panelBg}`);
 
     // Light, chosen: kept across a reload although the system is dark.
-    await page.getByTestId('theme').selectOption('light');
-    c = await colours(page);
+    await screens.theme.selectOption('light');
+    c = await colours();
     assert.equal(c.theme, 'light');
     assert.ok(luminance(c.bg) > 0.8, `a light background: ${c.bg}`);
     await page.reload();
-    await page.getByTestId('dataset-name').waitFor();
-    assert.equal((await colours(page)).theme, 'light');
-    assert.equal(await page.getByTestId('theme').inputValue(), 'light');
+    await data.datasetName.waitFor();
+    assert.equal((await colours()).theme, 'light');
+    assert.equal(await screens.theme.inputValue(), 'light');
 
     // Auto again: the system's dark, and a change of the system's preference is followed.
-    await page.getByTestId('theme').selectOption('auto');
-    assert.equal((await colours(page)).theme, 'dark');
+    await screens.theme.selectOption('auto');
+    assert.equal((await colours()).theme, 'dark');
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    await screens.waitTheme('light');
 
     // Dark, chosen: the demo's plots are light cards on the dark page.
-    await page.getByTestId('theme').selectOption('dark');
-    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
-    await page.locator('[data-testid="results-table"] td button').first().click();
-    const plot = page.locator('svg.plot').first();
+    await screens.theme.selectOption('dark');
+    await data.openDemoRun();
+    await results.firstCellButton.click();
+    const plot = results.firstPlot;
     await plot.waitFor();
     const plotBg = await plot.evaluate((el) => getComputedStyle(el).backgroundColor);
     assert.ok(luminance(plotBg) > 0.9, `plots keep their light background: ${plotBg}`);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('no screen scrolls sideways at 375 px, with every folded panel open and the demo loaded', { timeout: 90_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 375, height: 800 });
+  await withApp({ url: null, viewport: { width: 375, height: 800 }, problems: 'allowed' }, async ({ page, data, results, screens }) => {
     await page.goto(CONCORD_URL);
-    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
-    await page.locator('[data-testid="results-table"] td button').first().waitFor();
+    await data.openDemoRun();
+    await results.firstCellButton.waitFor();
     const wide = {};
     for (const tab of ['Data', 'Judge', 'Run', 'Results', 'Rate it yourself', 'Pairwise & meta-evaluation', 'CoEval']) {
-      await page.getByRole('tab', { name: tab, exact: true }).click();
+      await screens.tab(tab).click();
       await page.waitForTimeout(300);
-      await page.locator('details').evaluateAll((ds) => ds.forEach((d) => { d.open = true; }));
+      await screens.unfoldAll();
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 375) wide[tab] = width;
     }
     assert.deepEqual(wide, {}, 'screens wider than the phone');
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -6,10 +6,9 @@
 // estimate approximate, saying why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage } from './pages/workbench_pages.mjs';
-import { gradedCsv } from './fixtures.mjs';
+import { CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { withApp, shootThemes } from './harness.mjs';
+import { GRADED } from './fixtures.mjs';
 
 const DEV = process.env.CONCORD_SPLIT === '0';
 
@@ -21,50 +20,35 @@ async function inputTokens(run) {
   return Number(m[1].replaceAll(',', ''));
 }
 
-async function setUp(page) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
-  await data.loadFile('graded.csv', gradedCsv());
-  const judge = new JudgePage(page);
-  await judge.open();
-  await judge.addMethods({ modes: ['score-only'], n: 1 });
-  const run = new RunPage(page);
-  await run.open();
+/** Opens the app (watched from its first request), loads the graded CSV, adds score-only and
+ * connects the Run screen to the mock. */
+async function setUp(app) {
+  await app.open(CONCORD_URL, { ready: false });
+  await app.data.loadFile(GRADED.name, GRADED.text);
+  await app.judge.open();
+  await app.judge.addMethods({ modes: ['score-only'], n: 1 });
   // 12 items (fewer than the 20 an estimate renders): every prompt is counted.
-  await run.connect({ provider: 'custom', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-tok', itemLimit: 12 });
-  return run;
+  await app.connectMock({ provider: 'custom', key: 'sk-tok', itemLimit: 12 });
+  return app.run;
 }
 
 test('an OpenAI model\'s prompt tokens are counted with its encoding and equal what it bills', { skip: !MOCK_URL, timeout: 180_000 }, async () => {
   await setScenario({});
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null }, async (app) => {
     // Worker requests too (the worker fetches the tokenizer's chunk).
     const fetched = [];
-    browser.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
-    const run = await setUp(page);
+    app.browser.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+    const run = await setUp(app);
     assert.equal(await run.estimate.getAttribute('data-tokens'), 'approximate');
     assert.deepEqual(fetched.filter((f) => f.startsWith('split_tokenizer')), [], 'no tokenizer before a model needs one');
     assert.match(await run.estimate.innerText(), /^24 calls, .*Tokens approximate \(4 characters a token: no tokenizer is known for this model\)/);
 
     await run.setModel('gpt-4o-mini');
-    await page.locator('[data-testid="estimate"][data-tokens="counted"]').waitFor({ timeout: 60_000 });
+    await run.estimateWith({ tokens: 'counted' }).waitFor({ timeout: 60_000 });
     const text = await run.estimate.innerText();
     assert.match(text, /^24 calls, .*Input tokens counted with o200k_base/);
     const counted = await inputTokens(run);
-    const shots = process.env.CONCORD_SCREENSHOTS;
-    if (shots) {
-      for (const [theme, width, suffix] of [['light', 1280, ''], ['dark', 1280, '-dark'], ['light', 375, '-375']]) {
-        await page.getByTestId('theme').selectOption(theme);
-        await page.setViewportSize({ width, height: 900 });
-        await run.estimate.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: `${shots}/run-estimate-counted${suffix}.png` });
-      }
-      await page.getByTestId('theme').selectOption('auto');
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+    await shootThemes(run.estimate, 'run-estimate-counted', { window: true });
     if (!DEV) {
       const tokenizers = fetched.filter((f) => f.startsWith('split_tokenizer'));
       assert.deepEqual(tokenizers, ['split_tokenizer_o200k.wasm'], 'only the encoding the model reads is fetched');
@@ -78,25 +62,18 @@ test('an OpenAI model\'s prompt tokens are counted with its encoding and equal w
 
     // The rule of thumb would have said something else: the count is not the approximation.
     await run.setModel('mock-model');
-    await page.locator('[data-testid="estimate"][data-tokens="approximate"]').waitFor();
+    await run.estimateWith({ tokens: 'approximate' }).waitFor();
     assert.notEqual(await inputTokens(run), counted);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('a tokenizer that cannot be fetched leaves the estimate approximate and says why', { skip: (!MOCK_URL && 'no mock') || (DEV && 'a --dev build has no tokenizer chunk'), timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    await browser.context.route(/split_tokenizer_o200k.*\.wasm/, (route) => route.abort('internetdisconnected'));
-    const run = await setUp(page);
+  await withApp({ url: null, problems: 'allowed' }, async (app) => {
+    await app.browser.context.route(/split_tokenizer_o200k.*\.wasm/, (route) => route.abort('internetdisconnected'));
+    const run = await setUp(app);
     await run.setModel('gpt-4o');
-    await page.locator('[data-testid="estimate"]', { hasText: 'the tokenizer could not be downloaded' }).waitFor({ timeout: 60_000 });
+    await run.estimateWith({ text: 'the tokenizer could not be downloaded' }).waitFor({ timeout: 60_000 });
     assert.equal(await run.estimate.getAttribute('data-tokens'), 'approximate');
     assert.match(await run.estimate.innerText(), /^24 calls, ~[\d,]+ input .*Tokens approximate \(4 characters a token\): the tokenizer could not be downloaded/);
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -8,9 +8,8 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { RunPage, ResultsPage } from './pages/workbench_pages.mjs';
+import { CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { withApp } from './harness.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECRET = 'sk-user-secret-0123456789';
@@ -53,70 +52,60 @@ test('a bundle from another origin cannot redirect the key', { skip: !MOCK_URL, 
     connection: { base_url: `http://127.0.0.1:${port}/v1`, api_key_header: 'authorization' },
     settings: { ...demo.settings, base_url: `http://127.0.0.1:${port}/v1` },
   }));
-  const browser = await launch();
   try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const sent = [];
-    page.on('request', (req) => sent.push(req));
-    await new DataPage(page).open(CONCORD_URL);
-    await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify({ reply: { mode: 'hash_rating' }, require_key: SECRET }) });
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-    // The user opts in to remembering the key, so it survives the navigation below.
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: SECRET });
-    await page.getByLabel('Remember on this device').check();
+    await withApp({ url: null, problems: 'pageerrors' }, async (app) => {
+      const { page, run, results } = app;
+      const sent = [];
+      page.on('request', (req) => sent.push(req));
+      await app.open(CONCORD_URL, { ready: false });
+      await setScenario({ reply: { mode: 'hash_rating' }, require_key: SECRET });
+      // The user opts in to remembering the key, so it survives the navigation below.
+      await app.connectMock({ key: SECRET });
+      await run.rememberKey.check();
 
-    // A link to the hostile bundle.
-    await page.goto(`${CONCORD_URL}?bundle=${encodeURIComponent(`${evil.origin}/bundle.json`)}`);
-    await page.getByTestId('bundle-source').filter({ hasText: `${evil.origin}/bundle.json` }).waitFor({ timeout: 30_000 });
-    const cells = await new ResultsPage(page).cells();
-    assert.ok(cells.length >= 1, 'the bundle opened: its results are shown');
+      // A link to the hostile bundle.
+      await page.goto(`${CONCORD_URL}?bundle=${encodeURIComponent(`${evil.origin}/bundle.json`)}`);
+      await results.bundleSource(`${evil.origin}/bundle.json`).waitFor({ timeout: 30_000 });
+      const cells = await results.cells();
+      assert.ok(cells.length >= 1, 'the bundle opened: its results are shown');
 
-    await run.open();
-    const base = await page.getByLabel('Base URL', { exact: true }).inputValue();
-    assert.ok(!base.includes(evil.origin), `the bundle did not set the base URL (${base})`);
-    assert.notEqual(await page.getByLabel('Model', { exact: true }).inputValue(), 'evil-model');
-    assert.equal(await page.getByLabel('API key').inputValue(), SECRET, 'the remembered key is back');
+      await run.open();
+      const base = await run.baseUrl.inputValue();
+      assert.ok(!base.includes(evil.origin), `the bundle did not set the base URL (${base})`);
+      assert.notEqual(await run.model.inputValue(), 'evil-model');
+      assert.equal(await run.apiKey.inputValue(), SECRET, 'the remembered key is back');
 
-    // The user points the page at their provider (the mock) and uses the key.
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', itemLimit: 1 });
-    await page.getByRole('button', { name: 'Check this model' }).click();
-    await page.getByTestId('connection-result').waitFor();
-    await run.run();
-    assert.match(await run.waitFinished(120_000), /Run complete/);
+      // The user points the page at their provider (the mock) and uses the key.
+      await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', itemLimit: 1 });
+      await run.checkModel();
+      await run.run();
+      assert.match(await run.waitFinished(120_000), /Run complete/);
 
-    // Every request the page made (all pages of the profile: one here), with all its headers.
-    const keyed = [];
-    for (const req of sent) {
-      const h = await req.allHeaders().catch(() => req.headers());
-      const carries = Object.values(h).some((v) => v.includes(SECRET)) || req.url().includes(SECRET) || (req.postData() ?? '').includes(SECRET);
-      if (carries) keyed.push(new URL(req.url()).origin);
-    }
-    const mockOrigin = new URL(MOCK_URL).origin;
-    assert.ok(keyed.length >= 2, `the key was used (${keyed.length} requests)`);
-    assert.deepEqual([...new Set(keyed)], [mockOrigin], 'every request carrying the key went to the origin the user set');
-    assert.deepEqual(evil.seen.map((r) => `${r.method} ${r.url}`), ['GET /bundle.json'], 'the attacker saw only the bundle download');
-    assert.ok(evil.seen.every((r) => !JSON.stringify(r).includes(SECRET)));
-    assert.deepEqual(seen.problems.filter((p) => p.startsWith('pageerror')), []);
+      // Every request the page made (all pages of the profile: one here), with all its headers.
+      const keyed = [];
+      for (const req of sent) {
+        const h = await req.allHeaders().catch(() => req.headers());
+        const carries = Object.values(h).some((v) => v.includes(SECRET)) || req.url().includes(SECRET) || (req.postData() ?? '').includes(SECRET);
+        if (carries) keyed.push(new URL(req.url()).origin);
+      }
+      const mockOrigin = new URL(MOCK_URL).origin;
+      assert.ok(keyed.length >= 2, `the key was used (${keyed.length} requests)`);
+      assert.deepEqual([...new Set(keyed)], [mockOrigin], 'every request carrying the key went to the origin the user set');
+      assert.deepEqual(evil.seen.map((r) => `${r.method} ${r.url}`), ['GET /bundle.json'], 'the attacker saw only the bundle download');
+      assert.ok(evil.seen.every((r) => !JSON.stringify(r).includes(SECRET)));
+    });
   } finally {
-    await browser.close();
     await evil.close();
   }
 });
 
 test('a javascript: bundle address runs nothing and says why', { timeout: 60_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
+  await withApp({ url: null, problems: 'allowed' }, async ({ page, results }) => {
     const dialogs = [];
     page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
     await page.goto(`${CONCORD_URL}?bundle=${encodeURIComponent('javascript:window.__xss=1;alert(1)')}`);
-    await page.getByTestId('bundle-error').waitFor({ timeout: 30_000 });
+    await results.bundleError.waitFor({ timeout: 30_000 });
     assert.equal(await page.evaluate(() => window.__xss), undefined);
     assert.deepEqual(dialogs, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

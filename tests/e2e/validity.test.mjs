@@ -13,20 +13,11 @@
 //   class view's alt-test tables give the expected verdicts and equal `concord class`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario, mockTotal } from './browser.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONCORD_URL, MOCK_URL, setScenario, mockTotal } from './browser.mjs';
 import { missingShared } from './fixtures.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { ValidityPanel } from './pages/validity_page.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = process.env.CONCORD_CLI ?? join(ROOT, 'target/debug/concord');
+import { ROOT, withApp, cli as concord, shootThemes } from './harness.mjs';
 const ALTTEST = join(ROOT, '../shared/data/AltTest/data');
 const ITEMS = 200;
 const SAMPLES = 5;
@@ -56,24 +47,19 @@ function plantedCsv() {
 
 /** `concord <args> --out DIR` and the files it wrote, by name. */
 function cliFiles(args, dir) {
-  execFileSync(CLI, [...args, '--out', dir], { encoding: 'utf8' });
+  concord([...args, '--out', dir]);
   return Object.fromEntries(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n), 'utf8')]));
 }
 
-/** Runs the planted study on the mock (one call of five samples per item). */
-async function plantedStudy(page) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
-  await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+/** Runs the planted study on the mock in `app` (one call of five samples per item). */
+async function plantedStudy(app) {
+  const { data, judge, run } = app;
   await data.loadFile('planted.csv', plantedCsv());
   assert.equal((await data.summary()).raters, 4, 'four annotators');
   await setScenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'UNSURE' }, supports_n: true, latency_ms: 1 });
-  const judge = new JudgePage(page);
   await judge.open();
   await judge.addMethods({ modes: ['score-only'], n: SAMPLES });
-  const run = new RunPage(page);
-  await run.open();
-  await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-valid', concurrency: 8 });
+  await app.connectMock({ key: 'sk-valid', concurrency: 8 });
   // The generic template's criterion is still its placeholder: the planted judge ignores it.
   await run.sendAnyway();
   const before = await mockTotal();
@@ -83,16 +69,12 @@ async function plantedStudy(page) {
 }
 
 test('a planted judge: the verdicts per annotator, the trust guarantee held out, and the exports equal concord report', { skip: !MOCK_URL, timeout: 600_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-validity-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await plantedStudy(page);
-    const results = new ResultsPage(page);
+  await withApp({}, async (app) => {
+    const { results, validity: panel } = app;
+    const dir = app.tempDir('concord-validity-');
+    await plantedStudy(app);
     await results.open();
-    await page.getByTestId('results-table').getByRole('rowheader', { name: 'score-only' }).waitFor({ timeout: 60_000 });
-    const panel = new ValidityPanel(page);
+    await results.rowHeader('score-only').waitFor({ timeout: 60_000 });
     await panel.setAnnotators('skilled');
     await panel.setAlpha(0.1);
     await panel.setDelta(0.1);
@@ -105,7 +87,7 @@ test('a planted judge: the verdicts per annotator, the trust guarantee held out,
     const per = await panel.rows('validity-alt-test-1-score-only');
     const verdicts = Object.fromEntries(per.map((r) => [r.label, r.cells[4]]));
     assert.deepEqual(verdicts, { r1: 'no', r2: 'no', r3: 'yes', r4: 'no' });
-    assert.match(await panel.panel.locator('table[data-table="validity-alt-test"]').locator('xpath=ancestor::figure').innerText(), /ε = 0\.15 \(skilled\)/);
+    assert.match(await panel.tableFigureText('validity-alt-test'), /ε = 0\.15 \(skilled\)/);
 
     // Selective trust: the threshold set on one half holds on the other.
     const key = (what) => `score-only/quality/${what}`;
@@ -123,21 +105,11 @@ test('a planted judge: the verdicts per annotator, the trust guarantee held out,
     assert.ok(agreeing / ITEMS < 0.9 - 0.1, `planted agreement overall ${agreeing / ITEMS}`);
     const trust = await panel.rows('validity-trust');
     assert.equal(trust[0].cells[1], 'share of samples giving the majority rating', 'the confidence source is said');
-    assert.equal(await page.getByTestId('validity-figure').count(), 1, 'the coverage–agreement curve');
+    assert.equal(await panel.figure.count(), 1, 'the coverage–agreement curve');
     // Stability: the judge's samples against the annotators' agreement.
     assert.ok((await panel.value(key('flip_rate'))) > 0);
     assert.ok((await panel.value(key('alpha_annotators'))) !== null);
-    const shots = process.env.CONCORD_SCREENSHOTS;
-    if (shots) {
-      await panel.panel.screenshot({ path: `${shots}/results-validity.png` });
-      await page.getByTestId('theme').selectOption('dark');
-      await panel.panel.screenshot({ path: `${shots}/results-validity-dark.png` });
-      await page.getByTestId('theme').selectOption('light');
-      await page.setViewportSize({ width: 375, height: 800 });
-      await panel.panel.screenshot({ path: `${shots}/results-validity-375.png` });
-      await page.getByTestId('theme').selectOption('auto');
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+    await shootThemes(panel.panel, 'results-validity');
 
     // The exports are the CLI's, from the bundle the page writes.
     const bundle = join(dir, 'planted-bundle.json');
@@ -156,51 +128,37 @@ test('a planted judge: the verdicts per annotator, the trust guarantee held out,
       }
     }
     const svg = cliFiles(['report', bundle, '--screen', 'validity', '--format', 'svg'], join(dir, 'cli-svg'));
-    const [figure] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByTestId('validity-figure').getByRole('button', { name: /SVG$/ }).click(),
-    ]);
+    const figure = await panel.exportFigure();
     assert.equal(readFileSync(await figure.path(), 'utf8'), svg[figure.suggestedFilename()], figure.suggestedFilename());
 
     // A change of ε recomputes the shown panel: at ε = 0 the judge beats no careful annotator
     // either, and the guesser still.
     await panel.setEpsilon(0);
-    await page.waitForFunction(() => document.querySelector('[data-cell="score-only/quality/winning_rate"]')?.closest('figure')?.innerText.includes('ε = 0,'), null, { timeout: 60_000 });
+    await panel.waitCellFigure('score-only/quality/winning_rate', 'ε = 0,');
     await panel.waitComputed();
     assert.equal(await panel.value('score-only/quality/winning_rate'), 0.25);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('AltTest folders open on the Data screen and the panel shows concord alt-test\'s tables', { timeout: 600_000, skip: missingShared(ALTTEST) }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-alttest-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    const panel = new ValidityPanel(page);
-    const results = new ResultsPage(page);
+  await withApp({}, async (app) => {
+    const { data, results, validity: panel } = app;
+    const dir = app.tempDir('concord-alttest-');
 
     // wax (labels, crowd workers: ε = 0.1): the annotators' file, then the LLMs'.
     const wax = join(ALTTEST, 'wax');
     await data.fileInput.setInputFiles(join(wax, 'human_annotations.json'));
-    await data.datasetName.filter({ hasText: 'human_annotations.json' }).waitFor();
-    assert.equal(await page.getByTestId('dataset-format').innerText(), 'annotations');
+    await data.named('human_annotations.json').waitFor();
+    assert.equal(await data.datasetFormat.innerText(), 'annotations');
     assert.match((await data.diagnostics.allInnerTexts()).join('\n'), /read as annotations: 8 annotator\(s\), 246 instance\(s\) with an annotation, labels/);
     await data.fileInput.setInputFiles(join(wax, 'llm_annotations.json'));
-    const notice = page.getByTestId('folder-notice');
+    const notice = data.folderNotice;
     await notice.filter({ hasText: 'now judge runs' }).waitFor({ timeout: 60_000 });
     assert.match(await notice.innerText(), /^Read human_annotations\.json: 8 annotators, \d+ instances with an annotation, labels .*; and llm_annotations\.json: 6 LLMs \(gemini_flash, gemini_pro, gpt-4o, llama-31, gpt-4o-mini, mistral-v03\), now judge runs on the Results table/);
     assert.match(await data.attributes.innerText(), /^annotation \(labels: /);
-    await notice.getByRole('button', { name: 'Test the LLMs on Results' }).click();
+    await data.testLlmsOnResults();
     // Labels have no correlation: the Results table's cells are blank and say why.
-    const cell = page.locator('[data-testid="results-table"] td').first();
+    const cell = results.firstCell;
     await cell.waitFor({ timeout: 60_000 });
     assert.match(await cell.innerHTML(), /labels without order/);
     await panel.setAnnotators('crowd');
@@ -219,71 +177,54 @@ test('AltTest folders open on the Data screen and the panel shows concord alt-te
 
     // summeval (scores, experts: ε = 0.2, the default): both files at once.
     const summeval = join(ALTTEST, 'summeval');
-    await new DataPage(page).open(CONCORD_URL);
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await app.open(CONCORD_URL);
     await data.fileInput.setInputFiles([join(summeval, 'llm_annotations.json'), join(summeval, 'human_annotations.json')]);
     await notice.filter({ hasText: 'now judge runs' }).waitFor({ timeout: 120_000 });
     assert.match(await notice.innerText(), /^Read human_annotations\.json: 3 annotators, 6400 instances with an annotation, scores from 1 to 5; and llm_annotations\.json: 6 LLMs/);
     await results.open();
     await panel.compute(300_000);
     const cliSum = cliFiles(['alt-test', summeval, '--format', 'csv'], join(dir, 'summeval'));
-    const app = readFileSync(await (await panel.exportTable('validity-alt-test', 'CSV')).path(), 'utf8');
-    assert.equal(app, cliSum['validity-alt-test.csv'], 'summeval: the app\'s table is concord alt-test\'s');
+    const shown = readFileSync(await (await panel.exportTable('validity-alt-test', 'CSV')).path(), 'utf8');
+    assert.equal(shown, cliSum['validity-alt-test.csv'], 'summeval: the app\'s table is concord alt-test\'s');
     // No judge passes at ε = 0.2 (the paper's SummEval result).
     assert.ok((await panel.rows('validity-alt-test')).every((r) => r.cells[5] === 'no'));
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a classroom exercise: the students are the annotators of the alt-test, as concord class prints it', { skip: !MOCK_URL, timeout: 600_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-validity-class-'));
-  const browsers = [];
-  try {
-    const teacher = await launch();
-    browsers.push(teacher);
-    const tpage = await teacher.context.newPage();
-    const tseen = watch(tpage);
-    await plantedStudy(tpage);
-    const tclass = new ClassPage(tpage);
+  await withApp({}, async (teacher) => {
+    const { page: tpage, class: tclass } = teacher;
+    const dir = teacher.tempDir('concord-validity-class-');
+    await plantedStudy(teacher);
     await tclass.open();
-    await tpage.locator('#task-alt_test').check();
-    await tpage.getByTestId('exercise-alt-test').waitFor();
-    await tpage.locator('#exercise-epsilon').fill('0.15');
+    await tclass.checkTask('alt_test');
+    await tclass.altTestSettings.waitFor();
+    await tclass.setEpsilon('0.15');
     const made = await tclass.makeExercise({ title: 'Can the judge replace us?', attributes: ['quality'], sample: 36, seed: 4 });
     const exercisePath = join(dir, 'exercise.json');
     await made.saveAs(exercisePath);
     const exercise = JSON.parse(readFileSync(exercisePath, 'utf8'));
     assert.equal(exercise.version, 3);
     assert.deepEqual(exercise.tasks.map((t) => t.kind), ['rate_attributes', 'alt_test']);
-    assert.match(await tpage.getByTestId('exercise-saved').innerText(), /be the annotators of the alternative annotator test \(ε = 0\.15\)/);
+    assert.match(await tclass.exerciseSaved.innerText(), /be the annotators of the alternative annotator test \(ε = 0\.15\)/);
     const order = exercise.dataset.embedded.items.map((it) => Number(/Item (\d+)\./.exec(it.output)[1]));
     const students = { Ann: order.map(truth), Ben: order.map((i) => (i % 9 === 0 ? (truth(i) % 5) + 1 : truth(i))), Cy: order.map(guess) };
 
     const submissions = [];
     for (const [name, scores] of Object.entries(students)) {
-      const student = await launch();
-      browsers.push(student);
-      const page = await student.context.newPage();
-      const seen = watch(page);
-      await new DataPage(page).open(CONCORD_URL);
-      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-      const sclass = new ClassPage(page);
-      await sclass.open();
-      await sclass.openExercise(exercisePath);
-      assert.match(await page.getByTestId('exercise-tasks').innerText(), /Be the annotators: the class view tests whether the exercise's judges could replace you \(alternative annotator test, ε = 0\.15 \(skilled\)\)/);
-      await sclass.rateAll(name, scores);
-      const path = join(dir, `${name}.json`);
-      await (await sclass.exportSubmission()).saveAs(path);
-      submissions.push(path);
-      assert.deepEqual(seen.problems, []);
+      await withApp({}, async ({ class: sclass }) => {
+        await sclass.open();
+        await sclass.openExercise(exercisePath);
+        assert.match(await sclass.exerciseTasks.innerText(), /Be the annotators: the class view tests whether the exercise's judges could replace you \(alternative annotator test, ε = 0\.15 \(skilled\)\)/);
+        await sclass.rateAll(name, scores);
+        const path = join(dir, `${name}.json`);
+        await (await sclass.exportSubmission()).saveAs(path);
+        submissions.push(path);
+      });
     }
     await tclass.dropInClassView(submissions);
-    const report = tpage.getByTestId('class-report');
-    await report.locator('table[data-table="validity-alt-test"]').waitFor({ timeout: 60_000 });
-    const per = await report.locator('table[data-table="validity-alt-test-1-score-only"] tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('th').innerText.trim(), r.querySelectorAll('td')[4].innerText.trim()]));
+    await tclass.reportTable('validity-alt-test').waitFor({ timeout: 60_000 });
+    const per = await tclass.reportColumn('validity-alt-test-1-score-only', 4);
     assert.deepEqual(Object.fromEntries(per), { Ann: 'no', Ben: 'no', Cy: 'yes' });
     const cli = cliFiles(['class', exercisePath, ...submissions, '--format', 'csv'], join(dir, 'cli'));
     for (const [id, title] of [['validity-alt-test', 'Can the judge replace the annotators? (alternative annotator test)'], ['validity-alt-test-1-score-only', 'score-only on quality: each annotator left out (ε = 0.15 (skilled))']]) {
@@ -291,9 +232,5 @@ test('a classroom exercise: the students are the annotators of the alt-test, as 
       const app = readFileSync(await (await tclass.exportTable(title, 'CSV')).path(), 'utf8');
       assert.equal(app, cli[`${id}.csv`], `${id}: the class view's table is concord class's`);
     }
-    assert.deepEqual(tseen.problems, []);
-  } finally {
-    for (const b of browsers) await b.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -6,28 +6,22 @@
 // its screen all show as one). The last check of each stage: the app still answers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { withApp } from './harness.mjs';
 import { COEVAL_TINY } from './fixtures.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
-import { ClassPage } from './pages/class_page.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
-import { ReviewPage, RevisePage } from './pages/review_page.mjs';
-import { RunPage, Screens, walkRoute } from './pages/workbench_pages.mjs';
+import { RevisePage } from './pages/review_page.mjs';
+import { Screens, walkRoute } from './pages/workbench_pages.mjs';
 
 const META_FIXTURES = join(import.meta.dirname, '../../crates/core/tests/fixtures/meta');
 const COEVAL_STEPS = ['Task setup', 'Stage 1: criteria', 'Stage 2: instances', 'Annotators & merge', 'Results', 'Released files'];
 
-/** A fresh browser; `body(page, walk, dir)` runs in it, `walk(stage)` walking every screen. */
+/** A fresh app; `body(app, walk, dir)` runs in it, `walk(stage)` walking every screen and
+ * checking that the page reported no error (but the 404s and downloads the browser logs). */
 async function withWalk(body) {
-  const dir = mkdtempSync(join(tmpdir(), 'concord-walk-'));
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const screens = new Screens(page);
+  await withApp({ problems: 'allowed' }, async (app) => {
+    const { seen, screens, data } = app;
+    const dir = app.tempDir('concord-walk-');
     const check = async (stage) => {
       await screens.settle();
       const bad = seen.problems.filter((p) => !/Failed to load resource.*(404|downloads)/.test(p));
@@ -38,15 +32,10 @@ async function withWalk(body) {
       await check(stage);
       // The app still answers: a screen opens and shows its content.
       await screens.open('Data');
-      await page.getByTestId('dataset-name').waitFor();
+      await data.datasetName.waitFor();
     };
-    await page.goto(CONCORD_URL);
-    await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await body(page, walk, dir, check);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+    await body(app, walk, dir, check);
+  });
 }
 
 test('the walk\'s route leaves each screen for every other, each change once', () => {
@@ -64,16 +53,14 @@ test('the walk\'s route leaves each screen for every other, each change once', (
 });
 
 test('walk: the workbench — example, runs, a review, a revision', { timeout: 600_000 }, async () => {
-  await withWalk(async (page, walk) => {
+  await withWalk(async ({ page, review }, walk) => {
     await walk('the example, nothing run');
-    const review = new ReviewPage(page);
     await review.openDemoBundle(CONCORD_URL);
     await walk('a bundle with runs');
     await review.open();
     await review.setReviewer('ann');
-    await review.press('1', 'a', 'f');
-    await page.getByTestId('review-note').fill('odd');
-    await page.getByTestId('review-note').press('Enter');
+    await review.press('1', 'a');
+    await review.flag('odd');
     await review.waitSaved();
     // The walk is focused: the review timer runs while the walk leaves.
     await review.walk.focus();
@@ -87,8 +74,8 @@ test('walk: the workbench — example, runs, a review, a revision', { timeout: 6
 });
 
 test('walk: the meta-evaluation — released files, a live run', { timeout: 600_000 }, async () => {
-  await withWalk(async (page, walk) => {
-    const meta = new MetaPage(page);
+  await withWalk(async (app, walk) => {
+    const { meta } = app;
     await meta.openTab();
     await meta.loadFiles([
       'merged_eval_results_judge-a_pairwise.jsonl',
@@ -98,9 +85,7 @@ test('walk: the meta-evaluation — released files, a live run', { timeout: 600_
     await walk('released files');
     if (MOCK_URL) {
       await setScenario({ reply: { mode: 'canned', text: '<Explanation>scripted</Explanation> <Winner>1</Winner>' } });
-      const run = new RunPage(page);
-      await run.open();
-      await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'judge-x', key: 'sk-walk' });
+      await app.connectMock({ model: 'judge-x', key: 'sk-walk' });
       await meta.openTab();
       await meta.runPairwise({ evaluators: ['judge-x'], pairs: 3, swap: false });
       await walk('a live run');
@@ -109,9 +94,7 @@ test('walk: the meta-evaluation — released files, a live run', { timeout: 600_
 });
 
 test('walk: CoEval at each step', { timeout: 600_000 }, async () => {
-  await withWalk(async (page, walk) => {
-    const coeval = new CoEvalPage(page);
-    const screens = new Screens(page);
+  await withWalk(async ({ coeval, screens }, walk) => {
     // Each of the screen's own steps, left for every other screen.
     const fromEachStep = async (stage, steps = COEVAL_STEPS) => {
       for (const step of steps) {
@@ -140,10 +123,8 @@ test('walk: CoEval at each step', { timeout: 600_000 }, async () => {
 });
 
 test('walk: a class exercise made, done and viewed', { timeout: 600_000 }, async () => {
-  await withWalk(async (page, walk, dir) => {
-    const review = new ReviewPage(page);
+  await withWalk(async ({ review, class: klass }, walk, dir) => {
     await review.openDemoBundle(CONCORD_URL);
-    const klass = new ClassPage(page);
     await klass.open();
     const made = await klass.makeExercise({ title: 'Walk', attributes: ['coherence'], sample: 4, seed: 1 });
     const exercise = join(dir, 'exercise.json');

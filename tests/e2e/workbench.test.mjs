@@ -3,76 +3,43 @@
 // the API key absent from the bundle, storage and console; the demo bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { gradedCsv, missingShared } from './fixtures.mjs';
+import { MOCK_URL, CONCORD_URL, mockTotal } from './browser.mjs';
+import { withApp, cli, storageDump } from './harness.mjs';
+import { GRADED, missingShared } from './fixtures.mjs';
 
 const SECRET = 'sk-test-CONCORD-SECRET-0123456789';
 const SHOTS = process.env.CONCORD_SCREENSHOTS;
 
-
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
-
-/** Everything the page stored: localStorage and every IndexedDB record, as one string. */
-async function storageDump(page) {
-  return page.evaluate(async () => {
-    const out = [JSON.stringify({ ...localStorage })];
-    for (const info of await indexedDB.databases()) {
-      const db = await new Promise((ok, err) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = err; });
-      for (const name of db.objectStoreNames) {
-        const all = await new Promise((ok, err) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = err; });
-        out.push(JSON.stringify(all));
-      }
-      db.close();
-    }
-    return out.join('\n');
-  });
-}
-
 test('a grid run against the mock, results with significance, bundle round trip, key never stored', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  const browser = await launch();
-  const dir = mkdtempSync(join(tmpdir(), 'concord-bundle-'));
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  // Rate-explain and analyze-rate read the planted grade; score-only gets noise: a bad
+  // baseline that Williams' test should flag the others against.
+  const scenario = { reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'scores ONLY' }, supports_n: true, latency_ms: 5 };
+  await withApp({ data: GRADED, scenario }, async (app) => {
+    const { page, judge, run, results } = app;
+    const dir = app.tempDir('concord-bundle-');
     const consoleText = [];
     page.on('console', (m) => consoleText.push(m.text()));
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('graded.csv', gradedCsv());
-    // Rate-explain and analyze-rate read the planted grade; score-only gets noise: a bad
-    // baseline that Williams' test should flag the others against.
-    await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'scores ONLY' }, supports_n: true, latency_ms: 5 });
 
-    const judge = new JudgePage(page);
     await judge.open();
     await judge.addMethods({ modes: ['score-only', 'rate-explain', 'analyze-rate'], n: 3 });
     assert.equal(await judge.methods.count(), 3, 'three methods');
     assert.match(await judge.preview.innerText(), /Evaluation Criteria/);
     // The preview follows the prompt editor as it is typed in (before the text area is left),
     // and the caret stays in the text area.
-    const part = page.locator('textarea#part-0');
+    const part = judge.promptPart(0);
     await part.click();
     await part.press('End');
     await page.keyboard.type(' LIVE-EDIT');
-    await page.waitForFunction(() => document.querySelector('[data-testid="prompt-preview"]').innerText.includes('LIVE-EDIT'));
+    await judge.waitPreview('LIVE-EDIT');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'part-0');
     for (let k = 0; k < ' LIVE-EDIT'.length; k++) await page.keyboard.press('Backspace');
-    await page.getByRole('heading', { name: 'Prompt', exact: true }).click();
+    await judge.leaveEditor();
     assert.doesNotMatch(await judge.preview.innerText(), /LIVE-EDIT/);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'judge.png'), fullPage: true });
 
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: SECRET });
+    await app.connectMock({ key: SECRET });
     assert.match(await run.estimate.innerText(), /calls/);
     await run.run();
     const finished = await run.waitFinished();
@@ -81,14 +48,13 @@ test('a grid run against the mock, results with significance, bundle round trip,
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
 
     // Running the same configuration again costs nothing: every call is cached.
-    const before = (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+    const before = await mockTotal();
     await run.run();
-    await page.getByTestId('run-finished').waitFor();
-    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.innerText.includes('180 cached'));
-    const after = (await (await fetch(`${MOCK_URL}/__mock/summary`)).json()).total;
+    await run.finished.waitFor();
+    await run.waitProgress('180 cached');
+    const after = await mockTotal();
     assert.equal(after, before, 'the second run sent nothing');
 
-    const results = new ResultsPage(page);
     await results.open();
     await results.setBaseline('score-only');
     const table = await results.cells();
@@ -99,21 +65,18 @@ test('a grid run against the mock, results with significance, bundle round trip,
     for (const row of table) for (const cell of row.slice(1)) assert.match(cell, /^-?\d\.\d{3}$/, `a correlation in every cell: ${row}`);
     const marks = await results.boldCount();
     assert.equal(marks, 4, 'rate-explain and analyze-rate beat the noisy baseline on both attributes (r marked, never τ: Williams tests r)');
-    const marked = await page.locator('[data-testid="results-table"] td.sig button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+    const marked = await results.markedLabels();
     assert.equal(marked.length, 4);
     for (const label of marked) assert.match(label, /Pearson r at dataset level/, `only dataset-level r is marked: ${label}`);
     // The first non-baseline cell (rate-explain, first attribute, r).
-    const title = await page.locator('[data-testid="results-table"] td button').nth(4).getAttribute('title');
+    const title = await results.cellTitle(4);
     assert.match(title, /Williams p [=<] \d/, 'non-baseline cells carry the Williams p-value');
     // Clicking a cell shows its plots and items.
-    await page.locator('[data-testid="results-table"] td button').first().click();
-    await page.getByTestId('cell-panel').waitFor();
-    await page.getByRole('button', { name: /^Show item/ }).first().click();
-    await page.getByTestId('item-detail').locator('mark').first().waitFor();
+    await results.openCell(0);
+    await results.showFirstItem();
+    await results.waitItemMarks();
     // Each response marks the number the parser read: its badge says the same rating.
-    const readings = await page.getByTestId('item-detail').locator('ol.responses li').evaluateAll((lis) => lis
-      .filter((li) => li.querySelector('mark'))
-      .map((li) => [li.querySelector('mark').textContent, li.querySelector('.badge').textContent]));
+    const readings = await results.itemReadings();
     assert.ok(readings.length > 0);
     for (const [mark, badge] of readings) assert.equal(`rating ${Number(mark)}`, badge, `marked ${JSON.stringify(mark)}`);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'results.png'), fullPage: true });
@@ -132,107 +95,73 @@ test('a grid run against the mock, results with significance, bundle round trip,
     await page.reload();
     await results.open();
     await results.importBundle(bundlePath);
-    await page.getByTestId('bundle-source').waitFor();
+    await results.source.waitFor();
     await results.setBaseline('score-only');
     assert.deepEqual(await results.cells(), table, 'the imported bundle gives the identical table');
     assert.equal(await results.boldCount(), marks);
     assert.ok(!consoleText.join('\n').includes(SECRET), 'the key never reached the console');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('opting in to remember the key stores it, and Forget key removes it', { timeout: 60_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    await new DataPage(page).open(CONCORD_URL);
-    const run = new RunPage(page);
+  await withApp({ problems: 'allowed' }, async ({ page, run }) => {
     await run.open();
     await run.connect({ provider: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', key: SECRET });
     assert.ok(!(await storageDump(page)).includes(SECRET), 'memory only by default');
-    await page.getByLabel('Remember on this device').check();
+    await run.rememberKey.check();
     assert.ok((await storageDump(page)).includes(SECRET), 'stored after opting in');
     await page.reload();
     await run.open();
-    assert.equal(await page.getByLabel('API key').inputValue(), SECRET, 'remembered across reloads');
-    await page.getByRole('button', { name: 'Forget key' }).click();
+    assert.equal(await run.apiKey.inputValue(), SECRET, 'remembered across reloads');
+    await run.forgetKey();
     assert.ok(!(await storageDump(page)).includes(SECRET), 'forgotten');
-    assert.equal(await page.getByLabel('API key').inputValue(), '');
-  } finally {
-    await browser.close();
-  }
+    assert.equal(await run.apiKey.inputValue(), '');
+  });
 });
 
 test('Rate it yourself: keyboard ratings join the results as a rater and survive a reload', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await new DataPage(page).open(CONCORD_URL);
-    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
-    await page.getByLabel('Your name').fill('student-1');
-    await page.getByRole('button', { name: 'Start rating' }).click();
-    const card = page.getByTestId('rate-card');
-    await card.waitFor();
+  await withApp({}, async ({ page, rate, data, screens }) => {
+    await rate.start('student-1');
+    await rate.card.waitFor();
     // Start hands the keyboard to the card: no click needed before the first key.
-    await page.waitForFunction(() => document.activeElement?.dataset?.testid === 'rate-card');
+    await rate.waitCardFocused();
     // The example's coherence, first five items, by keyboard only.
     for (const key of ['4', '5', '2', '3', '4']) await page.keyboard.press(key);
-    await page.getByRole('heading', { name: /Item 6 of 15 · 5 rated/ }).waitFor();
+    await rate.waitHeading(/Item 6 of 15 · 5 rated/);
     await page.keyboard.press('ArrowLeft');
-    await page.getByRole('heading', { name: /Item 5 of 15/ }).waitFor();
+    await rate.waitHeading(/Item 5 of 15/);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'rate.png'), fullPage: true });
     // Saved as they were made: a reload resumes at the first unrated item.
     await page.reload();
-    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
-    await page.getByLabel('Your name').fill('student-1');
-    await page.getByRole('button', { name: 'Start rating' }).click();
-    await page.getByRole('heading', { name: /Item 6 of 15 · 5 rated/ }).waitFor();
-    await page.getByRole('button', { name: 'See how I agree' }).click();
-    const rows = page.locator('[data-testid="agreement-table"] tbody tr');
-    await rows.first().waitFor();
-    const names = await rows.evaluateAll((rs) => rs.map((r) => [r.cells[0].innerText, r.cells[1].innerText, r.cells[2].innerText]));
+    await rate.start('student-1');
+    await rate.waitHeading(/Item 6 of 15 · 5 rated/);
+    const names = await rate.seeAgreement();
     assert.deepEqual(names, [['r1', 'human', '15'], ['r2', 'human', '15'], ['student-1', 'student', '5']]);
     // A dataset with nothing to rate says so, and Start is off.
-    const data = new DataPage(page);
-    await page.getByRole('tab', { name: 'Data' }).click();
+    await screens.tab('Data').click();
     await data.loadFile('pairs.jsonl', '{"input": "Q?", "output_1": "A", "output_2": "B", "label": 1}\n');
-    await data.datasetName.filter({ hasText: 'pairs.jsonl' }).waitFor();
-    await page.getByRole('tab', { name: 'Rate it yourself' }).click();
-    await page.getByTestId('rate-empty').filter({ hasText: 'no items to rate' }).waitFor();
-    assert.ok(await page.getByRole('button', { name: 'Start rating' }).isDisabled());
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+    await data.named('pairs.jsonl').waitFor();
+    await rate.open();
+    await rate.empty.filter({ hasText: 'no items to rate' }).waitFor();
+    assert.ok(await rate.startButton.isDisabled());
+  });
 });
 
 test('Open the demo: one click from the first screen to a full results page, no key', { timeout: 60_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await new DataPage(page).open(CONCORD_URL);
-    await page.getByRole('button', { name: "Open a tiny model's recorded run" }).click();
-    await page.getByTestId('bundle-source').waitFor();
-    const results = new ResultsPage(page);
+  await withApp({}, async ({ page, data, results }) => {
+    await data.openDemoRun();
+    await results.source.waitFor();
     const table = await results.cells();
     assert.deepEqual(table.map((r) => r[0]), ['score-only', 'rate-explain'], 'the recorded methods');
-    assert.match(await page.getByTestId('bundle-source').innerText(), /demo\/example-bundle\.json/);
+    assert.match(await results.source.innerText(), /demo\/example-bundle\.json/);
     // The same bundle through ?bundle= in the address.
     await page.goto(`${CONCORD_URL}?bundle=demo/example-bundle.json`);
-    await page.getByTestId('bundle-source').waitFor();
+    await results.source.waitFor();
     assert.deepEqual(await results.cells(), table);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('released Chiang & Lee outputs imported in the browser give the numbers of `concord table`', { timeout: 180_000 }, async (t) => {
-  const { execFileSync } = await import('node:child_process');
   const { dirname } = await import('node:path');
   const { fileURLToPath } = await import('node:url');
   const root = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/A-Closer-Look-To-LLM-Evaluation');
@@ -240,10 +169,9 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
   if (absent) { t.skip(absent); return; }
   const dataset = join(root, 'data/topical_chat.json');
   const runs = ['geval', 'rate_explain'].map((m) => [m, join(root, `results/topical_chat/gpt3.5_nat_${m}.json`)]);
-  const cli = process.env.CONCORD_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '../../target/debug/concord');
   const args = ['table', '--dataset', dataset, ...runs.flatMap(([m, f]) => ['--run', `${m}=naturalness:${f}`]), '--parse', 'closer-look', '--format', 'json'];
   // The CLI's table as JSON (the core's report table): each cell keyed `<run>/<statistic>_<level>`.
-  const expected = JSON.parse(execFileSync(cli, args, { encoding: 'utf8' })).rows.map((row) => {
+  const expected = JSON.parse(cli(args)).rows.map((row) => {
     const value = (key) => row.cells.find((c) => c.key === `${row.label}/${key}`).value;
     return {
       run: row.label,
@@ -252,17 +180,12 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
     };
   });
 
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+  await withApp({ problems: 'allowed' }, async ({ data, results }) => {
     await data.fileInput.setInputFiles(dataset);
-    await page.getByTestId('dataset-name').filter({ hasText: 'topical_chat.json' }).waitFor({ timeout: 60_000 });
-    const results = new ResultsPage(page);
+    await data.named('topical_chat.json').waitFor({ timeout: 60_000 });
     await results.open();
     await results.importOutputs(runs.map(([, f]) => f));
-    await page.getByTestId('import-message').filter({ hasText: 'Imported 2 judge runs.' }).waitFor({ timeout: 60_000 });
+    await results.importMessage('Imported 2 judge runs.').waitFor({ timeout: 60_000 });
     // The default layout: r at dataset level and τ-b at document level side by side.
     const paper = await results.cells();
     expected.forEach((row, i) => {
@@ -279,7 +202,5 @@ test('released Chiang & Lee outputs imported in the browser give the numbers of 
     await results.setStatistic('kendall_b');
     const tau = await results.cells();
     expected.forEach((row, i) => assert.equal(tau[i][1], row.kendall_b.document.toFixed(3), `${row.run} τ-b at document level`));
-  } finally {
-    await browser.close();
-  }
+  });
 });

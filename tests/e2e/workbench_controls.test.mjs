@@ -5,21 +5,13 @@
 // Markdown, LaTeX, the cell panel's SVG and PNG plots) checked against what the table shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { gradedCsv } from './fixtures.mjs';
+import { MOCK_URL, mockSummary as summary, setScenario as scenario } from './browser.mjs';
+import { withApp, parseSvg } from './harness.mjs';
+import { GRADED } from './fixtures.mjs';
 
-async function scenario(body) {
-  const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(res.status, 200);
-  await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-}
 const mock = (what) => fetch(`${MOCK_URL}/__mock/${what}`, { method: 'POST' });
-const summary = async () => (await fetch(`${MOCK_URL}/__mock/summary`)).json();
 const chatLog = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).json()).requests
   .filter((r) => r.path.endsWith('/chat/completions'))
   .sort((a, b) => a.seq - b.seq);
@@ -30,20 +22,15 @@ const chatLog = async () => (await (await fetch(`${MOCK_URL}/__mock/requests`)).
  * and analyze-rate (which read the planted grade), 2 samples each, run against the mock, with
  * score-only as the baseline so Williams' marks appear.
  */
-async function gridResults(page) {
-  const data = new DataPage(page);
-  await data.open(CONCORD_URL);
-  await data.loadFile('graded.csv', gradedCsv());
+async function gridResults(app) {
+  const { data, judge, run, results } = app;
+  await data.loadFile('graded.csv', GRADED.text);
   await scenario({ reply: { mode: 'echo_rating', marker: 'RATING=', noisy_when: 'scores ONLY' }, supports_n: true, latency_ms: 2 });
-  const judge = new JudgePage(page);
   await judge.open();
   await judge.addMethods({ modes: ['score-only', 'rate-explain', 'analyze-rate'], n: 2 });
-  const run = new RunPage(page);
-  await run.open();
-  await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 8 });
+  await app.connectMock({ concurrency: 8 });
   await run.run();
   assert.match(await run.waitFinished(40_000), /Run complete/);
-  const results = new ResultsPage(page);
   await results.open();
   await results.setBaseline('score-only');
   await results.table.waitFor();
@@ -54,139 +41,128 @@ const NUM = /^-?\d\.\d{3}$/;
 const CI = /^\[(-?\d\.\d{3}), (-?\d\.\d{3})\]$/;
 
 test('Run screen: Pause sends nothing until Resume, Cancel stops midway, running again sends only what is missing', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
-  const browser = await launch();
+  // The built-in example (15 items × 2 attributes) and four methods: 120 calls of one
+  // request each, two at a time, each answered after 150 ms (about 9 s in all).
   try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    // The built-in example (15 items × 2 attributes) and four methods: 120 calls of one
-    // request each, two at a time, each answered after 150 ms (about 9 s in all).
-    await new DataPage(page).open(CONCORD_URL);
-    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 150 });
-    const judge = new JudgePage(page);
-    await judge.open();
-    await judge.addMethods({ modes: ['score-only', 'free-text', 'rate-explain', 'analyze-rate'], n: 1 });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 2 });
-    assert.ok(await run.pauseButton.isDisabled(), 'nothing to pause before a run');
-    assert.ok(await run.resumeButton.isDisabled());
-    assert.ok(await run.cancelButton.isDisabled());
+    await withApp({ scenario: { reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 150 } }, async (app) => {
+      const { page, judge, run, results } = app;
+      await judge.open();
+      await judge.addMethods({ modes: ['score-only', 'free-text', 'rate-explain', 'analyze-rate'], n: 1 });
+      await app.connectMock({ concurrency: 2 });
+      assert.ok(await run.pauseButton.isDisabled(), 'nothing to pause before a run');
+      assert.ok(await run.resumeButton.isDisabled());
+      assert.ok(await run.cancelButton.isDisabled());
 
-    // --- Pause and Resume ---
-    await run.run();
-    await run.waitCounts((c) => c.done >= 20);
-    await run.pause();
-    // The run takes the pause at its next step (at most a quarter of a second): Resume is then
-    // offered. The calls already sent are answered and stored; then nothing is in flight.
-    await page.waitForFunction(() => [...document.querySelectorAll('button')].find((x) => x.innerText === 'Resume')?.disabled === false, null, { timeout: 5_000 });
-    const paused = await run.waitCounts((c) => c.inFlight === 0, 10_000);
-    assert.equal(paused.total, 120);
-    assert.ok(paused.done < 120, `paused midway (${paused.text})`);
-    assert.ok(await run.pauseButton.isDisabled(), 'Pause is disabled while paused');
-    assert.ok(await run.resumeButton.isEnabled(), 'Resume is offered while paused');
-    assert.ok(await run.cancelButton.isEnabled(), 'a paused run can still be cancelled');
-    assert.ok(await run.runButton.isDisabled(), 'the run is still going (not finished)');
-    assert.equal(await run.finished.count(), 0, 'a paused run is not reported finished');
-    assert.ok((await run.logLines()).includes('paused'), 'the run log says it was paused');
-    const sentWhenPaused = (await chatLog()).length;
-    assert.equal(sentWhenPaused, paused.done, 'every request sent before the pause was answered and counted');
-    // Two seconds paused: the mock sees no new request, the progress does not move.
-    await page.waitForTimeout(2000);
-    assert.equal((await chatLog()).length, sentWhenPaused, 'no request was sent while paused');
-    const still = await run.counts();
-    assert.equal(still.done, paused.done, 'the progress stands still while paused');
-    assert.equal(still.inFlight, 0);
+      // --- Pause and Resume ---
+      await run.run();
+      await run.waitCounts((c) => c.done >= 20);
+      await run.pause();
+      // The run takes the pause at its next step (at most a quarter of a second): Resume is then
+      // offered. The calls already sent are answered and stored; then nothing is in flight.
+      await run.waitResumeOffered(true, 5_000);
+      const paused = await run.waitCounts((c) => c.inFlight === 0, 10_000);
+      assert.equal(paused.total, 120);
+      assert.ok(paused.done < 120, `paused midway (${paused.text})`);
+      assert.ok(await run.pauseButton.isDisabled(), 'Pause is disabled while paused');
+      assert.ok(await run.resumeButton.isEnabled(), 'Resume is offered while paused');
+      assert.ok(await run.cancelButton.isEnabled(), 'a paused run can still be cancelled');
+      assert.ok(await run.runButton.isDisabled(), 'the run is still going (not finished)');
+      assert.equal(await run.finished.count(), 0, 'a paused run is not reported finished');
+      assert.ok((await run.logLines()).includes('paused'), 'the run log says it was paused');
+      const sentWhenPaused = (await chatLog()).length;
+      assert.equal(sentWhenPaused, paused.done, 'every request sent before the pause was answered and counted');
+      // Two seconds paused: the mock sees no new request, the progress does not move.
+      await page.waitForTimeout(2000);
+      assert.equal((await chatLog()).length, sentWhenPaused, 'no request was sent while paused');
+      const still = await run.counts();
+      assert.equal(still.done, paused.done, 'the progress stands still while paused');
+      assert.equal(still.inFlight, 0);
 
-    assert.equal((await chatLog()).length, sentWhenPaused, 'nothing was sent until Resume');
-    await run.resume();
-    await page.waitForFunction(() => [...document.querySelectorAll('button')].find((b) => b.innerText === 'Resume')?.disabled);
-    assert.match(await run.waitFinished(40_000), /^Run complete\./);
-    const done = await run.counts();
-    assert.match(done.text, /^120 of 120 calls done, 0 failed, 0 in flight, 0 cached/);
-    const lines = await run.logLines();
-    assert.ok(lines.indexOf('resumed') > lines.indexOf('paused'), `paused, then resumed: ${lines.join(' | ')}`);
-    const log = await chatLog();
-    assert.equal(log.length, 120, 'one request per call');
-    const gap = log[sentWhenPaused].t_ms - log[sentWhenPaused - 1].t_ms;
-    let s = await summary();
-    assert.equal(s.answered_ok, 120);
-    assert.deepEqual(s.duplicate_successes, [], 'every call answered once');
-    assert.ok(await run.pauseButton.isDisabled() && await run.cancelButton.isDisabled() && await run.resumeButton.isDisabled());
+      assert.equal((await chatLog()).length, sentWhenPaused, 'nothing was sent until Resume');
+      await run.resume();
+      await run.waitResumeOffered(false);
+      assert.match(await run.waitFinished(40_000), /^Run complete\./);
+      const done = await run.counts();
+      assert.match(done.text, /^120 of 120 calls done, 0 failed, 0 in flight, 0 cached/);
+      const lines = await run.logLines();
+      assert.ok(lines.indexOf('resumed') > lines.indexOf('paused'), `paused, then resumed: ${lines.join(' | ')}`);
+      const log = await chatLog();
+      assert.equal(log.length, 120, 'one request per call');
+      const gap = log[sentWhenPaused].t_ms - log[sentWhenPaused - 1].t_ms;
+      let s = await summary();
+      assert.equal(s.answered_ok, 120);
+      assert.deepEqual(s.duplicate_successes, [], 'every call answered once');
+      assert.ok(await run.pauseButton.isDisabled() && await run.cancelButton.isDisabled() && await run.resumeButton.isDisabled());
 
-    // --- Cancel ---
-    // Another model: new cache keys, so the same 120 calls are due again. The mock's log starts
-    // afresh (the prompts, hence the sample names, are the same as above).
-    await run.setModel('mock-model-2');
-    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 100 });
-    await run.run();
-    await run.waitCounts((c) => c.total === 120 && c.done >= 20);
-    // Hold the mock's answers so calls are certainly in flight when Cancel is pressed.
-    await mock('hold');
-    await run.waitCounts((c) => c.inFlight >= 1, 5_000);
-    await page.waitForTimeout(400);
-    const held = await run.counts();
-    await run.cancel();
-    const finished = await run.waitFinished(10_000);
-    await mock('release');
-    assert.match(finished, /^Run cancelled\. Everything stored so far is kept; Run again to continue\./);
-    const cancelled = await run.counts();
-    assert.equal(cancelled.inFlight, 0, 'the calls in flight were aborted');
-    assert.ok(cancelled.done >= held.done && cancelled.done < 120, `cancelled midway (${cancelled.text})`);
-    assert.ok((await run.logLines()).includes('cancelled'), 'the run log says it was cancelled');
-    assert.ok(await run.runButton.isEnabled(), 'Run is offered again');
-    assert.ok(await run.cancelButton.isDisabled() && await run.pauseButton.isDisabled());
-    // Wait for the mock to notice the aborted connections, then check nothing more comes.
-    await page.waitForTimeout(1500);
-    const afterCancel = await chatLog();
-    const gone = afterCancel.filter((r) => r.outcome === 'client_gone').length;
-    // The page's "in flight" is read a moment before Cancel: an answer already on its way when
-    // the mock began holding may land in between (it is then stored, below). Every call the mock
-    // did not deliver was aborted by the page.
-    assert.ok(held.inFlight >= 1 && gone >= 1 && gone <= held.inFlight, `the held calls were aborted, never delivered (${gone} of ${held.inFlight})`);
-    const undelivered = afterCancel.filter((r) => !r.answered_ok);
-    assert.deepEqual(undelivered.map((r) => r.outcome), undelivered.map(() => 'client_gone'), 'every call not answered was one the page aborted');
-    s = await summary();
-    assert.equal(s.answered_ok, cancelled.done, 'the page stored every answer the mock delivered');
-    assert.equal(afterCancel.length, cancelled.done + gone, 'nothing else was sent');
-    await page.waitForTimeout(1000);
-    assert.equal((await chatLog()).length, afterCancel.length, 'nothing is sent after Cancel');
+      // --- Cancel ---
+      // Another model: new cache keys, so the same 120 calls are due again. The mock's log starts
+      // afresh (the prompts, hence the sample names, are the same as above).
+      await run.setModel('mock-model-2');
+      await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, latency_ms: 100 });
+      await run.run();
+      await run.waitCounts((c) => c.total === 120 && c.done >= 20);
+      // Hold the mock's answers so calls are certainly in flight when Cancel is pressed.
+      await mock('hold');
+      await run.waitCounts((c) => c.inFlight >= 1, 5_000);
+      await page.waitForTimeout(400);
+      const held = await run.counts();
+      await run.cancel();
+      const finished = await run.waitFinished(10_000);
+      await mock('release');
+      assert.match(finished, /^Run cancelled\. Everything stored so far is kept; Run again to continue\./);
+      const cancelled = await run.counts();
+      assert.equal(cancelled.inFlight, 0, 'the calls in flight were aborted');
+      assert.ok(cancelled.done >= held.done && cancelled.done < 120, `cancelled midway (${cancelled.text})`);
+      assert.ok((await run.logLines()).includes('cancelled'), 'the run log says it was cancelled');
+      assert.ok(await run.runButton.isEnabled(), 'Run is offered again');
+      assert.ok(await run.cancelButton.isDisabled() && await run.pauseButton.isDisabled());
+      // Wait for the mock to notice the aborted connections, then check nothing more comes.
+      await page.waitForTimeout(1500);
+      const afterCancel = await chatLog();
+      const gone = afterCancel.filter((r) => r.outcome === 'client_gone').length;
+      // The page's "in flight" is read a moment before Cancel: an answer already on its way when
+      // the mock began holding may land in between (it is then stored, below). Every call the mock
+      // did not deliver was aborted by the page.
+      assert.ok(held.inFlight >= 1 && gone >= 1 && gone <= held.inFlight, `the held calls were aborted, never delivered (${gone} of ${held.inFlight})`);
+      const undelivered = afterCancel.filter((r) => !r.answered_ok);
+      assert.deepEqual(undelivered.map((r) => r.outcome), undelivered.map(() => 'client_gone'), 'every call not answered was one the page aborted');
+      s = await summary();
+      assert.equal(s.answered_ok, cancelled.done, 'the page stored every answer the mock delivered');
+      assert.equal(afterCancel.length, cancelled.done + gone, 'nothing else was sent');
+      await page.waitForTimeout(1000);
+      assert.equal((await chatLog()).length, afterCancel.length, 'nothing is sent after Cancel');
 
-    // --- Run again: only what was not answered is sent ---
-    await run.run();
-    assert.match(await run.waitFinished(40_000), /^Run complete\./);
-    const again = await run.counts();
-    assert.equal(again.cached, cancelled.done, `the ${cancelled.done} stored calls come from the cache (${again.text})`);
-    assert.equal(again.done + again.cached, 120, again.text);
-    assert.equal(again.failed, 0);
-    const all = await chatLog();
-    assert.equal(all.length - afterCancel.length, 120 - cancelled.done, 'only the unanswered calls were sent');
-    s = await summary();
-    assert.equal(s.answered_ok, 120, 'every call answered exactly once over both runs');
-    assert.deepEqual(s.duplicate_successes, [], 'nothing paid twice');
-    console.log(`# paused after ${paused.done} of 120 calls (next request ${gap} ms later); cancelled after ${cancelled.done} with ${gone} aborted in flight; the rerun sent ${all.length - afterCancel.length}`);
-    // And the results hold every call: a full 4 × (2 attributes × 2 columns) table.
-    const results = new ResultsPage(page);
-    await results.open();
-    const table = await results.cells();
-    assert.deepEqual(table.map((r) => r[0]), ['score-only', 'free-text', 'rate-explain', 'analyze-rate']);
-    for (const row of table) {
-      assert.equal(row.length, 5);
-      for (const cell of row.slice(1)) assert.match(cell, NUM, `a correlation in every cell: ${row}`);
-    }
-    assert.deepEqual(seen.problems, []);
+      // --- Run again: only what was not answered is sent ---
+      await run.run();
+      assert.match(await run.waitFinished(40_000), /^Run complete\./);
+      const again = await run.counts();
+      assert.equal(again.cached, cancelled.done, `the ${cancelled.done} stored calls come from the cache (${again.text})`);
+      assert.equal(again.done + again.cached, 120, again.text);
+      assert.equal(again.failed, 0);
+      const all = await chatLog();
+      assert.equal(all.length - afterCancel.length, 120 - cancelled.done, 'only the unanswered calls were sent');
+      s = await summary();
+      assert.equal(s.answered_ok, 120, 'every call answered exactly once over both runs');
+      assert.deepEqual(s.duplicate_successes, [], 'nothing paid twice');
+      console.log(`# paused after ${paused.done} of 120 calls (next request ${gap} ms later); cancelled after ${cancelled.done} with ${gone} aborted in flight; the rerun sent ${all.length - afterCancel.length}`);
+      // And the results hold every call: a full 4 × (2 attributes × 2 columns) table.
+      await results.open();
+      const table = await results.cells();
+      assert.deepEqual(table.map((r) => r[0]), ['score-only', 'free-text', 'rate-explain', 'analyze-rate']);
+      for (const row of table) {
+        assert.equal(row.length, 5);
+        for (const cell of row.slice(1)) assert.match(cell, NUM, `a correlation in every cell: ${row}`);
+      }
+    });
   } finally {
     await mock('release');
-    await browser.close();
   }
 });
 
 test('Results: Bootstrap CIs in every cell bracket the value, and the same seed gives the same intervals', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
-  const browser = await launch();
-  const dir = mkdtempSync(join(tmpdir(), 'concord-ci-'));
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const results = await gridResults(page);
+  await withApp({}, async (app) => {
+    const dir = app.tempDir('concord-ci-');
+    const results = await gridResults(app);
     const before = await results.cellDetails();
     assert.equal(before.length, 3);
     for (const row of before) {
@@ -227,7 +203,7 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
     await results.waitIntervals();
     assert.deepEqual(await results.cellDetails(), first, 'the same seed gives the same intervals');
     await results.hideIntervals();
-    assert.equal(await page.locator('[data-testid="results-table"] .ci').count(), 0, 'hidden');
+    assert.equal(await results.intervalCount(), 0, 'hidden');
     await results.computeIntervals();
     assert.deepEqual(await results.cellDetails(), first, 'shown again: the same intervals');
 
@@ -243,15 +219,14 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
     // Each bundle is opened in a reloaded page (the saved workspace comes back first), and
     // the table shown is the bundle's own once it says it opened.
     const reopen = async (path) => {
-      await page.reload();
-      await page.locator('html[data-workspace="ready"]').waitFor({ state: 'attached' });
+      await app.reload();
       await results.open();
       await results.importBundle(path);
-      await page.getByTestId('import-message').filter({ hasText: `Opened bundle ${path.split('/').pop()}.` }).waitFor();
+      await results.importMessage(`Opened bundle ${path.split('/').pop()}.`).waitFor();
       await results.table.waitFor();
     };
     await reopen(otherPath);
-    assert.match(await page.getByTestId('bundle-source').innerText(), /other-seed\.json/);
+    assert.match(await results.source.innerText(), /other-seed\.json/);
     await results.computeIntervals();
     const other = await results.cellDetails();
     assert.deepEqual(other.map((r) => r.map((c) => c.value)), first.map((r) => r.map((c) => c.value)), 'the bundle gives the same values');
@@ -263,13 +238,10 @@ test('Results: Bootstrap CIs in every cell bracket the value, and the same seed 
       assert.ok(lo <= Number(c.value) && Number(c.value) <= hi, `${c.method}: ${c.ci} brackets ${c.value} with seed + 12345 too`);
     }
     await reopen(bundlePath);
-    assert.match(await page.getByTestId('bundle-source').innerText(), /the bundle bundle\.json/);
+    assert.match(await results.source.innerText(), /the bundle bundle\.json/);
     await results.computeIntervals();
     assert.deepEqual(await results.cellDetails(), first, 'the original seed, reopened, gives the original intervals');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 /** RFC 4180 CSV (quoted fields with doubled quotes, CRLF records) into rows of fields. */
@@ -300,11 +272,9 @@ function unbold(cell, open, close) {
 }
 
 test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PNG are real images of the cell', { skip: !MOCK_URL, timeout: 90_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const results = await gridResults(page);
+  await withApp({}, async (app) => {
+    const { page } = app;
+    const results = await gridResults(app);
     const attributes = await results.attributes();
     assert.deepEqual(attributes, ['coherence', 'fluency']);
     const subs = await results.subHeadings();
@@ -402,25 +372,11 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
 
     // --- The cell panel's plots: rate-explain on coherence ---
     await results.openCell(4);
-    await page.getByRole('heading', { name: 'rate-explain · coherence' }).waitFor();
+    await results.heading('rate-explain · coherence').waitFor();
     const n = Number(/^n = (\d+)/.exec(cells[1][0].title)[1]);
-    const shown = await page.getByTestId('cell-panel').locator('svg').evaluateAll((svgs) => svgs.map((s) => ({
-      viewBox: s.getAttribute('viewBox'), circles: s.querySelectorAll('circle').length, rects: s.querySelectorAll('rect').length,
-    })));
+    const shown = await results.cellPlotShapes();
     assert.equal(shown.length, 3, 'scatter, judge histogram, human histogram');
-    /** Parses an SVG document in the page: its size, circles and bars with their titles. */
-    const parse = (text) => page.evaluate((t) => {
-      const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
-      const root = doc.documentElement;
-      const titles = (sel) => [...root.querySelectorAll(sel)].map((e) => e.querySelector('title')?.textContent ?? null);
-      return {
-        error: doc.querySelector('parsererror')?.textContent ?? null,
-        root: root.localName, ns: root.namespaceURI,
-        width: Number(root.getAttribute('width')), height: Number(root.getAttribute('height')),
-        viewBox: root.getAttribute('viewBox'), title: root.querySelector(':scope > title')?.textContent,
-        circles: titles('circle'), bars: titles('rect').filter((x) => x !== null),
-      };
-    }, text);
+    const parse = (text) => parseSvg(page, text);
 
     const scatterDownload = await results.exportFile('Export scatter SVG');
     assert.equal(scatterDownload.suggestedFilename(), 'rate-explain-coherence-scatter.svg');
@@ -455,31 +411,22 @@ test('Results exports: CSV, Markdown and LaTeX match the table; plot SVGs and PN
     const [, , w, h] = shown[1].viewBox.split(' ').map(Number);
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [2 * w, 2 * h], 'the judge histogram at twice its size');
     assert.ok(png.length > 2000, `an image with content (${png.length} bytes)`);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('a parameter the provider rejects is dropped, said on the Run screen and written into the bundle', { skip: !MOCK_URL, timeout: 60_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    await new DataPage(page).open(CONCORD_URL);
-    // The server answers any request carrying `seed` with OpenAI's 400 unsupported_parameter.
-    await scenario({ reply: { mode: 'hash_rating' }, supports_n: true, reject_params: ['seed'] });
-    const judge = new JudgePage(page);
+  // The server answers any request carrying `seed` with OpenAI's 400 unsupported_parameter.
+  // The browser itself logs each 400 answer; the page logs nothing.
+  const scenarioOf = { reply: { mode: 'hash_rating' }, supports_n: true, reject_params: ['seed'] };
+  await withApp({ scenario: scenarioOf, ignore: /Failed to load resource: .* 400/ }, async (app) => {
+    const { page, judge, run, results } = app;
     await judge.open();
     await judge.addMethods({ modes: ['score-only'], n: 1 });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 4 });
+    await app.connectMock({ concurrency: 4 });
     await run.run();
     const finished = await run.waitFinished(40_000);
     assert.match(finished, /Run complete/);
     assert.match(finished, /Parameters the API rejected and the run dropped: seed/);
-    const results = new ResultsPage(page);
     await results.open();
     await results.table.waitFor();
     const download = await results.exportBundle();
@@ -491,10 +438,6 @@ test('a parameter the provider rejects is dropped, said on the Run screen and wr
     await page.reload();
     await results.open();
     await results.importBundle(path);
-    await page.getByTestId('bundle-source').filter({ hasText: 'rejected seed' }).waitFor();
-    // The browser itself logs each 400 answer; the page logs nothing.
-    assert.deepEqual(seen.problems.filter((p) => !/Failed to load resource: .* 400/.test(p)), []);
-  } finally {
-    await browser.close();
-  }
+    await results.bundleSource('rejected seed').waitFor();
+  });
 });

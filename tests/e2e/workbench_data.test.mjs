@@ -6,12 +6,10 @@
 // of it takes is measured by `cargo xtask bench-ui` (benches/ui.mjs), never asserted here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, watch, CONCORD_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, ResultsPage, Tabs } from './pages/workbench_pages.mjs';
+import { CONCORD_URL } from './browser.mjs';
+import { withApp } from './harness.mjs';
 import { VirtualTable } from './pages/virtual_table.mjs';
 import { missingShared } from './fixtures.mjs';
 import { SUMMEVAL, METHODS, summevalItems, synthesizeResults, recordJobsAndHeartbeat, jobsOf } from './summeval_runs.mjs';
@@ -27,20 +25,14 @@ function lettersCsv() {
 }
 
 test('column mapping: fix the guess in the editor, apply, and the Judge screen sees it', { timeout: 90_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('raters.csv', lettersCsv());
+  await withApp({ data: { name: 'raters.csv', text: lettersCsv() } }, async ({ data, judge, screens }) => {
 
     // The guess: _a/_b are raters of one attribute; `length` is wrongly a rating.
     assert.deepEqual(await data.summary(), { items: 12, raters: 2, attributes: 'coherence (1–5), fluency (1–5), length (20–31)' });
     const roles = await data.mappingRoles();
     assert.deepEqual(roles.map((r) => r.column), ['doc', 'model', 'article', 'summary', 'coherence_a', 'coherence_b', 'fluency_a', 'fluency_b', 'length']);
     assert.deepEqual(roles.map((r) => r.role), ['document', 'system', 'input field', 'output', 'rating', 'rating', 'rating', 'rating', 'rating']);
-    assert.match(await data.mapping.locator('tbody tr').nth(3).innerText(), /Summary 0, short\./, 'example values are shown');
+    assert.match(await data.mappingRowText(3), /Summary 0, short\./, 'example values are shown');
 
     // Without an output column the mapping cannot be applied, and the editor says why.
     await data.setRole('summary', 'ignore');
@@ -63,20 +55,16 @@ test('column mapping: fix the guess in the editor, apply, and the Judge screen s
     assert.equal((await data.mappingRoles())[8].role, 'input field', 'the editor shows the applied mapping');
 
     // The Judge screen offers the new attributes only.
-    const judge = new JudgePage(page);
     await judge.open();
-    const boxes = await page.locator('#attributes-heading ~ .row label.check').allInnerTexts();
+    const boxes = await judge.attributeLabels();
     assert.deepEqual(boxes.map((t) => t.trim()), ['coherence (1–5)', 'fluency (1–5)']);
 
     // Reset to the guess reads the file again without the mapping.
-    await new Tabs(page).open('Data');
+    await screens.tab('Data').click();
     await data.resetButton.click();
     await data.mappingMessage.filter({ hasText: 'guessed mapping' }).waitFor();
     assert.match(await data.attributes.innerText(), /length/);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 /** A 10,000-row CSV. */
@@ -87,13 +75,7 @@ function bigCsv(n = 10_000) {
 }
 
 test('a 10,000-row preview is virtualized: the end is reachable, few rows in the DOM', { timeout: 120_000 }, async () => {
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('big.csv', bigCsv());
+  await withApp({ data: { name: 'big.csv', text: bigCsv() } }, async ({ page, data }) => {
     assert.equal(await data.itemCount.innerText(), '10,000');
     const table = new VirtualTable(page, 'preview');
     assert.equal(await table.rowCount(), 10_000);
@@ -101,8 +83,7 @@ test('a 10,000-row preview is virtualized: the end is reachable, few rows in the
     assert.equal(await table.scroll.getAttribute('aria-label'), 'Dataset preview');
 
     const steps = await table.wheelToEnd(3000);
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="preview"] tbody tr:not(.spacer)')]
-      .some((r) => r.getAttribute('aria-rowindex') === '10001'));
+    await table.waitRendered(9999);
     const rendered = await table.rendered();
     const last = rendered[rendered.length - 1];
     assert.equal(last.index, 9999);
@@ -115,16 +96,12 @@ test('a 10,000-row preview is virtualized: the end is reachable, few rows in the
 
     // Keyboard: Home and End on the focused region.
     await table.press('Home');
-    await page.waitForFunction(() => document.querySelector('[data-testid="preview"] tbody tr:not(.spacer)')?.getAttribute('aria-rowindex') === '2');
+    await table.waitRendered(0, { first: true });
     assert.ok((await table.visibleIndices()).includes(0));
     await table.press('End');
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="preview"] tbody tr:not(.spacer)')]
-      .some((r) => r.getAttribute('aria-rowindex') === '10001'));
+    await table.waitRendered(9999);
     console.log(`virtualized preview: 10,000 rows, ${domRows} <tr> in the DOM at the end, ${steps} wheel steps`);
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 function pearson(x, y) {
@@ -142,23 +119,19 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
   if (absent) { t.skip(absent); return; }
   const items = summevalItems(dataset);
   assert.equal(items.length, 1600);
-  const dir = mkdtempSync(join(tmpdir(), 'concord-study-'));
-  const browser = await launch();
-  try {
+  await withApp({ url: null }, async (app) => {
+    const { page, data, results } = app;
+    const dir = app.tempDir('concord-study-');
     const files = synthesizeResults(items, dir);
-    const page = await browser.context.newPage();
     await recordJobsAndHeartbeat(page);
-    const seen = watch(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
+    await app.open(CONCORD_URL, { ready: false });
     await data.fileInput.setInputFiles(dataset);
-    await data.datasetName.filter({ hasText: 'summeval.jsonl' }).waitFor({ timeout: 60_000 });
+    await data.named('summeval.jsonl').waitFor({ timeout: 60_000 });
     assert.equal(await data.itemCount.innerText(), '1,600');
 
-    const results = new ResultsPage(page);
     await results.open();
     await results.importOutputs(files.map((f) => f.path));
-    await page.getByTestId('import-message').filter({ hasText: 'Imported 16 judge runs.' }).waitFor({ timeout: 180_000 });
+    await results.importMessage('Imported 16 judge runs.').waitFor({ timeout: 180_000 });
     const table = await results.cells();
     assert.deepEqual(table.map((r) => r[0]), METHODS.map((m) => `gpt3.5 ${m}`));
     assert.equal(table[0].length, 9, 'four attributes × (r at dataset level, τ at document level), seed 002\'s layout by default');
@@ -173,19 +146,19 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
       ['document level', () => results.setLevel('document')],
       ['baseline gpt3.5 score_only', () => results.setBaseline('gpt3.5 score_only')],
     ];
-    const figureOf = () => page.evaluate(() => document.querySelector('[data-testid="results-table"]').closest('figure').innerHTML);
+    const figureOf = () => results.figureHtml();
     for (const [label, change] of switches) {
       // Each switch gives another table, or (a new baseline may mark no cell) other notes,
       // which name the baseline.
       const before = await figureOf();
       await change();
-      await page.waitForFunction(([b]) => document.querySelector('[data-testid="results-table"]').closest('figure').innerHTML !== b, [before], { timeout: 60_000 });
+      await results.waitFigureChanged(before);
       assert.notEqual(await figureOf(), before, `switch to ${label}`);
     }
     assert.equal(await results.boldCount(), 0, 'Kendall τ-b at document level: nothing bold (Williams\' test compares dataset-level r)');
     await results.setStatistic('pearson');
     await results.setLevel('dataset');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="results-table"] td.sig').length > 0, null, { timeout: 10_000 });
+    await results.waitMarked();
     assert.ok(await results.boldCount() > 0, 'Pearson r at dataset level: less noisy methods beat the noisiest score_only');
 
     // The bundle of this study (16 runs, 512,000 responses: about 48 MB) is written and read
@@ -198,8 +171,8 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
     await download.saveAs(bundlePath);
     const bytes = statSync(bundlePath).size;
     await results.importBundle(bundlePath);
-    await page.getByTestId('bundle-source').waitFor({ timeout: 120_000 });
-    await page.waitForFunction(() => !document.querySelector('[data-testid="results-reading"]'), null, { timeout: 120_000 });
+    await results.source.waitFor({ timeout: 120_000 });
+    await results.waitRead();
     const jobs = await page.evaluate(() => { window.__heartbeatStop(); return window.__jobs; });
     console.log(`bundle of 1,600 × 4 × 4 × 20: ${(bytes / 1e6).toFixed(1)} MB`);
     assert.ok(bytes > 20e6, `a big bundle (${bytes} bytes)`);
@@ -216,9 +189,5 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
     assert.equal(open.answer?.what, 'done', 'and the worker read it');
     assert.ok(open.answer.beat > open.post.beat, `the page ran tasks while the worker read (beats ${open.post.beat} → ${open.answer.beat})`);
     assert.deepEqual(await results.cells(), shown, 'the bundle gives the same table back');
-    assert.deepEqual(seen.problems, []);
-  } finally {
-    await browser.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

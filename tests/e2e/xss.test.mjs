@@ -7,16 +7,12 @@
 // violation (the page's own code triggers none, so any would mean a payload got parsed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, CONCORD_URL, MOCK_URL } from './browser.mjs';
-import { DataPage } from './pages/data_page.mjs';
-import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
-import { CoEvalPage } from './pages/coeval_page.mjs';
-import { MetaPage } from './pages/meta_page.mjs';
-import { VirtualTable } from './pages/virtual_table.mjs';
+import { CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs';
+import { withApp, guard, assertInert } from './harness.mjs';
 import { missingShared } from './fixtures.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,44 +48,6 @@ const PAYLOADS = [
 ];
 const ATTRIBUTE = '<img src=x onerror="window.__xss=99" data-xss>';
 
-/** Records dialogs and CSP violations of `page` (violations through an init script). */
-async function guard(page) {
-  const dialogs = [];
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample ?? ''}`);
-    });
-  });
-  return dialogs;
-}
-
-/** Nothing ran and nothing was made from a payload, and no CSP violation happened. */
-async function assertInert(page, dialogs, where) {
-  const found = await page.evaluate(() => {
-    const bad = [];
-    for (const el of document.querySelectorAll('*')) {
-      for (const a of el.attributes) if (/^on/i.test(a.name)) bad.push(`<${el.tagName.toLowerCase()} ${a.name}>`);
-      if (el.hasAttribute('data-xss')) bad.push(`<${el.tagName.toLowerCase()} data-xss>`);
-    }
-    for (const el of document.querySelectorAll('iframe, object, embed, frame, base, meta[http-equiv]:not([http-equiv="Content-Security-Policy"]), style, script:not([src])')) {
-      bad.push(`<${el.tagName.toLowerCase()}>`);
-    }
-    for (const el of document.querySelectorAll('[href], [src], [action], [data]')) {
-      for (const name of ['href', 'src', 'action', 'data']) {
-        if (/^\s*javascript:/i.test(el.getAttribute(name) ?? '')) bad.push(`<${el.tagName.toLowerCase()} ${name}=javascript:>`);
-      }
-    }
-    return { bad, xss: window.__xss, csp: window.__csp ?? [] };
-  });
-  assert.deepEqual(found.bad, [], `${where}: elements made from payloads`);
-  assert.equal(found.xss, undefined, `${where}: a payload ran`);
-  assert.deepEqual(dialogs, [], `${where}: dialogs`);
-  assert.deepEqual(found.csp, [], `${where}: CSP violations`);
-  console.log(`# ${where}: inert (0 CSP violations, 0 dialogs)`);
-}
-
 function csvField(s) { return `"${s.replaceAll('"', '""')}"`; }
 
 /** A CSV with a payload in every source and output, and one payload attribute name. */
@@ -115,119 +73,83 @@ function completion(text) {
 }
 
 /** Opens every item of every results cell and returns the prompts and responses shown. */
-async function drillDown(page) {
-  const results = new ResultsPage(page);
+async function drillDown(results) {
   await results.open();
   await results.table.waitFor();
-  const shown = { prompts: [], responses: [] };
-  const cells = page.locator('[data-testid="results-table"] button.cell');
-  const count = await cells.count();
-  for (let c = 0; c < count; c++) {
-    await cells.nth(c).click();
-    // The item list is virtualized: only the rows in view are in the DOM, so each row is
-    // scrolled into the window before its button is clicked.
-    const items = new VirtualTable(page, 'items-table');
-    await items.rows.first().waitFor();
-    const n = await items.rowCount();
-    for (let i = 0; i < n; i++) {
-      await items.scroll.evaluate((el, index) => {
-        const row = el.querySelector('tbody tr:not(.spacer)');
-        el.scrollTop = index * (row ? row.getBoundingClientRect().height : 32);
-      }, i);
-      await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-      await page.locator(`[data-testid="items-table"] tbody tr[aria-rowindex="${i + 2}"] button`).first().click();
-      const detail = page.getByTestId('item-detail');
-      await detail.waitFor();
-      shown.prompts.push(await detail.locator('pre.prompt').textContent());
-      shown.responses.push(...await detail.locator('pre.response').allTextContents());
-    }
-  }
-  return shown;
+  return results.drillDown();
 }
 
 test('payloads in a dataset, its attribute names and the model outputs stay inert text; a bundle of them too', { skip: !MOCK_URL, timeout: 600_000 }, async () => {
-  const browser = await launch();
   let bundlePath;
+  // The hostile bundle's folder outlives the first profile: the second opens it.
+  const dir = mkdtempSync(join(tmpdir(), 'concord-xss-'));
   try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
-    const dialogs = await guard(page);
-    const data = new DataPage(page);
-    await data.open(CONCORD_URL);
-    await data.loadFile('hostile.csv', hostileCsv());
-    assert.equal(await data.itemCount.textContent(), String(PAYLOADS.length));
-    const preview = await page.getByTestId('preview').textContent();
-    assert.ok(preview.includes(PAYLOADS[1]), 'the preview shows the payload as text');
-    await assertInert(page, dialogs, 'Data screen with a hostile CSV');
+    await withApp({ url: null, problems: 'pageerrors' }, async (app) => {
+      const { page, data, judge, run, results, screens } = app;
+      const dialogs = await guard(page);
+      await app.open(CONCORD_URL, { ready: false });
+      await data.loadFile('hostile.csv', hostileCsv());
+      assert.equal(await data.itemCount.textContent(), String(PAYLOADS.length));
+      const preview = await data.preview.textContent();
+      assert.ok(preview.includes(PAYLOADS[1]), 'the preview shows the payload as text');
+      await assertInert(page, dialogs, 'Data screen with a hostile CSV');
 
-    const judge = new JudgePage(page);
-    await judge.open();
-    assert.ok((await page.locator('main').textContent()).includes(ATTRIBUTE), 'the attribute name is shown as text');
-    await judge.addMethods({ modes: ['score-only'], n: 1 });
-    await assertInert(page, dialogs, 'Judge screen');
+      await judge.open();
+      assert.ok((await screens.mainText()).includes(ATTRIBUTE), 'the attribute name is shown as text');
+      await judge.addMethods({ modes: ['score-only'], n: 1 });
+      await assertInert(page, dialogs, 'Judge screen');
 
-    // Every call gets one payload as its answer (then a rating), in order of arrival.
-    const calls = PAYLOADS.length * 2;
-    const script = Array.from({ length: calls }, (_, k) => completion(`${PAYLOADS[k % PAYLOADS.length]}\nRating: 3`));
-    const res = await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify({ script }) });
-    assert.equal(res.status, 200);
-    await fetch(`${MOCK_URL}/__mock/reset`, { method: 'POST' });
-    const run = new RunPage(page);
-    await run.open();
-    await run.connect({ provider: 'vllm', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', concurrency: 4 });
-    // The hostile attribute's criterion is the template's placeholder (its name shown as text
-    // in the warning): sent knowingly.
-    await run.sendAnyway();
-    await run.run();
-    assert.match(await run.waitFinished(300_000), /Run complete/);
-    await assertInert(page, dialogs, 'Run screen');
+      // Every call gets one payload as its answer (then a rating), in order of arrival.
+      const calls = PAYLOADS.length * 2;
+      const script = Array.from({ length: calls }, (_, k) => completion(`${PAYLOADS[k % PAYLOADS.length]}\nRating: 3`));
+      await setScenario({ script });
+      await app.connectMock({ concurrency: 4 });
+      // The hostile attribute's criterion is the template's placeholder (its name shown as text
+      // in the warning): sent knowingly.
+      await run.sendAnyway();
+      await run.run();
+      assert.match(await run.waitFinished(300_000), /Run complete/);
+      await assertInert(page, dialogs, 'Run screen');
 
-    const shown = await drillDown(page);
-    for (const p of PAYLOADS) {
-      assert.ok(shown.responses.some((r) => r.includes(p)), `model output shown literally: ${p.slice(0, 60)}`);
-      assert.ok(shown.prompts.some((r) => r.includes(p)), `dataset text shown literally in the prompt: ${p.slice(0, 60)}`);
-    }
-    assert.ok(shown.prompts.some((r) => r.includes(ATTRIBUTE) || r.includes('Img src=x')), 'the attribute name reaches the prompt as text');
-    await assertInert(page, dialogs, 'Results drill-down');
+      const shown = await drillDown(results);
+      for (const p of PAYLOADS) {
+        assert.ok(shown.responses.some((r) => r.includes(p)), `model output shown literally: ${p.slice(0, 60)}`);
+        assert.ok(shown.prompts.some((r) => r.includes(p)), `dataset text shown literally in the prompt: ${p.slice(0, 60)}`);
+      }
+      assert.ok(shown.prompts.some((r) => r.includes(ATTRIBUTE) || r.includes('Img src=x')), 'the attribute name reaches the prompt as text');
+      await assertInert(page, dialogs, 'Results drill-down');
 
-    // The bundle of all this, with payloads also in the method and dataset names.
-    const download = await new ResultsPage(page).exportBundle();
-    const dir = mkdtempSync(join(tmpdir(), 'concord-xss-'));
-    const original = join(dir, 'bundle.json');
-    await download.saveAs(original);
-    const bundle = JSON.parse(readFileSync(original, 'utf8'));
-    bundle.dataset.name = PAYLOADS[14];
-    for (const r of bundle.runs) r.method = PAYLOADS[1];
-    bundle.notes = [PAYLOADS[0], PAYLOADS[6]];
-    bundlePath = join(dir, 'hostile-bundle.json');
-    writeFileSync(bundlePath, JSON.stringify(bundle));
-    assert.deepEqual(seen.problems.filter((p) => p.startsWith('pageerror')), []);
+      // The bundle of all this, with payloads also in the method and dataset names.
+      const download = await results.exportBundle();
+      const original = join(dir, 'bundle.json');
+      await download.saveAs(original);
+      const bundle = JSON.parse(readFileSync(original, 'utf8'));
+      bundle.dataset.name = PAYLOADS[14];
+      for (const r of bundle.runs) r.method = PAYLOADS[1];
+      bundle.notes = [PAYLOADS[0], PAYLOADS[6]];
+      bundlePath = join(dir, 'hostile-bundle.json');
+      writeFileSync(bundlePath, JSON.stringify(bundle));
+    });
+
+    // A fresh profile opens the hostile bundle.
+    await withApp({ url: null, problems: 'pageerrors' }, async (app) => {
+      const { page, results, screens } = app;
+      const dialogs = await guard(page);
+      await app.open(CONCORD_URL, { ready: false });
+      await results.open();
+      await results.importBundle(bundlePath);
+      await results.importMessage('Opened bundle').waitFor();
+      const rows = await results.cells();
+      assert.ok(rows.length >= 1 && rows.every((r) => r[0] === PAYLOADS[1]), 'the method name is shown literally');
+      const shown = await drillDown(results);
+      assert.ok(shown.responses.some((r) => r.includes(PAYLOADS[2])));
+      await assertInert(page, dialogs, 'imported hostile bundle');
+      await screens.tab('Data').click();
+      assert.ok((await screens.mainText()).includes(PAYLOADS[14]), 'the dataset name is shown literally');
+      await assertInert(page, dialogs, 'Data screen of the bundle');
+    });
   } finally {
-    await browser.close();
-  }
-
-  // A fresh profile opens the hostile bundle.
-  const second = await launch();
-  try {
-    const page = await second.context.newPage();
-    const seen = watch(page);
-    const dialogs = await guard(page);
-    await new DataPage(page).open(CONCORD_URL);
-    const results = new ResultsPage(page);
-    await results.open();
-    await results.importBundle(bundlePath);
-    await page.getByTestId('import-message').filter({ hasText: 'Opened bundle' }).waitFor();
-    const rows = await results.cells();
-    assert.ok(rows.length >= 1 && rows.every((r) => r[0] === PAYLOADS[1]), 'the method name is shown literally');
-    const shown = await drillDown(page);
-    assert.ok(shown.responses.some((r) => r.includes(PAYLOADS[2])));
-    await assertInert(page, dialogs, 'imported hostile bundle');
-    await page.getByRole('tab', { name: 'Data' }).click();
-    assert.ok((await page.locator('main').textContent()).includes(PAYLOADS[14]), 'the dataset name is shown literally');
-    await assertInert(page, dialogs, 'Data screen of the bundle');
-    assert.deepEqual(seen.problems.filter((p) => p.startsWith('pageerror')), []);
-  } finally {
-    await second.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -252,16 +174,12 @@ test('payloads in CoEval criteria, instances and LLM evaluations stay inert text
       },
     },
   });
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null, problems: 'pageerrors' }, async ({ page, coeval, screens }) => {
     const dialogs = await guard(page);
-    const coeval = new CoEvalPage(page);
     await coeval.open(CONCORD_URL);
     await coeval.setAnnotator(p(1));
     await coeval.startFromFile('hostile_combine_data.json', fixture);
-    const criteria = await page.getByTestId('criteria-list').textContent();
+    const criteria = await coeval.criteriaList.textContent();
     assert.ok(criteria.includes(p(9)) && criteria.includes(p(10)), 'criteria shown literally');
     await assertInert(page, dialogs, 'CoEval criteria');
     await coeval.decideCriterion(1, 'Revise', { reason: p(18), revised: `1. Fluent ${p(19)}` });
@@ -270,17 +188,14 @@ test('payloads in CoEval criteria, instances and LLM evaluations stay inert text
     const parts = await coeval.parts.textContent();
     assert.ok(parts.includes(p(11)), `the LLM's conclusion shown literally: ${parts.slice(0, 200)}`);
     assert.ok(parts.includes(p(12)), 'the evidence quote shown literally');
-    assert.ok((await page.locator('main').textContent()).includes(p(3)), 'the instance input shown literally');
+    assert.ok((await screens.mainText()).includes(p(3)), 'the instance input shown literally');
     await coeval.keys('a', 'j', 'e');
     await coeval.edit({ text: p(21), reason: p(22) });
     await coeval.saved();
     await assertInert(page, dialogs, 'CoEval scrutiny');
     await coeval.tab('Results');
     await assertInert(page, dialogs, 'CoEval results');
-    assert.deepEqual(seen.problems.filter((x) => x.startsWith('pageerror')), []);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 const jdevalFile = !missingShared(JDEVAL) ? readdirSync(JDEVAL).filter((n) => n.endsWith('.jsonl')).sort()[0] : undefined;
@@ -297,15 +212,11 @@ test('payloads in an imported debate (meta-evaluation screen) stay inert text', 
     return v;
   };
   const hostile = replace(record);
-  const dir = mkdtempSync(join(tmpdir(), 'concord-xss-meta-'));
-  const path = join(dir, jdevalFile);
-  writeFileSync(path, `${JSON.stringify(hostile)}\n`);
-  const browser = await launch();
-  try {
-    const page = await browser.context.newPage();
-    const seen = watch(page);
+  await withApp({ url: null, problems: 'pageerrors' }, async (app) => {
+    const { page, meta } = app;
+    const path = join(app.tempDir('concord-xss-meta-'), jdevalFile);
+    writeFileSync(path, `${JSON.stringify(hostile)}\n`);
     const dialogs = await guard(page);
-    const meta = new MetaPage(page);
     await meta.open(CONCORD_URL);
     await meta.loadFiles([path]);
     await meta.debate.waitFor();
@@ -314,8 +225,5 @@ test('payloads in an imported debate (meta-evaluation screen) stay inert text', 
     const literal = used.filter((p) => text.includes(p));
     assert.ok(literal.length >= 3, `debate texts shown literally (${literal.length} of ${used.length})`);
     await assertInert(page, dialogs, 'meta-evaluation debate viewer');
-    assert.deepEqual(seen.problems.filter((x) => x.startsWith('pageerror')), []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -13,3 +13,21 @@ export async function checkUntil(page, pattern, timeout = 60_000) {
     await page.waitForTimeout(400);
   }
 }
+
+/** The Run screen's batch mode and its Batches panel. */
+export class BatchesPanel {
+  constructor(page) {
+    this.page = page;
+    this.newest = page.getByTestId('batch').first();
+  }
+  /** Interactive or batch runs. */
+  async setMode(mode) { await this.page.getByTestId('run-mode').selectOption(mode); }
+  async submit() { await this.page.getByRole('button', { name: 'Submit batch' }).click(); }
+  async rerunFailed() { await this.page.getByRole('button', { name: 'Re-run failed as a new batch' }).click(); }
+  /** Marks the base URL as a proxy for the provider. */
+  async markProxy() { await this.page.getByTestId('proxy-choice').locator('input').check(); }
+  /** What the newest batch says the API refused. */
+  get rejected() { return this.newest.getByTestId('batch-rejected'); }
+  /** Presses "Check now" until the newest batch's status matches `pattern`; returns it. */
+  checkUntil(pattern, timeout) { return checkUntil(this.page, pattern, timeout); }
+}

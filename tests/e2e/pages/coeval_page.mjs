@@ -40,6 +40,56 @@ export class CoEvalPage {
     await this.page.getByRole('tablist', { name: 'CoEval steps' }).getByRole('tab', { name, exact: true }).click();
   }
 
+  /** The LLM's status line (ideation, evaluation), once it says `text`. */
+  llmStatus(text) { return this.page.getByTestId('llm-status').filter({ hasText: text }); }
+  async llmStatusText() { return this.page.getByTestId('llm-status').textContent(); }
+  /** Waits until the LLM's status line matches `pattern`. */
+  async waitLlmStatus(pattern) {
+    await this.page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid="llm-status"]').textContent), pattern.source);
+  }
+  async ideate() { await this.page.getByRole('button', { name: 'Ideate criteria with the LLM' }).click(); }
+  async evaluateWithLlm() { await this.page.getByRole('button', { name: 'Evaluate instances with the LLM' }).click(); }
+  async pauseLlm() { await this.page.getByRole('button', { name: 'Pause LLM run' }).click(); }
+  async resumeLlm() { await this.page.getByRole('button', { name: 'Resume LLM run' }).click(); }
+  async cancelLlm() { await this.page.getByRole('button', { name: 'Cancel LLM run' }).click(); }
+  /** A text shown anywhere on the screen (e.g. a run's message). */
+  text(pattern) { return this.page.getByText(pattern); }
+  /** How many answers one ideation asks for (n), committed. */
+  async setIdeationAnswers(n) {
+    const box = this.page.getByLabel('Ideation answers');
+    await box.fill(String(n));
+    await box.dispatchEvent('change');
+  }
+  async useRecurring() { await this.page.getByRole('button', { name: 'Use the recurring criteria' }).click(); }
+  /** The criteria's texts, in order. */
+  async criterionTexts() { return this.page.locator('[data-testid="criterion"] .criterion-text').allTextContents(); }
+  /** The texts of the parts under scrutiny. */
+  async partTexts() { return this.page.locator('[data-testid="scrutiny-parts"] .part-text').allTextContents(); }
+  /** The list style of list `testid` (criteria that carry numbers are not numbered again). */
+  async listStyle(testid) { return this.page.getByTestId(testid).evaluate((ol) => getComputedStyle(ol).listStyleType); }
+  /** The count of imported annotator files, once it says `text`. */
+  importedCount(text) { return this.page.getByTestId('imported-count').filter({ hasText: text }); }
+  /** The seconds the instance timer shows. */
+  async timerSeconds() { return Number((await this.timer.textContent()).match(/(\d+) s/)[1]); }
+  /** Waits until the instance timer matches `pattern`. */
+  async waitTimer(pattern) {
+    await this.page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid="instance-timer"]').textContent), pattern.source);
+  }
+  /** The export button of table `title` (a pattern) in `format`. */
+  exportButton(title) { return this.page.getByRole('button', { name: title }); }
+  /** Figure 3's group 1 line of the released report. */
+  get releasedGroup1() { return this.page.getByTestId('released-group1'); }
+
+  /** The frame of the screen while a student does an exercise's CoEval task. */
+  get exerciseFrame() { return this.page.getByTestId('coeval-exercise'); }
+  async backToExercise() { await this.exerciseFrame.getByRole('button', { name: 'Back to the exercise' }).click(); }
+  /** The criteria of stage 1, as listed. */
+  get criteriaList() { return this.page.getByTestId('criteria-list'); }
+  /** How many keys the key help documents. */
+  async keyCount() { return this.keyHelp.locator('dt').count(); }
+  /** The first table of the open step, once it is shown. */
+  async waitTable() { await this.page.locator('#screen-panel table[data-table]').first().waitFor(); }
+
   async setAnnotator(name) {
     await this.tab('Task setup');
     await this.page.getByLabel('Your name (annotator)').fill(name);

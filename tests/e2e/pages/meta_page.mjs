@@ -1,4 +1,6 @@
 // Page object for the Pairwise & meta-evaluation screen (src/screens/meta/).
+import { downloadOf, tableExportButton } from './downloads.mjs';
+
 export class MetaPage {
   constructor(page) {
     this.page = page;
@@ -86,6 +88,11 @@ export class MetaPage {
     await this.fileInput.waitFor();
   }
 
+  get labelledPairs() { return this.page.getByLabel('Labelled pairs'); }
+  /** A heading cell of table `id` that says `text`. */
+  tableHeading(id, text) { return this.page.locator(`table[data-table="${id}"] th`, { hasText: text }); }
+  /** Waits until Elo is computed. */
+  async waitElo(timeout = 120_000) { await this.eloStatus.filter({ hasText: /Computed in/ }).waitFor({ timeout }); }
   /** Loads files from disk through the picker and waits until every one is listed. */
   async loadFiles(paths, { timeout = 180_000 } = {}) {
     const before = await this.fileRows.count();
@@ -142,6 +149,63 @@ export class MetaPage {
   /** The "Meta-evaluator" select of the heatmap / Bradley–Terry views (by id: its label wraps
    * the select, so the accessible name also holds the chosen option, and "Meta-evaluator model"
    * of the run panel would match a partial name). */
+  /** Waits until the cell `key` of table `id` holds `value` (with `not`, anything else). */
+  async waitCellValue(id, key, value, { not = false } = {}) {
+    await this.page.waitForFunction(([t, k, v, n]) => {
+      const c = document.querySelector(`table[data-table="${t}"] td[data-cell="${k}"]`);
+      return c && (Number(c.dataset.value) === v) !== n;
+    }, [id, key, value, not]);
+  }
+  /** Table `id`. */
+  table(id) { return this.page.locator(`table[data-table="${id}"]`); }
+  /** The first `n` cells of every body row of table `id`, as text. */
+  async rowStarts(id, n) {
+    return this.table(id).locator('tbody tr').evaluateAll((trs, k) => trs.map((tr) => [...tr.children].slice(0, k).map((c) => c.textContent.trim())), n);
+  }
+  /** Table `id`'s export in `format` (its button): { name, text }. */
+  async exportTable(id, format = 'CSV') {
+    const { name, text } = await downloadOf(this.page, tableExportButton(this.page, id, format));
+    return { name, text };
+  }
+  /** The screen's alert, once it says `text`. */
+  alert(text) { return this.page.getByRole('alert').filter({ hasText: text }); }
+  /** The heatmap's panel. */
+  get heatmapPanel() { return this.page.getByTestId('win-rate-heatmap'); }
+  /** How many bars the Elo chart draws. */
+  async eloBars() { return this.eloChart.locator('rect').count(); }
+  /** How many branches the BSMEval record lists. */
+  async bsmBranches() { return this.bsmRecord.locator('.branch-list li').count(); }
+  /** How many heatmap cells have a title (saying `text`, when given). */
+  async heatmapCellCount(text) {
+    return this.heatmap.locator('rect title', text === undefined ? undefined : { hasText: text }).count();
+  }
+  /** How many dots the Elo chart draws. */
+  async eloDots() { return this.eloChart.locator('circle').count(); }
+  /** Spreads Elo across `n` seeds and waits until it is done. */
+  async spreadSeeds(n) {
+    await this.page.getByLabel('Seeds', { exact: true }).fill(String(n));
+    await this.page.getByRole('button', { name: 'Spread across seeds' }).click();
+    await this.page.waitForFunction((k) => new RegExp(`Spread over ${k} seeds`).test(document.querySelector('[data-testid="seed-status"]')?.textContent ?? ''), n);
+  }
+  get evaluatorModels() { return this.page.getByLabel('Evaluator models'); }
+  /** The labels of the API key fields the evaluators' providers ask for. */
+  async keyLabels() { return this.page.getByTestId('meta-keys').locator('label span').allInnerTexts(); }
+  /** The API key field labelled `label` (e.g. "API key for Anthropic"). */
+  keyField(label) { return this.page.getByLabel(label); }
+  get pairsField() { return this.page.getByLabel('Pairs (first N)'); }
+  get positionSwap() { return this.page.getByLabel('Position swap'); }
+  async clickRunPairwise() { await this.page.getByRole('button', { name: 'Run pairwise judging' }).click(); }
+  /** A text shown on the screen (e.g. a file skipped). */
+  said(text) { return this.page.getByText(text); }
+  /** The Evaluator models field and the run panel around it (for the layout). */
+  get evaluatorsInput() { return this.page.locator('#meta-evaluators'); }
+  get runPanel() { return this.page.locator('section[aria-labelledby="meta-run-heading"]'); }
+  /** The first meta-evaluator offered, as its option reads. */
+  async firstMetaOption() { return this.metaSelect.locator('option').first().innerText(); }
+  /** The texts of the heatmap's labels. */
+  async heatmapLabels() { return this.heatmap.locator('text').evaluateAll((ts) => ts.map((t) => t.textContent)); }
+  /** The heatmap's title. */
+  async heatmapTitle() { return this.heatmap.locator(':scope > title').textContent(); }
   get metaSelect() {
     return this.page.locator('select#meta-select');
   }

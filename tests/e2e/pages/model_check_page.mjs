@@ -6,6 +6,8 @@ export class ModelCheckPage {
     this.page = page;
     this.panel = page.getByTestId('model-check');
     this.connection = page.getByTestId('connection-result');
+    /** The Judge screen's flags of the methods the checked model cannot serve. */
+    this.flags = page.getByTestId('check-flags');
   }
 
   /** Presses "Check this model" and waits until the check is over (panel or a failure shown). */

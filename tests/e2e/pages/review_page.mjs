@@ -1,6 +1,7 @@
 // Page object for the Results screen's "Review and correct" panel.
 import { readFileSync } from 'node:fs';
 import { waitSavedAs } from './workbench_pages.mjs';
+import { downloadOf, tableExportButton } from './downloads.mjs';
 
 export class ReviewPage {
   constructor(page) {
@@ -15,6 +16,28 @@ export class ReviewPage {
     this.table = page.getByTestId('review-table');
     this.error = page.getByTestId('review-error');
   }
+  /** The review's error, once it says `text`. */
+  errorWith(text) { return this.error.filter({ hasText: text }); }
+  /** The reviewer's name. */
+  get reviewer() { return this.page.getByLabel('Your name (reviewer)'); }
+  /** The run under review. */
+  get run() { return this.page.getByTestId('review-run'); }
+  /** The id of the item under review. */
+  get itemId() { return this.page.getByTestId('review-item-id'); }
+  /** The note field a flag asks for. */
+  get note() { return this.page.getByTestId('review-note'); }
+  /** The exercise's frame around the panel (a correct-judge task). */
+  get exercise() { return this.page.getByTestId('review-exercise'); }
+  /** Waits until the panel is ready (its run and decisions loaded). */
+  async waitReady(timeout) { await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor({ timeout }); }
+  /** Flags the item with `note`. */
+  async flag(note) {
+    await this.press('f');
+    await this.note.fill(note);
+    await this.note.press('Enter');
+  }
+  /** Leaves the review for the exercise. */
+  async backToExercise() { await this.exercise.getByRole('button', { name: 'Back to the exercise' }).click(); }
   async open() {
     await this.page.getByRole('tab', { name: 'Results' }).click();
     await this.page.locator('[data-testid="review-panel"][data-ready="true"]').waitFor();
@@ -105,6 +128,14 @@ export class ReviewPage {
   async timerSeconds() {
     return Number(/(\d+) s/.exec(await this.page.getByTestId('review-timer').innerText())[1]);
   }
+  /** The line naming the reviewers merged, once it says `text`. */
+  reviewers(text) { return this.page.getByTestId('review-reviewers').filter({ hasText: text }); }
+  /** The conflicts between reviewers, a text a row. */
+  async conflictRows() { return this.page.getByTestId('review-conflicts').locator('tbody tr').allInnerTexts(); }
+  /** Waits until the item's timer matches `pattern`. */
+  async waitTimer(pattern) {
+    await this.page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid="review-timer"]').textContent), pattern.source);
+  }
   /** Imports reviewers' files (paths). */
   async importFiles(paths) {
     await this.page.getByLabel("Import reviewers' files").setInputFiles(paths);
@@ -115,11 +146,7 @@ export class ReviewPage {
   }
   /** The text of the review table's export in `format`. */
   async exportTable(format = 'CSV') {
-    const [download] = await Promise.all([
-      this.page.waitForEvent('download'),
-      this.page.locator(`button[aria-label$=" as ${format}"][data-table="concord-review"]`).click(),
-    ]);
-    return readFileSync(await download.path(), 'utf8');
+    return (await downloadOf(this.page, tableExportButton(this.page, 'concord-review', format))).text;
   }
 }
 
@@ -131,6 +158,10 @@ export class RevisePage {
     this.status = page.getByTestId('revise-status');
     this.history = page.getByTestId('revise-history');
   }
+  /** The revise panel. */
+  get revisePanel() { return this.page.getByTestId('revise-panel'); }
+  /** Each past revision's prompt diff, as text. */
+  async pastDiffs() { return this.page.getByTestId('revise-past-diff').evaluateAll((els) => els.map((e) => e.querySelector('pre').textContent)); }
   async split() {
     await this.page.getByTestId('revise-split').click();
     await this.summary.filter({ hasText: 'held out' }).waitFor();

@@ -6,6 +6,23 @@ export class ValidityPanel {
     this.computeButton = page.getByTestId('validity-compute');
   }
 
+  /** The coverage–agreement figure. */
+  get figure() { return this.page.getByTestId('validity-figure'); }
+  /** The text of the figure around table `id` (its caption and notes). */
+  async tableFigureText(id) { return this.panel.locator(`table[data-table="${id}"]`).locator('xpath=ancestor::figure').innerText(); }
+  /** Saves the figure as SVG; returns the download. */
+  async exportFigure() {
+    const [download] = await Promise.all([
+      this.page.waitForEvent('download'),
+      this.figure.getByRole('button', { name: /SVG$/ }).click(),
+    ]);
+    return download;
+  }
+  /** Waits until the figure around the cell keyed `key` says `text` (a recomputation is shown). */
+  async waitCellFigure(key, text, timeout = 60_000) {
+    await this.page.waitForFunction(([k, t]) => document.querySelector(`[data-cell="${k}"]`)?.closest('figure')?.innerText.includes(t), [key, text], { timeout });
+  }
+
   /** The annotators' kind: experts, skilled or crowd (ε 0.2, 0.15, 0.1). */
   async setAnnotators(kind) { await this.page.locator('#validity-epsilon-preset').selectOption(kind); }
   async setEpsilon(x) { await this.fill('#validity-epsilon', x); }

@@ -52,6 +52,14 @@ export class VirtualTable {
     }
   }
 
+  /** Waits until data row `index` (0-based) is rendered; with `first`, until it is the first rendered row. */
+  async waitRendered(index, { first = false } = {}) {
+    await this.page.waitForFunction(([id, aria, f]) => {
+      const rows = [...document.querySelectorAll(`[data-testid="${id}"] tbody tr:not(.spacer)`)];
+      return f ? rows[0]?.getAttribute('aria-rowindex') === aria : rows.some((r) => r.getAttribute('aria-rowindex') === aria);
+    }, [this.testid, String(index + 2), first]);
+  }
+
   /** Focuses the region and presses `key` (Home, End, PageDown, ArrowDown…). */
   async press(key) {
     await this.scroll.focus();
