@@ -9,7 +9,8 @@ import { launch, watch, CONCORD_URL, MOCK_URL, setScenario } from './browser.mjs
 import { DataPage } from './pages/data_page.mjs';
 import { JudgePage, RunPage, ResultsPage } from './pages/workbench_pages.mjs';
 import { gradedCsv } from './fixtures.mjs';
-import { checkUntil } from './pages/batches_page.mjs';
+import { BatchesPanel, checkUntil } from './pages/batches_page.mjs';
+import { shootThemes } from './harness.mjs';
 
 async function summary() {
   return (await fetch(`${MOCK_URL}/__mock/summary`)).json();
@@ -73,7 +74,7 @@ test('a batch of 240 requests survives a reload, is collected, and gives the Res
       const status = page.getByTestId('batch').first().getByTestId('batch-status');
       assert.match(await status.innerText(), /in progress/);
       // An interactive run meanwhile does not ask for what the batch will answer.
-      await page.getByTestId('run-mode').selectOption('interactive');
+      await batches.setMode('interactive');
       await run.run();
       assert.match(await run.waitFinished(), /Run complete/);
       assert.deepEqual(await run.counts().then((c) => [c.total, c.cached]), [0, 0]);
@@ -105,7 +106,7 @@ test('a batch of 240 requests survives a reload, is collected, and gives the Res
       await results.open();
       batchCsv = await results.exportTable('concord-results');
       await run.open();
-      await page.getByTestId('run-mode').selectOption('interactive');
+      await batches.setMode('interactive');
       await run.run();
       assert.match(await run.waitFinished(), /Run complete/);
       assert.equal((await run.counts()).cached, 240);
@@ -260,19 +261,18 @@ test('Results\' Cost and quality costs a batch\'s runs what the batch card says 
     const run = await setUp(page, ['score-only']);
     // A model with a shipped price: the card and Results price it the same way.
     await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'gpt-4o-mini', key: 'sk-cost' });
-    await page.getByTestId('run-mode').selectOption('batch');
-    await page.getByRole('button', { name: 'Submit batch' }).click();
+    const batches = new BatchesPanel(page);
+    await batches.setMode('batch');
+    await batches.submit();
     await run.finished.filter({ hasText: 'Submitted 1 batch (60 requests) to OpenAI' }).waitFor({ timeout: 60_000 });
-    await checkUntil(page, /· collected: 60 answers stored/);
-    const card = await page.getByTestId('batch-cost').first().innerText();
+    await batches.checkUntil(/· collected: 60 answers stored/);
+    const card = await batches.cost.innerText();
     const [, spent, interactive] = card.match(/Spent (\$\d+\.\d+) at the batch price \(the tokens the provider reported\); the same answers interactively: (\$\d+\.\d+)/);
 
     const results = new ResultsPage(page);
     await results.open();
-    const costs = page.getByTestId('cost-table');
-    const row = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^score-only$/ }) });
     // Quality, tokens in, tokens out, est. cost, quality per $.
-    const cost = row.locator('td').nth(3);
+    const cost = results.costCells('score-only').nth(3);
     // The card shows its three figures to one precision (so spent + saved = interactively);
     // the table shows two significant digits. The same amount to the card's digits:
     const digits = spent.split('.')[1].length;
@@ -281,7 +281,7 @@ test('Results\' Cost and quality costs a batch\'s runs what the batch card says 
     assert.equal(`$${Number((await cost.innerText()).slice(1)).toFixed(digits)}`, spent, 'as shown');
     assert.notEqual(`$${value.toFixed(digits)}`, interactive);
     assert.equal(await cost.getAttribute('title'), 'the providers\' reported usage of 60 calls, at the batch price');
-    const note = await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText();
+    const note = await results.costNote();
     assert.match(note, /Tokens are the usage the providers reported for all 60 calls\. Cost uses the shipped list price of gpt-4o-mini on OpenAI \(the model the runs were made with\); 60 calls answered through a provider's batch API at 50% of it \(the batch discount\)\./);
 
     // A second method run interactively: its row has the tokens and the cost the Run screen
@@ -290,30 +290,20 @@ test('Results\' Cost and quality costs a batch\'s runs what the batch card says 
     await judge.open();
     await judge.addMethods({ modes: ['free-text'], n: 1 });
     await run.open();
-    await page.getByTestId('run-mode').selectOption('interactive');
+    await batches.setMode('interactive');
     await run.run();
     assert.match(await run.waitFinished(), /Run complete/);
     const progress = await run.progress.innerText();
     const [, tokensIn, tokensOut, paid] = progress.match(/ · ([\d,]+) tokens in, ([\d,]+) out · (\$\d+\.\d+) · /);
     assert.deepEqual(await run.counts().then((c) => [c.total, c.cached]), [60, 60], progress);
     await results.open();
-    const second = costs.locator('tbody tr').filter({ has: page.locator('th', { hasText: /^free-text$/ }) });
-    const cells = await second.locator('td').allInnerTexts();
+    const second = results.costCells('free-text');
+    const cells = await second.allInnerTexts();
     assert.deepEqual([cells[1], cells[2], cells[3]], [tokensIn, tokensOut, paid], `free-text's row is the run's: ${progress}`);
-    assert.equal(await second.locator('td').nth(3).getAttribute('title'), 'the providers\' reported usage of 60 calls');
-    assert.match(await costs.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText(),
+    assert.equal(await second.nth(3).getAttribute('title'), 'the providers\' reported usage of 60 calls');
+    assert.match(await results.costNote(),
       /reported for all 120 calls\. .*; 60 calls answered through a provider's batch API at 50% of it/);
-    const shots = process.env.CONCORD_SCREENSHOTS;
-    if (shots) {
-      const panel = page.locator('section', { has: page.locator('#cost-heading') });
-      await panel.screenshot({ path: `${shots}/results-cost-batch.png` });
-      await page.getByTestId('theme').selectOption('dark');
-      await panel.screenshot({ path: `${shots}/results-cost-batch-dark.png` });
-      await page.getByTestId('theme').selectOption('auto');
-      await page.setViewportSize({ width: 375, height: 800 });
-      await panel.screenshot({ path: `${shots}/results-cost-batch-375.png` });
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+    await shootThemes(results.costPanel, 'results-cost-batch');
     assert.deepEqual(seen.problems, []);
   } finally {
     await browser.close();

@@ -26,6 +26,8 @@ export class BatchesPanel {
   async rerunFailed() { await this.page.getByRole('button', { name: 'Re-run failed as a new batch' }).click(); }
   /** Marks the base URL as a proxy for the provider. */
   async markProxy() { await this.page.getByTestId('proxy-choice').locator('input').check(); }
+  /** What the newest batch's card says it cost. */
+  get cost() { return this.newest.getByTestId('batch-cost'); }
   /** What the newest batch says the API refused. */
   get rejected() { return this.newest.getByTestId('batch-rejected'); }
   /** Presses "Check now" until the newest batch's status matches `pattern`; returns it. */

@@ -443,6 +443,16 @@ export class ResultsPage {
   }
   /** The cost and quality table. */
   get costTable() { return this.page.getByTestId('cost-table'); }
+  /** The Cost and quality panel (its heading, table and notes). */
+  get costPanel() { return this.page.locator('section', { has: this.page.locator('#cost-heading') }); }
+  /** The cells of method `method`'s row of the cost table (quality, tokens in, tokens out,
+   * est. cost, quality per $). */
+  costCells(method) {
+    const exact = new RegExp('^' + method.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&') + '$');
+    return this.costTable.locator('tbody tr').filter({ has: this.page.locator('th', { hasText: exact }) }).locator('td');
+  }
+  /** The notes under the cost table. */
+  async costNote() { return this.costTable.locator('xpath=ancestor::figure[1]').locator('.table-notes').innerText(); }
   /** Opens the first item listed in the open cell panel. */
   async showFirstListed() { await this.page.locator('[data-testid="items-table"] button', { hasText: 'Show' }).first().click(); }
   /** The first cell's button of the results table. */
