@@ -95,7 +95,7 @@ pub fn prioritise(js: &str) -> Result<(String, Vec<String>), String> {
     );
     out.push_str("\n// The split modules the app may prefetch, by name (src/edge/chunks.rs).\nconst splitsByName = {\n");
     for name in &splits {
-        out.push_str(&format!("    \"{name}\": {EXPORT}{name},\n"));
+        out.push_str(&format!("    \"{name}\": __wasm_split_load_{name},\n"));
     }
     out.push_str(
         "};\nglobalThis.__concordChunks = {\n    prefetch: (name) => prefetchSplit(splitsByName[name]),\n    busy: userBusy,\n};\n",
