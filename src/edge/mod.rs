@@ -14,6 +14,7 @@
 //! | epoch and monotonic clocks, `sleep`, `yield_now` | [`time`] |
 //! | whether the page is being left (`pagehide`), so no call is sent that nobody will read | [`lifecycle`] |
 //! | `data::load` in a module Web Worker (`worker.js`), with a main-thread fallback | [`worker`] |
+//! | split modules loaded ahead of need, behind the user's own loads | [`chunks`] |
 //! | exported hooks for the Playwright tests | [`probe`] |
 //!
 //! Secrets: request headers carry the API key, so no function here logs, formats or stores a
@@ -23,6 +24,7 @@
 //! the browser panics: it is exercised by `tests/edge.rs` (wasm-bindgen-test in headless
 //! Chromium) and `tests/e2e/edge.test.mjs` (Playwright).
 
+pub mod chunks;
 pub mod http;
 pub mod lifecycle;
 pub mod probe;

@@ -44,7 +44,7 @@ macro_rules! lazy_view {
     ($screen:expr, $view:ident) => {{
         #[cfg(feature = "split")]
         {
-            loading($screen, move || async move { $view().await })
+            loading($screen, || Box::pin(async { $view().await }))
         }
         #[cfg(not(feature = "split"))]
         {
@@ -86,11 +86,29 @@ pub fn prefetch_allowed() -> bool {
     !save_data && !off
 }
 
-/// Once the first screen is up, fetches what the Data screen needs next (the workspace's
-/// reader and writer, the page's side of a file load), then every other screen's chunk in tab
-/// order, while the browser is idle (one at a time, each after an idle moment), so a tab opened later shows at
-/// once; its chunk is then in memory, as after a first visit. A failed fetch is forgotten (the
-/// tab tries again, and says so if it fails then).
+/// The split modules the idle prefetch loads, in this order (`wasm_split` module names: the
+/// first argument of the split points below and of `bundle.rs`'s): what the Data screen needs
+/// next (saving the workspace, opening bundles, loading a file), then every other screen in tab
+/// order.
+#[cfg(feature = "split")]
+const PREFETCH: [&str; 8] = [
+    "page_io",
+    "screen_judge",
+    "screen_run",
+    "screen_results",
+    "screen_rate",
+    "screen_meta",
+    "screen_coeval",
+    "screen_class",
+];
+
+/// Once the first screen is up and the browser idle, loads [`PREFETCH`] one module at a time,
+/// each after an idle moment, so a tab opened later shows at once (its chunk is then in
+/// memory, as after a first visit). The user's clicks come first: nothing is prefetched while
+/// a screen the user opened is loading, and the chunk loader fetches a prefetch at low
+/// priority and aborts it (to fetch it again afterwards) when the user opens a screen that
+/// does not need it (`edge::chunks`). A failed fetch is forgotten (the tab tries again, and
+/// says so if it fails then).
 pub fn prefetch_when_idle() {
     /// `<html data-prefetched>`: `screens` once every chunk was asked for, `off` when not
     /// allowed, `unsplit` in a build without chunks (tests wait for it before going offline).
@@ -105,32 +123,47 @@ pub fn prefetch_when_idle() {
     mark("unsplit");
     #[cfg(feature = "split")]
     leptos::task::spawn_local(async {
-        use crate::edge::time::idle;
+        use crate::edge::chunks;
+        use crate::edge::time::{idle, sleep};
         if !prefetch_allowed() {
             mark("off");
             return;
         }
         const WAIT_MS: u32 = 2_000;
-        // First what the Data screen itself needs next: saving the workspace, opening
-        // bundles, loading a file.
-        idle(WAIT_MS).await;
-        crate::bundle::prefetch_io().await;
-        idle(WAIT_MS).await;
-        let _ = judge_view().await;
-        idle(WAIT_MS).await;
-        let _ = run_view().await;
-        idle(WAIT_MS).await;
-        let _ = results_view().await;
-        idle(WAIT_MS).await;
-        let _ = rate_view().await;
-        idle(WAIT_MS).await;
-        let _ = meta_view().await;
-        idle(WAIT_MS).await;
-        let _ = coeval_view().await;
-        idle(WAIT_MS).await;
-        let _ = class_view().await;
+        for name in PREFETCH {
+            loop {
+                idle(WAIT_MS).await;
+                if !chunks::user_loading() {
+                    break;
+                }
+                sleep(100).await;
+            }
+            if chunks::prefetch(name).await.is_none() {
+                load_split(name).await;
+            }
+        }
         mark("screens");
     });
+}
+
+/// Loads split module `name` through its split point, as its screen would: for a chunk
+/// loader without a prefetch of its own.
+#[cfg(feature = "split")]
+async fn load_split(name: &str) {
+    let _ = match name {
+        "page_io" => {
+            crate::bundle::prefetch_io().await;
+            return;
+        }
+        "screen_judge" => judge_view().await,
+        "screen_run" => run_view().await,
+        "screen_results" => results_view().await,
+        "screen_rate" => rate_view().await,
+        "screen_meta" => meta_view().await,
+        "screen_coeval" => coeval_view().await,
+        "screen_class" => class_view().await,
+        _ => return,
+    };
 }
 
 /// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after
@@ -152,13 +185,15 @@ pub fn prefetch_results() {
     });
 }
 
-/// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
-/// (a failed load is not remembered: the next call fetches afresh).
+/// A split screen's view once its chunk is in: the screen's constructor.
 #[cfg(feature = "split")]
-fn loading<F>(screen: Screen, load: impl Fn() -> F + Send + Sync + 'static) -> AnyView
-where
-    F: Future<Output = Result<fn() -> AnyView, ChunkError>> + Send + 'static,
-{
+type Loading = std::pin::Pin<Box<dyn Future<Output = Result<fn() -> AnyView, ChunkError>> + Send>>;
+
+/// A screen whose chunk may still be on its way; a failed fetch is said, with Try again
+/// (a failed load is not remembered: the next call fetches afresh). One function for every
+/// screen (the future boxed): a generic one was compiled once per screen into the main module.
+#[cfg(feature = "split")]
+fn loading(screen: Screen, load: fn() -> Loading) -> AnyView {
     let attempt = RwSignal::new(0_u32);
     let fallback = move || {
         view! {

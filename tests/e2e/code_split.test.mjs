@@ -286,3 +286,58 @@ test('a browser asking to save data (Save-Data) gets no prefetch', { skip: DEV &
     await browser.close();
   }
 });
+
+test('a screen opened while the prefetch is on its way comes first: fetched at high priority, the prefetch aborted and finished afterwards', { skip: DEV && 'a --dev build is not split' }, async () => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    const seen = watch(page);
+    // A slow link, so that the idle prefetch is still on its way when the tab is clicked.
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 1e6 / 8, uploadThroughput: 1e6 / 8 });
+    const file = (u) => new URL(u).pathname.split('/').pop();
+    const sent = new Map(); // requestId → { file, priority }
+    const log = []; // ['sent' | 'done' | 'failed', file, detail]
+    let click = null;
+    cdp.on('Network.requestWillBeSent', ({ requestId, request }) => {
+      const f = file(request.url);
+      if (!/\.(wasm|bin)$/.test(f)) return;
+      sent.set(requestId, { file: f, priority: request.initialPriority });
+      log.push(['sent', f, request.initialPriority]);
+      // The first screen chunk of the prefetch on its way: the user opens Class now (last in
+      // the prefetch's order, so none of its own files has been asked for yet).
+      if (!click && /^split_screen_/.test(f)) click = page.getByRole('tab', { name: 'Class', exact: true }).click();
+    });
+    cdp.on('Network.loadingFinished', ({ requestId }) => sent.has(requestId) && log.push(['done', sent.get(requestId).file]));
+    cdp.on('Network.loadingFailed', ({ requestId, errorText, canceled }) => sent.has(requestId) && log.push(['failed', sent.get(requestId).file, canceled ? 'canceled' : errorText]));
+    await page.goto(CONCORD_URL);
+    for (let i = 0; !click && i < 600; i++) await page.waitForTimeout(100);
+    assert.ok(click, `the prefetch fetched a screen's chunk: ${log.map((l) => l.join(' '))}`);
+    await click;
+    await page.getByRole('tabpanel', { name: 'Class' }).waitFor({ timeout: 60_000 });
+    await shown(page);
+    const at = log.findIndex(([kind, f]) => kind === 'sent' && f === 'split_screen_class.wasm');
+    assert.ok(at >= 0, `Class fetched its chunk: ${log.map((l) => l.join(' '))}`);
+    assert.equal(log[at][2], 'High', 'the screen the user opened is fetched at high priority');
+    const prefetched = log.filter(([kind, f]) => kind === 'sent' && /^split_screen_/.test(f) && f !== 'split_screen_class.wasm');
+    assert.ok(prefetched.length > 0 && prefetched.every(([, , p]) => p === 'Low' || p === 'VeryLow'), `the prefetch asks at low priority: ${prefetched.map((l) => l.join(' '))}`);
+    const gaveWay = log.filter(([kind, f, why]) => kind === 'failed' && f !== 'split_screen_class.wasm' && /canceled|ABORTED/i.test(why));
+    assert.ok(gaveWay.length > 0, `the prefetch's fetches on their way were aborted: ${log.map((l) => l.join(' '))}`);
+    // Then the prefetch goes on, and every screen is fetched in the end: each aborted file again.
+    await page.locator('html[data-prefetched="screens"]').waitFor({ state: 'attached', timeout: 180_000 });
+    const finished = new Set(log.filter(([kind]) => kind === 'done').map(([, f]) => f));
+    for (const s of SCREENS) assert.ok(finished.has(`split_screen_${s}.wasm`), `${s} prefetched in the end: ${[...finished]}`);
+    for (const [, f] of gaveWay) assert.ok(finished.has(f), `${f}, aborted, was fetched again`);
+    // Each tab now shows at once.
+    for (const label of TABS) {
+      await page.getByRole('tab', { name: label, exact: true }).click();
+      await page.getByRole('tabpanel', { name: label }).waitFor();
+      assert.equal(await page.getByTestId('screen-loading').count(), 0, `${label} shows at once`);
+    }
+    const unexpected = seen.problems.filter((p) => !/ERR_ABORTED|aborted/i.test(p));
+    assert.deepEqual(unexpected, [], 'no console or page errors');
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,7 +1,9 @@
-//! `cargo xtask bench-load [--root DIR] [--runs N]`: serves the built site (`site/`, or the
-//! copy in DIR) on a loopback port and runs `benches/load.mjs` against it: headless
-//! Chromium at 10 Mbit/s and 40 ms latency, the bytes and time to the Data screen, then each
-//! other screen's bytes and time when first opened. Build first (`cargo xtask build`).
+//! `cargo xtask bench-load [--root DIR] [--runs N] [--only first,cold,prefetched,click]`:
+//! serves the built site (`site/`, or the copy in DIR) on a loopback port and runs
+//! `benches/load.mjs` against it: headless Chromium at 10 Mbit/s and 40 ms latency, the bytes
+//! and time to the Data screen, then each other screen's bytes and time when first opened,
+//! and each screen clicked 0–2 s after the Data screen is interactive (issue 39). Build first
+//! (`cargo xtask build`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -10,7 +12,7 @@ use crate::util::{self, flag_value, repo_root};
 use crate::{serve, toolchain};
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    util::check_flags(args, &["--root", "--runs"], &[])?;
+    util::check_flags(args, &["--root", "--runs", "--only"], &[])?;
     let root = flag_value(args, "--root").map(PathBuf::from).unwrap_or_else(crate::build::site_dir);
     let runs = flag_value(args, "--runs").unwrap_or("3");
     runs.parse::<u32>().map_err(|_| format!("--runs: `{runs}` is not a number"))?;
@@ -28,6 +30,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .env("CONCORD_CHROMIUM", toolchain::CHROMIUM)
             .arg("benches/load.mjs")
             .arg(format!("http://127.0.0.1:{port}/"))
-            .args(["--runs", runs]),
+            .args(["--runs", runs])
+            .args(flag_value(args, "--only").map(|only| ["--only", only]).into_iter().flatten()),
     )
 }

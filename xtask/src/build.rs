@@ -160,6 +160,7 @@ pub fn build_web(toolchain: WasmToolchain, release: bool) -> Result<BuildReport,
             println!("wasm-opt not available: the bundle is larger than it could be");
         }
         util::step("pack the small chunks into one file", || pack_small_chunks(&pkg))?;
+        util::step("chunk loader: the user's loads first", || crate::chunk_priority::apply(&pkg))?;
     }
     util::step("boot.js, worker.js and style/ beside the module", || stage_shell(&root, &pkg))?;
     if let Some(cache) = &cache {

@@ -11,6 +11,7 @@ mod bench_load;
 mod bench_ui;
 mod build;
 mod cache;
+mod chunk_priority;
 mod mock_llm;
 mod serve;
 mod test;
