@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, watch, CONCORD_URL, CONCORD_SUBPATH_URL } from './browser.mjs';
 import { DataPage } from './pages/data_page.mjs';
+import { Screens } from './pages/workbench_pages.mjs';
 
 const DEV = process.env.CONCORD_SPLIT === '0';
 // Each screen's chunk fetched when its tab opens, not ahead of it.
@@ -292,6 +293,7 @@ test('a screen opened while the prefetch is on its way comes first: fetched at h
   try {
     const page = await browser.context.newPage();
     const seen = watch(page);
+    const screens = new Screens(page);
     // A slow link, so that the idle prefetch is still on its way when the tab is clicked.
     const cdp = await browser.context.newCDPSession(page);
     await cdp.send('Network.enable');
@@ -307,7 +309,7 @@ test('a screen opened while the prefetch is on its way comes first: fetched at h
       log.push(['sent', f, request.initialPriority]);
       // The first screen chunk of the prefetch on its way: the user opens Class now (last in
       // the prefetch's order, so none of its own files has been asked for yet).
-      if (!click && /^split_screen_/.test(f)) click = page.getByRole('tab', { name: 'Class', exact: true }).click();
+      if (!click && /^split_screen_/.test(f)) click = screens.tab('Class').click();
     });
     cdp.on('Network.loadingFinished', ({ requestId }) => sent.has(requestId) && log.push(['done', sent.get(requestId).file]));
     cdp.on('Network.loadingFailed', ({ requestId, errorText, canceled }) => sent.has(requestId) && log.push(['failed', sent.get(requestId).file, canceled ? 'canceled' : errorText]));
@@ -315,7 +317,7 @@ test('a screen opened while the prefetch is on its way comes first: fetched at h
     for (let i = 0; !click && i < 600; i++) await page.waitForTimeout(100);
     assert.ok(click, `the prefetch fetched a screen's chunk: ${log.map((l) => l.join(' '))}`);
     await click;
-    await page.getByRole('tabpanel', { name: 'Class' }).waitFor({ timeout: 60_000 });
+    await screens.panel('Class').waitFor({ timeout: 60_000 });
     await shown(page);
     const at = log.findIndex(([kind, f]) => kind === 'sent' && f === 'split_screen_class.wasm');
     assert.ok(at >= 0, `Class fetched its chunk: ${log.map((l) => l.join(' '))}`);
@@ -325,15 +327,15 @@ test('a screen opened while the prefetch is on its way comes first: fetched at h
     const gaveWay = log.filter(([kind, f, why]) => kind === 'failed' && f !== 'split_screen_class.wasm' && /canceled|ABORTED/i.test(why));
     assert.ok(gaveWay.length > 0, `the prefetch's fetches on their way were aborted: ${log.map((l) => l.join(' '))}`);
     // Then the prefetch goes on, and every screen is fetched in the end: each aborted file again.
-    await page.locator('html[data-prefetched="screens"]').waitFor({ state: 'attached', timeout: 180_000 });
+    await screens.waitPrefetched(180_000, 'screens');
     const finished = new Set(log.filter(([kind]) => kind === 'done').map(([, f]) => f));
     for (const s of SCREENS) assert.ok(finished.has(`split_screen_${s}.wasm`), `${s} prefetched in the end: ${[...finished]}`);
     for (const [, f] of gaveWay) assert.ok(finished.has(f), `${f}, aborted, was fetched again`);
     // Each tab now shows at once.
     for (const label of TABS) {
-      await page.getByRole('tab', { name: label, exact: true }).click();
-      await page.getByRole('tabpanel', { name: label }).waitFor();
-      assert.equal(await page.getByTestId('screen-loading').count(), 0, `${label} shows at once`);
+      await screens.tab(label).click();
+      await screens.panel(label).waitFor();
+      assert.equal(await screens.loadingCount(), 0, `${label} shows at once`);
     }
     const unexpected = seen.problems.filter((p) => !/ERR_ABORTED|aborted/i.test(p));
     assert.deepEqual(unexpected, [], 'no console or page errors');

@@ -910,7 +910,13 @@ export class Screens {
   /** The address of the page's module script (boot.js). */
   async bootSrc() { return this.page.locator('script[type=module]').evaluate((el) => el.src); }
   /** Waits until the screens fetched ahead of their tabs (a split build) are in. */
-  async waitPrefetched(timeout = 60_000) { await this.page.locator('html[data-prefetched]').waitFor({ state: 'attached', timeout }); }
+  /** Waits until the idle prefetch says `state` (`screens` once every chunk was asked for, `off`, `unsplit`), any state when none is given. */
+  async waitPrefetched(timeout = 60_000, state = null) {
+    const marker = state ? `html[data-prefetched="${state}"]` : 'html[data-prefetched]';
+    await this.page.locator(marker).waitFor({ state: 'attached', timeout });
+  }
+  /** How many "loading this screen" notes are shown. */
+  async loadingCount() { return this.page.getByTestId('screen-loading').count(); }
   /** What the app says of a link it could not follow in full. */
   get linkProblem() { return this.page.getByTestId('link-problem'); }
   /** Elements of the open screen that stick out of the window sideways (outside a scrolling
