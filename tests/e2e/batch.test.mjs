@@ -58,6 +58,7 @@ test('a batch of 240 requests survives a reload, is collected, and gives the Res
       const page = await browser.context.newPage();
       const seen = watch(page);
       const run = await setUp(page, ALL_MODES);
+      const batches = new BatchesPanel(page);
       await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'mock-model', key: 'sk-batch' });
       await setPrice(page, 100, 100);
       const interactive = await run.estimate.innerText();
