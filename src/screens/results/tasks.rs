@@ -544,7 +544,7 @@ pub enum RevisionRunError {
 /// every other) and returns each prompt's answers, in order, with the cost when priced.
 /// `model`, when given, replaces the Run screen's model (same provider, address and key).
 pub async fn ask(
-    access: crate::runner::LlmAccess,
+    access: crate::screens::run::state::LlmAccess,
     model: Option<String>,
     prompts: Vec<(String, String)>,
     sampling: concord_core::judge::protocol::Sampling,

@@ -7,8 +7,6 @@
 //! What to send and how to read the answers is the core's ([`concord_core::run::batch`]);
 //! this module sends and stores.
 
-use std::collections::HashSet;
-
 use concord_core::report::count;
 use concord_core::run::batch::{
     self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
@@ -28,7 +26,9 @@ use crate::runner::{self, Calls, RunControl};
 use crate::state::OpenDataset;
 
 use super::state::{RunMode, RunView};
-use super::tasks::{PlanCalls, Planned, RunContext, plan_run, refresh_results, start_run};
+use super::tasks::{
+    PlanCalls, Planned, RunContext, pending_keys, plan_run, refresh_results, start_run,
+};
 
 /// How often pending batches are checked while the page is open.
 pub const POLL_MS: u32 = 30_000;
@@ -36,16 +36,6 @@ pub const POLL_MS: u32 = 30_000;
 const PREFIX: &str = "batch/";
 /// Time limit of a batch API call (an upload of a large file takes a while).
 const TIMEOUT_MS: u32 = 300_000;
-
-/// The cache keys of every request of a batch not collected yet: a run or a new batch does not
-/// ask for them again.
-pub fn pending_keys(records: &[BatchRecord]) -> HashSet<String> {
-    records
-        .iter()
-        .filter(|r| r.is_pending())
-        .flat_map(|r| r.lines.iter().flat_map(|l| l.keys.iter().cloned()))
-        .collect()
-}
 
 fn store_of(ctx: RunContext) -> Option<Store> {
     ctx.storage.store.get_untracked()
@@ -508,7 +498,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
     let form = ctx.run.connection.get_untracked();
     let mut connection = form.connection();
     // What a check of this model found refused is never sent.
-    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
+    connection.caps = super::state::planned_caps(ctx.run, form.provider, &form.model);
     let Some(api) = BatchApi::for_provider(form.provider) else {
         ctx.run
             .view
@@ -922,14 +912,4 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
             </div>
         </li>
     }
-}
-
-/// The calls of a planned run that no pending batch will answer (all of them when no batch is
-/// pending).
-pub async fn without_pending(ctx: RunContext, calls: &dyn Calls) -> Option<Vec<usize>> {
-    let pending = pending_keys(&ctx.run.batches.get_untracked());
-    if pending.is_empty() {
-        return None;
-    }
-    Some(runner::without_keys(calls, &pending).await)
 }

@@ -21,7 +21,7 @@ use leptos::prelude::*;
 use crate::edge::http;
 use crate::edge::time;
 
-use super::state::ConnectionForm;
+use super::state::{ConnectionForm, check_of};
 use super::tasks::RunContext;
 
 /// Where checks are kept: `{"provider/model": ModelCheck}`.
@@ -45,40 +45,6 @@ fn save_checks(checks: &BTreeMap<String, ModelCheck>) {
     if let (Some(storage), Ok(json)) = (local_storage(), serde_json::to_string(checks)) {
         let _ = storage.set_item(CHECKS_STORAGE, &json);
     }
-}
-
-/// The check of the form's provider and model, if there is one.
-pub fn check_of(
-    form: &ConnectionForm,
-    checks: &BTreeMap<String, ModelCheck>,
-) -> Option<ModelCheck> {
-    checks.get(&ModelCheck::key(form.provider.slug(), &form.model)).cloned()
-}
-
-/// The capability table's row for `provider`'s `model`, less what a "Check this model" of it
-/// found refused: what a run plans with and sends (a refused parameter is never sent).
-pub fn planned_caps(
-    run: super::state::RunState,
-    provider: concord_core::run::ProviderId,
-    model: &str,
-) -> concord_core::run::Capabilities {
-    let mut caps = concord_core::run::Capabilities::for_model(provider, model.trim());
-    if let Some(check) =
-        run.checks.with_untracked(|c| c.get(&ModelCheck::key(provider.slug(), model)).cloned())
-    {
-        check.apply(&mut caps);
-    }
-    // Parameters a batch of this model was refused for are not sent again.
-    let refused: Vec<concord_core::run::Param> = run.batches.with_untracked(|all| {
-        all.iter()
-            .filter(|r| r.provider == provider.slug() && r.model.trim() == model.trim())
-            .flat_map(|r| r.rejected_params())
-            .collect()
-    });
-    for p in refused {
-        caps.drop_param(p);
-    }
-    caps
 }
 
 /// What the check's first step (the model list) found: `Ok` to go on, `Err` what to show.

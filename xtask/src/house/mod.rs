@@ -157,7 +157,6 @@ const ALLOWED_CIRCLES: &[AllowedCircle] = &[
             "screens::class::student",
             "screens::data",
             "screens::data::tasks",
-            "screens::judge",
             "screens::rate",
             "screens::results",
             "screens::results::cell",
@@ -171,11 +170,6 @@ const ALLOWED_CIRCLES: &[AllowedCircle] = &[
         ],
         "the persistence (bundle.rs, workspaces.rs) reaches up into the screens' states and the \
          screens into each other (run/batch.rs ↔ tasks.rs): the service layer src/persist/",
-    ),
-    (
-        "concord-web",
-        &["runner", "screens::run::state"],
-        "runner.rs reads the Run screen's ConnectionForm: a plain connection value in src/run/",
     ),
     (
         "concord-web",
