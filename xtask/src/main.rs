@@ -29,7 +29,7 @@ cargo xtask <command>
     e2e [--dev] [--skip-build] [--screenshots] [FILE …]
                                           build the app and run Playwright files (all when none);
                                           --screenshots refreshes docs/screenshots
-    house                                 the house rules: no import circle in any crate, no
+    house [--allowed]                     the house rules: no import circle in any crate, no
                                           Result<_, String> outside src/edge/, no unwrap outside
                                           tests (also run by `test`)
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests

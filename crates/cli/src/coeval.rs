@@ -53,7 +53,7 @@ struct Args {
 
 /// Runs `concord coeval` with the arguments after `coeval`.
 pub fn run(args: &[String]) -> crate::error::Result<()> {
-    Ok(run_typed(args)?)
+    run_typed(args).map_err(|e| crate::error::CliError::Command(Box::new(e)))
 }
 
 fn run_typed(args: &[String]) -> Result<(), CoevalError> {

@@ -8,7 +8,8 @@ use concord_core::stats::KrippendorffLevel;
 use concord_core::study::meta::{SnapshotFile, Workspace};
 
 use crate::error::{CliError, Result};
-use concord_core::study::workbench::{Bundle, report as workbench_report};
+use concord_core::bundle::Bundle;
+use concord_core::study::workbench::report as workbench_report;
 
 const HELP: &str = "\
 concord report BUNDLE [--screen workbench|audit|validity|meta|coeval] [--data DIR] [--format md|csv|latex|json|svg]

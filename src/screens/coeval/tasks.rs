@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use super::state::{
     ANNOTATOR_KEY, CoEvalError, Ctx, IMPORTED_PREFIX, LlmRun, STUDY_KEY, Tab, cursor_key,
 };
-use crate::browser::read_file;
+use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time::{FrameBudget, yield_now};
 use crate::edge::worker::load_buffer_in_worker;

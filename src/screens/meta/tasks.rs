@@ -32,7 +32,7 @@ use leptos::task::spawn_local;
 use web_sys::File;
 
 use super::state::{RunState, State};
-use crate::browser::read_file;
+use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{FrameBudget, monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;

@@ -15,10 +15,8 @@ use leptos::prelude::*;
 use crate::edge::time::{FrameBudget, monotonic_ms};
 use crate::state::{JudgeRuns, Workspace};
 
-use concord_core::study::workbench::review::{
-    Order, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
-};
-use concord_core::study::workbench::revise::{Draft, Revision, Split};
+use concord_core::study::workbench::review::{Order, ReviewEvent, ReviewLog, ReviewerFile};
+use concord_core::study::workbench::revise::{Draft, ReviewSnapshot, Revision, Split};
 
 use super::state::{ResultsState, ReviewState};
 use crate::edge::store::{Store, StoreError, StoreName};

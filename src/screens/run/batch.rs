@@ -96,13 +96,44 @@ fn fetch_failure(api: BatchApi, e: &FetchError) -> String {
     }
 }
 
-async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, String> {
-    // An upload gets time in proportion to its size (a 200 MB file takes a while).
-    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
-    http::send(req, timeout, None).await.map_err(|e| fetch_failure(api, &e))
+/// Why a batch call (submit, check, collect, cancel) failed: said on the batch's line of the
+/// Batches panel or under the Run button.
+#[derive(Debug, Clone, thiserror::Error)]
+enum BatchCallError {
+    /// The request could not be built (the provider's address or the batch's id).
+    #[error("{0}")]
+    Build(concord_core::run::request::BuildError),
+    /// No answer from the provider.
+    #[error("{}", fetch_failure(*.api, .error))]
+    Fetch { api: BatchApi, error: FetchError },
+    /// The provider refused, or answered what cannot be read.
+    #[error("{}", batch_failure(.0))]
+    Provider(BatchError),
+    #[error("uploading the requests failed: {}", batch_failure(.0))]
+    Upload(BatchError),
+    #[error("Downloading the results failed: {what} (HTTP {status}): {message}")]
+    Download { what: String, status: u16, message: String },
 }
 
-fn batch_failure(e: BatchError) -> String {
+/// Why a collected batch's answers are not on the Results table.
+#[derive(Debug, Clone, thiserror::Error)]
+enum RefreshError {
+    #[error(
+        "the open study has no methods (the answers wait in the cache for a run of the study they belong to)"
+    )]
+    NoMethods,
+    /// The study could not be planned for the batch's endpoint: what planning said.
+    #[error("{0}")]
+    NotPlanned(String),
+}
+
+async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, BatchCallError> {
+    // An upload gets time in proportion to its size (a 200 MB file takes a while).
+    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
+    http::send(req, timeout, None).await.map_err(|error| BatchCallError::Fetch { api, error })
+}
+
+fn batch_failure(e: &BatchError) -> String {
     match e {
         BatchError::Api(error) => {
             let status =
@@ -207,7 +238,7 @@ pub async fn check(ctx: RunContext, key: &str) {
         c.remove(key);
     });
     if let Err(message) = result {
-        note(ctx, key, message);
+        note(ctx, key, message.to_string());
     }
 }
 
@@ -216,12 +247,12 @@ async fn check_inner(
     store: &Store,
     mut record: BatchRecord,
     api_key: &str,
-) -> Result<(), String> {
+) -> Result<(), BatchCallError> {
     let key = record.store_key();
     let endpoint = endpoint_of(&record);
     if !record.state.phase.is_over() {
         let req = batch::status_request(record.api, &endpoint, api_key, &record.state.id)
-            .map_err(|e| e.to_string())?;
+            .map_err(BatchCallError::Build)?;
         let reply = send(record.api, &req).await?;
         let state = batch::parse_batch(
             record.api,
@@ -230,7 +261,7 @@ async fn check_inner(
             &reply.body,
             time::now_ms(),
         )
-        .map_err(batch_failure)?;
+        .map_err(BatchCallError::Provider)?;
         record.state = state;
         save(store, &record).await;
         put_record(ctx, record.clone());
@@ -254,7 +285,7 @@ async fn check_inner(
     note(ctx, &key, "Collecting the answers…");
     let mut files = Vec::new();
     for req in batch::results_requests(record.api, &endpoint, api_key, &record.state)
-        .map_err(|e| e.to_string())?
+        .map_err(BatchCallError::Build)?
     {
         let reply = send(record.api, &req).await?;
         if !reply.is_success() {
@@ -264,12 +295,11 @@ async fn check_inner(
                 &reply.body,
                 time::now_ms(),
             );
-            return Err(format!(
-                "Downloading the results failed: {} (HTTP {}): {}",
-                error.what(),
-                reply.status,
-                error.message
-            ));
+            return Err(BatchCallError::Download {
+                what: error.what().to_string(),
+                status: reply.status,
+                message: error.message,
+            });
         }
         files.push(reply.body);
     }
@@ -369,11 +399,11 @@ fn follow_up(ctx: RunContext) {
 /// Puts a collected batch's answers on the Results table: the open study, planned for the
 /// batch's endpoint, collected from the cache (what other studies' answers it holds waits in
 /// the cache for a run of them). `Err` says why the table could not show them.
-async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), String> {
+async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), RefreshError> {
     let dataset = ctx.ws.dataset.get_untracked();
     let study = ctx.judge.study.get_untracked();
     if study.methods.is_empty() {
-        return Err("the open study has no methods (the answers wait in the cache for a run of the study they belong to)".into());
+        return Err(RefreshError::NoMethods);
     }
     let endpoint = key_endpoint_of(record);
     let probe = record.probe.as_deref().and_then(Variant::from_name);
@@ -393,7 +423,9 @@ async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), Stri
             refresh_results(ctx, loaded, study, endpoint, plan, origin).await;
             Ok(())
         }
-        Err(view) => Err(view.error.or(view.finished).unwrap_or_default()),
+        Err(view) => {
+            Err(RefreshError::NotPlanned(view.error.or(view.finished).unwrap_or_default()))
+        }
     }
 }
 
@@ -412,7 +444,7 @@ pub fn cancel(ctx: RunContext, key: String) {
         let endpoint = endpoint_of(&record);
         let result = async {
             let req = batch::cancel_request(record.api, &endpoint, &api_key, &record.state.id)
-                .map_err(|e| e.to_string())?;
+                .map_err(BatchCallError::Build)?;
             let reply = send(record.api, &req).await?;
             batch::parse_batch(
                 record.api,
@@ -421,7 +453,7 @@ pub fn cancel(ctx: RunContext, key: String) {
                 &reply.body,
                 time::now_ms(),
             )
-            .map_err(batch_failure)
+            .map_err(BatchCallError::Provider)
         }
         .await;
         match result {
@@ -737,21 +769,21 @@ async fn submit_one(
     endpoint: &Endpoint,
     key: &str,
     lines: &[batch::BatchLine],
-) -> Result<batch::BatchState, String> {
+) -> Result<batch::BatchState, BatchCallError> {
     let file_id = match api {
         BatchApi::OpenAi => {
-            let req = batch::upload_request(endpoint, key, lines).map_err(|e| e.to_string())?;
+            let req = batch::upload_request(endpoint, key, lines).map_err(BatchCallError::Build)?;
             let reply = send(api, &req).await?;
             batch::parse_upload(reply.status, &reply.headers, &reply.body, time::now_ms())
-                .map_err(|e| format!("uploading the requests failed: {}", batch_failure(e)))?
+                .map_err(BatchCallError::Upload)?
         }
         BatchApi::Anthropic => String::new(),
     };
-    let req =
-        batch::create_request(api, endpoint, key, &file_id, lines).map_err(|e| e.to_string())?;
+    let req = batch::create_request(api, endpoint, key, &file_id, lines)
+        .map_err(BatchCallError::Build)?;
     let reply = send(api, &req).await?;
     batch::parse_batch(api, reply.status, &reply.headers, &reply.body, time::now_ms())
-        .map_err(batch_failure)
+        .map_err(BatchCallError::Provider)
 }
 
 /// A batch's state in words.
