@@ -196,7 +196,7 @@ type CoEvalCapture = fn(Store) -> Local<Option<CoEvalSnapshot>>;
     leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn meta_restore() -> Result<MetaRestore, WorkerError> {
-    Ok(|snapshot| crate::screens::meta::state::apply_snapshot(snapshot))
+    Ok(crate::screens::meta::state::apply_snapshot)
 }
 
 #[cfg_attr(
