@@ -8,12 +8,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
+use concord_core::bundle::Bundle;
 use concord_core::bundle::EndpointEntry;
 use concord_core::data::{self, JudgeRun};
 use concord_core::study::coeval::Snapshot as CoEvalSnapshot;
 use concord_core::study::meta::Snapshot as MetaSnapshot;
+use concord_core::study::meta::snapshot::SnapshotError;
+use concord_core::study::workbench::JudgedRun;
 use concord_core::study::workbench::import::file_stem;
-use concord_core::study::workbench::{Bundle, JudgedRun};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 
@@ -23,6 +25,7 @@ use crate::edge::time::FrameBudget;
 use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
 use crate::edge::worker::protocol::call_split;
+use crate::screens::coeval::state::CoEvalError;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
@@ -48,10 +51,10 @@ pub enum BundleFailure {
     Write(#[from] WorkerError),
     /// The CoEval study could not be read from or written to this browser's storage.
     #[error("the CoEval study: {0}")]
-    CoEval(String),
+    CoEval(CoEvalError),
     /// The meta-evaluation workspace in the bundle could not be rebuilt.
     #[error("the meta-evaluation workspace: {0}")]
-    Meta(String),
+    Meta(SnapshotError),
     /// The judge runs' review could not be written to this browser's storage.
     #[error("the review of the judge runs: {0}")]
     Review(String),
@@ -179,8 +182,8 @@ async fn apply_here(t: BundleTargets, bundle: Bundle, source: String) -> Result<
 }
 
 /// A future of the page's thread (IndexedDB handles are not `Send`).
-type Local<T> = Pin<Box<dyn Future<Output = Result<T, String>>>>;
-type MetaRestore = fn(&MetaSnapshot) -> Result<(), String>;
+type Local<T> = Pin<Box<dyn Future<Output = Result<T, CoEvalError>>>>;
+type MetaRestore = fn(&MetaSnapshot) -> Result<(), SnapshotError>;
 type CoEvalRestore = fn(Store, CoEvalSnapshot) -> Local<()>;
 type CoEvalCapture = fn(Store) -> Local<Option<CoEvalSnapshot>>;
 
@@ -193,7 +196,7 @@ type CoEvalCapture = fn(Store) -> Local<Option<CoEvalSnapshot>>;
     leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn meta_restore() -> Result<MetaRestore, WorkerError> {
-    Ok(|snapshot| crate::screens::meta::state::apply_snapshot(snapshot).map_err(|e| e.to_string()))
+    Ok(crate::screens::meta::state::apply_snapshot)
 }
 
 #[cfg_attr(
@@ -202,11 +205,7 @@ fn meta_restore() -> Result<MetaRestore, WorkerError> {
 )]
 fn coeval_restore() -> Result<CoEvalRestore, WorkerError> {
     Ok(|store, snapshot| {
-        Box::pin(async move {
-            crate::screens::coeval::apply_snapshot(&store, &snapshot)
-                .await
-                .map_err(|e| e.to_string())
-        })
+        Box::pin(async move { crate::screens::coeval::apply_snapshot(&store, &snapshot).await })
     })
 }
 
@@ -215,11 +214,7 @@ fn coeval_restore() -> Result<CoEvalRestore, WorkerError> {
     leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn coeval_capture() -> Result<CoEvalCapture, WorkerError> {
-    Ok(|store| {
-        Box::pin(async move {
-            crate::screens::coeval::snapshot(&store).await.map_err(|e| e.to_string())
-        })
-    })
+    Ok(|store| Box::pin(async move { crate::screens::coeval::snapshot(&store).await }))
 }
 
 /// A future of the page's thread (IndexedDB handles and signals are not `Send`).

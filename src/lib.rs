@@ -5,7 +5,6 @@
 //! what they do to the browser goes through [`edge`] and [`browser`].
 
 pub mod app;
-pub mod browser;
 pub mod bundle;
 pub mod components;
 pub mod edge;

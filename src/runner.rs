@@ -888,35 +888,3 @@ async fn handle(
     }
     let _ = scheduler.on_success_priced(id, at, response.usage, response.cost_usd);
 }
-
-/// What a screen needs to call an LLM outside the Run screen (the meta-evaluation runs,
-/// CoEval's LLM steps): the Run screen's connection form and the response storage, so their
-/// answers are cached with everyone else's.
-#[derive(Clone, Copy)]
-pub struct LlmAccess {
-    pub connection: leptos::prelude::RwSignal<crate::screens::run::state::ConnectionForm>,
-    pub store: leptos::prelude::RwSignal<Option<Store>, leptos::prelude::LocalStorage>,
-    pub memory: leptos::prelude::StoredValue<
-        Rc<RefCell<HashMap<String, String>>>,
-        leptos::prelude::LocalStorage,
-    >,
-}
-
-impl LlmAccess {
-    /// The access from the app's context (`None` outside the app, e.g. in a component test).
-    pub fn try_from_context() -> Option<LlmAccess> {
-        // A screen whose state lives under its own root owner provides the access again there.
-        if let Some(access) = leptos::prelude::use_context::<LlmAccess>() {
-            return Some(access);
-        }
-        let run = leptos::prelude::use_context::<crate::screens::run::state::RunState>()?;
-        let storage = leptos::prelude::use_context::<crate::state::Storage>()?;
-        Some(LlmAccess { connection: run.connection, store: storage.store, memory: storage.memory })
-    }
-
-    /// The access from the app's context.
-    pub fn from_context() -> LlmAccess {
-        LlmAccess::try_from_context()
-            .unwrap_or_else(|| panic!("LlmAccess needs the app's RunState and Storage contexts"))
-    }
-}

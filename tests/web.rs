@@ -2,7 +2,7 @@
 //! mounted components. Run by `cargo xtask test`; natively this file compiles to nothing.
 #![cfg(target_arch = "wasm32")]
 
-use concord_web::{app::App, browser::read_file};
+use concord_web::{app::App, edge::files::read_file};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

@@ -9,6 +9,7 @@
 //!
 //! | Concern | Where |
 //! |---|---|
+//! | read the files the user picks or drops | [`files`] |
 //! | send a core [`HttpRequest`](concord_core::run::HttpRequest) with timeout and abort; fetch a dataset URL | [`http`] |
 //! | IndexedDB `concord`: run cache, run manifests, annotation logs, settings, saved workspaces (bytes) | [`store`] |
 //! | epoch and monotonic clocks, `sleep`, `yield_now` | [`time`] |
@@ -25,6 +26,7 @@
 //! Chromium) and `tests/e2e/edge.test.mjs` (Playwright).
 
 pub mod chunks;
+pub mod files;
 pub mod http;
 pub mod lifecycle;
 pub mod probe;

@@ -12,6 +12,7 @@ mod bench_ui;
 mod build;
 mod cache;
 mod chunk_priority;
+mod house;
 mod mock_llm;
 mod serve;
 mod test;
@@ -29,6 +30,9 @@ cargo xtask <command>
     e2e [--dev] [--skip-build] [--screenshots] [FILE …]
                                           build the app and run Playwright files (all when none);
                                           --screenshots refreshes docs/screenshots
+    house [--allowed]                     the house rules: no import circle in any crate, no
+                                          Result<_, String> outside src/edge/, no unwrap outside
+                                          tests (also run by `test`)
     mock-llm --port P [--scenario FILE]   loopback mock of OpenAI / Anthropic chat APIs for tests
     static --port P [--base /sub/path/] [--root DIR]
                                           serve the built site (site/: index.html, demo/,
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         "build" => build::build_command(rest),
         "test" => test::test_command(rest),
         "e2e" => test::e2e_command(rest),
+        "house" => house::command(rest),
         "mock-llm" => mock_llm::run(rest),
         "static" => serve::static_command(rest),
         "bench-stats" => bench::run(rest),

@@ -1,6 +1,6 @@
 //! `cargo xtask test`: everything CI checks, in the order that fails fastest.
 //!
-//! fmt → core purity → clippy (native, then wasm32 with the wasm-only config) → native tests →
+//! fmt → core purity → house rules (`cargo xtask house`) → clippy (native, then wasm32 with the wasm-only config) → native tests →
 //! release wasm build (size report, first-load budget) → wasm-bindgen browser tests →
 //! Playwright end-to-end tests (two files at a time, each slot with its own mock LLM). Each
 //! step prints its time, and the run its total and the time of every step.
@@ -41,6 +41,9 @@ fn every_check(args: &[String]) -> Result<(), String> {
         util::run(Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]))
     })?;
     util::step("the core has no web dependency", check_core_is_pure)?;
+    util::step("house rules (no import circle, no String error, no unwrap)", || {
+        crate::house::command(&[])
+    })?;
     util::step("clippy (native)", || {
         util::run(Command::new(&cargo).current_dir(&root).args([
             "clippy",

@@ -51,7 +51,7 @@ pub enum CoevalError {
 
 /// Runs `concord coeval`.
 pub fn run(args: Args) -> crate::error::Result<()> {
-    Ok(run_typed(&args)?)
+    run_typed(&args).map_err(|e| crate::error::CliError::Command(Box::new(e)))
 }
 
 fn run_typed(args: &Args) -> Result<(), CoevalError> {

@@ -21,8 +21,9 @@ pub enum CliError {
     /// The output could not be written (a closed pipe, a full disk).
     #[error("could not write the output: {0}")]
     Output(String),
+    /// A command's own typed error (`concord coeval`'s `CoevalError`), said as it is.
     #[error(transparent)]
-    Coeval(#[from] crate::coeval::CoevalError),
+    Command(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl CliError {

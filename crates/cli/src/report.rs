@@ -9,7 +9,8 @@ use concord_core::study::meta::{SnapshotFile, Workspace};
 
 use crate::args::OutputFormat;
 use crate::error::{CliError, Result};
-use concord_core::study::workbench::{Bundle, report as workbench_report};
+use concord_core::bundle::Bundle;
+use concord_core::study::workbench::report as workbench_report;
 
 /// Every table (or figure) a screen shows for a bundle.
 ///

@@ -208,9 +208,8 @@ fn the_audit_of_a_bundle_is_the_audit_panel() {
 /// table and the history of revisions, as the Results screen shows them.
 #[test]
 fn a_reviewed_bundle_prints_the_before_after_table() {
-    use concord_core::study::workbench::review::{
-        ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile, run_key,
-    };
+    use concord_core::study::workbench::review::{ReviewEvent, ReviewLog, ReviewerFile, run_key};
+    use concord_core::study::workbench::revise::ReviewSnapshot;
     let dir = scratch("report-review");
     let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
     let mut bundle = Bundle::from_json(&text).unwrap();

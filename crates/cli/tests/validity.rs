@@ -166,9 +166,10 @@ fn bad_arguments_say_what_to_type() {
 
 /// A bundle whose judge rated 40 items with three samples each, against three raters.
 fn bundle_file() -> PathBuf {
+    use concord_core::bundle::Bundle;
     use concord_core::data::{self, JudgeRecord, JudgeRun, RecordKey};
     use concord_core::judge::parse::Policy;
-    use concord_core::study::workbench::{Bundle, JudgedRun, Settings};
+    use concord_core::study::workbench::{JudgedRun, Settings};
     let mut csv = String::from("id,doc_id,system_id,output,quality_r1,quality_r2,quality_r3\n");
     let mut records = Vec::new();
     for i in 0..40 {
@@ -231,8 +232,7 @@ fn trust_and_report_print_the_panel_from_a_bundle() {
     let path = bundle_file();
     let p = path.to_str().unwrap();
     let bundle =
-        concord_core::study::workbench::Bundle::from_json(&std::fs::read_to_string(&path).unwrap())
-            .unwrap();
+        concord_core::bundle::Bundle::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     // `concord report --screen validity` prints the panel's bytes.
     let panel = validity::bundle_report(&bundle);
     assert_eq!(

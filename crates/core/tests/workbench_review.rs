@@ -10,9 +10,9 @@ use concord_core::judge::parse::Policy;
 use concord_core::stats::{self, KrippendorffLevel};
 use concord_core::study::workbench::report::bundle_report;
 use concord_core::study::workbench::review::{
-    self, Order, Resampling, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
-    Verdict,
+    self, Order, Resampling, ReviewError, ReviewEvent, ReviewLog, ReviewerFile, Verdict,
 };
+use concord_core::study::workbench::revise::ReviewSnapshot;
 use concord_core::study::workbench::{self as wb, JudgedRun};
 
 const ITEMS: usize = 12;

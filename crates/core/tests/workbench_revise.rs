@@ -9,11 +9,9 @@ use concord_core::judge::parse::Policy;
 use concord_core::judge::template::{Part, PartKind, PromptTemplate};
 use concord_core::study::workbench::JudgedRun;
 use concord_core::study::workbench::report::bundle_report;
-use concord_core::study::workbench::review::{
-    self, Resampling, ReviewEvent, ReviewLog, ReviewSnapshot,
-};
+use concord_core::study::workbench::review::{self, Resampling, ReviewEvent, ReviewLog};
 use concord_core::study::workbench::revise::{
-    self, DEFAULT_META_PROMPT, DiffLine, ReviseError, Revision, Split,
+    self, DEFAULT_META_PROMPT, DiffLine, ReviewSnapshot, ReviseError, Revision, Split,
 };
 
 const ITEMS: usize = 40;

@@ -59,7 +59,7 @@ pub struct SaveSkeleton {
     pub meta: Option<concord_core::study::meta::Snapshot>,
     /// The judge runs' human review, when anyone reviewed.
     #[serde(default)]
-    pub review: Option<concord_core::study::workbench::review::ReviewSnapshot>,
+    pub review: Option<concord_core::study::workbench::revise::ReviewSnapshot>,
 }
 
 fn wire_error(e: impl std::fmt::Display) -> WorkerError {

@@ -98,7 +98,7 @@ pub fn ClassViewPanel() -> impl IntoView {
             let mut added = Vec::new();
             for file in files {
                 let name = file.name();
-                let text = match crate::browser::read_file(&file).await {
+                let text = match crate::edge::files::read_file(&file).await {
                     Err(why) => {
                         said.push(DropProblem::Read(why).to_string());
                         continue;

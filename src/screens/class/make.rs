@@ -51,15 +51,32 @@ fn judge_ratings(runs: JudgeRuns, dataset: &concord_core::data::Dataset) -> Vec<
     out
 }
 
+/// Why the CoEval screen's study cannot go into the exercise.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum CoEvalStudyError {
+    #[error(
+        "This browser's storage is not open, so the CoEval study cannot be read: reload the page."
+    )]
+    NoStorage,
+    #[error(
+        "There is no CoEval study in this browser: set one up on the CoEval screen (load its data or type a task, then ask for the LLM's criteria and evaluations), then come back."
+    )]
+    NoStudy,
+    #[error("The CoEval study could not be read: {0}")]
+    Unreadable(crate::screens::coeval::state::CoEvalError),
+}
+
 /// The CoEval screen's study as this browser keeps it (nobody's decisions go further).
-async fn read_coeval(t: BundleTargets) -> Result<concord_core::study::coeval::Snapshot, String> {
+async fn read_coeval(
+    t: BundleTargets,
+) -> Result<concord_core::study::coeval::Snapshot, CoEvalStudyError> {
     let Some(store) = t.storage.store.get_untracked() else {
-        return Err("This browser's storage is not open, so the CoEval study cannot be read: reload the page.".to_owned());
+        return Err(CoEvalStudyError::NoStorage);
     };
     match crate::screens::coeval::snapshot(&store).await {
         Ok(Some(s)) => Ok(s),
-        Ok(None) => Err("There is no CoEval study in this browser: set one up on the CoEval screen (load its data or type a task, then ask for the LLM's criteria and evaluations), then come back.".to_owned()),
-        Err(e) => Err(format!("The CoEval study could not be read: {e}")),
+        Ok(None) => Err(CoEvalStudyError::NoStudy),
+        Err(e) => Err(CoEvalStudyError::Unreadable(e)),
     }
 }
 
@@ -216,7 +233,7 @@ pub fn MakePanel() -> impl IntoView {
         })
     };
     // What the CoEval screen's study is, read when the task is ticked (and again on save).
-    let coeval_study = RwSignal::new(None::<Result<String, String>>);
+    let coeval_study = RwSignal::new(None::<Result<String, CoEvalStudyError>>);
     Effect::new(move |_| {
         if coeval.get() {
             spawn_local(async move {
@@ -326,7 +343,7 @@ pub fn MakePanel() -> impl IntoView {
                 match read_coeval(t).await {
                     Ok(s) => Some(s),
                     Err(why) => {
-                        said.try_set(Some((false, why)));
+                        said.try_set(Some((false, why.to_string())));
                         return;
                     }
                 }
@@ -440,7 +457,7 @@ pub fn MakePanel() -> impl IntoView {
                 {move || coeval.get().then(|| match coeval_study.get() {
                     None => view! { <p class="muted">"Reading the CoEval screen's study…"</p> }.into_any(),
                     Some(Ok(summary)) => view! { <p class="muted" data-testid="exercise-coeval-study">{format!("The study to scrutinise: {summary}. Students open it on the CoEval screen; their decisions go into their submission.")}</p> }.into_any(),
-                    Some(Err(why)) => view! { <p class="error-box" role="alert" data-testid="exercise-coeval-missing">{why}</p> }.into_any(),
+                    Some(Err(why)) => view! { <p class="error-box" role="alert" data-testid="exercise-coeval-missing">{why.to_string()}</p> }.into_any(),
                 })}
             </fieldset>
             <Show when=move || run_judges.get()>

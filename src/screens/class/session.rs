@@ -8,8 +8,9 @@
 
 use std::sync::Arc;
 
+use concord_core::bundle::Bundle;
 use concord_core::study::exercise::{Exercise, ExerciseError};
-use concord_core::study::workbench::{Bundle, Settings};
+use concord_core::study::workbench::Settings;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -144,6 +145,23 @@ pub async fn open_url(t: BundleTargets, url: &str) -> Result<(), OpenFailure> {
     open_text(t, &text, url).await
 }
 
+/// Why the student's CoEval decisions cannot go into the submission.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScrutinyError {
+    #[error(
+        "This browser's storage is not open, so your CoEval decisions cannot be read: reload the page."
+    )]
+    NoStorage,
+    #[error(
+        "The exercise's CoEval study is not in this browser any more: open the exercise again."
+    )]
+    Gone,
+    #[error("Your CoEval decisions could not be read: {0}")]
+    Unreadable(crate::screens::coeval::state::CoEvalError),
+    #[error("{0}")]
+    Damaged(concord_core::study::coeval::SnapshotError),
+}
+
 /// The student's scrutiny of the exercise's CoEval study in this browser: the log of the
 /// annotator named like the student, else of the CoEval screen's annotator, else the only
 /// annotator who decided anything. `Ok(None)` when the exercise has no CoEval study.
@@ -151,22 +169,19 @@ pub async fn scrutiny(
     t: BundleTargets,
     exercise: &Exercise,
     student: &str,
-) -> Result<Option<concord_core::coeval::Log>, String> {
+) -> Result<Option<concord_core::coeval::Log>, ScrutinyError> {
     if exercise.coeval.is_none() {
         return Ok(None);
     }
     let Some(store) = t.storage.store.get_untracked() else {
-        return Err("This browser's storage is not open, so your CoEval decisions cannot be read: reload the page.".to_owned());
+        return Err(ScrutinyError::NoStorage);
     };
     let snapshot = match crate::screens::coeval::snapshot(&store).await {
         Ok(Some(s)) => s,
-        Ok(None) => return Err(
-            "The exercise's CoEval study is not in this browser any more: open the exercise again."
-                .to_owned(),
-        ),
-        Err(e) => return Err(format!("Your CoEval decisions could not be read: {e}")),
+        Ok(None) => return Err(ScrutinyError::Gone),
+        Err(e) => return Err(ScrutinyError::Unreadable(e)),
     };
-    let restored = snapshot.restore().map_err(|e| e.to_string())?;
+    let restored = snapshot.restore().map_err(ScrutinyError::Damaged)?;
     let decided: Vec<&String> = restored
         .logs
         .iter()

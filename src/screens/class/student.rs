@@ -108,7 +108,7 @@ pub fn StudentPanel() -> impl IntoView {
         let Some(file) = files.into_iter().next() else { return };
         busy.set(Some(format!("Opening {}…", file.name())));
         spawn_local(async move {
-            let outcome = match crate::browser::read_file(&file).await {
+            let outcome = match crate::edge::files::read_file(&file).await {
                 Err(why) => Err(OpenFailure::Read(why)),
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Err(_) => Err(OpenFailure::NotText { name: file.name() }),
@@ -130,7 +130,7 @@ pub fn StudentPanel() -> impl IntoView {
             // (the class signals outlive it; its handles do not).
             let class = use_class();
             let made = match scrutiny {
-                Err(why) => Err(why),
+                Err(why) => Err(why.to_string()),
                 Ok(log) => submission(class, rate, review, runs, &ex, &student)
                     .and_then(|s| match &log {
                         Some(log) => s.with_coeval(&ex, log),

@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 
 use super::state::LlmRun;
 use super::{CoEvalTable, tasks, use_ctx};
-use crate::runner::LlmAccess;
+use crate::screens::run::state::LlmAccess;
 
 /// The "LLM" panel: ideate criteria (once, or repeatedly to see which recur), evaluate
 /// instances; a run can be paused, resumed and cancelled.

@@ -42,7 +42,7 @@ use leptos::task::spawn_local;
 
 use crate::components::figure_view::FigureView;
 use crate::components::table_view::TableView;
-use crate::runner::LlmAccess;
+use crate::screens::run::state::LlmAccess;
 pub use state::{Ctx, Tab, apply_snapshot, snapshot};
 
 /// The screen's context (provided by [`CoEvalPage`]).

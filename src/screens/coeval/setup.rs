@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use super::{Tab, use_ctx};
-use crate::browser::read_file;
+use crate::edge::files::read_file;
 use crate::state::use_workspace;
 
 #[component]

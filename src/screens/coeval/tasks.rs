@@ -19,12 +19,12 @@ use wasm_bindgen::JsCast;
 use super::state::{
     ANNOTATOR_KEY, CoEvalError, Ctx, IMPORTED_PREFIX, LlmRun, STUDY_KEY, Tab, cursor_key,
 };
-use crate::browser::read_file;
+use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time::{FrameBudget, yield_now};
 use crate::edge::worker::load_buffer_in_worker;
-use crate::runner::LlmAccess;
 use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::screens::run::state::LlmAccess;
 
 /// Every annotator's log of `task` in `store`, replayed; events that do not read or replay
 /// are listed (a log is kept up to its first bad event).

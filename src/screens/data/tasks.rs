@@ -170,7 +170,7 @@ pub fn open_paper(t: BundleTargets, attribute: String) {
     ws.load_error.set(None);
     spawn_local(async move {
         match fetch_paper(ws, &attribute).await {
-            Err(e) => ws.load_error.set(Some(e)),
+            Err(e) => ws.load_error.set(Some(e.to_string())),
             Ok((source, dataset, runs)) => {
                 let name = format!("Chiang & Lee Table 4, {attribute}");
                 crate::workspaces::fork(t, t.saved, &name).await;
@@ -194,8 +194,21 @@ pub fn open_paper(t: BundleTargets, attribute: String) {
 
 type PaperFiles = ((String, DataSource), concord_core::data::Loaded, Vec<JudgedRun>);
 
-async fn fetch_paper(ws: Workspace, attribute: &str) -> Result<PaperFiles, String> {
-    let files = paper::run_files(attribute).map_err(|e| e.to_string())?;
+/// Why Table 4's released files could not be opened.
+#[derive(Debug, thiserror::Error)]
+enum PaperError {
+    #[error(transparent)]
+    Column(#[from] paper::UnknownColumn),
+    #[error(transparent)]
+    Data(#[from] DataLoadError),
+    #[error(transparent)]
+    NotPinned(#[from] concord_core::data::presets::NotPinned),
+    #[error("{0}")]
+    Import(concord_core::study::workbench::import::ImportProblem),
+}
+
+async fn fetch_paper(ws: Workspace, attribute: &str) -> Result<PaperFiles, PaperError> {
+    let files = paper::run_files(attribute)?;
     let all: Vec<PinnedFile> = std::iter::once(paper::dataset_file()).chain(files).collect();
     let mut downloaded = Vec::with_capacity(all.len());
     for (i, file) in all.iter().enumerate() {
@@ -205,8 +218,8 @@ async fn fetch_paper(ws: Workspace, attribute: &str) -> Result<PaperFiles, Strin
             i + 1,
             all.len()
         )));
-        let bytes = download(&file.url).await.map_err(|e| e.to_string())?;
-        file.check(&bytes).map_err(|e| e.to_string())?;
+        let bytes = download(&file.url).await?;
+        file.check(&bytes)?;
         downloaded.push(bytes);
     }
     let mut downloaded = downloaded.into_iter();
@@ -214,19 +227,18 @@ async fn fetch_paper(ws: Workspace, attribute: &str) -> Result<PaperFiles, Strin
     ws.loading.set(Some(format!("Parsing {} in the background…", dataset_file.name)));
     let bytes = downloaded.next().unwrap_or_default();
     let kept: Rc<[u8]> = Rc::from(bytes.as_slice());
-    let dataset =
-        load_in_worker(dataset_file.name.clone(), bytes, |_| {}).await.map_err(|error| {
-            DataLoadError::Load { name: dataset_file.name.clone(), error }.to_string()
-        })?;
+    let dataset = load_in_worker(dataset_file.name.clone(), bytes, |_| {})
+        .await
+        .map_err(|error| DataLoadError::Load { name: dataset_file.name.clone(), error })?;
     let mut runs = Vec::new();
     for (file, bytes) in all[1..].iter().zip(downloaded) {
         ws.loading.set(Some(format!("Reading {} in the background…", file.name)));
         let loaded = load_in_worker(file.name.clone(), bytes, |_| {})
             .await
-            .map_err(|error| DataLoadError::Load { name: file.name.clone(), error }.to_string())?;
+            .map_err(|error| DataLoadError::Load { name: file.name.clone(), error })?;
         let (new, problems) = imported_runs(&dataset.dataset, &loaded, &file.name, paper::POLICY);
-        if let Some(p) = problems.first() {
-            return Err(p.to_string());
+        if let Some(p) = problems.into_iter().next() {
+            return Err(PaperError::Import(p));
         }
         runs.extend(new);
         crate::edge::time::yield_now().await;

@@ -355,7 +355,7 @@ fn MethodsPanel() -> impl IntoView {
             // What "Check this model" found the Run screen's model cannot serve.
             {move || {
                 let form = run.connection.get();
-                let check = run.checks.with(|c| crate::screens::run::check::check_of(&form, c))?;
+                let check = run.checks.with(|c| crate::screens::run::state::check_of(&form, c))?;
                 let flags = judge.study.with(|s| concord_core::study::workbench::study::unservable(s, &check));
                 (!flags.is_empty()).then(|| view! {
                     <div class="warn-box" role="region" aria-label="Methods this model cannot serve" data-testid="check-flags">

@@ -14,7 +14,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::state::use_judge;
-use crate::runner::{self, CallSpec, LlmAccess, RunControl};
+use crate::runner::{self, CallSpec, RunControl};
+use crate::screens::run::state::LlmAccess;
 use crate::state::use_workspace;
 
 /// The attributes some "+cot" method judges, in the study's order.

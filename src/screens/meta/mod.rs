@@ -40,7 +40,7 @@ pub fn MetaPage() -> impl IntoView {
     // what is provided after it is provided there, out of reach of the App's contexts. The run
     // panel needs the workbench (the Run screen's connection, the answer cache), so it is
     // provided again next to the state.
-    let wb = crate::runner::LlmAccess::try_from_context();
+    let wb = crate::screens::run::state::LlmAccess::try_from_context();
     let storage = use_context::<crate::state::Storage>();
     state::install_report();
     let state = State::shared();

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use super::controls::{labelled_number, report_table, text_input};
 use super::state::State;
 use super::tasks::{other_providers, start_meta, start_pairwise, start_scoring};
-use crate::runner::LlmAccess;
+use crate::screens::run::state::LlmAccess;
 
 /// The `<option>`s of the files with anything `count` counts, labelled with it.
 fn source_options(

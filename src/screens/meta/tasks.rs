@@ -32,12 +32,12 @@ use leptos::task::spawn_local;
 use web_sys::File;
 
 use super::state::{RunState, State};
-use crate::browser::read_file;
+use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{FrameBudget, monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
-use crate::runner::LlmAccess;
 use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::screens::run::state::LlmAccess;
 
 /// Bytes hashed between two looks at the frame budget.
 const HASH_SLICE: usize = 256 * 1024;

@@ -11,9 +11,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use crate::browser::read_file;
 use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
 use crate::components::download::save_buffer;
+use crate::edge::files::read_file;
 use crate::edge::time;
 use crate::screens::rate::state::use_rate;
 use crate::state::{use_runs, use_workspace};

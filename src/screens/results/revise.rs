@@ -20,8 +20,8 @@ use super::state::{ReviewState, use_results, use_review};
 use super::tasks;
 use crate::components::download::save_text;
 use crate::components::table_view::TableView;
-use crate::runner::LlmAccess;
 use crate::screens::judge::state::JudgeState;
+use crate::screens::run::state::LlmAccess;
 use crate::state::{Storage, use_runs, use_storage, use_workspace};
 
 /// How many of the revision set's disagreements the meta-prompt shows.

@@ -4,9 +4,9 @@
 
 use concord_core::study::workbench::report::CellIntervals;
 use concord_core::study::workbench::review::{
-    self, Merged, Order, ReviewError, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
+    self, Merged, Order, ReviewError, ReviewEvent, ReviewLog, ReviewerFile,
 };
-use concord_core::study::workbench::revise::{Draft, Revision, Split};
+use concord_core::study::workbench::revise::{Draft, ReviewSnapshot, Revision, Split};
 use concord_core::study::workbench::{JudgedRun, Settings};
 use leptos::prelude::*;
 

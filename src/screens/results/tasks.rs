@@ -15,10 +15,8 @@ use leptos::prelude::*;
 use crate::edge::time::{FrameBudget, monotonic_ms};
 use crate::state::{JudgeRuns, Workspace};
 
-use concord_core::study::workbench::review::{
-    Order, ReviewEvent, ReviewLog, ReviewSnapshot, ReviewerFile,
-};
-use concord_core::study::workbench::revise::{Draft, Revision, Split};
+use concord_core::study::workbench::review::{Order, ReviewEvent, ReviewLog, ReviewerFile};
+use concord_core::study::workbench::revise::{Draft, ReviewSnapshot, Revision, Split};
 
 use super::state::{ResultsState, ReviewState};
 use crate::edge::store::{Store, StoreError, StoreName};
@@ -544,7 +542,7 @@ pub enum RevisionRunError {
 /// every other) and returns each prompt's answers, in order, with the cost when priced.
 /// `model`, when given, replaces the Run screen's model (same provider, address and key).
 pub async fn ask(
-    access: crate::runner::LlmAccess,
+    access: crate::screens::run::state::LlmAccess,
     model: Option<String>,
     prompts: Vec<(String, String)>,
     sampling: concord_core::judge::protocol::Sampling,

@@ -7,8 +7,6 @@
 //! What to send and how to read the answers is the core's ([`concord_core::run::batch`]);
 //! this module sends and stores.
 
-use std::collections::HashSet;
-
 use concord_core::report::count;
 use concord_core::run::batch::{
     self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
@@ -28,7 +26,9 @@ use crate::runner::{self, Calls, RunControl};
 use crate::state::OpenDataset;
 
 use super::state::{RunMode, RunView};
-use super::tasks::{PlanCalls, Planned, RunContext, plan_run, refresh_results, start_run};
+use super::tasks::{
+    PlanCalls, Planned, RunContext, pending_keys, plan_run, refresh_results, start_run,
+};
 
 /// How often pending batches are checked while the page is open.
 pub const POLL_MS: u32 = 30_000;
@@ -36,16 +36,6 @@ pub const POLL_MS: u32 = 30_000;
 const PREFIX: &str = "batch/";
 /// Time limit of a batch API call (an upload of a large file takes a while).
 const TIMEOUT_MS: u32 = 300_000;
-
-/// The cache keys of every request of a batch not collected yet: a run or a new batch does not
-/// ask for them again.
-pub fn pending_keys(records: &[BatchRecord]) -> HashSet<String> {
-    records
-        .iter()
-        .filter(|r| r.is_pending())
-        .flat_map(|r| r.lines.iter().flat_map(|l| l.keys.iter().cloned()))
-        .collect()
-}
 
 fn store_of(ctx: RunContext) -> Option<Store> {
     ctx.storage.store.get_untracked()
@@ -106,13 +96,44 @@ fn fetch_failure(api: BatchApi, e: &FetchError) -> String {
     }
 }
 
-async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, String> {
-    // An upload gets time in proportion to its size (a 200 MB file takes a while).
-    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
-    http::send(req, timeout, None).await.map_err(|e| fetch_failure(api, &e))
+/// Why a batch call (submit, check, collect, cancel) failed: said on the batch's line of the
+/// Batches panel or under the Run button.
+#[derive(Debug, Clone, thiserror::Error)]
+enum BatchCallError {
+    /// The request could not be built (the provider's address or the batch's id).
+    #[error("{0}")]
+    Build(concord_core::run::request::BuildError),
+    /// No answer from the provider.
+    #[error("{}", fetch_failure(*.api, .error))]
+    Fetch { api: BatchApi, error: FetchError },
+    /// The provider refused, or answered what cannot be read.
+    #[error("{}", batch_failure(.0))]
+    Provider(BatchError),
+    #[error("uploading the requests failed: {}", batch_failure(.0))]
+    Upload(BatchError),
+    #[error("Downloading the results failed: {what} (HTTP {status}): {message}")]
+    Download { what: String, status: u16, message: String },
 }
 
-fn batch_failure(e: BatchError) -> String {
+/// Why a collected batch's answers are not on the Results table.
+#[derive(Debug, Clone, thiserror::Error)]
+enum RefreshError {
+    #[error(
+        "the open study has no methods (the answers wait in the cache for a run of the study they belong to)"
+    )]
+    NoMethods,
+    /// The study could not be planned for the batch's endpoint: what planning said.
+    #[error("{0}")]
+    NotPlanned(String),
+}
+
+async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, BatchCallError> {
+    // An upload gets time in proportion to its size (a 200 MB file takes a while).
+    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
+    http::send(req, timeout, None).await.map_err(|error| BatchCallError::Fetch { api, error })
+}
+
+fn batch_failure(e: &BatchError) -> String {
     match e {
         BatchError::Api(error) => {
             let status =
@@ -217,7 +238,7 @@ pub async fn check(ctx: RunContext, key: &str) {
         c.remove(key);
     });
     if let Err(message) = result {
-        note(ctx, key, message);
+        note(ctx, key, message.to_string());
     }
 }
 
@@ -226,12 +247,12 @@ async fn check_inner(
     store: &Store,
     mut record: BatchRecord,
     api_key: &str,
-) -> Result<(), String> {
+) -> Result<(), BatchCallError> {
     let key = record.store_key();
     let endpoint = endpoint_of(&record);
     if !record.state.phase.is_over() {
         let req = batch::status_request(record.api, &endpoint, api_key, &record.state.id)
-            .map_err(|e| e.to_string())?;
+            .map_err(BatchCallError::Build)?;
         let reply = send(record.api, &req).await?;
         let state = batch::parse_batch(
             record.api,
@@ -240,7 +261,7 @@ async fn check_inner(
             &reply.body,
             time::now_ms(),
         )
-        .map_err(batch_failure)?;
+        .map_err(BatchCallError::Provider)?;
         record.state = state;
         save(store, &record).await;
         put_record(ctx, record.clone());
@@ -264,7 +285,7 @@ async fn check_inner(
     note(ctx, &key, "Collecting the answers…");
     let mut files = Vec::new();
     for req in batch::results_requests(record.api, &endpoint, api_key, &record.state)
-        .map_err(|e| e.to_string())?
+        .map_err(BatchCallError::Build)?
     {
         let reply = send(record.api, &req).await?;
         if !reply.is_success() {
@@ -274,12 +295,11 @@ async fn check_inner(
                 &reply.body,
                 time::now_ms(),
             );
-            return Err(format!(
-                "Downloading the results failed: {} (HTTP {}): {}",
-                error.what(),
-                reply.status,
-                error.message
-            ));
+            return Err(BatchCallError::Download {
+                what: error.what().to_string(),
+                status: reply.status,
+                message: error.message,
+            });
         }
         files.push(reply.body);
     }
@@ -379,11 +399,11 @@ fn follow_up(ctx: RunContext) {
 /// Puts a collected batch's answers on the Results table: the open study, planned for the
 /// batch's endpoint, collected from the cache (what other studies' answers it holds waits in
 /// the cache for a run of them). `Err` says why the table could not show them.
-async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), String> {
+async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), RefreshError> {
     let dataset = ctx.ws.dataset.get_untracked();
     let study = ctx.judge.study.get_untracked();
     if study.methods.is_empty() {
-        return Err("the open study has no methods (the answers wait in the cache for a run of the study they belong to)".into());
+        return Err(RefreshError::NoMethods);
     }
     let endpoint = key_endpoint_of(record);
     let probe = record.probe.as_deref().and_then(Variant::from_name);
@@ -403,7 +423,9 @@ async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), Stri
             refresh_results(ctx, loaded, study, endpoint, plan, origin).await;
             Ok(())
         }
-        Err(view) => Err(view.error.or(view.finished).unwrap_or_default()),
+        Err(view) => {
+            Err(RefreshError::NotPlanned(view.error.or(view.finished).unwrap_or_default()))
+        }
     }
 }
 
@@ -422,7 +444,7 @@ pub fn cancel(ctx: RunContext, key: String) {
         let endpoint = endpoint_of(&record);
         let result = async {
             let req = batch::cancel_request(record.api, &endpoint, &api_key, &record.state.id)
-                .map_err(|e| e.to_string())?;
+                .map_err(BatchCallError::Build)?;
             let reply = send(record.api, &req).await?;
             batch::parse_batch(
                 record.api,
@@ -431,7 +453,7 @@ pub fn cancel(ctx: RunContext, key: String) {
                 &reply.body,
                 time::now_ms(),
             )
-            .map_err(batch_failure)
+            .map_err(BatchCallError::Provider)
         }
         .await;
         match result {
@@ -508,7 +530,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
     let form = ctx.run.connection.get_untracked();
     let mut connection = form.connection();
     // What a check of this model found refused is never sent.
-    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
+    connection.caps = super::state::planned_caps(ctx.run, form.provider, &form.model);
     let Some(api) = BatchApi::for_provider(form.provider) else {
         ctx.run
             .view
@@ -747,21 +769,21 @@ async fn submit_one(
     endpoint: &Endpoint,
     key: &str,
     lines: &[batch::BatchLine],
-) -> Result<batch::BatchState, String> {
+) -> Result<batch::BatchState, BatchCallError> {
     let file_id = match api {
         BatchApi::OpenAi => {
-            let req = batch::upload_request(endpoint, key, lines).map_err(|e| e.to_string())?;
+            let req = batch::upload_request(endpoint, key, lines).map_err(BatchCallError::Build)?;
             let reply = send(api, &req).await?;
             batch::parse_upload(reply.status, &reply.headers, &reply.body, time::now_ms())
-                .map_err(|e| format!("uploading the requests failed: {}", batch_failure(e)))?
+                .map_err(BatchCallError::Upload)?
         }
         BatchApi::Anthropic => String::new(),
     };
-    let req =
-        batch::create_request(api, endpoint, key, &file_id, lines).map_err(|e| e.to_string())?;
+    let req = batch::create_request(api, endpoint, key, &file_id, lines)
+        .map_err(BatchCallError::Build)?;
     let reply = send(api, &req).await?;
     batch::parse_batch(api, reply.status, &reply.headers, &reply.body, time::now_ms())
-        .map_err(batch_failure)
+        .map_err(BatchCallError::Provider)
 }
 
 /// A batch's state in words.
@@ -922,14 +944,4 @@ fn batch_item(ctx: RunContext, r: BatchRecord) -> impl IntoView {
             </div>
         </li>
     }
-}
-
-/// The calls of a planned run that no pending batch will answer (all of them when no batch is
-/// pending).
-pub async fn without_pending(ctx: RunContext, calls: &dyn Calls) -> Option<Vec<usize>> {
-    let pending = pending_keys(&ctx.run.batches.get_untracked());
-    if pending.is_empty() {
-        return None;
-    }
-    Some(runner::without_keys(calls, &pending).await)
 }

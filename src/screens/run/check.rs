@@ -21,7 +21,7 @@ use leptos::prelude::*;
 use crate::edge::http;
 use crate::edge::time;
 
-use super::state::ConnectionForm;
+use super::state::{ConnectionForm, check_of};
 use super::tasks::RunContext;
 
 /// Where checks are kept: `{"provider/model": ModelCheck}`.
@@ -47,55 +47,40 @@ fn save_checks(checks: &BTreeMap<String, ModelCheck>) {
     }
 }
 
-/// The check of the form's provider and model, if there is one.
-pub fn check_of(
-    form: &ConnectionForm,
-    checks: &BTreeMap<String, ModelCheck>,
-) -> Option<ModelCheck> {
-    checks.get(&ModelCheck::key(form.provider.slug(), &form.model)).cloned()
-}
-
-/// The capability table's row for `provider`'s `model`, less what a "Check this model" of it
-/// found refused: what a run plans with and sends (a refused parameter is never sent).
-pub fn planned_caps(
-    run: super::state::RunState,
-    provider: concord_core::run::ProviderId,
-    model: &str,
-) -> concord_core::run::Capabilities {
-    let mut caps = concord_core::run::Capabilities::for_model(provider, model.trim());
-    if let Some(check) =
-        run.checks.with_untracked(|c| c.get(&ModelCheck::key(provider.slug(), model)).cloned())
-    {
-        check.apply(&mut caps);
-    }
-    // Parameters a batch of this model was refused for are not sent again.
-    let refused: Vec<concord_core::run::Param> = run.batches.with_untracked(|all| {
-        all.iter()
-            .filter(|r| r.provider == provider.slug() && r.model.trim() == model.trim())
-            .flat_map(|r| r.rejected_params())
-            .collect()
-    });
-    for p in refused {
-        caps.drop_param(p);
-    }
-    caps
-}
-
 /// What the check's first step (the model list) found: `Ok` to go on, `Err` what to show.
-async fn reach(form: &ConnectionForm) -> Result<(String, Vec<String>), String> {
+/// Why the check stopped at its first step: the model list could not be had.
+#[derive(Debug, Clone, thiserror::Error)]
+enum ReachError {
+    /// The list request could not be built (the address or the key).
+    #[error("{0}")]
+    Build(concord_core::run::request::BuildError),
+    /// The provider did not answer, or refused: the core's reading of it, with its advice.
+    #[error("{}", said(.0))]
+    Refused(concord_core::run::ConnectionReport),
+}
+
+/// A connection report in words: what happened, then what to do.
+fn said(report: &concord_core::run::ConnectionReport) -> String {
+    if report.advice.is_empty() {
+        report.summary.clone()
+    } else {
+        format!("{} {}", report.summary, report.advice)
+    }
+}
+
+async fn reach(form: &ConnectionForm) -> Result<(String, Vec<String>), ReachError> {
     let endpoint = form.endpoint();
-    let req = build_list_models(&endpoint, form.api_key.trim()).map_err(|e| e.to_string())?;
+    let req = build_list_models(&endpoint, form.api_key.trim()).map_err(ReachError::Build)?;
     match http::send(&req, 15_000, None).await {
         // "Failed to fetch" says nothing: probe whether the page's policy, CORS, a port the
         // browser refuses or an absent server is the cause.
         Err(http::FetchError::Network(_)) => {
             let cause = http::network_cause(&req.url).await;
-            let report = classify_unreachable(&endpoint, cause);
-            Err(format!("{} {}", report.summary, report.advice))
+            Err(ReachError::Refused(classify_unreachable(&endpoint, cause)))
         }
         Err(e) => {
             let report = classify_connection(&endpoint, 0, &[], &e.to_string(), time::now_ms());
-            Err(format!("{} {}", report.summary, report.advice))
+            Err(ReachError::Refused(report))
         }
         Ok(reply) => {
             let report = classify_connection(
@@ -105,15 +90,10 @@ async fn reach(form: &ConnectionForm) -> Result<(String, Vec<String>), String> {
                 &reply.body,
                 time::now_ms(),
             );
-            let text = if report.advice.is_empty() {
-                report.summary.clone()
-            } else {
-                format!("{} {}", report.summary, report.advice)
-            };
             if matches!(report.status, ConnectionStatus::Ok) {
-                Ok((text, report.models))
+                Ok((said(&report), report.models))
             } else {
-                Err(text)
+                Err(ReachError::Refused(report))
             }
         }
     }
@@ -177,8 +157,8 @@ pub fn CheckModel(models: RwSignal<Vec<String>>) -> impl IntoView {
             let listed = reach(&form).await;
             let (text, listed) = match listed {
                 Ok(v) => v,
-                Err(text) => {
-                    reached.try_set(Some((false, text)));
+                Err(why) => {
+                    reached.try_set(Some((false, why.to_string())));
                     checking.try_set(None);
                     return;
                 }

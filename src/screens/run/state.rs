@@ -1,7 +1,9 @@
 //! The Run screen's state: the connection form (provider, address, model, key, limits), the
 //! current or last run as the screen shows it, and the control that pauses or cancels it.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use concord_core::run::batch::BatchRecord;
 use concord_core::run::tokens::Encoding;
@@ -9,6 +11,7 @@ use concord_core::run::{Endpoint, Price, ProviderId};
 use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
 
+use crate::edge::store::Store;
 use crate::runner::{Report, RunControl};
 
 /// The Run screen's state, provided as context (the meta-evaluation and CoEval screens read
@@ -234,4 +237,69 @@ pub struct RunView {
     /// How it ended, in words, and what to do.
     pub finished: Option<String>,
     pub error: Option<String>,
+}
+
+/// The check of the form's provider and model, if there is one.
+pub fn check_of(
+    form: &ConnectionForm,
+    checks: &BTreeMap<String, concord_core::run::check::ModelCheck>,
+) -> Option<concord_core::run::check::ModelCheck> {
+    checks
+        .get(&concord_core::run::check::ModelCheck::key(form.provider.slug(), &form.model))
+        .cloned()
+}
+
+/// The capability table's row for `provider`'s `model`, less what a "Check this model" of it
+/// found refused: what a run plans with and sends (a refused parameter is never sent).
+pub fn planned_caps(
+    run: RunState,
+    provider: concord_core::run::ProviderId,
+    model: &str,
+) -> concord_core::run::Capabilities {
+    let mut caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+    if let Some(check) = run.checks.with_untracked(|c| {
+        c.get(&concord_core::run::check::ModelCheck::key(provider.slug(), model)).cloned()
+    }) {
+        check.apply(&mut caps);
+    }
+    // Parameters a batch of this model was refused for are not sent again.
+    let refused: Vec<concord_core::run::Param> = run.batches.with_untracked(|all| {
+        all.iter()
+            .filter(|r| r.provider == provider.slug() && r.model.trim() == model.trim())
+            .flat_map(|r| r.rejected_params())
+            .collect()
+    });
+    for p in refused {
+        caps.drop_param(p);
+    }
+    caps
+}
+
+/// What a screen needs to call an LLM outside the Run screen (the meta-evaluation runs,
+/// CoEval's LLM steps): the Run screen's connection form and the response storage, so their
+/// answers are cached with everyone else's.
+#[derive(Clone, Copy)]
+pub struct LlmAccess {
+    pub connection: RwSignal<ConnectionForm>,
+    pub store: RwSignal<Option<Store>, LocalStorage>,
+    pub memory: StoredValue<Rc<RefCell<HashMap<String, String>>>, LocalStorage>,
+}
+
+impl LlmAccess {
+    /// The access from the app's context (`None` outside the app, e.g. in a component test).
+    pub fn try_from_context() -> Option<LlmAccess> {
+        // A screen whose state lives under its own root owner provides the access again there.
+        if let Some(access) = use_context::<LlmAccess>() {
+            return Some(access);
+        }
+        let run = use_context::<RunState>()?;
+        let storage = use_context::<crate::state::Storage>()?;
+        Some(LlmAccess { connection: run.connection, store: storage.store, memory: storage.memory })
+    }
+
+    /// The access from the app's context.
+    pub fn from_context() -> LlmAccess {
+        LlmAccess::try_from_context()
+            .unwrap_or_else(|| panic!("LlmAccess needs the app's RunState and Storage contexts"))
+    }
 }

@@ -4,12 +4,13 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use concord_core::data::{Dataset, Loaded, RatingItem};
 use concord_core::judge::ChatRequest;
+use concord_core::run::batch::BatchRecord;
 use concord_core::run::{CallSize, Endpoint, Finish, Price, SampleBatch, StopReason};
 use concord_core::study::workbench::probe::{Variant, variant_dataset, variant_study};
 use concord_core::study::workbench::{self, Plan, Planner, Study};
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{self, FrameBudget};
-use crate::runner::{self, RunControl};
+use crate::runner::{self, Calls, RunControl};
 use crate::screens::judge::state::JudgeState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
@@ -352,7 +353,7 @@ pub async fn plan_run(
         ),
         None => (loaded.clone(), Rc::new(study.clone()), STUDY_ORIGIN.into()),
     };
-    let caps = super::check::planned_caps(ctx.run, endpoint.provider, &endpoint.model);
+    let caps = super::state::planned_caps(ctx.run, endpoint.provider, &endpoint.model);
     let items = items_of(&loaded.dataset, item_limit);
     let plan = {
         let mut planner =
@@ -424,7 +425,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
     });
     connection.known_overflow = overflowed.iter().cloned().collect();
     // What a check of this model found refused is never sent.
-    connection.caps = super::check::planned_caps(ctx.run, form.provider, &form.model);
+    connection.caps = super::state::planned_caps(ctx.run, form.provider, &form.model);
     // A cap the run could not hold to: said before anything is planned or saved for resuming
     // (the run engine refuses it too, for every screen).
     if let Some(refused) = cap_without_price(&form) {
@@ -488,7 +489,7 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
         let all =
             PlanCalls { loaded: run_loaded.clone(), study: run_study.clone(), plan: plan.clone() };
         // Requests a pending batch will answer are not asked for again.
-        let kept = super::batch::without_pending(ctx, &all).await;
+        let kept = without_pending(ctx, &all).await;
         let subset = kept.map(|list| runner::Subset { calls: &all, list });
         let calls: &dyn runner::Calls = match &subset {
             Some(s) => s,
@@ -610,4 +611,24 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
             v.error = advice;
         });
     });
+}
+
+/// The cache keys of every request of a batch not collected yet: a run or a new batch does not
+/// ask for them again.
+pub fn pending_keys(records: &[BatchRecord]) -> HashSet<String> {
+    records
+        .iter()
+        .filter(|r| r.is_pending())
+        .flat_map(|r| r.lines.iter().flat_map(|l| l.keys.iter().cloned()))
+        .collect()
+}
+
+/// The calls of a planned run that no pending batch will answer (all of them when no batch is
+/// pending).
+pub async fn without_pending(ctx: RunContext, calls: &dyn Calls) -> Option<Vec<usize>> {
+    let pending = pending_keys(&ctx.run.batches.get_untracked());
+    if pending.is_empty() {
+        return None;
+    }
+    Some(runner::without_keys(calls, &pending).await)
 }

@@ -58,13 +58,18 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::data::{Dataset, RatingItem};
-use crate::run::Endpoint;
+use crate::data::Dataset;
+/// The endpoint entry lives with the endpoints (`run::provider`), the settings and the added
+/// raters with the workbench that reads them (`study::workbench::settings`): the bundle sits
+/// on top of the studies and only gathers them.
+pub use crate::run::{EndpointEntry, public_url};
+pub use crate::study::workbench::settings::{ExtraRater, IntervalSettingError, Settings};
 
+use crate::run::Endpoint;
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
 use crate::study::meta::Snapshot as MetaSnapshot;
-use crate::study::workbench::results::{self, Granularity, JudgedRun, Statistic};
-use crate::study::workbench::review::ReviewSnapshot;
+use crate::study::workbench::results::{self, JudgedRun};
+use crate::study::workbench::revise::ReviewSnapshot;
 use crate::study::workbench::study::Study;
 
 /// The value of `schema`.
@@ -119,216 +124,6 @@ pub struct DatasetEntry {
     pub embedded: Dataset,
 }
 
-/// Where the responses came from (no key, ever).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EndpointEntry {
-    pub provider: String,
-    pub base_url: String,
-    pub model: String,
-}
-
-impl EndpointEntry {
-    pub fn from_endpoint(endpoint: &Endpoint) -> EndpointEntry {
-        EndpointEntry {
-            provider: endpoint.provider.slug().to_owned(),
-            base_url: public_url(&endpoint.base_url),
-            model: endpoint.model.clone(),
-        }
-    }
-
-    /// The endpoint the runs were made with (for pricing them); `None` for a provider this
-    /// Concord does not know.
-    pub fn to_endpoint(&self) -> Option<Endpoint> {
-        Some(Endpoint {
-            provider: crate::run::ProviderId::from_slug(&self.provider)?,
-            base_url: self.base_url.clone(),
-            model: self.model.clone(),
-        })
-    }
-}
-
-/// A rater added in Concord ("Rate it yourself").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExtraRater {
-    pub name: String,
-    pub attribute: String,
-    /// (item id, score) in rating order.
-    pub scores: Vec<(String, f64)>,
-}
-
-impl ExtraRater {
-    /// The scores aligned with `dataset`'s items.
-    pub fn aligned(&self, dataset: &Dataset) -> Vec<Option<f64>> {
-        let mut out = vec![None; dataset.items.len()];
-        for (id, score) in &self.scores {
-            if let Some(i) = dataset.items.iter().position(|it: &RatingItem| it.id == *id) {
-                out[i] = Some(*score);
-            }
-        }
-        out
-    }
-}
-
-/// How the results were being viewed, so the importer sees the same table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Settings {
-    pub baseline: Option<String>,
-    /// Seed 002's layout: r at dataset level and τ at document level under each attribute
-    /// ([`results::PAPER_COLUMNS`]); `statistic` and `level` are then not used. Absent in
-    /// bundles written before it existed, which showed one column (`false`).
-    #[serde(default)]
-    pub paper_layout: bool,
-    pub statistic: Statistic,
-    pub level: Granularity,
-    pub resamples: usize,
-    pub seed: u64,
-    pub confidence: f64,
-    /// Bootstrap intervals are shown (and so exported) under these settings. Absent in bundles
-    /// written before it existed (`false`).
-    #[serde(default)]
-    pub intervals: bool,
-    /// The judge audit keeps the human labels of only this many items per attribute (a
-    /// seeded choice) and treats the rest as unlabelled; `None`: every label. Absent in
-    /// bundles written before the audit existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit_labelled: Option<usize>,
-    /// The Results table has the mean and median juries of each attribute's methods as rows
-    /// ([`results::with_juries`]). Absent in bundles written before juries existed (`false`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub juries: bool,
-    /// Ensembles shown as rows of the Results table: each the methods whose item scores are
-    /// averaged ([`results::with_ensembles`]). Absent in bundles written before they existed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ensembles: Vec<Vec<String>>,
-    /// The systems the judges' own model family wrote: the audit's self-preference rows
-    /// compare the judges' errors on them with those on the other systems. Empty: not said.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub audit_own_systems: Vec<String>,
-    /// The validity panel's settings (alt-test, selective trust, planner); absent until the
-    /// panel was used (then [`crate::study::validity::Settings::default`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validity: Option<crate::study::validity::Settings>,
-}
-
-impl Settings {
-    /// The (statistic, level) columns shown under each attribute.
-    pub fn columns(&self) -> Vec<results::Column> {
-        if self.paper_layout {
-            results::PAPER_COLUMNS.to_vec()
-        } else {
-            vec![(self.statistic, self.level)]
-        }
-    }
-
-    /// The most bootstrap resamples a bundle may ask for (the app offers 1,000; a bundle from
-    /// an untrusted address must not be able to freeze the page with 10¹² of them).
-    pub const MAX_RESAMPLES: usize = 100_000;
-
-    /// Brings settings read from a file within what the app can compute: resamples in
-    /// 1..=[`Settings::MAX_RESAMPLES`], a confidence level strictly between 0 and 1. Returns a
-    /// note for each value changed.
-    pub fn bound(&mut self) -> Vec<String> {
-        let mut notes = Vec::new();
-        let default = Settings::default();
-        if self.resamples == 0 || self.resamples > Settings::MAX_RESAMPLES {
-            let to = self.resamples.clamp(1, Settings::MAX_RESAMPLES);
-            notes.push(format!(
-                "the bundle asks for {} bootstrap resamples; using {to} (allowed: 1 to {})",
-                self.resamples,
-                Settings::MAX_RESAMPLES
-            ));
-            self.resamples = to;
-        }
-        if !(self.confidence > 0.0 && self.confidence < 1.0) {
-            notes.push(format!(
-                "the bundle's confidence level {} is not between 0 and 1; using {}",
-                self.confidence, default.confidence
-            ));
-            self.confidence = default.confidence;
-        }
-        notes
-    }
-}
-
-/// What a user typed into one of the intervals' settings (the Results screen's Resamples,
-/// Confidence and Seed), and why it was refused; the setting keeps its value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum IntervalSettingError {
-    #[error("Resamples: `{0}` is not a whole number from 100 to {max}", max = crate::words::int(Settings::MAX_RESAMPLES))]
-    Resamples(String),
-    #[error("Confidence: `{0}` is not a percentage between 50 and 99.9 (e.g. 95)")]
-    Confidence(String),
-    #[error("Seed: `{0}` is not a whole number from 0 upwards")]
-    Seed(String),
-}
-
-impl Settings {
-    /// The fewest resamples the Results screen takes: fewer make the interval's ends noise.
-    pub const MIN_RESAMPLES: usize = 100;
-
-    /// Sets the resamples from text (`2000`, `2,000`).
-    pub fn set_resamples(&mut self, text: &str) -> Result<(), IntervalSettingError> {
-        let n = text.trim().replace([',', '_', ' '], "").parse::<usize>().ok();
-        match n.filter(|n| (Settings::MIN_RESAMPLES..=Settings::MAX_RESAMPLES).contains(n)) {
-            Some(n) => {
-                self.resamples = n;
-                Ok(())
-            }
-            None => Err(IntervalSettingError::Resamples(text.trim().to_owned())),
-        }
-    }
-
-    /// Sets the confidence level from a percentage (`95`, `99.5`, `90 %`).
-    pub fn set_confidence(&mut self, text: &str) -> Result<(), IntervalSettingError> {
-        let percent = text.trim().trim_end_matches('%').trim().parse::<f64>().ok();
-        match percent.filter(|p| (50.0..=99.9).contains(p)) {
-            Some(p) => {
-                self.confidence = p / 100.0;
-                Ok(())
-            }
-            None => Err(IntervalSettingError::Confidence(text.trim().to_owned())),
-        }
-    }
-
-    /// Sets the seed of every resampling from text.
-    pub fn set_seed(&mut self, text: &str) -> Result<(), IntervalSettingError> {
-        match text.trim().parse::<u64>() {
-            Ok(seed) => {
-                self.seed = seed;
-                Ok(())
-            }
-            Err(_) => Err(IntervalSettingError::Seed(text.trim().to_owned())),
-        }
-    }
-
-    /// The confidence level as the Confidence field shows it: `95`, `99.5`.
-    pub fn confidence_percent(&self) -> String {
-        let p = (self.confidence * 1000.0).round() / 10.0;
-        if p.fract() == 0.0 { format!("{p:.0}") } else { format!("{p:.1}") }
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            baseline: None,
-            paper_layout: true,
-            statistic: Statistic::Pearson,
-            level: Granularity::Dataset,
-            resamples: 1000,
-            seed: 0,
-            confidence: 0.95,
-            intervals: false,
-            audit_labelled: None,
-            juries: false,
-            ensembles: Vec::new(),
-            audit_own_systems: Vec::new(),
-            validity: None,
-        }
-    }
-}
-
 /// Why a file is not a usable bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -370,19 +165,6 @@ impl std::error::Error for BundleError {}
 pub fn dataset_hash(dataset: &Dataset) -> String {
     let json = serde_json::to_string(dataset).unwrap_or_default();
     Sha256::digest(json.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A base URL without user info, query or fragment: what may be written to a file.
-pub fn public_url(url: &str) -> String {
-    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
-    match cut.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            format!("{scheme}://{host}{path}")
-        }
-        None => cut.to_owned(),
-    }
 }
 
 impl Bundle {

@@ -20,11 +20,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::text::{self, Obj, Scalar};
-use super::{
-    Aggregate, Attribute, Dataset, Diagnostic, Fields, Format, HumanRating, JudgeRecord, JudgeRun,
-    LoadError, Loaded, RaterScore, RatingItem, RecordKey, Scale, ScaleKind,
+use super::diag::{Diagnostic, LoadError};
+use super::format::{Format, Loaded};
+use super::model::{
+    Aggregate, Attribute, Dataset, Fields, HumanRating, JudgeRecord, JudgeRun, RaterScore,
+    RatingItem, RecordKey, Scale, ScaleKind,
 };
+use super::text::{self, Obj, Scalar};
 
 /// The attribute every annotations dataset rates.
 pub const ATTRIBUTE: &str = "annotation";
@@ -157,7 +159,7 @@ pub fn load_folder(
     };
     let (dataset, runs) =
         build(dataset_name, hname, &humans, judges.as_ref().map(|(n, t)| (*n, t)), &mut diags);
-    super::finish(dataset_name, Format::Annotations, dataset, runs, None, diags)
+    super::format::finish(dataset_name, Format::Annotations, dataset, runs, None, diags)
 }
 
 fn not_annotations(file: &str) -> LoadError {

@@ -99,6 +99,21 @@ impl PinnedFile {
     }
 }
 
+/// Chiang & Lee's released repository and the commit every file of it is pinned to (seed
+/// 002's Table 4 reads its result files: `study::workbench::paper`).
+pub const CHIANG_LEE_REPOSITORY: &str = "d223302/A-Closer-Look-To-LLM-Evaluation";
+pub const CHIANG_LEE_COMMIT: &str = "90084422bb32e89f77109dce578d0bd1db3912c4";
+
+/// The Topical-Chat dataset Chiang & Lee's answers were made on (360 responses, human ratings).
+pub fn chiang_lee_topical_chat() -> PinnedFile {
+    PinnedFile::github(
+        CHIANG_LEE_REPOSITORY,
+        CHIANG_LEE_COMMIT,
+        "data/topical_chat.json",
+        Digest::Sha256("92a716d98a8d759369b0f7290505c05426ff4cd518a946fbab042eaa1fecd543"),
+    )
+}
+
 /// The Data screen's presets: (label, file).
 pub fn presets() -> Vec<(&'static str, PinnedFile)> {
     vec![
@@ -111,7 +126,7 @@ pub fn presets() -> Vec<(&'static str, PinnedFile)> {
                 Digest::GitBlob("812a51e6727b4a64e661603fa350d76586ef7de0"),
             ),
         ),
-        ("Topical-Chat (Chiang & Lee's copy)", crate::study::workbench::paper::dataset_file()),
+        ("Topical-Chat (Chiang & Lee's copy)", chiang_lee_topical_chat()),
     ]
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::MetaError;
+use super::error::MetaError;
 use crate::data::{self, Loaded, PairLabel, Target};
 use crate::judge::parse::{self, Verdict};
 use crate::stats::{self, Label};

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{MetaError, names};
+use super::error::MetaError;
+use super::names;
 use crate::data::{self, Loaded, PairLabel, Target};
 use crate::judge::parse::{self, Verdict};
 use crate::stats::{self, EloParams, Match, NullOutcome, Outcome};

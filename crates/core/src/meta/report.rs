@@ -3,10 +3,13 @@
 
 use serde::Serialize;
 
-use super::{
-    EloOptions, EloResult, JdEvalRecord, MetaError, MetaScore, elo_ratings, jdeval_records_from,
-    match_set, meta_score, names, pairwise_accuracy, pointwise_pearson,
+use super::error::MetaError;
+use super::evaluators::{pairwise_accuracy, pointwise_pearson};
+use super::matches::{
+    EloOptions, EloResult, JdEvalRecord, elo_ratings, jdeval_records_from, match_set,
 };
+use super::names;
+use super::scores::{MetaScore, meta_score};
 use crate::data::{self, Format, Loaded};
 
 /// One file to analyse: its name (evaluator names are read from it) and its bytes.

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::{MetaError, names};
+use super::error::MetaError;
+use super::names;
 use crate::data::{Loaded, mean_in_order};
 
 /// Which individual-paradigm protocol produced a file.

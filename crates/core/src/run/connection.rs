@@ -88,7 +88,7 @@ pub fn classify_connection(
             };
         }
         let mut advice = "Pick one of the listed models.".to_string();
-        if endpoint.provider == crate::run::ProviderId::Ollama {
+        if endpoint.provider == super::provider::ProviderId::Ollama {
             advice = format!("Run `ollama pull {wanted}`, or pick one of the listed models.");
         }
         return ConnectionReport {

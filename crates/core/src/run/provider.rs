@@ -7,6 +7,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// The wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -620,4 +622,45 @@ pub fn sample_batches(n: u32, caps: &Capabilities) -> Vec<SampleBatch> {
         first += count;
     }
     batches
+}
+
+/// Where the responses came from (no key, ever).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndpointEntry {
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+}
+
+impl EndpointEntry {
+    pub fn from_endpoint(endpoint: &Endpoint) -> EndpointEntry {
+        EndpointEntry {
+            provider: endpoint.provider.slug().to_owned(),
+            base_url: public_url(&endpoint.base_url),
+            model: endpoint.model.clone(),
+        }
+    }
+
+    /// The endpoint the runs were made with (for pricing them); `None` for a provider this
+    /// Concord does not know.
+    pub fn to_endpoint(&self) -> Option<Endpoint> {
+        Some(Endpoint {
+            provider: ProviderId::from_slug(&self.provider)?,
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+        })
+    }
+}
+
+/// A base URL without user info, query or fragment: what may be written to a file.
+pub fn public_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).map_or(url, |i| &url[..i]);
+    match cut.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            format!("{scheme}://{host}{path}")
+        }
+        None => cut.to_owned(),
+    }
 }

@@ -144,7 +144,7 @@ pub struct FinishMessage {
 impl Finish {
     /// The one wording of how a run ended, for every screen that runs calls (the Run screen,
     /// the meta-evaluation runs, CoEval's LLM steps); `provider` tailors the advice.
-    pub fn describe(&self, provider: crate::run::ProviderId) -> FinishMessage {
+    pub fn describe(&self, provider: super::provider::ProviderId) -> FinishMessage {
         let (message, advice) = match self {
             Finish::Completed => ("Run complete.".to_owned(), None),
             Finish::Cancelled => (

@@ -3,8 +3,8 @@
 //!
 //! Ratings are a raters × units matrix; `None` (or NaN) is a missing rating.
 
+use super::basics::{Estimate, Undefined, is_positive};
 use super::rank::few_distinct;
-use super::{Estimate, Undefined, is_positive};
 use std::collections::HashMap;
 
 /// Level of measurement of Krippendorff's α.

@@ -17,7 +17,7 @@
 //! is never counted as beaten; so does this module (`p_value: None` with
 //! [`Undefined::ConstantDifferences`]). None of the paper's 52 published cells meets this case.
 
-use super::Undefined;
+use super::basics::Undefined;
 use super::williams::student_t_upper;
 
 /// How the judge's and the left-out annotator's value are scored against the others'.

@@ -20,12 +20,13 @@
 //! references return NaN), resampling runs on given indices (draw them with
 //! [`super::draw_boot_indices`] from a recorded seed), and nothing here does I/O.
 
+use super::agreement::{CohenWeights, KrippendorffLevel, cohen_kappa, krippendorff_alpha};
+use super::basics::{Estimate, Score, Undefined};
+use super::correlation::Correlation;
 use super::correlation::pearson;
+use super::preference::Label;
 use super::resample::{ResampleError, quantile_sorted};
-use super::{
-    CohenWeights, Correlation, Estimate, KrippendorffLevel, Label, Score, Undefined, Williams,
-    cohen_kappa, krippendorff_alpha, williams_vectors,
-};
+use super::williams::{Williams, williams_vectors};
 use statrs::function::erf::erfc_inv;
 
 /// Bad input to an audit statistic (the data are fine but the call is not).
@@ -334,7 +335,7 @@ pub fn gwet_ac1(ratings: &[Vec<Option<f64>>], categories: Option<&[f64]>) -> Gwe
     let spread: f64 = prevalence.iter().map(|p| p / nf).map(|p| p * (1.0 - p)).sum();
     let pe = spread / (q as f64 - 1.0);
     out.pe = Some(pe);
-    if !super::is_positive(1.0 - pe) {
+    if !super::basics::is_positive(1.0 - pe) {
         out.undefined = Some(Undefined::DegenerateDenominator);
         return out;
     }
@@ -425,7 +426,7 @@ fn ppi_inputs<S: Score>(
             right_len: yhat.len(),
         });
     }
-    let (ys, yh) = super::paired(y, yhat);
+    let (ys, yh) = super::basics::paired(y, yhat);
     let un = yhat_unlabeled.iter().filter_map(|v| v.get()).collect();
     Ok((ys, yh, un))
 }
@@ -453,7 +454,7 @@ pub fn ppi_lambda(y: &[f64], yhat: &[f64], unlabeled: &[f64]) -> Option<f64> {
     let m = mean(&all);
     let var1 = all.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (all.len() - 1) as f64;
     let denom = (1.0 + n as f64 / big_n as f64) * var1;
-    super::is_positive(denom).then(|| (cov / denom).clamp(0.0, 1.0))
+    super::basics::is_positive(denom).then(|| (cov / denom).clamp(0.0, 1.0))
 }
 
 /// The prediction-powered mean (§15.4): labelled items `y` (human) with the judge's `yhat`

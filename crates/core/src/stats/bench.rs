@@ -4,10 +4,10 @@
 //!
 //! The core has no clock (wasm32 has no `Instant`); callers time each [`BenchCase::run`].
 
+use super::agreement::{KrippendorffLevel, krippendorff_alpha};
 use super::correlation::{kendall_ranked, pearson_clean, spearman_ranked};
 use super::rank::Ranking;
 use super::resample::{Level, ResampleStat, Triples, bootstrap_triples, draw_boot_indices};
-use super::{KrippendorffLevel, krippendorff_alpha};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 

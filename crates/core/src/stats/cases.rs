@@ -12,8 +12,8 @@
 //! cases are still computed.
 
 use super::audit::{
-    AuditError, JuryRule, MeanInterval, flip_rate, gwet_ac1, judge_pair_agreement, jury,
-    jury_against_members, paired_shift, ppi_mean, wilson,
+    JuryRule, MeanInterval, flip_rate, gwet_ac1, judge_pair_agreement, jury, jury_against_members,
+    paired_shift, ppi_mean, wilson,
 };
 use super::correlation::{AllCorrelations, correlate_all};
 use super::group::{GroupOptions, GroupStat, group_correlations};
@@ -28,11 +28,17 @@ use super::{
     label_accuracy, match_summary, mean_pairwise_cohen, williams, williams_vectors,
 };
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 
+mod read;
 mod validity;
+
+pub use read::CaseError;
+use read::{
+    Obj, RatingMatrix, audit_bad, bad, confidence, opt_f64, opt_usize, rating_matrix, scores,
+};
 
 /// Default WMT DA threshold of the Kendall-like τ (0–100 scale).
 pub const DEFAULT_KENDALL_LIKE_THRESH: f64 = 25.0;
@@ -63,25 +69,6 @@ impl fmt::Display for CaseFileError {
 }
 
 impl std::error::Error for CaseFileError {}
-
-/// A problem with one field of one case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseError {
-    pub field: String,
-    pub problem: String,
-}
-
-impl fmt::Display for CaseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "field `{}`: {}", self.field, self.problem)
-    }
-}
-
-impl std::error::Error for CaseError {}
-
-fn bad(field: &str, problem: impl Into<String>) -> CaseError {
-    CaseError { field: field.to_string(), problem: problem.into() }
-}
 
 /// The whole output document.
 #[derive(Debug, Serialize)]
@@ -192,45 +179,6 @@ pub fn run_case(case: &Value) -> CaseResult {
 
 // ---------------------------------------------------------------------------------------
 // Field readers
-
-type Obj = Map<String, Value>;
-
-fn scores(c: &Obj, field: &str) -> Result<Vec<Option<f64>>, CaseError> {
-    let list = c
-        .get(field)
-        .ok_or_else(|| bad(field, "is missing"))?
-        .as_array()
-        .ok_or_else(|| bad(field, "is not a list"))?;
-    list.iter()
-        .enumerate()
-        .map(|(i, v)| match v {
-            Value::Null => Ok(None),
-            Value::Number(n) => Ok(n.as_f64().filter(|x| !x.is_nan())),
-            other => Err(bad(field, format!("item {i} is {other}, expected a number or null"))),
-        })
-        .collect()
-}
-
-fn opt_f64(c: &Obj, field: &str, default: f64) -> Result<f64, CaseError> {
-    match c.get(field) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => v.as_f64().ok_or_else(|| bad(field, "is not a number")),
-    }
-}
-
-fn opt_usize(c: &Obj, field: &str) -> Result<Option<usize>, CaseError> {
-    match c.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        // 30.0 is 30 (a Python float that holds a count).
-        Some(v) => v
-            .as_u64()
-            .or_else(|| {
-                v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 9e15).map(|f| f as u64)
-            })
-            .map(|n| Some(n as usize))
-            .ok_or_else(|| bad(field, "is not a non-negative integer")),
-    }
-}
 
 fn index_lists(c: &Obj, field: &str) -> Result<Option<Vec<Vec<usize>>>, CaseError> {
     let Some(v) = c.get(field).filter(|v| !v.is_null()) else { return Ok(None) };
@@ -772,63 +720,6 @@ struct AgreementOut {
     fleiss: FleissOut,
 }
 
-/// A raters × units matrix with optional declared categories. Labels (strings) are allowed
-/// for nominal data and coded by first appearance; `numeric` says whether every value and
-/// category was a number.
-struct RatingMatrix {
-    ratings: Vec<Vec<Option<f64>>>,
-    categories: Option<Vec<f64>>,
-    numeric: bool,
-}
-
-fn rating_matrix(c: &Obj, field: &str) -> Result<RatingMatrix, CaseError> {
-    let rows = c
-        .get(field)
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad(field, "is missing or not a list of rater rows"))?;
-    let mut labels: HashMap<String, f64> = HashMap::new();
-    let mut numeric = true;
-    let mut ratings = Vec::with_capacity(rows.len());
-    for (r, row) in rows.iter().enumerate() {
-        let row = row.as_array().ok_or_else(|| bad(field, format!("row {r} is not a list")))?;
-        let mut out = Vec::with_capacity(row.len());
-        for (u, v) in row.iter().enumerate() {
-            out.push(match v {
-                Value::Null => None,
-                Value::Number(n) => n.as_f64().filter(|x| !x.is_nan()),
-                Value::String(s) => {
-                    numeric = false;
-                    let next = labels.len() as f64;
-                    Some(*labels.entry(s.clone()).or_insert(next))
-                }
-                other => {
-                    return Err(bad(field, format!("row {r}, unit {u} is {other}")));
-                }
-            });
-        }
-        ratings.push(out);
-    }
-    let categories: Option<Vec<f64>> = match c.get("categories") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_array()
-                .ok_or_else(|| bad("categories", "is not a list"))?
-                .iter()
-                .map(|x| match x {
-                    Value::Number(n) => n.as_f64().ok_or_else(|| bad("categories", "bad number")),
-                    Value::String(s) => {
-                        numeric = false;
-                        let next = labels.len() as f64;
-                        Ok(*labels.entry(s.clone()).or_insert(next))
-                    }
-                    _ => Err(bad("categories", "entries must be numbers or labels")),
-                })
-                .collect::<Result<_, _>>()?,
-        ),
-    };
-    Ok(RatingMatrix { ratings, categories, numeric })
-}
-
 fn agreement_case(c: &Obj) -> Result<AgreementOut, CaseError> {
     let RatingMatrix { ratings, categories, numeric } = rating_matrix(c, "ratings")?;
     // Labels have no order or distance: only the nominal level applies to them.
@@ -1079,21 +970,6 @@ fn name_of(v: &Value) -> String {
 
 // ---------------------------------------------------------------------------------------
 // judge audit (§15)
-
-/// The case field an [`AuditError`] is about.
-fn audit_bad(e: AuditError) -> CaseError {
-    let field = match &e {
-        AuditError::Confidence(_) => "confidence",
-        AuditError::CountAboveTrials { .. } => "k",
-        AuditError::LengthMismatch { right, .. } => right,
-        AuditError::Resample(_) => "boot_indices",
-    };
-    bad(field, e.to_string())
-}
-
-fn confidence(c: &Obj) -> Result<f64, CaseError> {
-    opt_f64(c, "confidence", 0.95)
-}
 
 #[derive(Debug, Serialize)]
 struct WilsonOut {

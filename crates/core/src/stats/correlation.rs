@@ -1,8 +1,8 @@
 //! Dataset-level correlations (§1–§5): Pearson, Spearman, Kendall τ-a/b/c with p-values,
 //! τ₂₃ / acc₂₃ with ε-ties, and WMT's Kendall-like τ. All O(n log n).
 
+use super::basics::{Score, Undefined, is_positive, paired};
 use super::rank::{Fenwick, Ranking, count_inversions, order_by_ranks};
-use super::{Score, Undefined, is_positive, paired};
 use statrs::function::beta::checked_beta_reg;
 use statrs::function::erf::erfc;
 

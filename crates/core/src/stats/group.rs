@@ -1,8 +1,8 @@
 //! Group (document) level aggregation (§6): one correlation per group, then averaged over the
 //! defined groups (`mean`) or with undefined groups counted as zero (`mean_nan_as_zero`).
 
+use super::basics::{Score, Undefined};
 use super::correlation::{AllCorrelations, correlate_all_clean};
-use super::{Score, Undefined};
 use std::collections::HashMap;
 use std::hash::Hash;
 

@@ -3,7 +3,7 @@
 //! check, and its L2-regularised variant.
 
 use super::agreement::{CohenWeights, cohen_kappa};
-use super::{Estimate, Undefined, is_positive};
+use super::basics::{Estimate, Undefined, is_positive};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 

@@ -5,7 +5,7 @@
 //! sharing a random-number generator; [`draw_boot_indices`] and [`draw_perm_masks`] make them
 //! from a seed with ChaCha8 (portable across native and wasm).
 
-use super::Undefined;
+use super::basics::Undefined;
 use super::correlation::{corrcoef, kendall_counts, pearson_r};
 use super::rank::Ranking;
 use rand_chacha::ChaCha8Rng;
@@ -121,7 +121,12 @@ pub(crate) struct Triples {
 
 impl Triples {
     /// Keep positions where all three are present; `groups` are per-item group indices.
-    pub fn new<S: super::Score>(h: &[S], a: &[S], b: &[S], groups: Option<&[usize]>) -> Triples {
+    pub fn new<S: super::basics::Score>(
+        h: &[S],
+        a: &[S],
+        b: &[S],
+        groups: Option<&[usize]>,
+    ) -> Triples {
         let mut t = Triples {
             h: Vec::new(),
             a: Vec::new(),
@@ -485,7 +490,7 @@ pub struct ResampleInput<'a, S> {
     pub groups: Option<&'a [usize]>,
 }
 
-impl<S: super::Score> ResampleInput<'_, S> {
+impl<S: super::basics::Score> ResampleInput<'_, S> {
     fn triples(&self, level: Level) -> Result<Triples, ResampleError> {
         if level == Level::Group && self.groups.is_none() {
             return Err(ResampleError::MissingGroups);
@@ -498,7 +503,7 @@ impl<S: super::Score> ResampleInput<'_, S> {
 /// Paired percentile bootstrap of `stat` for metrics A and B (§8) on explicit resamples:
 /// dataset level, positions among the used items; group level, positions among the groups
 /// that have used items (first-appearance order). Use [`draw_boot_indices`] for seeded draws.
-pub fn bootstrap<S: super::Score>(
+pub fn bootstrap<S: super::basics::Score>(
     input: &ResampleInput<'_, S>,
     stat: ResampleStat,
     level: Level,
@@ -509,7 +514,7 @@ pub fn bootstrap<S: super::Score>(
 }
 
 /// Paired permutation test of `stat` (§9) on explicit masks (`true` = swap that used item).
-pub fn permutation_test<S: super::Score>(
+pub fn permutation_test<S: super::basics::Score>(
     input: &ResampleInput<'_, S>,
     stat: ResampleStat,
     level: Level,

@@ -12,8 +12,8 @@
 //! whose p-value exceeds δ, and the threshold is the last one passed. Every candidate is
 //! reported with its n, errors and p (the coverage–agreement curve), not only those walked.
 
-use super::Undefined;
 use super::audit::{Proportion, wilson};
+use super::basics::Undefined;
 use statrs::function::beta::checked_beta_reg;
 
 /// Bad settings or inputs (the data are fine but the call is not).

@@ -5,8 +5,9 @@
 //! on the pair count. Shown beside the humans' agreement with each other, it makes visible a
 //! judge that agrees with itself less than people agree with each other.
 
+use super::agreement::{KrippendorffLevel, krippendorff_alpha};
 use super::audit::{AuditError, Proportion, wilson};
-use super::{Estimate, KrippendorffLevel, krippendorff_alpha};
+use super::basics::Estimate;
 
 /// A judge's agreement with itself.
 #[derive(Debug, Clone, PartialEq)]

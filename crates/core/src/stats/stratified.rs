@@ -12,8 +12,8 @@
 //!   fewer than 2 labels leaves the stratified estimate undefined, naming the stratum.
 //! * The planner's n is rounded up, and so is each stratum's n_k.
 
-use super::Undefined;
 use super::audit::{AuditError, MeanInterval, ppi_lambda, ppi_mean_at, z_for};
+use super::basics::Undefined;
 
 /// One stratum's data: labelled items (`y` human, `yhat` judge, paired) and the judge's
 /// values on the unlabelled items. `None` or NaN drops the value from its own list.
@@ -87,7 +87,7 @@ pub fn stratified_ppi(
                 right_len: s.yhat.len(),
             });
         }
-        let (y, yhat) = super::paired(&s.y, &s.yhat);
+        let (y, yhat) = super::basics::paired(&s.y, &s.yhat);
         let un = clean(&s.yhat_unlabeled);
         let w = if big_n == 0 { 0.0 } else { un.len() as f64 / big_n as f64 };
         let constant_judge = {

@@ -1,8 +1,8 @@
 //! Williams' (1959) test for two dependent correlations sharing the human variable (§7), as
 //! used by Graham & Baldwin (2014) and R `psych::r.test`, with df = n − 3.
 
+use super::basics::{Score, Undefined, is_positive};
 use super::correlation::pearson_clean;
-use super::{Score, Undefined, is_positive};
 use statrs::function::beta::checked_beta_reg;
 
 /// Result of Williams' test. `t` and the p-values are `None` when undefined.

@@ -7,7 +7,7 @@
 //! alike.
 
 use crate::report::{Cell, Column, format_value};
-use crate::stats::{MeanInterval, PpiMean, Undefined};
+use crate::stats::{AuditError, MeanInterval, PpiMean, Undefined};
 
 /// How many cells [`estimate_cells`] gives (and [`columns`] heads before the optional
 /// "All human labels").
@@ -32,13 +32,30 @@ pub fn columns(all_labels: Option<&str>) -> Vec<Column> {
     columns
 }
 
+/// Why a row has no corrected estimate of its own.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoEstimate {
+    /// The PPI estimate refused its input (its message says why): the cells are blank with it.
+    #[error(transparent)]
+    Refused(#[from] AuditError),
+    /// The row carries another estimate (the stratified PPI++ mean over the systems): the
+    /// per-system cells stay blank, with nothing to say.
+    #[error("")]
+    Elsewhere,
+}
+
 /// The [`ESTIMATE_CELLS`] cells of one estimate under [`columns`], keyed `{key}/judge_only`,
 /// `{key}/humans_only`, `{key}/ppi`, `{key}/ppipp` and `{key}/lambda`; blank with `why`
 /// when the estimate could not be made.
-pub fn estimate_cells(estimate: &Result<PpiMean, String>, confidence: f64, key: &str) -> Vec<Cell> {
+pub fn estimate_cells(
+    estimate: &Result<PpiMean, NoEstimate>,
+    confidence: f64,
+    key: &str,
+) -> Vec<Cell> {
     let e = match estimate {
         Ok(e) => e,
-        Err(why) => return (0..ESTIMATE_CELLS).map(|_| Cell::blank(why.clone())).collect(),
+        Err(why) => return (0..ESTIMATE_CELLS).map(|_| Cell::blank(why.to_string())).collect(),
     };
     let mut cells = vec![Cell::count(e.n), Cell::count(e.n_unlabeled)];
     for (what, m) in [

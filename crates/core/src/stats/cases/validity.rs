@@ -11,7 +11,9 @@
 //! `alt_test` case's annotators are tested and listed in the order of their ids; the test's
 //! result does not depend on the order.
 
-use super::{CaseError, Obj, bad, confidence, opt_f64, opt_usize, rating_matrix, scores};
+use super::read::{
+    CaseError, Obj, audit_bad, bad, confidence, opt_f64, opt_usize, rating_matrix, scores,
+};
 use crate::stats::{
     AltTestOptions, CascadeJudge, KrippendorffLevel, Scoring, StratumData, alpha_reason, alt_test,
     cascade, plan_labels, selective_trust, stability, stratified_ppi,
@@ -379,7 +381,7 @@ fn stratified_case(c: &Obj) -> Result<StratifiedOut, CaseError> {
             })
         })
         .collect::<Result<Vec<_>, CaseError>>()?;
-    let r = stratified_ppi(&strata, confidence(c)?).map_err(super::audit_bad)?;
+    let r = stratified_ppi(&strata, confidence(c)?).map_err(audit_bad)?;
     let plan = match c.get("half_width").filter(|v| !v.is_null()) {
         None => None,
         Some(_) => {
@@ -450,7 +452,7 @@ fn stability_case(c: &Obj) -> Result<StabilityOut, CaseError> {
     if !m.numeric && level != KrippendorffLevel::Nominal {
         return Err(bad("level", "labels have no order or distance: use nominal"));
     }
-    let s = stability(&m.ratings, level, confidence(c)?).map_err(super::audit_bad)?;
+    let s = stability(&m.ratings, level, confidence(c)?).map_err(audit_bad)?;
     Ok(StabilityOut {
         alpha: s.alpha.value,
         alpha_error: s.alpha.undefined.map(alpha_reason),

@@ -48,15 +48,19 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::bundle::{ExtraRater, dataset_hash};
+use crate::bundle::dataset_hash;
 use crate::data::{Dataset, join};
 use crate::study::coeval::Snapshot as CoEvalSnapshot;
 use crate::study::coeval::Study as CoEvalStudy;
 use crate::study::workbench::review::run_key_of;
+use crate::study::workbench::settings::ExtraRater;
 use crate::study::workbench::{JudgedRun, Study};
 
 /// The value of `kind`.
 pub const KIND: &str = "concord-exercise";
+/// What a student's submission file says it is (`submission::KIND`): named here so an
+/// exercise file's reader can tell a submission dropped in its place.
+pub const SUBMISSION_KIND: &str = "concord-submission";
 /// The newest version this build reads (and writes, when a task needs it: [`Task::since`]).
 pub const VERSION: u32 = 3;
 /// The name the reference ratings carry.
@@ -549,7 +553,7 @@ impl Exercise {
         let value: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
         let kind = value.get("kind").and_then(|s| s.as_str());
         if kind != Some(KIND) {
-            let hint = if kind == Some(super::submission::KIND) {
+            let hint = if kind == Some(SUBMISSION_KIND) {
                 "; it is a student's submission: drop it in the class view"
             } else if value.get("schema").and_then(|s| s.as_str()) == Some(crate::bundle::SCHEMA) {
                 "; it is a bundle: open it on the Data screen"

@@ -19,6 +19,7 @@
 pub mod class;
 pub mod file;
 pub mod markdown;
+pub mod merge;
 pub mod scrutiny;
 pub mod submission;
 

@@ -12,8 +12,8 @@ use crate::stats::KrippendorffLevel;
 use crate::study::coeval::tables::rates_table;
 use crate::study::coeval::{LLM, Study, StudyResults, annotations_of, merge_tables};
 
-use super::class::{Merged, Status};
 use super::file::Exercise;
+use super::merge::{Merged, Status};
 use super::submission::Submission;
 
 pub const CRITERIA_TABLE: &str = "class-coeval-criteria";

@@ -25,16 +25,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::ExtraRater;
 use crate::coeval::{AnnotatorFile, Log};
 use crate::run::Endpoint;
 use crate::study::workbench::review::{Reviews, Verdict, run_key_of};
+use crate::study::workbench::settings::ExtraRater;
 use crate::study::workbench::{JudgedRun, score_run};
 
 use super::file::Exercise;
 
 /// The value of `kind`.
-pub const KIND: &str = "concord-submission";
+pub const KIND: &str = super::file::SUBMISSION_KIND;
 /// The newest version this build reads; a submission with a review or a CoEval scrutiny is
 /// written as version 2, one without as version 1.
 pub const VERSION: u32 = 2;

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::meta::{EloOptions, WinRates};
 use crate::stats::EloParams;
 
+/// Confidence of the intervals beside the rates (accuracy, swap consistency, position bias).
+pub const RATE_CONFIDENCE: f64 = 0.95;
+
 /// Which win-rate convention the heatmap shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

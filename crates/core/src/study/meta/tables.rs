@@ -20,8 +20,7 @@ use crate::meta::{
 use crate::report::{Cell, Column, Row, Table};
 use crate::stats::{position_bias_interval, rate_interval};
 
-/// Confidence of the intervals beside the rates (accuracy, swap consistency, position bias).
-pub const RATE_CONFIDENCE: f64 = 0.95;
+pub use super::settings::RATE_CONFIDENCE;
 
 /// A rate's cell with its Wilson interval ([`rate_interval`]) when it has one.
 fn rate_cell(rate: Option<f64>, n: usize) -> Cell {

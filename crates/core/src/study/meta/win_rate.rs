@@ -15,7 +15,7 @@ use crate::data::PairLabel;
 use crate::judge::parse::Verdict;
 use crate::report::{Row, Table, count};
 use crate::stats::{self, PpiMean, ShuffledOrders};
-use crate::study::corrected;
+use crate::study::corrected::{self, NoEstimate};
 
 use super::files::JudgedPair;
 use super::settings::Settings;
@@ -72,7 +72,7 @@ pub struct WinRate {
     pub evaluator: String,
     /// The estimate, with PPI and PPI++ equal to the human-only rate when every pair is
     /// labelled ([`PpiMean::human_mean_when_all_labelled`]).
-    pub estimate: Result<PpiMean, String>,
+    pub estimate: Result<PpiMean, NoEstimate>,
     /// Some labels were hidden from the correction: the rate over every label and how many
     /// there are (`None` when none was hidden, or the file has no label).
     pub all_humans: Option<(f64, usize)>,
@@ -100,7 +100,7 @@ impl WinRate {
         }
         let estimate = stats::ppi_mean(&y, &yhat, &unlabeled, RATE_CONFIDENCE)
             .map(PpiMean::human_mean_when_all_labelled)
-            .map_err(|e| e.to_string());
+            .map_err(NoEstimate::Refused);
         let all_humans = (hidden && !every.is_empty())
             .then(|| (every.iter().sum::<f64>() / every.len() as f64, every.len()));
         WinRate { evaluator: evaluator.to_owned(), estimate, all_humans }

@@ -11,53 +11,13 @@
 //!   the mean probability of the chosen rating's token over the samples that carry
 //!   log-probabilities ([`crate::judge::aggregate::rating_probability`]).
 
-use serde::{Deserialize, Serialize};
-
-use super::ValidityError;
+use super::error::ValidityError;
+pub use super::settings::ConfidenceSource;
 use crate::data::annotations::majority;
 use crate::data::{Dataset, ScaleKind, join};
 use crate::judge::aggregate::{rating_probability, read_samples};
 use crate::stats::Scoring;
 use crate::study::workbench::JudgedRun;
-
-/// Where a judge's confidence comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum ConfidenceSource {
-    /// Samples when the run has two or more per item, else log-probabilities when it has them.
-    #[default]
-    Auto,
-    /// The share of the judge's samples that give its majority rating.
-    Samples,
-    /// The probability of the chosen rating's token.
-    Logprobs,
-}
-
-impl ConfidenceSource {
-    /// What the tables say.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ConfidenceSource::Auto => "automatic",
-            ConfidenceSource::Samples => "share of samples giving the majority rating",
-            ConfidenceSource::Logprobs => "probability of the chosen rating token",
-        }
-    }
-
-    /// `auto`, `samples`, `logprobs`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ConfidenceSource::Auto => "auto",
-            ConfidenceSource::Samples => "samples",
-            ConfidenceSource::Logprobs => "logprobs",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<ConfidenceSource> {
-        [ConfidenceSource::Auto, ConfidenceSource::Samples, ConfidenceSource::Logprobs]
-            .into_iter()
-            .find(|c| c.name() == name)
-    }
-}
 
 /// One attribute's raters: `values[r][i]` is rater `names[r]`'s rating of item `i`.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +79,10 @@ pub fn raters(dataset: &Dataset, attribute: &str) -> Result<Raters, ValidityErro
 /// submissions) among its items' raters, so the alt-test counts them as annotators. An added
 /// rater whose name already rates the attribute here is left out (the dataset's own ratings
 /// win); the items' aggregates are unchanged.
-pub fn with_added_raters(dataset: &Dataset, added: &[crate::bundle::ExtraRater]) -> Dataset {
+pub fn with_added_raters(
+    dataset: &Dataset,
+    added: &[crate::study::workbench::settings::ExtraRater],
+) -> Dataset {
     let mut out = dataset.clone();
     for rater in added {
         let Some(a) = dataset.attribute_index(&rater.attribute) else { continue };

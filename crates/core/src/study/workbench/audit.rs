@@ -23,8 +23,8 @@ use crate::stats::{
 
 use super::probe::{Variant, variant_of};
 use super::results::{ResultsTable, RunKind};
-use crate::bundle::Settings;
-use crate::study::corrected::{self, percent, undefined_note};
+use super::settings::Settings;
+use crate::study::corrected::{self, NoEstimate, percent, undefined_note};
 
 /// The judge-vs-judge table's id.
 pub const JUDGES_TABLE: &str = "audit-judges";
@@ -89,7 +89,7 @@ struct Corrected {
     attribute: usize,
     judge: usize,
     system: String,
-    estimate: Result<stats::PpiMean, String>,
+    estimate: Result<stats::PpiMean, NoEstimate>,
     /// The mean of every human label of the system, when the settings hid some of them.
     all_humans: Option<(f64, usize)>,
     /// The row of the stratified PPI++ mean over the systems (Fisch et al.; STATS_SPEC §16.3).
@@ -464,7 +464,7 @@ impl Audit {
                 }
             }
             let estimate = stats::ppi_mean(&y, &yhat, &unlabeled, self.settings.confidence)
-                .map_err(|e| e.to_string());
+                .map_err(NoEstimate::Refused);
             let all_humans = (self.subsampled && !all_humans.is_empty()).then(|| {
                 (all_humans.iter().sum::<f64>() / all_humans.len() as f64, all_humans.len())
             });
@@ -494,7 +494,7 @@ impl Audit {
                 attribute: a,
                 judge: m,
                 system: STRATIFIED_ROW.to_owned(),
-                estimate: Err(String::new()),
+                estimate: Err(NoEstimate::Elsewhere),
                 all_humans,
                 stratified: stats::stratified_ppi(&strata, self.settings.confidence).ok(),
             });

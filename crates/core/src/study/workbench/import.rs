@@ -122,8 +122,8 @@ pub struct AddedRaters {
 /// none of whose items `dataset` has is left out and named.
 pub fn add_raters(
     dataset: &Dataset,
-    raters: &mut Vec<crate::bundle::ExtraRater>,
-    incoming: Vec<crate::bundle::ExtraRater>,
+    raters: &mut Vec<super::settings::ExtraRater>,
+    incoming: Vec<super::settings::ExtraRater>,
     file: &str,
 ) -> AddedRaters {
     let mut out = AddedRaters::default();

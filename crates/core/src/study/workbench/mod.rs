@@ -35,17 +35,18 @@ pub mod results;
 pub mod review;
 pub mod revise;
 pub mod scores;
+pub mod settings;
 pub mod steps;
 pub mod study;
 
-pub use crate::bundle::{Bundle, BundleError, ExtraRater, Settings};
 pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
     Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN, JURY_MEDIAN,
     JudgedRun, RaterKind, ResultsTable, RunKind, Scored, Statistic, agreement, assemble,
-    bootstrap_interval, collect, combined, compute, ensemble_name, run_kind, score, score_run,
-    tabulate, with_ensembles, with_juries,
+    bootstrap_interval, collect, compute, ensemble_name, run_kind, score, score_run, tabulate,
+    with_ensembles, with_juries,
 };
+pub use settings::{ExtraRater, Settings, combined};
 pub use steps::{StepsError, StepsSource, WrittenSteps};
 pub use study::{
     GridSpec, Method, Study, default_study, default_template, grid, is_default_study, method,

@@ -14,9 +14,9 @@ use super::import::method_name;
 use super::results::{Granularity, JudgedRun, ResultsTable, Statistic, value};
 
 /// The repository the answers were released in.
-pub const REPOSITORY: &str = "d223302/A-Closer-Look-To-LLM-Evaluation";
+pub const REPOSITORY: &str = crate::data::presets::CHIANG_LEE_REPOSITORY;
 /// The commit every file is downloaded from (so a later push cannot change the demo).
-pub const COMMIT: &str = "90084422bb32e89f77109dce578d0bd1db3912c4";
+pub const COMMIT: &str = crate::data::presets::CHIANG_LEE_COMMIT;
 
 /// Table 4's columns: Chiang & Lee's file abbreviation and the dataset's attribute.
 pub const ATTRIBUTES: [(&str, &str); 4] = [
@@ -44,9 +44,6 @@ pub const TABLE_4: [[(f64, f64); 4]; 5] = [
     [(0.621, 0.512), (0.472, 0.425), (0.610, 0.509), (0.771, 0.663)],
     [(0.573, 0.470), (0.486, 0.416), (0.628, 0.524), (0.725, 0.693)],
 ];
-
-/// SHA-256 of `data/topical_chat.json` at [`COMMIT`].
-const DATASET_SHA256: &str = "92a716d98a8d759369b0f7290505c05426ff4cd518a946fbab042eaa1fecd543";
 
 /// SHA-256 of `results/topical_chat/gpt3.5_{attribute}_{mode}.json` at [`COMMIT`], rows in
 /// [`MODES`] order, columns in [`ATTRIBUTES`] order.
@@ -93,7 +90,7 @@ pub struct UnknownColumn(pub String);
 
 /// The Topical-Chat dataset the answers were made on (360 responses, human ratings).
 pub fn dataset_file() -> PinnedFile {
-    PinnedFile::github(REPOSITORY, COMMIT, "data/topical_chat.json", Digest::Sha256(DATASET_SHA256))
+    crate::data::presets::chiang_lee_topical_chat()
 }
 
 /// The five result files of one Table 4 column, in [`MODES`] order.

@@ -15,7 +15,7 @@ use super::results::{
     Statistic, bootstrap_interval, column_heading, value,
 };
 use super::scores::{Levels, Row};
-use crate::bundle::{ExtraRater, Settings};
+use super::settings::{ExtraRater, Settings};
 
 /// The results table's id: its export is `concord-results.<ext>`.
 pub const RESULTS_TABLE: &str = "concord-results";
@@ -791,7 +791,7 @@ pub fn pricing(endpoint: Option<&crate::run::Endpoint>, made_with: bool) -> Pric
 
 /// The Results screen's report of a bundle, as the app shows it right after opening it: its
 /// runs read, tabulated against its baseline, intervals when its settings say they are shown.
-pub fn bundle_report(bundle: &super::Bundle) -> Report {
+pub fn bundle_report(bundle: &crate::bundle::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
     let table = bundle_table(bundle);
     let intervals =
@@ -843,7 +843,7 @@ pub fn history_resampling(settings: &Settings) -> super::review::Resampling {
 
 /// The judge audit of a bundle as the Results screen's "Judge audit" panel shows it: its runs
 /// read and tabulated as [`bundle_report`] does, audited under its settings.
-pub fn bundle_audit(bundle: &super::Bundle) -> Report {
+pub fn bundle_audit(bundle: &crate::bundle::Bundle) -> Report {
     let dataset = &bundle.dataset.embedded;
     let table = judges_table(bundle);
     super::audit::Audit::new(dataset, &table, &bundle.settings).finish().report()
@@ -852,9 +852,10 @@ pub fn bundle_audit(bundle: &super::Bundle) -> Report {
 /// A bundle's runs read and tabulated against its baseline, with the juries when its settings
 /// show them and a `<method> + review` row per reviewed run: the table the Results screen
 /// shows after opening it.
-pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
+pub fn bundle_table(bundle: &crate::bundle::Bundle) -> ResultsTable {
     let dataset = &bundle.dataset.embedded;
-    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
+    let scored =
+        super::settings::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
     let scored = match bundle.review.as_ref().map(|r| r.merged()) {
         Some(Ok(merged)) => super::review::with_reviews(dataset, &scored, &merged.reviews),
         _ => scored,
@@ -864,8 +865,9 @@ pub fn bundle_table(bundle: &super::Bundle) -> ResultsTable {
 
 /// [`bundle_table`] without the reviewed rows: the judges alone, as the judge audit and the
 /// review panel read them.
-pub fn judges_table(bundle: &super::Bundle) -> ResultsTable {
+pub fn judges_table(bundle: &crate::bundle::Bundle) -> ResultsTable {
     let dataset = &bundle.dataset.embedded;
-    let scored = results::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
+    let scored =
+        super::settings::combined(&results::score(dataset, &bundle.runs), &bundle.settings);
     results::tabulate(dataset, &scored, bundle.settings.baseline.as_deref())
 }

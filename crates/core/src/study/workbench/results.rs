@@ -550,13 +550,6 @@ pub const JURY_MEAN: &str = "jury (mean)";
 /// The row name of the median jury.
 pub const JURY_MEDIAN: &str = "jury (median)";
 
-/// `scored` with the combinations `settings` asks for: its ensembles, then (when shown) the
-/// juries — of the judges only.
-pub fn combined(scored: &Scored, settings: &crate::bundle::Settings) -> Scored {
-    let with = with_ensembles(scored, &settings.ensembles);
-    if settings.juries { with_juries(&with) } else { with }
-}
-
 /// What an ensemble's row is called: `ensemble: rate-explain + analyze-rate`.
 const ENSEMBLE_PREFIX: &str = "ensemble: ";
 const ENSEMBLE_JOIN: &str = " + ";

@@ -978,65 +978,6 @@ pub const KEY_HELP: [(&str, &str); 6] = [
     ("u / Ctrl+Z", "undo the last decision (also after a reload)"),
 ];
 
-/// What a bundle carries of the review: every reviewer's file (the reviewer working in the
-/// browser that wrote it last, so their decisions win the merge) and the walk's order and
-/// seed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ReviewSnapshot {
-    /// The reviewer working in the browser that wrote the bundle.
-    #[serde(default)]
-    pub reviewer: String,
-    #[serde(default)]
-    pub order: Order,
-    #[serde(default)]
-    pub seed: u64,
-    pub files: Vec<ReviewerFile>,
-    /// The revision / held-out split, drawn once ([`super::revise::split`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub split: Option<super::revise::Split>,
-    /// The meta-prompt's template as the user left it, when edited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meta_template: Option<String>,
-    /// Every revision made, in order, with its prompts and raw answers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub revisions: Vec<super::revise::Revision>,
-}
-
-impl ReviewSnapshot {
-    /// The files merged, in order.
-    pub fn merged(&self) -> Result<Merged, (usize, ReviewError)> {
-        merge(&self.files)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.iter().all(|f| f.events.is_empty())
-            && self.split.is_none()
-            && self.revisions.is_empty()
-    }
-
-    /// Every table the review panel shows for this snapshot over `table`: the corrections
-    /// (intervals drawn with `review`), the conflicts, the history of revisions (with
-    /// `history`). A snapshot whose files do not merge shows only its revisions.
-    pub fn tables(
-        &self,
-        dataset: &Dataset,
-        table: &super::ResultsTable,
-        review: Resampling,
-        history: Resampling,
-    ) -> Vec<Table> {
-        let mut out = match self.merged() {
-            Ok(merged) => review_tables(dataset, table, &merged, review),
-            Err(_) => Vec::new(),
-        };
-        let done =
-            super::revise::outcomes(dataset, table, self.split.as_ref(), &self.revisions, history);
-        if !done.is_empty() {
-            out.push(super::revise::history_table(&done, history.confidence));
-        }
-        out
-    }
-}
-
 /// What a reviewed run's row on the Results table is called: `<method> + review`.
 pub const REVIEW_SUFFIX: &str = " + review";
 

@@ -18,7 +18,11 @@ use crate::judge::template::{Part, PartKind, PromptTemplate};
 use crate::report::{Cell, Column, Row as TableRow, Table};
 use crate::stats;
 
-use super::review::{Resampling, ReviewItem, Reviews, Verdict, format_rating};
+use super::results::ResultsTable;
+use super::review::{
+    Merged, Order, Resampling, ReviewError, ReviewItem, ReviewerFile, Reviews, Verdict,
+    format_rating,
+};
 
 /// The history table's id: its export is `concord-revisions.<ext>`.
 pub const HISTORY_TABLE: &str = "concord-revisions";
@@ -631,4 +635,62 @@ pub fn history_json(revisions: &[(Revision, HeldOut)]) -> String {
         })
         .collect();
     serde_json::to_string_pretty(&entries).unwrap_or_default()
+}
+
+/// What a bundle carries of the review: every reviewer's file (the reviewer working in the
+/// browser that wrote it last, so their decisions win the merge) and the walk's order and
+/// seed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReviewSnapshot {
+    /// The reviewer working in the browser that wrote the bundle.
+    #[serde(default)]
+    pub reviewer: String,
+    #[serde(default)]
+    pub order: Order,
+    #[serde(default)]
+    pub seed: u64,
+    pub files: Vec<ReviewerFile>,
+    /// The revision / held-out split, drawn once ([`split`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+    /// The meta-prompt's template as the user left it, when edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_template: Option<String>,
+    /// Every revision made, in order, with its prompts and raw answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<Revision>,
+}
+
+impl ReviewSnapshot {
+    /// The files merged, in order.
+    pub fn merged(&self) -> Result<Merged, (usize, ReviewError)> {
+        super::review::merge(&self.files)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.iter().all(|f| f.events.is_empty())
+            && self.split.is_none()
+            && self.revisions.is_empty()
+    }
+
+    /// Every table the review panel shows for this snapshot over `table`: the corrections
+    /// (intervals drawn with `review`), the conflicts, the history of revisions (with
+    /// `history`). A snapshot whose files do not merge shows only its revisions.
+    pub fn tables(
+        &self,
+        dataset: &Dataset,
+        table: &ResultsTable,
+        review: Resampling,
+        history: Resampling,
+    ) -> Vec<Table> {
+        let mut out = match self.merged() {
+            Ok(merged) => super::review::review_tables(dataset, table, &merged, review),
+            Err(_) => Vec::new(),
+        };
+        let done = outcomes(dataset, table, self.split.as_ref(), &self.revisions, history);
+        if !done.is_empty() {
+            out.push(history_table(&done, history.confidence));
+        }
+        out
+    }
 }

@@ -9,55 +9,16 @@
 //! [`AutoCot`] protocol's, always sample 0 with the provider's defaults), the endpoint it went
 //! to (never a key) and the raw answer, beside the text as the user edited it.
 
-use serde::{Deserialize, Serialize};
-
-use crate::bundle::EndpointEntry;
 use crate::data::Dataset;
 use crate::judge::ChatRequest;
 use crate::judge::builtin::{OutputMode, builtin};
 use crate::judge::protocol::{AutoCot, Protocol, Sampling};
 use crate::judge::template::PartKind;
+use crate::run::EndpointEntry;
 
 use super::study::{Study, benchmark_for};
 
-/// Where an attribute's evaluation steps come from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum StepsSource {
-    /// G-Eval's released steps for the built-in prompt of this attribute (SummEval- and
-    /// Topical-Chat-like datasets only), byte for byte.
-    Released,
-    /// Steps the judge wrote from the task and criteria.
-    Judge(Box<WrittenSteps>),
-    /// The user's own steps.
-    Own { text: String },
-}
-
-impl StepsSource {
-    /// The source's name as the Judge screen shows it.
-    pub fn label(&self) -> &'static str {
-        match self {
-            StepsSource::Released => "G-Eval's released steps",
-            StepsSource::Judge(_) => "written by the judge",
-            StepsSource::Own { .. } => "my own steps",
-        }
-    }
-}
-
-/// Evaluation steps an LLM wrote (G-Eval's auto-CoT), with what made them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WrittenSteps {
-    /// Where the request went: provider, base URL (without user info or query) and model.
-    pub endpoint: EndpointEntry,
-    /// The method whose task and criteria were asked about.
-    pub method: String,
-    /// The request, as sent (its cache key is sample 0 of it at `endpoint`).
-    pub request: ChatRequest,
-    /// The judge's answer, as received.
-    pub answer: String,
-    /// The steps every "+cot" method uses: the answer, trimmed, as the user edited it.
-    pub steps: String,
-}
+pub use super::study::{StepsSource, WrittenSteps};
 
 /// Why evaluation steps cannot be asked for or used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -215,7 +176,7 @@ pub fn current_steps(study: &Study, attribute: &str) -> Option<String> {
 
 /// Whether the method's template for `attribute` lacks evaluation steps although the method
 /// uses auto-CoT (such a prompt is not run).
-pub fn missing_steps(method: &super::Method, attribute: &str) -> bool {
+pub fn missing_steps(method: &super::study::Method, attribute: &str) -> bool {
     method.auto_cot
         && method
             .template(attribute)

@@ -10,12 +10,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, RatingItem, Scale};
+use crate::judge::ChatRequest;
 use crate::judge::aggregate::WeightFallback;
 use crate::judge::builtin::{Benchmark, OutputMode, builtin};
 use crate::judge::parse::Policy;
 use crate::judge::protocol::Sampling;
 use crate::judge::template::{Part, PartKind, Persona, PromptTemplate};
-use crate::run::provider::{Capabilities, REASONING_DEFAULT_MAX_TOKENS, REASONING_MIN_MAX_TOKENS};
+use crate::run::provider::{
+    Capabilities, EndpointEntry, REASONING_DEFAULT_MAX_TOKENS, REASONING_MIN_MAX_TOKENS,
+};
 
 /// One judging configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,7 +61,7 @@ pub struct Study {
     /// Where each attribute's auto-CoT evaluation steps come from (see [`super::steps`]);
     /// absent in studies saved before it existed, whose templates carry their steps as written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub steps: BTreeMap<String, super::steps::StepsSource>,
+    pub steps: BTreeMap<String, StepsSource>,
     /// Made by [`default_study`] and not yet the user's: the first methods added replace its
     /// method. Cleared when methods are added (see [`is_default_study`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -550,4 +553,43 @@ mod sampling_fields_tests {
                 .contains("outside what Anthropic accepts (0 to 1)")
         );
     }
+}
+
+/// Where an attribute's evaluation steps come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StepsSource {
+    /// G-Eval's released steps for the built-in prompt of this attribute (SummEval- and
+    /// Topical-Chat-like datasets only), byte for byte.
+    Released,
+    /// Steps the judge wrote from the task and criteria.
+    Judge(Box<WrittenSteps>),
+    /// The user's own steps.
+    Own { text: String },
+}
+
+impl StepsSource {
+    /// The source's name as the Judge screen shows it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            StepsSource::Released => "G-Eval's released steps",
+            StepsSource::Judge(_) => "written by the judge",
+            StepsSource::Own { .. } => "my own steps",
+        }
+    }
+}
+
+/// Evaluation steps an LLM wrote (G-Eval's auto-CoT), with what made them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WrittenSteps {
+    /// Where the request went: provider, base URL (without user info or query) and model.
+    pub endpoint: EndpointEntry,
+    /// The method whose task and criteria were asked about.
+    pub method: String,
+    /// The request, as sent (its cache key is sample 0 of it at `endpoint`).
+    pub request: ChatRequest,
+    /// The judge's answer, as received.
+    pub answer: String,
+    /// The steps every "+cot" method uses: the answer, trimmed, as the user edited it.
+    pub steps: String,
 }

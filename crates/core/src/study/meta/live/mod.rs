@@ -233,7 +233,7 @@ fn order_probe(
     };
     let forward: Vec<Option<Label>> = original.iter().map(label).collect();
     let backward: Vec<Option<Label>> = swapped.iter().map(label).collect();
-    crate::stats::flip_rate(&forward, &backward, super::tables::RATE_CONFIDENCE).ok()
+    crate::stats::flip_rate(&forward, &backward, super::settings::RATE_CONFIDENCE).ok()
 }
 
 impl PairwiseRun {

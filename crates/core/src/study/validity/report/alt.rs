@@ -1,12 +1,13 @@
 //! The alternative annotator test's tables: the summary (one row per judge run, with the
 //! judges of an attribute ranked by ρ) and one per-annotator table per run.
 
-use super::{ALT_TEST_TABLE, Reads, annotator_table_id, row_label, yes_no};
+use super::common::{ALT_TEST_TABLE, Reads, annotator_table_id, row_label, yes_no};
 use crate::data::Dataset;
 use crate::report::{Cell, Column, Report, Row, Table};
 use crate::stats::{self, AltTest};
+use crate::study::validity::error::ValidityError;
 use crate::study::validity::inputs::{Raters, judge_items, raters};
-use crate::study::validity::{Settings, ValidityError};
+use crate::study::validity::settings::Settings;
 use crate::study::workbench::JudgedRun;
 
 /// Fewer instances per annotator or annotators than this make the alt-test meaningless.

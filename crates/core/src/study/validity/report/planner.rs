@@ -2,12 +2,12 @@
 //! prediction-powered estimate needs for a chosen interval half-width, with the judge and
 //! without, allocated to the strata (Neyman), and the corrected estimate itself.
 
-use super::{PLANNER_TABLE, Reads, row_label};
+use super::common::{PLANNER_TABLE, Reads, row_label};
 use crate::data::Dataset;
 use crate::report::{Cell, Column, Report, Row, Table};
 use crate::stats::{self, StratumData, plan_labels, stratified_ppi};
 use crate::study::validity::inputs::{JudgeItems, Raters};
-use crate::study::validity::{Settings, StrataBy};
+use crate::study::validity::settings::{Settings, StrataBy};
 use crate::study::workbench::JudgedRun;
 
 /// Which items keep their human label in the pilot: all rated ones, or `settings.pilot` of

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use super::{Reads, STABILITY_TABLE, categorical, row_label};
+use super::common::{Reads, STABILITY_TABLE, categorical, row_label};
 use crate::data::Dataset;
 use crate::report::{Cell, Column, Report, Row, Table};
 use crate::stats::{self, KrippendorffLevel, krippendorff_alpha};
-use crate::study::validity::Settings;
+use crate::study::validity::settings::Settings;
 use crate::study::workbench::JudgedRun;
 
 /// The stability part, filled a run at a time.

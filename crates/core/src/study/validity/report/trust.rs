@@ -2,13 +2,14 @@
 //! of each attribute's judges, both calibrated on one half of the rated items and checked on
 //! the other.
 
-use super::{CASCADE_TABLE, JudgeCost, Reads, TRUST_TABLE, curve_figure_id, row_label};
+use super::common::{CASCADE_TABLE, JudgeCost, Reads, TRUST_TABLE, curve_figure_id, row_label};
 use crate::data::Dataset;
 use crate::report::figure::Scatter;
 use crate::report::{Cell, Column, Figure, Report, Row, Table};
 use crate::stats::{self, CascadeJudge, SelectiveTrust, selective_trust};
+use crate::study::validity::error::ValidityError;
 use crate::study::validity::inputs::{JudgeItems, Raters};
-use crate::study::validity::{Settings, ValidityError};
+use crate::study::validity::settings::Settings;
 use crate::study::workbench::JudgedRun;
 use crate::study::workbench::revise::{Split, split};
 

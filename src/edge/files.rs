@@ -1,4 +1,5 @@
-//! The browser edge: reading files the user picks or drops.
+//! Reading the files the user picks or drops (the browser edge: a read failure arrives as the
+//! browser's text).
 
 use js_sys::Uint8Array;
 use wasm_bindgen_futures::JsFuture;
