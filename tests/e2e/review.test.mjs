@@ -106,7 +106,9 @@ test('a reviewer corrects the judge with the keyboard, reloads midway and sees t
     assert.equal(methods[1], `${methods[0]} + review`);
     const resultsShown = await results.exportTable('concord-results', 'CSV');
 
-    // The bundle carries the review; `concord report` prints the same tables.
+    // The bundle carries the review; `concord report` prints the same tables. The review's
+    // timer is stopped first, so the table and the bundle hold the same timer events.
+    await review.leave();
     const shown = await review.exportTable('CSV');
     const download = await results.exportBundle();
     const bundle = join(dir, 'bundle.json');

@@ -76,6 +76,13 @@ export class ReviewPage {
     const shown = Object.fromEntries(Object.keys(want).map((k) => [k, got[k]]));
     throw new Error(`the item under review shows ${JSON.stringify(shown)}, expected ${JSON.stringify(want)}`);
   }
+  /** Takes the focus out of the review (to the Results screen's Statistic control): the item's
+   * timer stops, and this waits until what it recorded is in IndexedDB, so exports made next
+   * all see the same events. */
+  async leave() {
+    await this.page.getByLabel('Statistic', { exact: true }).focus();
+    await this.waitSaved();
+  }
   /** Waits until every action made is in IndexedDB. */
   async waitSaved() {
     await this.page.waitForFunction(() => /^All [\d,]+ actions? saved/.test(document.querySelector('[data-testid="review-saved"]')?.innerText ?? ''));
