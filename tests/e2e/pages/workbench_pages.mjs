@@ -851,14 +851,14 @@ export async function reloadRestored(page) {
  */
 export function walkRoute(all, from) {
   const left = new Map(from.map((f) => [f, all.filter((s) => s !== f)]));
-  const todo = (s) => left.get(s)?.length ?? 0;
+  const remaining = (s) => left.get(s)?.length ?? 0;
   const route = [];
   let at = null;
   while ([...left.values()].some((l) => l.length > 0)) {
-    if (todo(at) === 0) {
-      at = [...left.keys()].sort((a, b) => todo(b) - todo(a))[0];
+    if (remaining(at) === 0) {
+      at = [...left.keys()].sort((a, b) => remaining(b) - remaining(a))[0];
     } else {
-      const next = left.get(at).sort((a, b) => todo(b) - todo(a));
+      const next = left.get(at).sort((a, b) => remaining(b) - remaining(a));
       at = next.shift();
     }
     route.push(at);
