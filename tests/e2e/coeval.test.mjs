@@ -243,12 +243,18 @@ test('repeated ideation shows recurring criteria; CoEval LLM runs pause, resume 
     await page.waitForTimeout(1500);
     assert.equal(await answered(), atPause, 'nothing is sent while paused');
     assert.ok(atPause < 6, `paused before the end (${atPause} answered)`);
+    // Slower answers from now on (the log kept), so Cancel below lands midway.
+    const slow = { latency_ms: 3000, reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } };
+    await fetch(`${MOCK_URL}/__mock/scenario`, { method: 'POST', body: JSON.stringify(slow) });
     await coeval.resumeLlm();
-    for (let i = 0; i < 50 && await answered() <= atPause; i += 1) await page.waitForTimeout(100);
+    for (let i = 0; i < 100 && await answered() <= atPause; i += 1) await page.waitForTimeout(100);
     assert.ok(await answered() > atPause, 'sending again after Resume');
-    // Cancel midway: what arrived is kept, and running again sends only the rest.
+    // Cancel midway: what arrived is kept, and running again sends only the rest. The mock
+    // holds its answers first, so the run is midway however slow the machine.
+    await fetch(`${MOCK_URL}/__mock/hold`, { method: 'POST' });
     await coeval.cancelLlm();
     await coeval.text(/Run cancelled\. Everything stored so far is kept/).waitFor();
+    await fetch(`${MOCK_URL}/__mock/release`, { method: 'POST' });
     const received = Number((await coeval.llmStatusText()).match(/^(\d+) evaluations? received/)?.[1]);
     assert.ok(received >= 1 && received < 6, `kept ${received} evaluations`);
     await scenario({ reply: { mode: 'canned', text: '1. Fine.\n\n2. Score: 3\n\n3. Evidence: "Story"' } });

@@ -125,7 +125,16 @@ export async function setVisibility(page, state) {
  * cannot stretch a wait. Resumes the clock at the end.
  */
 export async function expectTimerStopsWhileHidden(page, seconds) {
-  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100));
+  // A moment just ahead of the page's clock; on a loaded machine the clock may pass it before
+  // the pause lands ("Cannot fast-forward to the past"): then pick a later one.
+  for (let ahead = 100; ; ahead *= 4) {
+    try {
+      await page.clock.pauseAt(await page.evaluate((ms) => Date.now() + ms, ahead));
+      break;
+    } catch (e) {
+      if (!/fast-forward to the past/.test(e.message) || ahead > 10_000) throw e;
+    }
+  }
   await setVisibility(page, 'hidden');
   const hiddenAt = await seconds();
   await page.clock.runFor(3500);

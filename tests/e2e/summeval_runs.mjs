@@ -117,6 +117,24 @@ export async function recordJobsAndHeartbeat(page) {
 }
 
 /**
+ * Waits until every job posted to a worker since the heartbeat last started has its answer
+ * (`done` or `error`): a workspace save the page started on its own may still be running when
+ * the step a test waited for is done, the longer the more loaded the machine.
+ */
+export async function waitJobsAnswered(page, timeout = 120_000) {
+  await page.waitForFunction(() => {
+    const jobs = window.__jobs;
+    const since = jobs.slice(jobs.findLastIndex((j) => j.what === 'heartbeat') + 1);
+    const open = new Map();
+    for (const j of since) {
+      if (j.what === 'post') open.set(j.worker, (open.get(j.worker) ?? 0) + 1);
+      else if (j.what === 'done' || j.what === 'error') open.set(j.worker, (open.get(j.worker) ?? 0) - 1);
+    }
+    return [...open.values()].every((n) => n <= 0);
+  }, null, { timeout, polling: 100 });
+}
+
+/**
  * The jobs `op` started since the heartbeat last started, among `jobs` (what
  * [`recordJobsAndHeartbeat`] recorded): each one's request (`post`: bytes handed over,
  * heartbeat count) and its worker's answer (`done` or `error`, with the count then).

@@ -12,7 +12,7 @@ import { CONCORD_URL } from './browser.mjs';
 import { withApp } from './harness.mjs';
 import { VirtualTable } from './pages/virtual_table.mjs';
 import { missingShared } from './fixtures.mjs';
-import { SUMMEVAL, METHODS, summevalItems, synthesizeResults, recordJobsAndHeartbeat, jobsOf } from './summeval_runs.mjs';
+import { SUMMEVAL, METHODS, summevalItems, synthesizeResults, recordJobsAndHeartbeat, jobsOf, waitJobsAnswered } from './summeval_runs.mjs';
 
 /** 12 summaries rated by raters a and b, plus `length`, a number the guess takes for a rating. */
 function lettersCsv() {
@@ -173,6 +173,7 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
     await results.importBundle(bundlePath);
     await results.source.waitFor({ timeout: 120_000 });
     await results.waitRead();
+    await waitJobsAnswered(page);
     const jobs = await page.evaluate(() => { window.__heartbeatStop(); return window.__jobs; });
     console.log(`bundle of 1,600 × 4 × 4 × 20: ${(bytes / 1e6).toFixed(1)} MB`);
     assert.ok(bytes > 20e6, `a big bundle (${bytes} bytes)`);

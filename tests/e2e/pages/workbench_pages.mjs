@@ -5,8 +5,10 @@ import { downloadOf, tableExportButton } from './downloads.mjs';
 
 export class Tabs {
   constructor(page) { this.page = page; }
+  /** Opens a screen by its tab in the app's "Screens" tab list (a screen's own tabs, such as
+   * CoEval's Results, may share a name). */
   async open(name) {
-    await this.page.getByRole('tab', { name }).click();
+    await this.page.getByRole('tablist', { name: 'Screens' }).getByRole('tab', { name }).click();
   }
 }
 
