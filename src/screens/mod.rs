@@ -152,7 +152,7 @@ pub fn prefetch_when_idle() {
 async fn load_split(name: &str) {
     let _ = match name {
         "page_io" => {
-            crate::bundle::prefetch_io().await;
+            crate::persist::bundle::prefetch_io().await;
             return;
         }
         "screen_judge" => judge_view().await,

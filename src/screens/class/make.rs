@@ -20,8 +20,8 @@ use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundle::BundleTargets;
 use crate::components::download::save_text;
+use crate::persist::bundle::BundleTargets;
 use crate::state::{JudgeRuns, use_workspace};
 
 use super::state::use_class;

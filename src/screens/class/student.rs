@@ -16,10 +16,10 @@ use concord_core::study::workbench::review::{self, Reviews};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundle::BundleTargets;
 use crate::components::download::save_text;
 use crate::components::drop_zone::DropZone;
 use crate::components::table_view::TableView;
+use crate::persist::bundle::BundleTargets;
 use crate::screens::rate::state::{RateState, use_rate};
 use crate::screens::results::review::switch_reviewer;
 use crate::screens::results::state::{ReviewState, use_review};

@@ -22,7 +22,7 @@ use leptos::task::spawn_local;
 use crate::edge::http::{self, FetchError, HttpReply};
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{self, FrameBudget};
-use crate::runner::{self, Calls, RunControl};
+use crate::run::runner::{self, Calls, RunControl};
 use crate::state::OpenDataset;
 
 use super::state::{RunMode, RunView};
@@ -759,7 +759,7 @@ async fn flush_workspace(ctx: RunContext) {
     if let Some(t) = ctx.targets
         && t.saved.ready.get_untracked()
     {
-        crate::workspaces::flush(t, t.saved).await;
+        crate::persist::workspaces::flush(t, t.saved).await;
     }
 }
 

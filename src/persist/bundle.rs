@@ -71,7 +71,7 @@ pub struct BundleTargets {
     pub run: RunState,
     pub storage: Storage,
     /// The saved workspaces (a bundle opened from an address becomes a new one).
-    pub saved: crate::workspaces::Workspaces,
+    pub saved: crate::persist::workspaces::Workspaces,
 }
 
 impl BundleTargets {
@@ -236,7 +236,7 @@ pub(crate) struct Io {
     open: fn(BundleTargets, Uint8Array, String) -> Boxed<Result<(), BundleFailure>>,
     open_url: fn(BundleTargets, String) -> Boxed<()>,
     save: fn(BundleTargets, bool) -> Boxed<Result<Written, BundleFailure>>,
-    pub(crate) workspaces: crate::workspaces::Io,
+    pub(crate) workspaces: crate::persist::workspaces::Io,
 }
 
 #[cfg_attr(
@@ -249,7 +249,7 @@ pub(crate) fn workspace_io() -> Result<Io, WorkerError> {
         open: |t, bytes, source| Box::pin(open_here(t, bytes, source)),
         open_url: |t, url| Box::pin(open_url_here(t, url)),
         save: |t, with_coeval| Box::pin(save_here(t, with_coeval)),
-        workspaces: crate::workspaces::io(),
+        workspaces: crate::persist::workspaces::io(),
     })
 }
 
@@ -313,7 +313,7 @@ async fn open_url_here(t: BundleTargets, url: String) {
             let bytes = Uint8Array::from(bytes.as_slice());
             let (id, name) = (t.saved.id.get_untracked(), t.saved.name.get_untracked());
             t.results.bundle_source.set(before.clone());
-            crate::workspaces::fork(t, t.saved, url).await;
+            crate::persist::workspaces::fork(t, t.saved, url).await;
             t.results.bundle_source.set(Some(format!("{url} (loading…)")));
             let opened = open_here(t, bytes, url.to_owned()).await;
             if opened.is_err() {

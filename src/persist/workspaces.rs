@@ -2,7 +2,7 @@
 //! meta-evaluation workspace and the provider settings (never the key) are saved in this
 //! browser as they change and come back on reload.
 //!
-//! Each workspace is stored as its bundle ([`crate::bundle::save_bundle_with`], key-free by
+//! Each workspace is stored as its bundle ([`crate::persist::bundle::save_bundle_with`], key-free by
 //! design) in IndexedDB's `workspaces` store, as bytes; the list of workspaces, which one is
 //! open and what each carries beside its bundle ([`concord_core::workspace`]: provider
 //! settings, the Judge screen's study, where the runs came from) is the `workspaces` setting.
@@ -27,15 +27,15 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 use web_sys::HtmlInputElement;
 
-use crate::bundle::{
-    Boxed, BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with, workspace_io,
-};
 use crate::components::download::save_buffer;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time;
 use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
 use crate::edge::worker::protocol::call_split;
+use crate::persist::bundle::{
+    Boxed, BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with, workspace_io,
+};
 use crate::screens::run::state::ConnectionForm;
 use crate::state::{OpenDataset, example_source};
 
@@ -222,7 +222,7 @@ async fn restore_here(t: BundleTargets, w: Workspaces, store: Store, text: Strin
     }
 }
 
-/// What reads and writes saved workspaces (in the [`crate::bundle::Io`] chunk).
+/// What reads and writes saved workspaces (in the [`crate::persist::bundle::Io`] chunk).
 #[derive(Clone, Copy)]
 pub(crate) struct Io {
     restore: fn(BundleTargets, Workspaces, Store, String) -> Boxed<()>,
@@ -260,7 +260,7 @@ async fn open_saved(t: BundleTargets, store: &Store, entry: &Entry) -> Result<()
         .map_err(|e| damaged(e.to_string()))?
         .ok_or_else(|| WorkspaceError::Missing(entry.name.clone()))?;
     let bundle = bundle_wire::open(&entry.name, bytes).await.map_err(|e| damaged(e.to_string()))?;
-    crate::bundle::apply_bundle(t, bundle, &entry.name)
+    crate::persist::bundle::apply_bundle(t, bundle, &entry.name)
         .await
         .map_err(|e| damaged(e.to_string()))?;
     apply_extras(t, &entry.extras);
