@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::edge::store::Store;
+use crate::persist::Workspaces;
 use crate::persist::bundle::BundleTargets;
-use crate::persist::workspaces::Workspaces;
 use crate::screens::class::state::PendingExercise;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
@@ -40,8 +40,18 @@ pub fn App() -> impl IntoView {
     crate::screens::run::tasks::restore_remembered_key(run);
     crate::screens::run::tasks::restore_prices(run);
     crate::screens::run::check::restore_checks(run);
+    crate::screens::install_prefetch();
     let targets = BundleTargets::from_context();
     crate::persist::workspaces::autosave(targets, saved);
+    // Once the saved workspace is restored (or storage was too slow to wait for), the chunks
+    // are fetched while the browser is idle.
+    let prefetching = StoredValue::new(false);
+    Effect::new(move |_| {
+        if saved.ready.get() && !prefetching.get_value() {
+            prefetching.set_value(true);
+            crate::screens::prefetch_when_idle();
+        }
+    });
     // Storage opens in the background (if the browser refuses it, runs keep their results in
     // memory only, and the Run screen says so); then the saved workspace is restored, and
     // only then are the screens shown.
@@ -74,7 +84,7 @@ pub fn App() -> impl IntoView {
         // cannot send the key anywhere.
         let (link, problems) = crate::links::from_address();
         if let Some(url) = link.bundle.as_deref() {
-            crate::persist::bundle::open_bundle_url(targets, url).await;
+            crate::persist::workspaces::open_bundle_url(targets, url).await;
             // Saved before the address forgets the bundle: a reload at once must find it.
             if saved.ready.get_untracked() {
                 crate::persist::workspaces::flush(targets, saved).await;

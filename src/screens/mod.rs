@@ -14,6 +14,7 @@ pub mod coeval;
 pub mod data;
 pub mod judge;
 pub mod meta;
+pub mod prefetch;
 pub mod rate;
 pub mod results;
 pub mod run;
@@ -164,6 +165,12 @@ async fn load_split(name: &str) {
         "screen_class" => class_view().await,
         _ => return,
     };
+}
+
+/// Installs [`prefetch_rate`] and [`prefetch_results`] for the code below this module that
+/// asks for them ([`prefetch`]). Called once by the app at start-up.
+pub fn install_prefetch() {
+    prefetch::install(prefetch::Prefetch { rate: prefetch_rate, results: prefetch_results });
 }
 
 /// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after

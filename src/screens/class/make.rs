@@ -542,7 +542,7 @@ pub fn MakePanel() -> impl IntoView {
             </label>
             <details>
                 <summary>"Preview the instructions"</summary>
-                <div class="instructions" data-testid="instructions-preview">{move || super::instructions_view(&instructions.get())}</div>
+                <div class="instructions" data-testid="instructions-preview">{move || super::instructions::instructions_view(&instructions.get())}</div>
             </details>
             <div class="row">
                 <button type="button" class="primary" on:click=save>"Save the exercise"</button>

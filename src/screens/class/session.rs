@@ -128,9 +128,9 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
     class.exported.set(false);
     class.restored.set(true);
     // Rating (and reviewing) work offline from here on: their screens' chunks are fetched now.
-    crate::screens::prefetch_rate();
+    crate::screens::prefetch::rate();
     if reviewing {
-        crate::screens::prefetch_results();
+        crate::screens::prefetch::results();
     }
     save(t).await;
     Ok(())

@@ -259,7 +259,7 @@ pub fn StudentPanel() -> impl IntoView {
                         {(!unsupported.is_empty()).then(|| view! {
                             <p class="notice-line" role="status">{format!("This Concord cannot do these tasks yet: {}. Do the others.", unsupported.join("; "))}</p>
                         })}
-                        <div class="instructions" data-testid="exercise-instructions">{super::instructions_view(&ex.instructions)}</div>
+                        <div class="instructions" data-testid="exercise-instructions">{super::instructions::instructions_view(&ex.instructions)}</div>
                         {(!ex.attributes().is_empty() || ex.correct_judge().is_some()).then(|| view! {
                             <p class="muted">{if ex.attributes().is_empty() {
                                 format!("{} items{sample}.", ex.dataset.items)

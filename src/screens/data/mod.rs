@@ -5,6 +5,7 @@
 
 pub mod model;
 pub mod tasks;
+pub mod workspace_panel;
 
 use std::sync::Arc;
 
@@ -16,8 +17,8 @@ use leptos::prelude::*;
 
 use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
-use crate::persist::workspaces::WorkspacePanel;
 use crate::state::{DataSource, OpenDataset, example_source, use_workspace};
+use workspace_panel::WorkspacePanel;
 
 use model::{
     DraftRow, FileChoice, choose_files, draft_mapping, draft_rows, folder_name, preview_row,
@@ -140,7 +141,7 @@ fn LoadPanel() -> impl IntoView {
                         title="SmolLM2-135M, a tiny model served on a laptop, rated the built-in example: most of its answers cannot be read as ratings, which is what the parse-failure counts show."
                         on:click=move |_| {
                             leptos::task::spawn_local(async move {
-                                crate::persist::bundle::open_bundle_url(targets, DEMO_BUNDLE).await;
+                                crate::persist::workspaces::open_bundle_url(targets, DEMO_BUNDLE).await;
                             });
                         }>
                         "Open a tiny model's recorded run"

@@ -63,37 +63,6 @@ const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     (
         "concord-web",
         &[
-            "bundle",
-            "links",
-            "screens",
-            "screens::class",
-            "screens::class::make",
-            "screens::class::session",
-            "screens::class::student",
-            "screens::data",
-            "screens::data::tasks",
-            "screens::rate",
-            "screens::results",
-            "screens::results::cell",
-            "screens::results::import",
-            "screens::results::table",
-            "screens::run",
-            "screens::run::batch",
-            "screens::run::check",
-            "screens::run::tasks",
-            "workspaces",
-        ],
-        "the persistence reaches up: bundle.rs ↔ workspaces.rs (BundleTargets holds the \
-         Workspaces, opening a URL forks a workspace, a workspace applies its bundle), \
-         workspaces.rs → screens (mark_ready starts prefetch_when_idle), and the screens call \
-         both back (data, class, rate, results::import, run::tasks/batch); class/session.rs \
-         and make.rs/student.rs reach up to screens/ and class/mod.rs. Fix: src/persist/ \
-         (bundle I/O and workspaces as one layer below the screens, its Workspaces handle in a \
-         leaf module), the prefetch started by app.rs, class's shared items out of mod.rs",
-    ),
-    (
-        "concord-web",
-        &[
             "screens::coeval",
             "screens::coeval::criteria",
             "screens::coeval::exchange",
