@@ -23,7 +23,8 @@ use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time::{FrameBudget, yield_now};
 use crate::edge::worker::load_buffer_in_worker;
-use crate::run::runner::{self, CallSpec, Connection, RunControl};
+use crate::run::connection::Connection;
+use crate::run::runner::{self, CallSpec, RunControl};
 use crate::screens::run::state::LlmAccess;
 
 /// Every annotator's log of `task` in `store`, replayed; events that do not read or replay

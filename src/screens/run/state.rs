@@ -186,9 +186,9 @@ impl ConnectionForm {
     }
 
     /// The run engine's connection for this form.
-    pub fn connection(&self) -> crate::run::runner::Connection {
+    pub fn connection(&self) -> crate::run::connection::Connection {
         let endpoint = self.endpoint();
-        crate::run::runner::Connection {
+        crate::run::connection::Connection {
             caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
             price: self.price(),
             endpoint,

@@ -62,22 +62,6 @@ type AllowedCircle = (&'static str, &'static [&'static str], &'static str);
 const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     (
         "concord-web",
-        &[
-            "screens::coeval",
-            "screens::coeval::criteria",
-            "screens::coeval::exchange",
-            "screens::coeval::llm",
-            "screens::coeval::released",
-            "screens::coeval::results",
-            "screens::coeval::scrutiny",
-            "screens::coeval::setup",
-        ],
-        "screens/coeval/mod.rs defines what its panels use (context, shared views) and renders \
-         the panels: move those items into a leaf module (state.rs or a new common.rs) the \
-         panels import",
-    ),
-    (
-        "concord-web",
         &["screens::coeval::state", "screens::coeval::tasks"],
         "coeval/state.rs calls tasks.rs (loading, saving the study) and tasks.rs writes the \
          state: the state's methods that start tasks move to tasks.rs",
