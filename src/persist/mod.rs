@@ -20,21 +20,21 @@ pub struct Workspaces {
     /// What the last operation said (ok, text).
     pub message: RwSignal<Option<(bool, String)>>,
     /// Set while a workspace is being opened: its changes are not saved back.
-    pub(super) opening: StoredValue<bool>,
+    opening: StoredValue<bool>,
     /// The latest change's number: a pending save runs only if nothing changed since.
-    pub(super) generation: StoredValue<u64>,
+    generation: StoredValue<u64>,
     /// A save is running / another was asked for meanwhile.
-    pub(super) saving: StoredValue<bool>,
-    pub(super) again: StoredValue<bool>,
-    pub(super) saves: StoredValue<u64>,
+    saving: StoredValue<bool>,
+    again: StoredValue<bool>,
+    saves: StoredValue<u64>,
     /// The change number the last finished save carried: a save is pending while
     /// `generation` is past it.
-    pub(super) saved_generation: StoredValue<u64>,
+    saved_generation: StoredValue<u64>,
     /// What only a full save carries (the dataset, the runs, the released files) as the last
     /// finished save had it (`workspaces::heavy_signature`).
-    pub(super) saved_heavy: StoredValue<u64>,
+    saved_heavy: StoredValue<u64>,
     /// When the open workspace was last saved (`Entry::saved`): pending edits follow it.
-    pub(super) saved_at: StoredValue<String>,
+    saved_at: StoredValue<String>,
 }
 
 impl Workspaces {

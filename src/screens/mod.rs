@@ -88,7 +88,7 @@ pub fn prefetch_allowed() -> bool {
 }
 
 /// The split modules the idle prefetch loads, in this order (`wasm_split` module names: the
-/// first argument of the split points below and of `bundle.rs`'s): what the Data screen needs
+/// first argument of the split points below and of `persist/bundle.rs`'s): what the Data screen needs
 /// next (saving the workspace, opening bundles, loading a file), then every other screen in tab
 /// order.
 #[cfg(feature = "split")]
