@@ -4,15 +4,15 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::bundle::BundleTargets;
 use crate::edge::store::Store;
+use crate::persist::Workspaces;
+use crate::persist::bundle::BundleTargets;
 use crate::screens::class::state::PendingExercise;
 use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
 use crate::state::{JudgeRuns, Screen, Storage, Workspace};
-use crate::workspaces::Workspaces;
 
 /// The id of a screen's tab (what the panel is labelled by).
 fn tab_id(screen: Screen) -> String {
@@ -40,8 +40,18 @@ pub fn App() -> impl IntoView {
     crate::screens::run::tasks::restore_remembered_key(run);
     crate::screens::run::tasks::restore_prices(run);
     crate::screens::run::check::restore_checks(run);
+    crate::screens::install_prefetch();
     let targets = BundleTargets::from_context();
-    crate::workspaces::autosave(targets, saved);
+    crate::persist::workspaces::autosave(targets, saved);
+    // Once the saved workspace is restored (or storage was too slow to wait for), the chunks
+    // are fetched while the browser is idle.
+    let prefetching = StoredValue::new(false);
+    Effect::new(move |_| {
+        if saved.ready.get() && !prefetching.get_value() {
+            prefetching.set_value(true);
+            crate::screens::prefetch_when_idle();
+        }
+    });
     // Storage opens in the background (if the browser refuses it, runs keep their results in
     // memory only, and the Run screen says so); then the saved workspace is restored, and
     // only then are the screens shown.
@@ -68,18 +78,18 @@ pub fn App() -> impl IntoView {
         let (store, problem) = Store::open_or_memory().await;
         storage.store.set(Some(store));
         storage.problem.set(problem.map(|e| e.to_string()));
-        crate::workspaces::start(targets, saved).await;
+        crate::persist::workspaces::start(targets, saved).await;
         // `?bundle=URL` opens a bundle (a static demo page, a reviewer's link) as a new
         // workspace. A bundle is data only: it cannot change the provider settings, so it
         // cannot send the key anywhere.
         let (link, problems) = crate::links::from_address();
         if let Some(url) = link.bundle.as_deref() {
-            crate::bundle::open_bundle_url(targets, url).await;
+            crate::persist::workspaces::open_bundle_url(targets, url).await;
             // Saved before the address forgets the bundle: a reload at once must find it.
             if saved.ready.get_untracked() {
-                crate::workspaces::flush(targets, saved).await;
+                crate::persist::workspaces::flush(targets, saved).await;
             }
-            crate::workspaces::forget_bundle_param();
+            crate::persist::workspaces::forget_bundle_param();
         }
         // `?exercise=URL`: a student's exercise, fetched and opened by the Class screen (its
         // code is in that screen's chunk).
@@ -105,7 +115,7 @@ pub fn App() -> impl IntoView {
         // From now on a change of screen is the user's: its heading takes the focus.
         focus_from.set_value(Some(ws.screen.get_untracked()));
     });
-    leptos::task::spawn_local(crate::workspaces::start_deadline(storage, saved));
+    leptos::task::spawn_local(crate::persist::workspaces::start_deadline(storage, saved));
     view! {
         <header class="app-header">
             <h1>"Concord"</h1>

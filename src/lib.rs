@@ -5,14 +5,13 @@
 //! what they do to the browser goes through [`edge`] and [`browser`].
 
 pub mod app;
-pub mod bundle;
 pub mod components;
 pub mod edge;
 pub mod links;
-pub mod runner;
+pub mod persist;
+pub mod run;
 pub mod screens;
 pub mod state;
-pub mod workspaces;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

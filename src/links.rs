@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::bundle::BundleTargets;
 use crate::edge::js::property;
+use crate::persist::bundle::BundleTargets;
 use crate::state::Screen;
 
 /// The page address's query string (`?…`, or empty).

@@ -14,6 +14,7 @@ pub mod coeval;
 pub mod data;
 pub mod judge;
 pub mod meta;
+pub mod prefetch;
 pub mod rate;
 pub mod results;
 pub mod run;
@@ -87,7 +88,7 @@ pub fn prefetch_allowed() -> bool {
 }
 
 /// The split modules the idle prefetch loads, in this order (`wasm_split` module names: the
-/// first argument of the split points below and of `bundle.rs`'s): what the Data screen needs
+/// first argument of the split points below and of `persist/bundle.rs`'s): what the Data screen needs
 /// next (saving the workspace, opening bundles, loading a file), then every other screen in tab
 /// order.
 #[cfg(feature = "split")]
@@ -152,7 +153,7 @@ pub fn prefetch_when_idle() {
 async fn load_split(name: &str) {
     let _ = match name {
         "page_io" => {
-            crate::bundle::prefetch_io().await;
+            crate::persist::bundle::prefetch_io().await;
             return;
         }
         "screen_judge" => judge_view().await,
@@ -164,6 +165,12 @@ async fn load_split(name: &str) {
         "screen_class" => class_view().await,
         _ => return,
     };
+}
+
+/// Installs [`prefetch_rate`] and [`prefetch_results`] for the code below this module that
+/// asks for them ([`prefetch`]). Called once by the app at start-up.
+pub fn install_prefetch() {
+    prefetch::install(prefetch::Prefetch { rate: prefetch_rate, results: prefetch_results });
 }
 
 /// Fetches the Rate screen's chunk ahead of its tab, so a student who goes offline after

@@ -83,7 +83,7 @@ fn every_check(args: &[String]) -> Result<(), String> {
 /// "first load". 350 KB when set (2026-11-26: 332.5 KB of wasm): code that only one screen
 /// needs belongs in that screen's chunk (`src/screens/mod.rs`), code that only the worker's
 /// jobs need in theirs (`src/edge/worker`), code that reads or writes saved workspaces and
-/// bundles in `page_io` (`src/bundle.rs`).
+/// bundles in `page_io` (`src/persist/bundle.rs`).
 const FIRST_LOAD_BUDGET_KB: u64 = 400;
 
 fn check_first_load(report: &build::BuildReport) -> Result<(), String> {

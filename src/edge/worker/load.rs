@@ -139,7 +139,7 @@ type Receiving = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Loade
 type Receive = fn(String, Uint8Array, Option<ColumnMapping>, Progress) -> Receiving;
 
 // The page's side of a load — the request, the worker's frames decoded into a `Loaded`, the
-// main-thread fallback — is in the page's I/O chunk (`page_io`, see `crate::bundle::Io`),
+// main-thread fallback — is in the page's I/O chunk (`page_io`, see `crate::persist::bundle::Io`),
 // fetched when the page first loads a file (or while it is idle): the first screen opens on
 // the example without it.
 #[cfg_attr(

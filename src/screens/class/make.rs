@@ -20,8 +20,8 @@ use concord_core::study::workbench::{ExtraRater, JudgedRun};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundle::BundleTargets;
 use crate::components::download::save_text;
+use crate::persist::bundle::BundleTargets;
 use crate::state::{JudgeRuns, use_workspace};
 
 use super::state::use_class;
@@ -542,7 +542,7 @@ pub fn MakePanel() -> impl IntoView {
             </label>
             <details>
                 <summary>"Preview the instructions"</summary>
-                <div class="instructions" data-testid="instructions-preview">{move || super::instructions_view(&instructions.get())}</div>
+                <div class="instructions" data-testid="instructions-preview">{move || super::instructions::instructions_view(&instructions.get())}</div>
             </details>
             <div class="row">
                 <button type="button" class="primary" on:click=save>"Save the exercise"</button>

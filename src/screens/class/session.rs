@@ -14,9 +14,9 @@ use concord_core::study::workbench::Settings;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::{BundleFailure, BundleTargets};
 use crate::edge::http::FetchError;
 use crate::edge::store::StoreName;
+use crate::persist::bundle::{BundleFailure, BundleTargets};
 
 use super::state::use_class;
 
@@ -103,7 +103,7 @@ pub async fn restore(t: BundleTargets) {
 pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(), OpenFailure> {
     let exercise = Exercise::from_json(text)
         .map_err(|error| OpenFailure::Exercise { file: source.to_owned(), error })?;
-    crate::workspaces::fork(t, t.saved, &exercise.title).await;
+    crate::persist::workspaces::fork(t, t.saved, &exercise.title).await;
     let created = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
     // A correct-judge task's run comes along: the Results screen's review works on it.
     // A run-judges task's study becomes the Judge screen's: the student runs its methods.
@@ -119,7 +119,8 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
     );
     // The study to scrutinise replaces this browser's CoEval study, with nobody's decisions.
     bundle.coeval = exercise.coeval.clone();
-    crate::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title)).await?;
+    crate::persist::bundle::apply_bundle(t, bundle, &format!("the exercise “{}”", exercise.title))
+        .await?;
     let reviewing = exercise.correct_judge().is_some();
     let class = use_class();
     class.exercise.set(Some(Arc::new(exercise)));
@@ -127,9 +128,9 @@ pub async fn open_text(t: BundleTargets, text: &str, source: &str) -> Result<(),
     class.exported.set(false);
     class.restored.set(true);
     // Rating (and reviewing) work offline from here on: their screens' chunks are fetched now.
-    crate::screens::prefetch_rate();
+    crate::screens::prefetch::rate();
     if reviewing {
-        crate::screens::prefetch_results();
+        crate::screens::prefetch::results();
     }
     save(t).await;
     Ok(())

@@ -16,10 +16,10 @@ use concord_core::study::workbench::review::{self, Reviews};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundle::BundleTargets;
 use crate::components::download::save_text;
 use crate::components::drop_zone::DropZone;
 use crate::components::table_view::TableView;
+use crate::persist::bundle::BundleTargets;
 use crate::screens::rate::state::{RateState, use_rate};
 use crate::screens::results::review::switch_reviewer;
 use crate::screens::results::state::{ReviewState, use_review};
@@ -259,7 +259,7 @@ pub fn StudentPanel() -> impl IntoView {
                         {(!unsupported.is_empty()).then(|| view! {
                             <p class="notice-line" role="status">{format!("This Concord cannot do these tasks yet: {}. Do the others.", unsupported.join("; "))}</p>
                         })}
-                        <div class="instructions" data-testid="exercise-instructions">{super::instructions_view(&ex.instructions)}</div>
+                        <div class="instructions" data-testid="exercise-instructions">{super::instructions::instructions_view(&ex.instructions)}</div>
                         {(!ex.attributes().is_empty() || ex.correct_judge().is_some()).then(|| view! {
                             <p class="muted">{if ex.attributes().is_empty() {
                                 format!("{} items{sample}.", ex.dataset.items)

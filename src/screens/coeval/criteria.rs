@@ -6,7 +6,7 @@ use concord_core::coeval::{Action, Event};
 use concord_core::study::coeval::{Stage1, numbered_by_themselves};
 use leptos::prelude::*;
 
-use super::{CoEvalTable, use_ctx};
+use super::common::{CoEvalTable, use_ctx};
 
 #[component]
 pub fn CriteriaPanel() -> impl IntoView {

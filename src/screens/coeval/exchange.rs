@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
+use super::common::{CoEvalTable, use_ctx};
 use super::state::CoEvalError;
-use super::{CoEvalTable, tasks, use_ctx};
+use super::tasks;
 use crate::components::download::save_text;
 
 #[component]

@@ -8,8 +8,9 @@ use concord_core::study::coeval::{recurrence_table, recurring_criteria};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::common::{CoEvalTable, use_ctx};
 use super::state::LlmRun;
-use super::{CoEvalTable, tasks, use_ctx};
+use super::tasks;
 use crate::screens::run::state::LlmAccess;
 
 /// The "LLM" panel: ideate criteria (once, or repeatedly to see which recur), evaluate

@@ -21,9 +21,12 @@
 //!   [`state::snapshot`] / [`state::apply_snapshot`].
 //! * [`tasks`] — its async work: restoring from storage, importing files, computing the
 //!   released-file view, the LLM runs.
+//! * [`common`] — what the panels share: the context ([`common::use_ctx`]) and the report's
+//!   tables and figures.
 //! * [`setup`], [`criteria`], [`scrutiny`], [`exchange`], [`results`], [`released`] — one
 //!   panel each, under the screen's own tabs; [`llm`] — the LLM run panel.
 
+pub mod common;
 pub mod criteria;
 pub mod exchange;
 pub mod llm;
@@ -34,21 +37,12 @@ pub mod setup;
 pub mod state;
 pub mod tasks;
 
-use std::sync::Arc;
-
-use concord_core::report::{Report, Table};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::components::figure_view::FigureView;
-use crate::components::table_view::TableView;
 use crate::screens::run::state::LlmAccess;
+pub use common::use_ctx;
 pub use state::{Ctx, Tab, apply_snapshot, snapshot};
-
-/// The screen's context (provided by [`CoEvalPage`]).
-pub fn use_ctx() -> Ctx {
-    expect_context::<Ctx>()
-}
 
 #[component]
 pub fn CoEvalPage() -> impl IntoView {
@@ -133,47 +127,5 @@ pub fn CoEvalPage() -> impl IntoView {
                 Tab::Released => view! { <released::ReleasedPanel/> }.into_any(),
             }
         }}
-    }
-}
-
-/// A table of the core's report with its export buttons; a failed save shows in the banner.
-#[component]
-pub fn CoEvalTable(
-    #[prop(into)] table: Arc<Table>,
-    #[prop(into)] testid: String,
-    #[prop(default = true)] exports: bool,
-    #[prop(default = true)] caption: bool,
-) -> impl IntoView {
-    let ctx = use_ctx();
-    let on_error = Callback::new(move |e: String| ctx.fail(e));
-    view! {
-        <TableView table=table testid=testid exports=exports caption=caption on_error=on_error/>
-    }
-}
-
-/// Every table of a report, each followed by the figure of the same id when there is one
-/// (its heatmap); `testid` names each table from its id.
-#[component]
-pub fn ReportView(report: Report, testid: fn(&str) -> String) -> impl IntoView {
-    let ctx = use_ctx();
-    let on_error = Callback::new(move |e: String| ctx.fail(e));
-    let Report { tables, figures } = report;
-    view! {
-        <div class="coeval-report">
-            {tables
-                .into_iter()
-                .map(|table| {
-                    let figure = figures.iter().find(|f| f.id == table.id).cloned();
-                    let id = testid(&table.id);
-                    view! {
-                        <CoEvalTable table=table testid=id/>
-                        {figure.map(|f| {
-                            let label = f.title().to_owned();
-                            view! { <FigureView figure=f label=label on_error=on_error/> }
-                        })}
-                    }
-                })
-                .collect_view()}
-        </div>
     }
 }

@@ -10,8 +10,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
+use super::common::{ReportView, use_ctx};
 use super::results::LevelSelect;
-use super::{ReportView, tasks, use_ctx};
+use super::tasks;
 use crate::components::download::save_text;
 
 /// The test id of a released table: `coeval-released-table6` → `released-table6`,

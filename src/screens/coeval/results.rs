@@ -9,7 +9,7 @@ use concord_core::study::coeval::KrippendorffLevel;
 use concord_core::study::coeval::StudyResults;
 use leptos::prelude::*;
 
-use super::{ReportView, use_ctx};
+use super::common::{ReportView, use_ctx};
 
 /// The level selector shared by the results and released-file panels.
 #[component]

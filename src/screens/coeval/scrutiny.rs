@@ -15,7 +15,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 
-use super::use_ctx;
+use super::common::use_ctx;
 use crate::edge::time::monotonic_ms;
 
 #[component]

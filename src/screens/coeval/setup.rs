@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use super::{Tab, use_ctx};
+use super::common::use_ctx;
+use super::state::Tab;
 use crate::edge::files::read_file;
 use crate::state::use_workspace;
 

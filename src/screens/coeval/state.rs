@@ -24,7 +24,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::edge::store::{Store, StoreError, StoreName, log_key};
-use crate::runner::RunControl;
+use crate::run::runner::RunControl;
 
 /// Settings key of the study.
 pub const STUDY_KEY: &str = "coeval/study";

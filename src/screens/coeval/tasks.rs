@@ -1,7 +1,7 @@
 //! The CoEval screen's async work: restoring the study, logs, cursor and imported files from
 //! IndexedDB; importing and forgetting annotator files; reading seed 004's released files
 //! (big ones in the loader's Web Worker) and computing their tables a task at a time; the
-//! LLM's ideation and instance evaluation through [`crate::runner`].
+//! LLM's ideation and instance evaluation through [`crate::run::runner`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -23,7 +23,8 @@ use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time::{FrameBudget, yield_now};
 use crate::edge::worker::load_buffer_in_worker;
-use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::run::connection::Connection;
+use crate::run::runner::{self, CallSpec, RunControl};
 use crate::screens::run::state::LlmAccess;
 
 /// Every annotator's log of `task` in `store`, replayed; events that do not read or replay

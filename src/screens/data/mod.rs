@@ -5,6 +5,7 @@
 
 pub mod model;
 pub mod tasks;
+pub mod workspace_panel;
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use leptos::prelude::*;
 use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
 use crate::state::{DataSource, OpenDataset, example_source, use_workspace};
-use crate::workspaces::WorkspacePanel;
+use workspace_panel::WorkspacePanel;
 
 use model::{
     DraftRow, FileChoice, choose_files, draft_mapping, draft_rows, folder_name, preview_row,
@@ -43,15 +44,19 @@ pub fn DataScreen() -> impl IntoView {
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
-    let targets = crate::bundle::BundleTargets::from_context();
+    let targets = crate::persist::bundle::BundleTargets::from_context();
     let url = RwSignal::new(String::new());
     let confirm_example = RwSignal::new(false);
     let open_example_apart = move |_| {
         confirm_example.set(false);
         leptos::task::spawn_local(async move {
-            crate::workspaces::fork(targets, targets.saved, concord_core::example::EXAMPLE_NAME)
-                .await;
-            crate::workspaces::reset_workbench(targets);
+            crate::persist::workspaces::fork(
+                targets,
+                targets.saved,
+                concord_core::example::EXAMPLE_NAME,
+            )
+            .await;
+            crate::persist::workspaces::reset_workbench(targets);
         });
     };
     let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
@@ -136,7 +141,7 @@ fn LoadPanel() -> impl IntoView {
                         title="SmolLM2-135M, a tiny model served on a laptop, rated the built-in example: most of its answers cannot be read as ratings, which is what the parse-failure counts show."
                         on:click=move |_| {
                             leptos::task::spawn_local(async move {
-                                crate::bundle::open_bundle_url(targets, DEMO_BUNDLE).await;
+                                crate::persist::workspaces::open_bundle_url(targets, DEMO_BUNDLE).await;
                             });
                         }>
                         "Open a tiny model's recorded run"

@@ -24,7 +24,7 @@ use super::model::folder_notice;
 use concord_core::study::workbench::import::imported_runs;
 use concord_core::study::workbench::{Granularity, JudgedRun, Statistic, paper};
 
-use crate::bundle::BundleTargets;
+use crate::persist::bundle::BundleTargets;
 use crate::state::{DataSource, Workspace};
 
 /// Why a dataset could not be opened.
@@ -173,8 +173,8 @@ pub fn open_paper(t: BundleTargets, attribute: String) {
             Err(e) => ws.load_error.set(Some(e.to_string())),
             Ok((source, dataset, runs)) => {
                 let name = format!("Chiang & Lee Table 4, {attribute}");
-                crate::workspaces::fork(t, t.saved, &name).await;
-                crate::workspaces::reset_workbench(t);
+                crate::persist::workspaces::fork(t, t.saved, &name).await;
+                crate::persist::workspaces::reset_workbench(t);
                 ws.source.set_value(Some(source));
                 ws.open_loaded(dataset);
                 let baseline = runs.first().map(|r| r.method.clone());
@@ -376,8 +376,8 @@ pub fn open_folder(
                     None => (Vec::new(), Vec::new()),
                 };
                 if !in_place {
-                    crate::workspaces::fork(t, t.saved, &name).await;
-                    crate::workspaces::reset_workbench(t);
+                    crate::persist::workspaces::fork(t, t.saved, &name).await;
+                    crate::persist::workspaces::reset_workbench(t);
                 }
                 ws.source.set_value(Some((hname.clone(), DataSource::File(human))));
                 ws.open_loaded(loaded);

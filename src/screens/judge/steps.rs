@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::state::use_judge;
-use crate::runner::{self, CallSpec, RunControl};
+use crate::run::runner::{self, CallSpec, RunControl};
 use crate::screens::run::state::LlmAccess;
 use crate::state::use_workspace;
 

@@ -20,7 +20,7 @@ use concord_core::study::meta::{
 };
 use leptos::prelude::*;
 
-use crate::runner::RunControl;
+use crate::run::runner::RunControl;
 
 /// The screen's signals (`Copy`, so closures take it freely).
 #[derive(Clone, Copy)]

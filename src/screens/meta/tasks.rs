@@ -36,7 +36,8 @@ use crate::edge::files::read_file;
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{FrameBudget, monotonic_ms, yield_now};
 use crate::edge::worker::load_in_worker;
-use crate::runner::{self, CallSpec, Connection, RunControl};
+use crate::run::connection::Connection;
+use crate::run::runner::{self, CallSpec, RunControl};
 use crate::screens::run::state::LlmAccess;
 
 /// Bytes hashed between two looks at the frame budget.

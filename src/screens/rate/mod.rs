@@ -16,9 +16,9 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::bundle::BundleTargets;
 use crate::edge::store::StoreName;
 use crate::edge::time::monotonic_ms;
+use crate::persist::bundle::BundleTargets;
 use crate::screens::class::state::{ClassState, use_class};
 use crate::state::{Screen, Storage, use_storage, use_workspace};
 

@@ -11,10 +11,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use crate::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
 use crate::components::download::save_buffer;
 use crate::edge::files::read_file;
 use crate::edge::time;
+use crate::persist::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
 use crate::screens::rate::state::use_rate;
 use crate::state::{use_runs, use_workspace};
 

@@ -553,7 +553,7 @@ pub async fn ask(
     use concord_core::run::{Finish, cache_key, sample_batches};
     use concord_core::study::workbench::plan::request;
 
-    use crate::runner::{self, CallSpec, RunControl};
+    use crate::run::runner::{self, CallSpec, RunControl};
 
     let mut form = access.connection.get_untracked();
     if let Some(model) = model.filter(|m| !m.trim().is_empty()) {

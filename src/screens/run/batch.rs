@@ -5,24 +5,25 @@
 //! response cache as interactive calls, cancelling, and the panel that lists them.
 //!
 //! What to send and how to read the answers is the core's ([`concord_core::run::batch`]);
-//! this module sends and stores.
+//! sending and storing is the batch service's ([`crate::run::batch`]); this module decides
+//! when and says what happened.
 
 use concord_core::report::count;
+use concord_core::run::ProviderId;
 use concord_core::run::batch::{
-    self, BatchApi, BatchError, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
+    self, BatchApi, BatchRecord, CollectedSummary, LineRef, batch_line, batch_price,
     failure_causes, fit_under_cap,
 };
-use concord_core::run::{Endpoint, HttpRequest, ProviderId};
 use concord_core::study::workbench::Study;
 use concord_core::study::workbench::probe::Variant;
 use concord_core::words;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::edge::http::{self, FetchError, HttpReply};
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{self, FrameBudget};
-use crate::runner::{self, Calls, RunControl};
+use crate::run::batch::{self as service, BatchCallError};
+use crate::run::runner::{self, Calls, RunControl};
 use crate::state::OpenDataset;
 
 use super::state::{RunMode, RunView};
@@ -32,18 +33,8 @@ use super::tasks::{
 
 /// How often pending batches are checked while the page is open.
 pub const POLL_MS: u32 = 30_000;
-/// Where batch records are kept in the `runs` store.
-const PREFIX: &str = "batch/";
-/// Time limit of a batch API call (an upload of a large file takes a while).
-const TIMEOUT_MS: u32 = 300_000;
-
 fn store_of(ctx: RunContext) -> Option<Store> {
     ctx.storage.store.get_untracked()
-}
-
-async fn save(store: &Store, record: &BatchRecord) -> bool {
-    let json = serde_json::to_string(record).unwrap_or_default();
-    store.put(StoreName::Runs, &record.store_key(), &json).await.is_ok()
 }
 
 fn note(ctx: RunContext, key: &str, text: impl Into<String>) {
@@ -62,57 +53,11 @@ fn put_record(ctx: RunContext, record: BatchRecord) {
     });
 }
 
-/// The endpoint a batch was made for.
-fn endpoint_of(record: &BatchRecord) -> Endpoint {
-    Endpoint {
-        provider: ProviderId::from_slug(&record.provider).unwrap_or(ProviderId::Custom),
-        base_url: record.base_url.clone(),
-        model: record.model.clone(),
-    }
-}
-
-/// The endpoint its answers are keyed to: the provider's own address when the base URL is a
-/// proxy for it.
-fn key_endpoint_of(record: &BatchRecord) -> Endpoint {
-    let mut endpoint = endpoint_of(record);
-    if record.proxy {
-        endpoint.base_url = endpoint.provider.preset().base_url.to_owned();
-    }
-    endpoint
-}
-
 /// The key for a batch's provider: the one in the form when it is for that provider.
 fn key_for(ctx: RunContext, record: &BatchRecord) -> Option<String> {
     let form = ctx.run.connection.get_untracked();
     let key = form.api_key.trim().to_owned();
     (form.provider.slug() == record.provider && !key.is_empty()).then_some(key)
-}
-
-/// A batch API call's failure in words (a network failure says what the provider needs).
-fn fetch_failure(api: BatchApi, e: &FetchError) -> String {
-    match e {
-        FetchError::Network(_) => format!("{e}. {}", api.cors_note()),
-        _ => e.to_string(),
-    }
-}
-
-/// Why a batch call (submit, check, collect, cancel) failed: said on the batch's line of the
-/// Batches panel or under the Run button.
-#[derive(Debug, Clone, thiserror::Error)]
-enum BatchCallError {
-    /// The request could not be built (the provider's address or the batch's id).
-    #[error("{0}")]
-    Build(concord_core::run::request::BuildError),
-    /// No answer from the provider.
-    #[error("{}", fetch_failure(*.api, .error))]
-    Fetch { api: BatchApi, error: FetchError },
-    /// The provider refused, or answered what cannot be read.
-    #[error("{}", batch_failure(.0))]
-    Provider(BatchError),
-    #[error("uploading the requests failed: {}", batch_failure(.0))]
-    Upload(BatchError),
-    #[error("Downloading the results failed: {what} (HTTP {status}): {message}")]
-    Download { what: String, status: u16, message: String },
 }
 
 /// Why a collected batch's answers are not on the Results table.
@@ -127,23 +72,6 @@ enum RefreshError {
     NotPlanned(String),
 }
 
-async fn send(api: BatchApi, req: &HttpRequest) -> Result<HttpReply, BatchCallError> {
-    // An upload gets time in proportion to its size (a 200 MB file takes a while).
-    let timeout = TIMEOUT_MS.max(batch::transfer_timeout_ms(req.body.len()));
-    http::send(req, timeout, None).await.map_err(|error| BatchCallError::Fetch { api, error })
-}
-
-fn batch_failure(e: &BatchError) -> String {
-    match e {
-        BatchError::Api(error) => {
-            let status =
-                if error.status == 0 { String::new() } else { format!(" (HTTP {})", error.status) };
-            format!("{}{status}: {}", error.what(), error.message)
-        }
-        other => other.to_string(),
-    }
-}
-
 /// Reads the batch records kept in this browser and checks the pending ones, then keeps
 /// checking every [`POLL_MS`] while any is pending. Called when the Run screen opens; runs once.
 pub fn start_watching(ctx: RunContext) {
@@ -153,14 +81,7 @@ pub fn start_watching(ctx: RunContext) {
     let Some(store) = store_of(ctx) else { return };
     ctx.run.watching.set_value(true);
     spawn_local(async move {
-        let mut records: Vec<BatchRecord> = store
-            .get_with_prefix(StoreName::Runs, PREFIX)
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(_, json)| serde_json::from_str(&json).ok())
-            .collect();
-        records.sort_by_key(|r| r.submitted_at);
+        let records = service::load_records(&store).await;
         ctx.run.batches.set(records);
         poll_loop(ctx).await;
     });
@@ -249,21 +170,10 @@ async fn check_inner(
     api_key: &str,
 ) -> Result<(), BatchCallError> {
     let key = record.store_key();
-    let endpoint = endpoint_of(&record);
+    let endpoint = service::endpoint_of(&record);
     if !record.state.phase.is_over() {
-        let req = batch::status_request(record.api, &endpoint, api_key, &record.state.id)
-            .map_err(BatchCallError::Build)?;
-        let reply = send(record.api, &req).await?;
-        let state = batch::parse_batch(
-            record.api,
-            reply.status,
-            &reply.headers,
-            &reply.body,
-            time::now_ms(),
-        )
-        .map_err(BatchCallError::Provider)?;
-        record.state = state;
-        save(store, &record).await;
+        record.state = service::status(record.api, &endpoint, api_key, &record.state.id).await?;
+        service::save(store, &record).await;
         put_record(ctx, record.clone());
         if !record.state.phase.is_over() {
             let c = record.state.counts;
@@ -283,26 +193,7 @@ async fn check_inner(
     }
     // Over: download the results, store every answer, then mark it collected.
     note(ctx, &key, "Collecting the answers…");
-    let mut files = Vec::new();
-    for req in batch::results_requests(record.api, &endpoint, api_key, &record.state)
-        .map_err(BatchCallError::Build)?
-    {
-        let reply = send(record.api, &req).await?;
-        if !reply.is_success() {
-            let error = concord_core::run::classify_error(
-                reply.status,
-                &reply.headers,
-                &reply.body,
-                time::now_ms(),
-            );
-            return Err(BatchCallError::Download {
-                what: error.what().to_string(),
-                status: reply.status,
-                message: error.message,
-            });
-        }
-        files.push(reply.body);
-    }
+    let files = service::download_results(&record, &endpoint, api_key).await?;
     let collected = batch::collect(record.api, &record.lines, &files, &record.state.phase);
     let memory = ctx.storage.memory.get_value();
     let stored = runner::store_answers(store, &memory, &collected.answers).await;
@@ -319,7 +210,7 @@ async fn check_inner(
             .map(|(p, words)| (p.name().to_owned(), words.clone()))
             .collect(),
     });
-    save(store, &record).await;
+    service::save(store, &record).await;
     put_record(ctx, record.clone());
     let mut said = format!("Collected at {}.", time::local_time(time::now_ms()));
     if let Err(n) = stored {
@@ -372,7 +263,7 @@ fn follow_up(ctx: RunContext) {
     if let Some(store) = store_of(ctx) {
         let r = record.clone();
         spawn_local(async move {
-            save(&store, &r).await;
+            service::save(&store, &r).await;
         });
     }
     put_record(ctx, record.clone());
@@ -405,7 +296,7 @@ async fn refresh_after(ctx: RunContext, record: &BatchRecord) -> Result<(), Refr
     if study.methods.is_empty() {
         return Err(RefreshError::NoMethods);
     }
-    let endpoint = key_endpoint_of(record);
+    let endpoint = service::key_endpoint_of(record);
     let probe = record.probe.as_deref().and_then(Variant::from_name);
     let planned = plan_run(
         ctx,
@@ -441,27 +332,14 @@ pub fn cancel(ctx: RunContext, key: String) {
         return;
     };
     spawn_local(async move {
-        let endpoint = endpoint_of(&record);
-        let result = async {
-            let req = batch::cancel_request(record.api, &endpoint, &api_key, &record.state.id)
-                .map_err(BatchCallError::Build)?;
-            let reply = send(record.api, &req).await?;
-            batch::parse_batch(
-                record.api,
-                reply.status,
-                &reply.headers,
-                &reply.body,
-                time::now_ms(),
-            )
-            .map_err(BatchCallError::Provider)
-        }
-        .await;
+        let endpoint = service::endpoint_of(&record);
+        let result = service::cancel(record.api, &endpoint, &api_key, &record.state.id).await;
         match result {
             Ok(state) => {
                 let mut record = record;
                 record.state = state;
                 if let Some(store) = store_of(ctx) {
-                    save(&store, &record).await;
+                    service::save(&store, &record).await;
                 }
                 put_record(ctx, record);
                 note(
@@ -667,7 +545,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
                     api.name()
                 ))
             });
-            match submit_one(api, &endpoint, &connection.api_key, &chunk).await {
+            match service::submit(api, &endpoint, &connection.api_key, &chunk).await {
                 Ok(state) => {
                     let record = BatchRecord {
                         api,
@@ -688,7 +566,7 @@ pub fn submit(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Option
                         proxy: form.proxy,
                     };
                     // Kept the moment the provider accepts it.
-                    let kept = save(&store, &record).await;
+                    let kept = service::save(&store, &record).await;
                     if !kept {
                         note(
                             ctx,
@@ -759,31 +637,8 @@ async fn flush_workspace(ctx: RunContext) {
     if let Some(t) = ctx.targets
         && t.saved.ready.get_untracked()
     {
-        crate::workspaces::flush(t, t.saved).await;
+        crate::persist::workspaces::flush(t, t.saved).await;
     }
-}
-
-/// Uploads (OpenAI) and creates one batch; the provider's description of it.
-async fn submit_one(
-    api: BatchApi,
-    endpoint: &Endpoint,
-    key: &str,
-    lines: &[batch::BatchLine],
-) -> Result<batch::BatchState, BatchCallError> {
-    let file_id = match api {
-        BatchApi::OpenAi => {
-            let req = batch::upload_request(endpoint, key, lines).map_err(BatchCallError::Build)?;
-            let reply = send(api, &req).await?;
-            batch::parse_upload(reply.status, &reply.headers, &reply.body, time::now_ms())
-                .map_err(BatchCallError::Upload)?
-        }
-        BatchApi::Anthropic => String::new(),
-    };
-    let req = batch::create_request(api, endpoint, key, &file_id, lines)
-        .map_err(BatchCallError::Build)?;
-    let reply = send(api, &req).await?;
-    batch::parse_batch(api, reply.status, &reply.headers, &reply.body, time::now_ms())
-        .map_err(BatchCallError::Provider)
 }
 
 /// A batch's state in words.

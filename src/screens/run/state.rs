@@ -12,7 +12,7 @@ use concord_core::study::workbench::probe::Variant;
 use leptos::prelude::*;
 
 use crate::edge::store::Store;
-use crate::runner::{Report, RunControl};
+use crate::run::runner::{Report, RunControl};
 
 /// The Run screen's state, provided as context (the meta-evaluation and CoEval screens read
 /// the connection too).
@@ -186,9 +186,9 @@ impl ConnectionForm {
     }
 
     /// The run engine's connection for this form.
-    pub fn connection(&self) -> crate::runner::Connection {
+    pub fn connection(&self) -> crate::run::connection::Connection {
         let endpoint = self.endpoint();
-        crate::runner::Connection {
+        crate::run::connection::Connection {
             caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
             price: self.price(),
             endpoint,

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time::{self, FrameBudget};
-use crate::runner::{self, Calls, RunControl};
+use crate::run::runner::{self, Calls, RunControl};
 use crate::screens::judge::state::JudgeState;
 use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
 
@@ -41,7 +41,7 @@ pub struct RunContext {
     /// Everything the saved workspace holds, to save it at once when a batch is submitted (a
     /// page closed right after must find the study its answers belong to). `None` outside the
     /// app (a component test).
-    pub targets: Option<crate::bundle::BundleTargets>,
+    pub targets: Option<crate::persist::bundle::BundleTargets>,
 }
 
 impl RunContext {
@@ -54,7 +54,7 @@ impl RunContext {
             storage: expect_context(),
             judge: expect_context(),
             targets: (|| {
-                Some(crate::bundle::BundleTargets {
+                Some(crate::persist::bundle::BundleTargets {
                     ws: use_context()?,
                     judge: use_context()?,
                     runs: use_context()?,
@@ -294,7 +294,7 @@ pub async fn refresh_results(
                 &plan,
                 at..end,
                 |k| mem.get(k).cloned(),
-                crate::runner::sample_info,
+                crate::run::runner::sample_info,
             );
         }
         budget.tick().await;

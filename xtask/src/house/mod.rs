@@ -2,6 +2,7 @@
 //! source (also a step of `cargo xtask test`):
 //!
 //! - no import circle among the modules of any crate (`graph`: what counts as an edge);
+//! - no import from a layer below into one above it ([`LAYERS`]: the app's services);
 //! - no `Result<_, String>` outside the browser edge (`src/edge/`) and the build tool;
 //! - no `.unwrap()` outside tests.
 //!
@@ -62,53 +63,6 @@ type AllowedCircle = (&'static str, &'static [&'static str], &'static str);
 const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     (
         "concord-web",
-        &[
-            "bundle",
-            "links",
-            "screens",
-            "screens::class",
-            "screens::class::make",
-            "screens::class::session",
-            "screens::class::student",
-            "screens::data",
-            "screens::data::tasks",
-            "screens::rate",
-            "screens::results",
-            "screens::results::cell",
-            "screens::results::import",
-            "screens::results::table",
-            "screens::run",
-            "screens::run::batch",
-            "screens::run::check",
-            "screens::run::tasks",
-            "workspaces",
-        ],
-        "the persistence reaches up: bundle.rs ↔ workspaces.rs (BundleTargets holds the \
-         Workspaces, opening a URL forks a workspace, a workspace applies its bundle), \
-         workspaces.rs → screens (mark_ready starts prefetch_when_idle), and the screens call \
-         both back (data, class, rate, results::import, run::tasks/batch); class/session.rs \
-         and make.rs/student.rs reach up to screens/ and class/mod.rs. Fix: src/persist/ \
-         (bundle I/O and workspaces as one layer below the screens, its Workspaces handle in a \
-         leaf module), the prefetch started by app.rs, class's shared items out of mod.rs",
-    ),
-    (
-        "concord-web",
-        &[
-            "screens::coeval",
-            "screens::coeval::criteria",
-            "screens::coeval::exchange",
-            "screens::coeval::llm",
-            "screens::coeval::released",
-            "screens::coeval::results",
-            "screens::coeval::scrutiny",
-            "screens::coeval::setup",
-        ],
-        "screens/coeval/mod.rs defines what its panels use (context, shared views) and renders \
-         the panels: move those items into a leaf module (state.rs or a new common.rs) the \
-         panels import",
-    ),
-    (
-        "concord-web",
         &["screens::coeval::state", "screens::coeval::tasks"],
         "coeval/state.rs calls tasks.rs (loading, saving the study) and tasks.rs writes the \
          state: the state's methods that start tasks move to tasks.rs",
@@ -122,6 +76,18 @@ const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     ),
 ];
 
+/// A layer below others: in crate `.0`, no module at or under `.1` imports a module at or
+/// under any of `.2`; `.3` says why.
+type Layer = (&'static str, &'static str, &'static [&'static str], &'static str);
+
+const LAYERS: &[Layer] = &[(
+    "concord-web",
+    "run",
+    &["app", "components", "links", "persist", "screens"],
+    "src/run/ is the service that carries LLM calls out for the screens: it is given what it \
+     needs (a Connection, a Store, a BatchRecord, the key) and reads no screen's state",
+)];
+
 /// Findings of a rule still allowed in a file: file, rule, how many, why and what removes them.
 /// More fails the check, and so do fewer (the count is lowered with the fix).
 type AllowedFindings = (&'static str, Rule, usize, &'static str);
@@ -131,7 +97,7 @@ const ALLOWED_FINDINGS: &[AllowedFindings] = &[];
 pub fn command(args: &[String]) -> Result<(), String> {
     crate::util::check_flags(args, &[], &["--allowed"])?;
     let root = crate::util::repo_root();
-    let report = check(&Disk(root), SCOPES, ALLOWED_CIRCLES, ALLOWED_FINDINGS)?;
+    let report = check(&Disk(root), SCOPES, LAYERS, ALLOWED_CIRCLES, ALLOWED_FINDINGS)?;
     print!("{}", report.summary);
     if crate::util::has_flag(args, "--allowed") {
         println!("\n{}", report.allowed.join("\n\n"));
@@ -153,6 +119,7 @@ struct Report {
 fn check(
     sources: &dyn Sources,
     scopes: &[Scope],
+    layers: &[Layer],
     allowed_circles: &[AllowedCircle],
     allowed_findings: &[AllowedFindings],
 ) -> Result<Report, String> {
@@ -189,6 +156,18 @@ fn check(
                 None => {
                     refused += 1;
                     problems.push(describe_circle(&krate, scope.name, circle, &edges));
+                }
+            }
+        }
+        for (_, lower, above, why) in layers.iter().filter(|l| l.0 == scope.name) {
+            for ((a, b), sites) in &edges {
+                let (from, to) = (name(*a), name(*b));
+                if within(&from, lower) && above.iter().any(|u| within(&to, u)) {
+                    problems.push(format!(
+                        "{from} → {to}  {}: an import up out of a lower layer ({why}); pass \
+                         what it needs as an argument or move the type down",
+                        sites_text(sites)
+                    ));
                 }
             }
         }
@@ -255,6 +234,11 @@ fn check(
         "Result<_, String> outside the browser edge and xtask: {string_errors}; .unwrap() outside tests: {unwraps}"
     );
     Ok(Report { summary, problems, allowed: allowed_now })
+}
+
+/// Whether `module` is `prefix` or one of its descendants.
+fn within(module: &str, prefix: &str) -> bool {
+    module == prefix || module.strip_prefix(prefix).is_some_and(|rest| rest.starts_with("::"))
 }
 
 fn rule_name(rule: Rule) -> &'static str {
@@ -340,7 +324,7 @@ mod tests {
     }
 
     fn run(files: &[(&str, &str)]) -> Report {
-        check(&fixture(files), APP, &[], &[]).unwrap()
+        check(&fixture(files), APP, &[], &[], &[]).unwrap()
     }
 
     #[test]
@@ -456,14 +440,14 @@ mod tests {
         ];
         let circles: &[AllowedCircle] = &[("app", &["a", "b"], "test")];
         let findings: &[AllowedFindings] = &[("src/b.rs", Rule::StringError, 1, "test")];
-        let report = check(&fixture(&files), APP, circles, findings).unwrap();
+        let report = check(&fixture(&files), APP, &[], circles, findings).unwrap();
         // The circle and b.rs's error are allowed; c.rs's is not.
         assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
         assert!(report.problems[0].contains("src/c.rs:1"));
         // Entries nothing needs any more fail the check.
         let stale_circles: &[AllowedCircle] = &[("app", &["a", "c"], "test")];
         let stale_findings: &[AllowedFindings] = &[("src/a.rs", Rule::StringError, 1, "test")];
-        let report = check(&fixture(&files), APP, stale_circles, stale_findings).unwrap();
+        let report = check(&fixture(&files), APP, &[], stale_circles, stale_findings).unwrap();
         let all = report.problems.join("\n");
         assert!(all.contains("the allowed circle of app among a, c is gone"), "{all}");
         assert!(all.contains("src/a.rs: 1 `Result<_, String>` allowed but none found"), "{all}");
@@ -471,10 +455,39 @@ mod tests {
     }
 
     #[test]
+    fn a_service_may_not_import_a_screen_but_a_screen_may_call_it() {
+        let files = [
+            ("src/lib.rs", "mod run;\nmod screens;\nmod runner2;\n"),
+            ("src/run/mod.rs", "pub mod batch;\n"),
+            ("src/run/batch.rs", "pub fn send(f: crate::screens::Form) {}\n"),
+            (
+                "src/screens/mod.rs",
+                "pub struct Form;\npub fn go() { crate::run::batch::send(Form); }\n",
+            ),
+            ("src/runner2.rs", "use crate::screens::Form;\n"),
+        ];
+        let layers: &[Layer] = &[("app", "run", &["screens"], "test")];
+        let report = check(&fixture(&files), APP, layers, &[], &[]).unwrap();
+        // batch → screens is refused (and makes a circle with screens → batch); `runner2`,
+        // whose name only starts like the layer's, is not in it.
+        let all = report.problems.join("\n");
+        assert!(all.contains("run::batch → screens  src/run/batch.rs:1: an import up"), "{all}");
+        assert!(!all.contains("runner2 → screens"), "{all}");
+        // Without the layer only the circle is found.
+        let report = check(&fixture(&files), APP, &[], &[], &[]).unwrap();
+        assert!(!report.problems.join("\n").contains("an import up"), "{:?}", report.problems);
+    }
+
+    #[test]
     fn the_repository_keeps_the_house_rules() {
-        let report =
-            check(&Disk(crate::util::repo_root()), SCOPES, ALLOWED_CIRCLES, ALLOWED_FINDINGS)
-                .unwrap();
+        let report = check(
+            &Disk(crate::util::repo_root()),
+            SCOPES,
+            LAYERS,
+            ALLOWED_CIRCLES,
+            ALLOWED_FINDINGS,
+        )
+        .unwrap();
         assert!(report.problems.is_empty(), "{}", report.problems.join("\n\n"));
     }
 }

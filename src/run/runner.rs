@@ -23,9 +23,9 @@ use concord_core::data::CallUsage;
 use concord_core::judge::ChatRequest;
 use concord_core::judge::aggregate::{ScoreToken, score_tokens};
 use concord_core::run::{
-    Action, ApiError, CallOptions, CallSize, Capabilities, Endpoint, FailureOutcome, Finish,
-    FinishReason, Job, JobId, ParseError, Price, Progress, SampleBatch, Scheduler, SchedulerConfig,
-    StopReason, build_chat, classify_error, parse_chat_response,
+    Action, ApiError, CallOptions, CallSize, Capabilities, FailureOutcome, Finish, FinishReason,
+    Job, JobId, ParseError, Progress, SampleBatch, Scheduler, SchedulerConfig, StopReason,
+    build_chat, classify_error, parse_chat_response,
 };
 use concord_core::study::workbench::results::{SampleInfo, call_usage};
 use futures::StreamExt;
@@ -39,32 +39,7 @@ use crate::edge::lifecycle;
 use crate::edge::store::{Store, StoreName};
 use crate::edge::time;
 
-/// Where calls go, with what key and limits. The key lives only in this value (memory).
-#[derive(Clone, PartialEq)]
-pub struct Connection {
-    pub endpoint: Endpoint,
-    pub api_key: String,
-    pub caps: Capabilities,
-    pub max_concurrency: u32,
-    pub requests_per_minute: Option<u32>,
-    pub spend_cap_usd: Option<f64>,
-    pub price: Option<Price>,
-    /// Per-request time limit.
-    pub timeout_ms: u32,
-    /// Prompts an earlier run of these calls found too long for the model: not sent again
-    /// (their calls fail at once), so a resumed run does not stop on them again.
-    pub known_overflow: std::collections::BTreeSet<String>,
-}
-
-impl std::fmt::Debug for Connection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never print the key, even in a debug dump.
-        f.debug_struct("Connection")
-            .field("endpoint", &self.endpoint)
-            .field("api_key", &if self.api_key.is_empty() { "(none)" } else { "(set)" })
-            .finish_non_exhaustive()
-    }
-}
+use super::connection::Connection;
 
 /// One HTTP call: samples `samples` of `request`, filling their cache keys. The request and
 /// the prompt's keys are shared (a run's plan holds them once, however many calls it has).

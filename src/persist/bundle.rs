@@ -30,7 +30,7 @@ use crate::screens::judge::state::JudgeState;
 use crate::screens::rate::state::RateState;
 use crate::screens::results::state::ResultsState;
 use crate::screens::run::state::RunState;
-use crate::state::{JudgeRuns, OpenDataset, Screen, Storage, Workspace};
+use crate::state::{JudgeRuns, OpenDataset, Storage, Workspace};
 
 /// Why a bundle could not be opened or written.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -71,7 +71,7 @@ pub struct BundleTargets {
     pub run: RunState,
     pub storage: Storage,
     /// The saved workspaces (a bundle opened from an address becomes a new one).
-    pub saved: crate::workspaces::Workspaces,
+    pub saved: super::Workspaces,
 }
 
 impl BundleTargets {
@@ -97,7 +97,7 @@ pub async fn apply_bundle(
     bundle: Bundle,
     source: &str,
 ) -> Result<(), BundleFailure> {
-    let io = call_split!(workspace_io)?;
+    let io = call_split!(bundle_io)?;
     (io.apply)(t, bundle, source.to_owned()).await
 }
 
@@ -222,10 +222,10 @@ pub(crate) type Boxed<T> = Pin<Box<dyn Future<Output = T>>>;
 /// A written bundle: its file name and its JSON.
 type Written = (String, js_sys::ArrayBuffer);
 
-/// What opens, shows and writes bundles and saved workspaces on the page: decoding a
-/// bundle's skeleton, replaying it into the screens, gathering it back, and the list of saved
-/// workspaces (all JSON). In the page's I/O chunk (`split_page_io.wasm`, with the page's side
-/// of a file load and the meta-evaluation and CoEval snapshots), fetched the first time a
+/// What opens, shows and writes bundles on the page: decoding a bundle's skeleton, replaying
+/// it into the screens, gathering it back (all JSON). In the page's I/O chunk
+/// (`split_page_io.wasm`, with the saved workspaces' [`super::workspaces`] `Io`, the page's
+/// side of a file load and the meta-evaluation and CoEval snapshots), fetched the first time a
 /// bundle or a saved workspace is opened, the workspace is saved or a file is loaded (and
 /// while the browser is idle): a first visit shows the Data screen without it. One module for
 /// all of these, not one each: every split point multiplies the shared chunks a screen
@@ -234,28 +234,24 @@ type Written = (String, js_sys::ArrayBuffer);
 pub(crate) struct Io {
     apply: fn(BundleTargets, Bundle, String) -> Boxed<Result<(), BundleFailure>>,
     open: fn(BundleTargets, Uint8Array, String) -> Boxed<Result<(), BundleFailure>>,
-    open_url: fn(BundleTargets, String) -> Boxed<()>,
     save: fn(BundleTargets, bool) -> Boxed<Result<Written, BundleFailure>>,
-    pub(crate) workspaces: crate::workspaces::Io,
 }
 
 #[cfg_attr(
     feature = "split",
     leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
-pub(crate) fn workspace_io() -> Result<Io, WorkerError> {
+pub(crate) fn bundle_io() -> Result<Io, WorkerError> {
     Ok(Io {
         apply: |t, bundle, source| Box::pin(apply_here(t, bundle, source)),
         open: |t, bytes, source| Box::pin(open_here(t, bytes, source)),
-        open_url: |t, url| Box::pin(open_url_here(t, url)),
         save: |t, with_coeval| Box::pin(save_here(t, with_coeval)),
-        workspaces: crate::workspaces::io(),
     })
 }
 
 /// Fetches the page's I/O chunk ahead of need (the idle prefetch).
 pub async fn prefetch_io() {
-    let _ = call_split!(workspace_io);
+    let _ = call_split!(bundle_io);
 }
 
 /// The app's store, or (before it opened, or when refused) a store in memory.
@@ -273,7 +269,7 @@ pub async fn open_bundle(
     bytes: Uint8Array,
     source: &str,
 ) -> Result<(), BundleFailure> {
-    let io = call_split!(workspace_io)?;
+    let io = call_split!(bundle_io)?;
     (io.open)(t, bytes, source.to_owned()).await
 }
 
@@ -286,50 +282,6 @@ async fn open_here(
         .await
         .map_err(|error| BundleFailure::Open { file: source.clone(), error })?;
     apply_here(t, bundle, source).await
-}
-
-/// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
-/// Results screen or saying what went wrong.
-/// It opens as a new workspace: the one that was open is saved and kept.
-pub async fn open_bundle_url(t: BundleTargets, url: &str) {
-    match call_split!(workspace_io) {
-        Ok(io) => (io.open_url)(t, url.to_owned()).await,
-        Err(e) => {
-            t.ws.screen.set(Screen::Results);
-            let e = BundleFailure::Open { file: url.to_owned(), error: e };
-            t.results.bundle_error.set(Some(e.to_string()));
-        }
-    }
-}
-
-async fn open_url_here(t: BundleTargets, url: String) {
-    let url = url.as_str();
-    t.ws.screen.set(Screen::Results);
-    let before = t.results.bundle_source.get_untracked();
-    t.results.bundle_source.set(Some(format!("{url} (loading…)")));
-    let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
-        Err(error) => Err(BundleFailure::Fetch { url: url.to_owned(), error }),
-        Ok(bytes) => {
-            let bytes = Uint8Array::from(bytes.as_slice());
-            let (id, name) = (t.saved.id.get_untracked(), t.saved.name.get_untracked());
-            t.results.bundle_source.set(before.clone());
-            crate::workspaces::fork(t, t.saved, url).await;
-            t.results.bundle_source.set(Some(format!("{url} (loading…)")));
-            let opened = open_here(t, bytes, url.to_owned()).await;
-            if opened.is_err() {
-                t.saved.id.set(id);
-                t.saved.name.set(name);
-            }
-            opened
-        }
-    };
-    if let Err(e) = outcome {
-        t.results.bundle_source.set(before);
-        t.results.bundle_error.set(Some(e.to_string()));
-    } else {
-        t.results.bundle_error.set(None);
-        t.results.bundle_url.set(Some(url.to_owned()));
-    }
 }
 
 /// Writes the bundle of what the workbench screens show: the page encodes its state a slice
@@ -345,7 +297,7 @@ pub async fn save_bundle_with(
     t: BundleTargets,
     with_coeval: bool,
 ) -> Result<(String, js_sys::ArrayBuffer), BundleFailure> {
-    let io = call_split!(workspace_io)?;
+    let io = call_split!(bundle_io)?;
     (io.save)(t, with_coeval).await
 }
 

@@ -2,7 +2,7 @@
 //! meta-evaluation workspace and the provider settings (never the key) are saved in this
 //! browser as they change and come back on reload.
 //!
-//! Each workspace is stored as its bundle ([`crate::bundle::save_bundle_with`], key-free by
+//! Each workspace is stored as its bundle ([`crate::persist::bundle::save_bundle_with`], key-free by
 //! design) in IndexedDB's `workspaces` store, as bytes; the list of workspaces, which one is
 //! open and what each carries beside its bundle ([`concord_core::workspace`]: provider
 //! settings, the Judge screen's study, where the runs came from) is the `workspaces` setting.
@@ -14,7 +14,10 @@
 //!   starts on the built-in example and nothing else stored is touched.
 //! - **Autosave** ([`autosave`]): 1.5 s after the last change, never while a run is in
 //!   progress (its end saves it).
-//! - **The panel** (Data screen): name, switch, Duplicate, Clear, Export, Open.
+//! - **Fork, duplicate, switch** ([`fork`], [`duplicate`], [`switch`]): what the Data screen's
+//!   Workspace panel (`screens::data::workspace_panel`) and the openers of bundles and
+//!   exercises call; a bundle opened from an address becomes a new workspace
+//!   ([`open_bundle_url`]).
 
 use concord_core::run::ProviderId;
 use concord_core::study::workbench::import::file_stem;
@@ -25,19 +28,16 @@ use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
-use web_sys::HtmlInputElement;
 
-use crate::bundle::{
-    Boxed, BundleFailure, BundleTargets, open_bundle, save_bundle, save_bundle_with, workspace_io,
-};
-use crate::components::download::save_buffer;
 use crate::edge::store::{Store, StoreError, StoreName};
 use crate::edge::time;
 use crate::edge::worker::WorkerError;
 use crate::edge::worker::bundle as bundle_wire;
 use crate::edge::worker::protocol::call_split;
+use crate::persist::Workspaces;
+use crate::persist::bundle::{Boxed, BundleFailure, BundleTargets, open_bundle, save_bundle_with};
 use crate::screens::run::state::ConnectionForm;
-use crate::state::{OpenDataset, example_source};
+use crate::state::{OpenDataset, Screen, example_source};
 
 /// The setting that holds the list of workspaces ([`Index`] as JSON).
 pub const INDEX_KEY: &str = "workspaces";
@@ -69,62 +69,6 @@ pub enum WorkspaceFailure {
         "This browser's storage did not open in time (another Concord tab may be updating it): close other Concord tabs and reload. Until then changes are not saved."
     )]
     Slow,
-}
-
-/// The workspaces' state, provided as context.
-#[derive(Clone, Copy)]
-pub struct Workspaces {
-    /// The open workspace's id (empty until it is first saved).
-    pub id: RwSignal<String>,
-    pub name: RwSignal<String>,
-    /// Every saved workspace as (id, name), by name.
-    pub list: RwSignal<Vec<(String, String)>>,
-    /// Set once the saved workspace was restored (or there was none).
-    pub ready: RwSignal<bool>,
-    /// What the last operation said (ok, text).
-    pub message: RwSignal<Option<(bool, String)>>,
-    /// Set while a workspace is being opened: its changes are not saved back.
-    opening: StoredValue<bool>,
-    /// The latest change's number: a pending save runs only if nothing changed since.
-    generation: StoredValue<u64>,
-    /// A save is running / another was asked for meanwhile.
-    saving: StoredValue<bool>,
-    again: StoredValue<bool>,
-    saves: StoredValue<u64>,
-    /// The change number the last finished save carried: a save is pending while
-    /// `generation` is past it.
-    saved_generation: StoredValue<u64>,
-    /// What only a full save carries (the dataset, the runs, the released files) as the last
-    /// finished save had it ([`heavy_signature`]).
-    saved_heavy: StoredValue<u64>,
-    /// When the open workspace was last saved ([`Entry::saved`]): pending edits follow it.
-    saved_at: StoredValue<String>,
-}
-
-impl Workspaces {
-    pub fn new() -> Workspaces {
-        Workspaces {
-            id: RwSignal::new(String::new()),
-            name: RwSignal::new(workspace::DEFAULT_NAME.to_owned()),
-            list: RwSignal::new(Vec::new()),
-            ready: RwSignal::new(false),
-            message: RwSignal::new(None),
-            opening: StoredValue::new(false),
-            generation: StoredValue::new(0),
-            saving: StoredValue::new(false),
-            again: StoredValue::new(false),
-            saves: StoredValue::new(0),
-            saved_generation: StoredValue::new(0),
-            saved_heavy: StoredValue::new(0),
-            saved_at: StoredValue::new(String::new()),
-        }
-    }
-}
-
-impl Default for Workspaces {
-    fn default() -> Self {
-        Workspaces::new()
-    }
 }
 
 /// The provider settings a workspace keeps: the form without the key (and its address without
@@ -169,10 +113,10 @@ fn mark_ready(w: Workspaces) {
     if let Some(root) = document().document_element() {
         let _ = root.set_attribute("data-workspace", "ready");
     }
-    crate::screens::prefetch_when_idle();
 }
 
-/// Restores the open workspace, then marks the page ready. Called once storage opened.
+/// Restores the open workspace, then marks the page ready (`Workspaces::ready`). Called once
+/// storage opened.
 pub async fn start(t: BundleTargets, w: Workspaces) {
     if w.ready.get_untracked() {
         // Storage took too long and the example is shown: do not replace it under the user.
@@ -187,8 +131,8 @@ pub async fn start(t: BundleTargets, w: Workspaces) {
     match store.get(StoreName::Settings, INDEX_KEY).await {
         Err(e) => w.message.set(Some((false, WorkspaceError::Index(e.to_string()).to_string()))),
         Ok(None) => {}
-        Ok(Some(text)) => match call_split!(workspace_io) {
-            Ok(io) => (io.workspaces.restore)(t, w, store, text).await,
+        Ok(Some(text)) => match call_split!(workspaces_io) {
+            Ok(io) => (io.restore)(t, w, store, text).await,
             Err(e) => w.message.set(Some((false, WorkspaceFailure::Unopened(e).to_string()))),
         },
     }
@@ -222,7 +166,8 @@ async fn restore_here(t: BundleTargets, w: Workspaces, store: Store, text: Strin
     }
 }
 
-/// What reads and writes saved workspaces (in the [`crate::bundle::Io`] chunk).
+/// What reads and writes saved workspaces: in the page's I/O chunk (`split_page_io.wasm`),
+/// with [`crate::persist::bundle`]'s `Io`.
 #[derive(Clone, Copy)]
 pub(crate) struct Io {
     restore: fn(BundleTargets, Workspaces, Store, String) -> Boxed<()>,
@@ -230,16 +175,22 @@ pub(crate) struct Io {
     fork: fn(BundleTargets, Workspaces, String) -> Boxed<()>,
     duplicate: fn(BundleTargets, Workspaces) -> Boxed<()>,
     switch: fn(BundleTargets, Workspaces, String) -> Boxed<()>,
+    open_url: fn(BundleTargets, String) -> Boxed<()>,
 }
 
-pub(crate) fn io() -> Io {
-    Io {
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(page_io, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+pub(crate) fn workspaces_io() -> Result<Io, WorkerError> {
+    Ok(Io {
         restore: |t, w, store, text| Box::pin(restore_here(t, w, store, text)),
         save_now: |t, w| Box::pin(save_now_here(t, w)),
         fork: |t, w, name| Box::pin(fork_here(t, w, name)),
         duplicate: |t, w| Box::pin(duplicate_here(t, w)),
         switch: |t, w, id| Box::pin(switch_here(t, w, id)),
-    }
+        open_url: |t, url| Box::pin(open_url_here(t, url)),
+    })
 }
 
 /// Shows the example if storage has not opened after a while (a blocked upgrade).
@@ -260,7 +211,7 @@ async fn open_saved(t: BundleTargets, store: &Store, entry: &Entry) -> Result<()
         .map_err(|e| damaged(e.to_string()))?
         .ok_or_else(|| WorkspaceError::Missing(entry.name.clone()))?;
     let bundle = bundle_wire::open(&entry.name, bytes).await.map_err(|e| damaged(e.to_string()))?;
-    crate::bundle::apply_bundle(t, bundle, &entry.name)
+    crate::persist::bundle::apply_bundle(t, bundle, &entry.name)
         .await
         .map_err(|e| damaged(e.to_string()))?;
     apply_extras(t, &entry.extras);
@@ -402,8 +353,8 @@ pub fn reset_workbench(t: BundleTargets) {
 
 /// Writes the open workspace: its bundle, then its entry in the list.
 async fn save_now(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
-    let io = call_split!(workspace_io).map_err(|e| WorkspaceFailure::Bundle(e.into()))?;
-    (io.workspaces.save_now)(t, w).await
+    let io = call_split!(workspaces_io).map_err(|e| WorkspaceFailure::Bundle(e.into()))?;
+    (io.save_now)(t, w).await
 }
 
 async fn save_now_here(t: BundleTargets, w: Workspaces) -> Result<(), WorkspaceFailure> {
@@ -524,8 +475,8 @@ pub fn autosave(t: BundleTargets, w: Workspaces) {
 /// Starts a new workspace named `name` for a bundle about to be opened: what is open now is
 /// saved first and kept as it is.
 pub async fn fork(t: BundleTargets, w: Workspaces, name: &str) {
-    match call_split!(workspace_io) {
-        Ok(io) => (io.workspaces.fork)(t, w, name.to_owned()).await,
+    match call_split!(workspaces_io) {
+        Ok(io) => (io.fork)(t, w, name.to_owned()).await,
         // What opens next needs the same chunk and will say so; a workspace without an id
         // gets one when first saved.
         Err(_) => {
@@ -555,9 +506,9 @@ async fn fork_here(t: BundleTargets, w: Workspaces, name: String) {
 
 /// Duplicates the open workspace: the copy is saved under a new name and opened; the original
 /// stays as it was.
-async fn duplicate(t: BundleTargets, w: Workspaces) {
-    match call_split!(workspace_io) {
-        Ok(io) => (io.workspaces.duplicate)(t, w).await,
+pub async fn duplicate(t: BundleTargets, w: Workspaces) {
+    match call_split!(workspaces_io) {
+        Ok(io) => (io.duplicate)(t, w).await,
         Err(e) => w.message.set(Some((false, WorkspaceFailure::Program(e).to_string()))),
     }
 }
@@ -575,9 +526,9 @@ async fn duplicate_here(t: BundleTargets, w: Workspaces) {
 }
 
 /// Opens the saved workspace `id` (what is open now is saved first).
-async fn switch(t: BundleTargets, w: Workspaces, id: String) {
-    match call_split!(workspace_io) {
-        Ok(io) => (io.workspaces.switch)(t, w, id).await,
+pub async fn switch(t: BundleTargets, w: Workspaces, id: String) {
+    match call_split!(workspaces_io) {
+        Ok(io) => (io.switch)(t, w, id).await,
         Err(e) => w.message.set(Some((false, WorkspaceFailure::Program(e).to_string()))),
     }
 }
@@ -620,121 +571,47 @@ async fn switch_here(t: BundleTargets, w: Workspaces, id: String) {
     }
 }
 
-/// The Data screen's Workspace panel.
-#[component]
-pub fn WorkspacePanel() -> impl IntoView {
-    let t = BundleTargets::from_context();
-    let w = t.saved;
-    let busy = RwSignal::new(false);
-    let running = move || t.run.view.with(|v| v.running);
-    let act = move |job: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>| {
-        busy.set(true);
-        spawn_local(async move {
-            job.await;
-            busy.try_set(false);
-        });
-    };
-    let clear = move |_| {
-        let asked = window().confirm_with_message(
-            "Clear this workspace? Its dataset, study, runs, ratings and Results view go back to the built-in example (provider settings stay). Export it first to keep a copy.",
-        );
-        if asked.unwrap_or(false) {
-            reset_workbench(t);
-            w.message.set(Some((true, "The workspace is back to the built-in example.".into())));
+/// Fetches and opens the bundle at `url` (relative URLs resolve against the page), showing the
+/// Results screen or saying what went wrong.
+/// It opens as a new workspace: the one that was open is saved and kept.
+pub async fn open_bundle_url(t: BundleTargets, url: &str) {
+    match call_split!(workspaces_io) {
+        Ok(io) => (io.open_url)(t, url.to_owned()).await,
+        Err(e) => {
+            t.ws.screen.set(Screen::Results);
+            let e = BundleFailure::Open { file: url.to_owned(), error: e };
+            t.results.bundle_error.set(Some(e.to_string()));
+        }
+    }
+}
+
+async fn open_url_here(t: BundleTargets, url: String) {
+    let url = url.as_str();
+    t.ws.screen.set(Screen::Results);
+    let before = t.results.bundle_source.get_untracked();
+    t.results.bundle_source.set(Some(format!("{url} (loading…)")));
+    let outcome = match crate::edge::http::get_bytes(url, 60_000).await {
+        Err(error) => Err(BundleFailure::Fetch { url: url.to_owned(), error }),
+        Ok(bytes) => {
+            let bytes = Uint8Array::from(bytes.as_slice());
+            let (id, name) = (t.saved.id.get_untracked(), t.saved.name.get_untracked());
+            t.results.bundle_source.set(before.clone());
+            fork_here(t, t.saved, url.to_owned()).await;
+            t.results.bundle_source.set(Some(format!("{url} (loading…)")));
+            let opened = open_bundle(t, bytes, url).await;
+            if opened.is_err() {
+                t.saved.id.set(id);
+                t.saved.name.set(name);
+            }
+            opened
         }
     };
-    let export = move |_| {
-        act(Box::pin(async move {
-            let outcome =
-                save_bundle(t).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
-                    save_buffer(&name, "application/json", &json).map_err(|e| e.to_string())
-                });
-            if let Err(e) = outcome {
-                w.message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
-            }
-        }));
-    };
-    let on_open = move |ev: leptos::ev::Event| {
-        let input: HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-        input.set_value("");
-        act(Box::pin(async move {
-            let name = file.name();
-            let bytes = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-                Ok(buffer) => Uint8Array::new(&buffer),
-                Err(e) => {
-                    let why = crate::edge::js::error_message(&e);
-                    let e = BundleFailure::Read { name: name.clone(), why };
-                    w.message.try_set(Some((false, e.to_string())));
-                    return;
-                }
-            };
-            let (id, before) = (w.id.get_untracked(), w.name.get_untracked());
-            fork(t, w, &name).await;
-            match open_bundle(t, bytes, &name).await {
-                Ok(()) => {
-                    let said = format!(
-                        "Opened {name} as “{}”; “{before}” is kept.",
-                        w.name.get_untracked()
-                    );
-                    w.message.try_set(Some((true, said)));
-                }
-                Err(e) => {
-                    // Nothing was opened: the workspace that was open stays open.
-                    w.id.set(id);
-                    w.name.set(before);
-                    w.message.try_set(Some((false, e.to_string())));
-                }
-            }
-        }));
-    };
-    view! {
-        <section class="panel" aria-labelledby="workspace-heading" data-testid="workspace-panel">
-            <h2 id="workspace-heading">"Workspace"</h2>
-            <p class="muted">
-                "The dataset, the study, the runs, your ratings, the Results view and the provider settings are saved in this browser as you work and come back when you reload. "
-                "The API key is not saved unless you tick “Remember on this device” on the Run screen."
-            </p>
-            <div class="row">
-                <label for="workspace-name">"Name"</label>
-                <input id="workspace-name" type="text" maxlength="80"
-                    prop:value=move || w.name.get()
-                    on:change=move |ev| w.name.set(workspace::clean_name(&event_target_value(&ev)))/>
-                <Show when=move || w.list.with(|l| l.len() > 1)>
-                    <label for="workspace-switch">"Saved workspaces"</label>
-                    <select id="workspace-switch" disabled=move || busy.get() || running()
-                        on:change=move |ev| {
-                            let id = event_target_value(&ev);
-                            act(Box::pin(switch(t, w, id)));
-                        }>
-                        {move || {
-                            let current = w.id.get();
-                            w.list
-                                .get()
-                                .into_iter()
-                                .map(|(id, name)| {
-                                    let selected = id == current;
-                                    view! { <option value=id selected=selected>{name}</option> }
-                                })
-                                .collect_view()
-                        }}
-                    </select>
-                </Show>
-            </div>
-            <div class="row">
-                <button type="button" class="secondary" disabled=move || busy.get() || running()
-                    on:click=move |_| act(Box::pin(duplicate(t, w)))>"Duplicate"</button>
-                <button type="button" class="secondary" disabled=move || busy.get() || running()
-                    on:click=clear>"Clear"</button>
-                <button type="button" class="secondary" disabled=move || busy.get() on:click=export>"Export"</button>
-                <label for="workspace-open">"Open a bundle as a new workspace"</label>
-                <input id="workspace-open" type="file" accept=".json,application/json"
-                    disabled=move || busy.get() || running() on:change=on_open/>
-            </div>
-            {move || w.message.get().map(|(ok, text)| view! {
-                <p class=if ok { "ok-box" } else { "error-box" } role="status" data-testid="workspace-message">{text}</p>
-            })}
-        </section>
+    if let Err(e) = outcome {
+        t.results.bundle_source.set(before);
+        t.results.bundle_error.set(Some(e.to_string()));
+    } else {
+        t.results.bundle_error.set(None);
+        t.results.bundle_url.set(Some(url.to_owned()));
     }
 }
 
