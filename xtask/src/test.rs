@@ -333,14 +333,18 @@ fn playwright_files(chosen: Vec<String>, screenshots: &str, split: bool) -> Resu
     }
 }
 
-/// How many Playwright files run at once: `CONCORD_E2E_JOBS` when set, else two on a machine
-/// with at least two cores (most of a test's time is waiting on Chromium and the mock), else one.
+/// How many Playwright files run at once: `CONCORD_E2E_JOBS` when set, else two per core, at
+/// most four. Most of a test's time is spent waiting (on the mock's latency, a retry's backoff,
+/// the page's timers): with two files at a time a suite kept about half of one core busy
+/// (`/usr/bin/time` over 8 files: 245 s of CPU in 443 s), so two per core fills the machine
+/// without crowding it; 4 at a time on 2 cores under 3 other builds passed once the races it
+/// showed were fixed (see benches/README.md).
 fn e2e_jobs() -> usize {
     std::env::var("CONCORD_E2E_JOBS")
         .ok()
         .and_then(|j| j.parse::<usize>().ok())
         .filter(|&j| j > 0)
-        .unwrap_or_else(|| util::jobs().clamp(1, 2))
+        .unwrap_or_else(|| (2 * util::jobs()).clamp(1, 4))
 }
 
 /// Where the seconds each Playwright file took in the last run are kept (below the target
