@@ -186,6 +186,37 @@ fn use_make_form() -> MakeForm {
     })
 }
 
+/// What "Save the exercise" says once the file is saved: what it holds and what to do with it.
+fn saved_message(name: &str, ex: &Exercise) -> String {
+    let what = [
+        (!ex.attributes().is_empty()).then(|| format!("rate {}", ex.attributes().join(", "))),
+        (!ex.run_judges().is_empty()).then(|| {
+            format!(
+                "run the judges {}",
+                ex.run_judges()
+                    .iter()
+                    .map(|(m, a)| run_key_of(m, a))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }),
+        ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
+        ex.coeval.as_ref().map(|s| format!("scrutinise the CoEval study “{}”", s.task)),
+        ex.alt_test()
+            .map(|e| format!("be the annotators of the alternative annotator test (ε = {e})")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("; ");
+    format!(
+        "Saved {name}: {}, {what}, {} for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
+        concord_core::words::count(ex.dataset.items, "item", "items"),
+        concord_core::words::count(ex.judges.len(), "judge run", "judge runs"),
+        if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
+    )
+}
+
 /// What "Save the exercise" reads besides the form.
 #[derive(Clone, Copy)]
 struct SaveFrom {
@@ -326,39 +357,7 @@ fn save_exercise(form: MakeForm, from: SaveFrom) {
                         said.try_set(Some((false, e.to_string())));
                     }
                     Ok(()) => {
-                        let what = [
-                            (!ex.attributes().is_empty())
-                                .then(|| format!("rate {}", ex.attributes().join(", "))),
-                            (!ex.run_judges().is_empty()).then(|| {
-                                format!(
-                                    "run the judges {}",
-                                    ex.run_judges()
-                                        .iter()
-                                        .map(|(m, a)| run_key_of(m, a))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )
-                            }),
-                            ex.correct_judge_key().map(|k| format!("correct the judge {k}")),
-                            ex.coeval
-                                .as_ref()
-                                .map(|s| format!("scrutinise the CoEval study “{}”", s.task)),
-                            ex.alt_test().map(|e| {
-                                format!(
-                                    "be the annotators of the alternative annotator test (ε = {e})"
-                                )
-                            }),
-                        ]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join("; ");
-                        said.try_set(Some((true, format!(
-                        "Saved {name}: {}, {what}, {} for comparison, reference {}. Hand it out, or put it online and share this page's address with ?exercise= and its address. Its class view is below.",
-                        concord_core::words::count(ex.dataset.items, "item", "items"),
-                        concord_core::words::count(ex.judges.len(), "judge run", "judge runs"),
-                        if ex.reference.hidden { "hidden until a student exports" } else { "shown" },
-                    ))));
+                        said.try_set(Some((true, saved_message(&name, &ex))));
                         class.class_exercise.set(Some((name, Arc::new(ex))));
                     }
                 }
