@@ -3,6 +3,7 @@
 //! on its own — and the files written before it existed (by CoEval's scrutiny and the review
 //! as they were on `main` at e9d5817, `tests/fixtures/annotation/`), which must still load,
 //! replay, merge and write back byte for byte.
+#![allow(clippy::unwrap_used)] // Tests may unwrap: a panic is a failure report.
 
 use std::collections::BTreeMap;
 
@@ -234,7 +235,8 @@ fn merge_per_person_keeps_the_later_decision_and_reports_each_difference() {
     assert_eq!(ann.origin, BTreeMap::from([("a".into(), 4), ("b".into(), 4), ("c".into(), 2)]));
     // In file order, then key order; the same value again is no conflict; different persons and
     // scopes never conflict.
-    let conflicts: Vec<(usize, &str, Option<i32>, usize, i32, usize)> = m
+    type Row<'a> = (usize, &'a str, Option<i32>, usize, i32, usize);
+    let conflicts: Vec<Row> = m
         .conflicts
         .iter()
         .map(|(g, c)| (*g, c.key.as_str(), c.kept, c.kept_from, c.overridden, c.overridden_from))

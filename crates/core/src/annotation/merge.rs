@@ -10,8 +10,8 @@ use super::file::{FileError, Format, PersonFile};
 pub trait Decisions: Default {
     /// What a decision is about (an item of a run, a part of an evaluation); conflicts are
     /// reported in this key's order.
-    type Key: Ord + Clone;
-    type Value: Clone + PartialEq;
+    type Key: Ord + Clone + std::fmt::Debug;
+    type Value: Clone + PartialEq + std::fmt::Debug;
 
     /// Every decision of the state, in key order.
     fn decisions(&self) -> Vec<(Self::Key, Self::Value)>;
@@ -34,6 +34,12 @@ pub struct Conflict<K, V> {
     pub overridden: V,
     pub overridden_from: usize,
 }
+
+/// A conflict of a state's decisions.
+pub type ConflictOf<S> = Conflict<<S as Decisions>::Key, <S as Decisions>::Value>;
+
+/// A file refused by [`merge`]: its index and why.
+pub type Refused<X> = (usize, FileError<X>);
 
 /// Whose work is united.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +66,7 @@ pub struct Group<S: Decisions> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merged<S: Decisions> {
     pub groups: Vec<Group<S>>,
-    pub conflicts: Vec<(usize, Conflict<S::Key, S::Value>)>,
+    pub conflicts: Vec<(usize, ConflictOf<S>)>,
 }
 
 impl<S: Decisions> Default for Merged<S> {
@@ -75,7 +81,7 @@ impl<S: Decisions> Default for Merged<S> {
 pub fn merge<E>(
     files: &[PersonFile<E>],
     together: Together,
-) -> Result<Merged<E::State>, (usize, FileError<E::Error>)>
+) -> Result<Merged<E::State>, Refused<E::Error>>
 where
     E: Format,
     E::State: Decisions,

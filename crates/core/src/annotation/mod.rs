@@ -21,5 +21,7 @@ mod timer;
 
 pub use file::{FileError, Format, PersonFile};
 pub use log::{Entry, Kind, Log};
-pub use merge::{Conflict, Decisions, Group, Merged, Together, merge, replaced};
+pub use merge::{
+    Conflict, ConflictOf, Decisions, Group, Merged, Refused, Together, merge, replaced,
+};
 pub use timer::{ItemTimer, MIN_TIMED_MS, Stretch};
