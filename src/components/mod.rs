@@ -3,5 +3,6 @@
 pub mod download;
 pub mod drop_zone;
 pub mod figure_view;
+pub mod instance_timer;
 pub mod table_view;
 pub mod virtual_table;

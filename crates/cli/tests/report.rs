@@ -227,7 +227,7 @@ fn a_reviewed_bundle_prints_the_before_after_table() {
     .unwrap();
     bundle.review = Some(ReviewSnapshot {
         reviewer: "ann".into(),
-        files: vec![ReviewerFile::new("ann", &log)],
+        files: vec![ReviewerFile::by("ann", &log)],
         ..ReviewSnapshot::default()
     });
     let path = dir.join("reviewed.json");

@@ -4,6 +4,7 @@
 //! judging protocols emit request *values* and consume response *text*; statistics take
 //! slices. The web app (`concord-web`) and the CLI (`concord`) are thin shells over it.
 
+pub mod annotation;
 pub mod bundle;
 pub mod coeval;
 pub mod data;

@@ -470,7 +470,7 @@ mod scrutiny {
         );
         let s = submit(&ex, "Ann", &ann());
         let f = s.coeval.as_ref().unwrap();
-        assert_eq!((f.annotator.as_str(), f.task.as_str()), ("Ann", "tiny"));
+        assert_eq!((f.person.as_str(), f.scope.as_str()), ("Ann", "tiny"));
         assert!((s.seconds() - 90.0).abs() < 1e-9, "the scrutiny's time counts");
         let back = Submission::from_json(&s.to_json()).unwrap();
         assert_eq!(back, s);

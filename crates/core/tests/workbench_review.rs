@@ -150,7 +150,7 @@ fn bad_events_are_refused() {
     assert_eq!(log.push(accept("")), Err(ReviewError::EmptyName { field: "item" }));
     assert!(log.events().is_empty());
     let events = vec![accept("a"), flag("b", "")];
-    assert!(matches!(ReviewLog::from_events(events), Err(ReviewError::BadEvent { index: 1, .. })));
+    assert!(matches!(ReviewLog::from_events(events), Err((1, _))));
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn files_import_and_merge_with_conflicts() {
     bob.push(accept("y")).unwrap();
     bob.push(flag("z", "off topic")).unwrap();
     bob.push(timer("x", 30_000)).unwrap();
-    let files = [ReviewerFile::new("ann", &ann), ReviewerFile::new("bob", &bob)];
+    let files = [ReviewerFile::by("ann", &ann), ReviewerFile::by("bob", &bob)];
     let read = review::import(files[1].to_json().as_bytes()).unwrap();
     assert_eq!(read, files[1]);
 
@@ -198,7 +198,7 @@ fn files_import_and_merge_with_conflicts() {
         Err(ReviewError::WrongFormat { .. })
     ));
     let mut nameless = files[0].clone();
-    nameless.reviewer = " ".into();
+    nameless.person = " ".into();
     assert_eq!(
         review::import(serde_json::to_string(&nameless).unwrap().as_bytes()),
         Err(ReviewError::NoReviewer)
@@ -321,7 +321,7 @@ fn a_bundle_carries_the_review_and_its_report_shows_the_table() {
         reviewer: "ann".into(),
         order: Order::Uncertainty,
         seed: 3,
-        files: vec![ReviewerFile::new("ann", &log), ReviewerFile::new("bob", &other)],
+        files: vec![ReviewerFile::by("ann", &log), ReviewerFile::by("bob", &other)],
         ..ReviewSnapshot::default()
     });
     let read = Bundle::from_json(&bundle.to_json()).unwrap();
@@ -381,7 +381,7 @@ fn reviewed_bundle(log: &ReviewLog, settings: Settings) -> Bundle {
     );
     bundle.review = Some(ReviewSnapshot {
         reviewer: "ann".into(),
-        files: vec![ReviewerFile::new("ann", log)],
+        files: vec![ReviewerFile::by("ann", log)],
         ..ReviewSnapshot::default()
     });
     bundle

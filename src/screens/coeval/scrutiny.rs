@@ -2,21 +2,20 @@
 //! cursor the screen lists the LLM's conclusion, score and evidence quotes; the annotator
 //! approves, deletes, revises or adds each part and sets their own 1–5 score. What a key does
 //! is `concord_core::study::coeval::Focus::command`; this view carries out the step it returns.
-//! A timer ([`InstanceTimer`]) counts the time spent on each instance (time per sample) and
+//! The app's timer ([`use_instance_timer`]) counts the time spent on each instance (time per sample) and
 //! writes it to the log every five seconds and when the instance changes; it stops while the
 //! tab is hidden.
 
 use concord_core::coeval::Action;
 use concord_core::study::coeval::{
-    Command, Editing, Focus, InstanceTimer, KEY_HELP, Step, format_score, key_command, last_action,
-    seconds_on,
+    Command, Editing, Focus, KEY_HELP, Step, format_score, key_command, last_action, seconds_on,
 };
 use leptos::ev::KeyboardEvent;
 use leptos::html;
 use leptos::prelude::*;
 
 use super::common::use_ctx;
-use crate::edge::time::monotonic_ms;
+use crate::components::instance_timer::{TimerOptions, use_instance_timer};
 
 #[component]
 pub fn ScrutinyPanel() -> impl IntoView {
@@ -75,62 +74,17 @@ fn Scrutiny(current: Memo<Option<Focus>>) -> impl IntoView {
         }
     });
 
-    // The per-instance timer; the clock is read here, the counting is the core's.
-    let timer = StoredValue::new(InstanceTimer::new());
-    let now = RwSignal::new(monotonic_ms());
-    let record_timer = move |event: Option<concord_core::coeval::Event>| {
-        if let Some(e) = event {
-            ctx.record(vec![e]);
-        }
-    };
-    let flush = move || {
-        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
-        record_timer(event);
-    };
-    let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
-    Effect::new(move |_| {
-        let id = current.with(|c| c.as_ref().map(|c| c.instance.id.clone()));
-        let event = timer
-            .try_update_value(|t| t.focus(id.as_deref(), monotonic_ms(), page_visible()))
-            .flatten();
-        record_timer(event);
-    });
-    let ticks = StoredValue::new(0u32);
-    if let Ok(handle) = set_interval_with_handle(
-        move || {
-            now.set(monotonic_ms());
-            ticks.update_value(|t| *t += 1);
-            // Saved every 5 s (one small IndexedDB put): a crash loses at most 5 s of timing.
-            if ticks.get_value().is_multiple_of(5) {
-                flush();
-            }
+    // The per-instance timer (the app's one timer wiring; the counting is the core's).
+    let timer = use_instance_timer(
+        move || current.with(|c| c.as_ref().map(|c| c.instance.id.clone())),
+        move |stretch| {
+            ctx.record(vec![stretch.into()]);
         },
-        std::time::Duration::from_millis(1000),
-    ) {
-        on_cleanup(move || handle.clear());
-    }
-    // Hidden (another tab, minimised): record the stretch so far and stop counting; visible
-    // again: count from now.
-    let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
-        if page_visible() {
-            timer.try_update_value(|t| t.show(monotonic_ms()));
-            now.try_set(monotonic_ms());
-        } else {
-            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
-            record_timer(event);
-        }
-    });
-    let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
-    on_cleanup(move || {
-        // The stretch so far is taken now and recorded once this view is gone: recording it
-        // here writes the log while the view is torn down, which re-runs closures whose memos
-        // are already disposed (a panic that stops the whole page, issue 36).
-        if let Some(event) = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten() {
-            ctx.record_later(event);
-        }
-        hide.remove();
-        visibility.remove();
-    });
+        // The stretch so far is recorded once this view is gone: recording it while the view
+        // is torn down re-runs closures whose memos are already disposed (issue 36).
+        move |stretch| ctx.record_later(stretch.into()),
+        TimerOptions { within: None, autosave: true },
+    );
 
     let open_editor = move |mode: Editing, text: String| {
         edit_text.set(text);
@@ -192,11 +146,11 @@ fn Scrutiny(current: Memo<Option<Focus>>) -> impl IntoView {
     let c = move || current.get();
     let last_action = move || last_action(&ctx.log());
     let seconds = move || {
-        // Read the clock first, so the display subscribes to its tick whatever follows.
-        let tick = now.get();
-        let Some(c) = c() else { return 0.0 };
-        let state = ctx.state();
-        timer.with_value(|t| seconds_on(&state, &c.instance.id, t, tick))
+        // The clock is read first, so the display subscribes to its tick whatever follows.
+        timer
+            .with(|t, now| Some(seconds_on(&ctx.state(), &c()?.instance.id, t, now)))
+            .flatten()
+            .unwrap_or(0.0)
     };
     view! {
         {move || c().map(|c| {

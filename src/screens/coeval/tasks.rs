@@ -208,10 +208,10 @@ pub async fn import_annotator_files(
     }
     let task = ctx.study.try_get_untracked().flatten().map(|s| s.task.clone()).unwrap_or_default();
     for (name, f) in &added {
-        if f.task != task {
+        if f.scope != task {
             errors.push(format!(
                 "{name}: annotator {} worked on task `{}`, not the current task `{task}`; kept but not merged",
-                f.annotator, f.task
+                f.person, f.scope
             ));
         }
     }

@@ -5,19 +5,19 @@
 //!
 //! With a classroom exercise open (the Class screen), the open dataset is the exercise's items
 //! and attributes: the screen names the exercise, takes the student's name from it and times
-//! each item with CoEval's [`InstanceTimer`] (stopped while the tab is hidden) for the
+//! each item with the app's timer ([`use_instance_timer`], stopped while the tab is hidden) for the
 //! submission.
 
 pub mod state;
 
-use concord_core::study::coeval::InstanceTimer;
+use concord_core::annotation::Stretch;
 use concord_core::study::workbench::ExtraRater;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::components::instance_timer::{TimerOptions, use_instance_timer};
 use crate::edge::store::StoreName;
-use crate::edge::time::monotonic_ms;
 use crate::persist::bundle::BundleTargets;
 use crate::screens::class::state::{ClassState, use_class};
 use crate::state::{Screen, Storage, use_storage, use_workspace};
@@ -263,43 +263,23 @@ pub fn RateScreen() -> impl IntoView {
     }
 }
 
-/// Times the exercise item `item()` names (none: not rating an exercise) with CoEval's
-/// instance timer: each stretch on an item is added to the session's time when the student
-/// moves on, hides the tab or leaves the screen.
+/// Times the exercise item `item()` names (none: not rating an exercise) with the app's timer:
+/// each stretch on an item is added to the session's time when the student moves on, hides the
+/// tab or leaves the screen.
 fn exercise_timer(
     class: ClassState,
     targets: BundleTargets,
     item: impl Fn() -> Option<String> + Send + Sync + 'static,
 ) {
-    let timer = StoredValue::new(InstanceTimer::new());
-    let record_timer = move |event: Option<concord_core::coeval::Event>| {
-        let Some(concord_core::coeval::Event::Timer { instance, ms }) = event else { return };
+    let record = move |stretch: Stretch| {
         if class.exercise.try_with_untracked(Option::is_some) != Some(true) {
             return;
         }
-        class.time_ms.try_update(|t| t.push((instance, ms)));
+        class.time_ms.try_update(|t| t.push((stretch.item, stretch.ms)));
         spawn_local(crate::screens::class::session::save(targets));
     };
-    let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
-    Effect::new(move |_| {
-        let on = item();
-        let event =
-            timer.try_update_value(|t| t.focus(on.as_deref(), monotonic_ms(), page_visible()));
-        record_timer(event.flatten());
-    });
-    let visibility = window_event_listener(leptos::ev::visibilitychange, move |_| {
-        if page_visible() {
-            timer.try_update_value(|t| t.show(monotonic_ms()));
-        } else {
-            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
-            record_timer(event);
-        }
-    });
-    on_cleanup(move || {
-        // Taken now, recorded after the teardown: a write while the view is torn down re-runs
-        // closures whose memos are already disposed.
-        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
-        spawn_local(async move { record_timer(event) });
-        visibility.remove();
-    });
+    // Taken now, recorded after the teardown: a write while the view is torn down re-runs
+    // closures whose memos are already disposed.
+    let leave = move |stretch| spawn_local(async move { record(stretch) });
+    use_instance_timer(item, record, leave, TimerOptions::default());
 }

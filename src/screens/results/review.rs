@@ -3,7 +3,8 @@
 //! rating — and accepts, changes or flags each (the core's
 //! [`review`](concord_core::study::workbench::review) log; keys from its `key_command`).
 //! Every event is written to IndexedDB as it is made; the time on each item is counted by the
-//! CoEval [`InstanceTimer`] (stopped while the tab is hidden); other reviewers' files are
+//! app's timer ([`use_instance_timer`], stopped while the tab is hidden or the focus is
+//! elsewhere); other reviewers' files are
 //! imported and merged with their conflicts shown; the agreement before and after comes from
 //! the core's `review_tables`, rendered as they are.
 //!
@@ -13,7 +14,7 @@
 
 use std::sync::Arc;
 
-use concord_core::study::coeval::InstanceTimer;
+use concord_core::annotation::Stretch;
 use concord_core::study::workbench::report::review_resampling;
 use concord_core::study::workbench::review::{
     self, Command, KEY_HELP, Order, ReviewEvent, ReviewItem, Verdict, format_rating, key_command,
@@ -30,10 +31,10 @@ use super::revise::RevisePanel;
 use super::state::{ReviewState, use_results, use_review};
 use super::tasks;
 use crate::components::download::save_text;
+use crate::components::instance_timer::{TimerOptions, use_instance_timer};
 use crate::components::table_view::TableView;
 use crate::edge::files::read_file;
 use crate::edge::store::Store;
-use crate::edge::time::monotonic_ms;
 use crate::screens::class::state::use_class;
 use crate::state::{Screen, use_runs, use_storage, use_workspace};
 
@@ -44,11 +45,6 @@ enum ImportFailure {
     Read(String),
     #[error(transparent)]
     Bad(review::ReviewError),
-}
-
-/// The timer's instance for an item of a run (the CoEval timer counts per instance).
-fn instance(run: &str, item: &str) -> String {
-    format!("{run}\u{1f}{item}")
 }
 
 /// Writes `event` to the reviewer's log and, at once, to storage; says why when refused.
@@ -249,7 +245,7 @@ pub fn ReviewPanel(table: Memo<(ResultsTable, f64)>) -> impl IntoView {
             review.error.set(Some("Enter your name (reviewer) first.".to_owned()));
             return;
         }
-        let file = review.log.with_untracked(|log| review::ReviewerFile::new(&name, log));
+        let file = review.log.with_untracked(|log| review::ReviewerFile::by(&name, log));
         if let Err(e) =
             save_text(&format!("concord-review-{name}.json"), "application/json", &file.to_json())
         {
@@ -405,86 +401,30 @@ fn Walker(
         }
     });
 
-    // The time on each item: the CoEval timer, its events written as the review's.
-    let timer = StoredValue::new(InstanceTimer::new());
-    let now = RwSignal::new(monotonic_ms());
-    let record_timer = move |event: Option<concord_core::coeval::Event>| {
-        let Some(concord_core::coeval::Event::Timer { instance, ms }) = event else { return };
+    // The time on each item: the app's one timer, its stretches written as the review's
+    // timer events. It counts only while the panel is in use: the page visible and the focus
+    // in the review panel (the walk, its buttons, the note). Working elsewhere on Results,
+    // another screen or another browser tab stops it; coming back resumes it.
+    let record_stretch = move |stretch: Stretch| {
+        let Some(event) = review::timer_event(stretch) else { return };
         // Time is kept for a named reviewer only: nobody asked to be timed, so no error either.
         if review.reviewer.try_with_untracked(|r| r.trim().is_empty()).unwrap_or(true) {
             return;
         }
-        let Some((run, item)) = instance.split_once('\u{1f}') else { return };
         let store = storage.store.try_get_untracked().flatten();
-        record(
-            review,
-            store,
-            ReviewEvent::Timer { run: run.to_owned(), item: item.to_owned(), ms },
-        );
+        record(review, store, event);
     };
-    let flush = move || {
-        let event = timer.try_update_value(|t| t.flush(monotonic_ms())).flatten();
-        record_timer(event);
-    };
-    // The timer counts only while the panel is in use: the page visible and the focus in the
-    // review panel (the walk, its buttons, the note). Working elsewhere on Results, another
-    // screen or another browser tab stops it; coming back resumes it.
-    let page_visible = || document().visibility_state() != web_sys::VisibilityState::Hidden;
-    let in_panel = |node: Option<web_sys::Element>| {
-        node.and_then(|el| el.closest("[data-testid=\"review-panel\"]").ok().flatten()).is_some()
-    };
-    let in_use = move || page_visible() && in_panel(document().active_element());
-    let set_in_use = move |active: bool| {
-        if active {
-            timer.try_update_value(|t| t.show(monotonic_ms()));
-            now.try_set(monotonic_ms());
-        } else {
-            let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
-            record_timer(event);
-        }
-    };
-    Effect::new(move |_| {
-        let id = current.with(|c| c.as_ref().map(|(_, _, item)| item.id.clone()));
-        let key = run.get().zip(id).map(|(r, i)| instance(&r, &i));
-        let event =
-            timer.try_update_value(|t| t.focus(key.as_deref(), monotonic_ms(), in_use())).flatten();
-        record_timer(event);
-    });
-    let focus_in = window_event_listener(leptos::ev::focusin, move |ev| {
-        let target = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
-        set_in_use(page_visible() && in_panel(target));
-    });
-    let focus_out = window_event_listener(leptos::ev::focusout, move |ev| {
-        // Where the focus goes; none (the page itself) is outside the panel.
-        let to = ev.related_target().and_then(|t| wasm_bindgen::JsCast::dyn_into(t).ok());
-        set_in_use(page_visible() && in_panel(to));
-    });
-    let ticks = StoredValue::new(0u32);
-    if let Ok(handle) = set_interval_with_handle(
+    let timer = use_instance_timer(
         move || {
-            now.set(monotonic_ms());
-            ticks.update_value(|t| *t += 1);
-            if ticks.get_value().is_multiple_of(5) {
-                flush();
-            }
+            let id = current.with(|c| c.as_ref().map(|(_, _, item)| item.id.clone()));
+            run.get().zip(id).map(|(r, i)| review::timer_item(&r, &i))
         },
-        std::time::Duration::from_millis(1000),
-    ) {
-        on_cleanup(move || handle.clear());
-    }
-    let visibility =
-        window_event_listener(leptos::ev::visibilitychange, move |_| set_in_use(in_use()));
-    let hide = window_event_listener(leptos::ev::pagehide, move |_| flush());
-    on_cleanup(move || {
-        // The time is taken now and recorded once this view is gone: recording it here would
-        // re-run this view's closures, whose parent's memos are already disposed.
-        let event = timer.try_update_value(|t| t.hide(monotonic_ms())).flatten();
-        leptos::task::spawn_local(async move { record_timer(event) });
-        hide.remove();
-        visibility.remove();
-        focus_in.remove();
-        focus_out.remove();
-    });
+        record_stretch,
+        // Taken now, recorded once this view is gone: recording it here would re-run this
+        // view's closures, whose parent's memos are already disposed.
+        move |stretch| spawn_local(async move { record_stretch(stretch) }),
+        TimerOptions { within: Some("[data-testid=\"review-panel\"]"), autosave: true },
+    );
 
     let step = move |by: isize| {
         let len = walk.with_untracked(Vec::len);
@@ -575,14 +515,15 @@ fn Walker(
         Some((v, by))
     };
     let seconds = move || {
-        let tick = now.try_get().unwrap_or_default();
+        // The clock is read first, so the display subscribes to its tick whatever follows.
+        let running = timer.running_ms();
         let (Some(run), Some((_, _, item))) =
             (run.try_get().flatten(), current.try_get().flatten())
         else {
             return 0.0;
         };
         let saved = review.log.with(|l| l.replay().ms_on(&run, &item.id)) as f64;
-        (saved + timer.with_value(|t| t.running_ms(tick))) / 1000.0
+        (saved + running) / 1000.0
     };
     let texts = move || {
         let (_, _, item) = current.get()?;

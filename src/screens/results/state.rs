@@ -125,7 +125,7 @@ impl ReviewState {
             self.imported.with(|i| i.iter().map(|(_, f)| f.clone()).collect());
         let name = self.reviewer.get();
         if !name.trim().is_empty() {
-            files.push(self.log.with(|log| ReviewerFile::new(&name, log)));
+            files.push(self.log.with(|log| ReviewerFile::by(&name, log)));
         }
         files
     }

@@ -475,11 +475,11 @@ pub async fn apply_review_snapshot(
     }
     let empty = ReviewSnapshot::default();
     let snapshot = snapshot.unwrap_or(&empty);
-    let own = snapshot.files.iter().rposition(|f| f.reviewer == snapshot.reviewer);
+    let own = snapshot.files.iter().rposition(|f| f.person == snapshot.reviewer);
     let mut imported = Vec::new();
     for (i, file) in snapshot.files.iter().enumerate() {
         if Some(i) != own {
-            let name = format!("{}-{}.json", i + 1, file.reviewer);
+            let name = format!("{}-{}.json", i + 1, file.person);
             save_imported(store, scope, &name, file).await?;
             imported.push((name, file.clone()));
         }

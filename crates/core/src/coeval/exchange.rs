@@ -1,11 +1,11 @@
 //! Export, import and merging of annotators' work: one versioned JSON file per annotator, and
 //! a classroom file holding many, with every conflict reported.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
-use super::session::{Annotation, Event, EventError, Log, Review};
+use crate::annotation::{self, Decisions, FileError, Format, PersonFile, Together};
+
+use super::session::{Annotation, Decision, Event, EventError, Part};
 
 /// The `format` tag of one annotator's export.
 pub const ANNOTATOR_FORMAT: &str = "concord-coeval-annotations";
@@ -15,32 +15,15 @@ pub const CLASSROOM_FORMAT: &str = "concord-coeval-classroom";
 pub const VERSION: u32 = 1;
 
 /// One annotator's work on one task, as exported: the whole event log, so an import replays
-/// exactly what the annotator saw (including undos).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnnotatorFile {
-    pub format: String,
-    pub version: u32,
-    pub annotator: String,
-    pub task: String,
-    pub events: Vec<Event>,
-}
+/// exactly what the annotator saw (including undos). `person` is the file's `annotator`,
+/// `scope` its `task`.
+pub type AnnotatorFile = PersonFile<Event>;
 
-impl AnnotatorFile {
-    pub fn new(annotator: &str, task: &str, log: &Log) -> AnnotatorFile {
-        AnnotatorFile {
-            format: ANNOTATOR_FORMAT.to_owned(),
-            version: VERSION,
-            annotator: annotator.to_owned(),
-            task: task.to_owned(),
-            events: log.events().to_vec(),
-        }
-    }
-
-    /// Replays the events; files from [`import`] always replay.
-    pub fn log(&self) -> Result<Log, ImportError> {
-        Log::from_events(self.events.clone())
-            .map_err(|(index, error)| ImportError::BadEvent { index, error })
-    }
+impl Format for Event {
+    const FORMAT: &'static str = ANNOTATOR_FORMAT;
+    const VERSION: u32 = VERSION;
+    const PERSON: &'static str = "annotator";
+    const SCOPE: Option<&'static str> = Some("task");
 }
 
 /// A merged classroom: every annotator's resolved work and the conflicts met on the way.
@@ -74,6 +57,18 @@ pub enum ImportError {
     BadEvent { index: usize, error: EventError },
 }
 
+impl From<FileError<EventError>> for ImportError {
+    fn from(e: FileError<EventError>) -> ImportError {
+        match e {
+            FileError::Truncated(m) | FileError::Json(m) => ImportError::Json(m),
+            FileError::Foreign { found, .. } => ImportError::WrongFormat { found },
+            FileError::Newer { found, .. } => ImportError::UnsupportedVersion { found },
+            FileError::NoPerson { .. } => ImportError::NoAnnotator,
+            FileError::BadEvent { index, error } => ImportError::BadEvent { index, error },
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Header {
     format: String,
@@ -83,28 +78,18 @@ struct Header {
 /// Reads an annotator file or a classroom file; returns the annotator files it holds, each
 /// checked to replay.
 pub fn import(bytes: &[u8]) -> Result<Vec<AnnotatorFile>, ImportError> {
-    let header: Header =
-        serde_json::from_slice(bytes).map_err(|e| ImportError::Json(e.to_string()))?;
+    let json = |e: serde_json::Error| ImportError::from(FileError::from_json(&e));
+    let header: Header = serde_json::from_slice(bytes).map_err(json)?;
     if header.version > VERSION {
         return Err(ImportError::UnsupportedVersion { found: header.version });
     }
     let files = match header.format.as_str() {
-        ANNOTATOR_FORMAT => vec![
-            serde_json::from_slice::<AnnotatorFile>(bytes)
-                .map_err(|e| ImportError::Json(e.to_string()))?,
-        ],
-        CLASSROOM_FORMAT => {
-            serde_json::from_slice::<Classroom>(bytes)
-                .map_err(|e| ImportError::Json(e.to_string()))?
-                .annotators
-        }
+        ANNOTATOR_FORMAT => vec![serde_json::from_slice::<AnnotatorFile>(bytes).map_err(json)?],
+        CLASSROOM_FORMAT => serde_json::from_slice::<Classroom>(bytes).map_err(json)?.annotators,
         _ => return Err(ImportError::WrongFormat { found: header.format }),
     };
     for file in &files {
-        if file.annotator.trim().is_empty() {
-            return Err(ImportError::NoAnnotator);
-        }
-        file.log()?;
+        file.check()?;
     }
     Ok(files)
 }
@@ -153,8 +138,8 @@ impl Merge {
                 .map(|m| AnnotatorFile {
                     format: ANNOTATOR_FORMAT.to_owned(),
                     version: VERSION,
-                    annotator: m.annotator.clone(),
-                    task: m.task.clone(),
+                    person: m.annotator.clone(),
+                    scope: m.task.clone(),
                     events: m.state.to_events(),
                 })
                 .collect(),
@@ -167,108 +152,127 @@ fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// Merges annotators' files. Different annotators never conflict; the same annotator (same
-/// task and name) in several files is united key by key, and every key two files set
-/// differently becomes a [`Conflict`]. Files that fail to replay are reported as errors by
-/// index rather than skipped.
-pub fn merge(files: &[AnnotatorFile]) -> Result<Merge, (usize, ImportError)> {
-    let mut out = Merge::default();
-    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
-    // Which file last set each key, per merged annotator, for conflict reports.
-    let mut origin: Vec<BTreeMap<String, usize>> = Vec::new();
-    for (f, file) in files.iter().enumerate() {
-        let state = file.log().map_err(|e| (f, e))?.replay();
-        let key = (file.task.clone(), file.annotator.clone());
-        let Some(&slot) = index.get(&key) else {
-            index.insert(key, out.annotators.len());
-            let mut from = BTreeMap::new();
-            for k in keys(&state) {
-                from.insert(k, f);
+/// What a merge compares in an annotator's state: a criterion, a part or the score of an
+/// (instance, criterion) evaluation, or the time on an instance — in the order conflicts are
+/// reported.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Key {
+    Criterion(String),
+    Review { instance: String, criterion: String, slot: Slot },
+    Time(String),
+}
+
+/// A part of an evaluation, or its score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Slot {
+    Part(Part),
+    Score,
+}
+
+impl Key {
+    /// How a conflict names the key, e.g. `criterion "Fluency"` or
+    /// `instance "q1" / criterion "Fluency" / score`.
+    pub fn describe(&self) -> String {
+        match self {
+            Key::Criterion(c) => format!("criterion {c:?}"),
+            Key::Review { instance, criterion, slot } => {
+                let at = format!("instance {instance:?} / criterion {criterion:?}");
+                match slot {
+                    Slot::Part(part) => format!("{at} / {}", json(part)),
+                    Slot::Score => format!("{at} / score"),
+                }
             }
-            origin.push(from);
-            out.annotators.push(Merged {
-                task: file.task.clone(),
-                annotator: file.annotator.clone(),
-                state,
-                sources: vec![f],
-            });
-            continue;
-        };
-        let target = &mut out.annotators[slot];
-        target.sources.push(f);
-        let mut seen = Seen {
-            conflicts: &mut out.conflicts,
-            origin: &mut origin[slot],
-            file: f,
-            task: &file.task,
-            annotator: &file.annotator,
-        };
-        for (criterion, d) in state.criteria {
-            let key = format!("criterion {criterion:?}");
-            let old = target.state.criteria.insert(criterion, d.clone());
-            seen.set(key, &d, old.as_ref());
+            Key::Time(instance) => format!("instance {instance:?} / time"),
         }
-        for ((instance, criterion), review) in state.reviews {
-            let at = format!("instance {instance:?} / criterion {criterion:?}");
-            let entry: &mut Review = target.state.reviews.entry((instance, criterion)).or_default();
-            for (part, d) in review.parts {
-                let old = entry.parts.insert(part, d.clone());
-                seen.set(format!("{at} / {}", json(&part)), &d, old.as_ref());
+    }
+}
+
+/// The value of a [`Key`], written in a conflict as the value itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Decision(Decision),
+    Score(f64),
+    Ms(u64),
+}
+
+impl Decisions for Annotation {
+    type Key = Key;
+    type Value = Value;
+
+    fn decisions(&self) -> Vec<(Key, Value)> {
+        let mut out: Vec<(Key, Value)> = self
+            .criteria
+            .iter()
+            .map(|(c, d)| (Key::Criterion(c.clone()), Value::Decision(d.clone())))
+            .collect();
+        for ((instance, criterion), review) in &self.reviews {
+            let key = |slot| Key::Review {
+                instance: instance.clone(),
+                criterion: criterion.clone(),
+                slot,
+            };
+            for (part, d) in &review.parts {
+                out.push((key(Slot::Part(*part)), Value::Decision(d.clone())));
             }
             if let Some(score) = review.score {
-                let old = entry.score.replace(score);
-                seen.set(format!("{at} / score"), &score, old.as_ref());
+                out.push((key(Slot::Score), Value::Score(score)));
             }
         }
-        for (instance, ms) in state.time_ms {
-            let key = format!("instance {instance:?} / time");
-            let old = target.state.time_ms.insert(instance, ms);
-            seen.set(key, &ms, old.as_ref());
-        }
+        out.extend(self.time_ms.iter().map(|(i, ms)| (Key::Time(i.clone()), Value::Ms(*ms))));
+        out
     }
-    Ok(out)
-}
 
-/// Bookkeeping of one file's merge into an annotator seen before.
-struct Seen<'a> {
-    conflicts: &'a mut Vec<Conflict>,
-    /// Which file last set each key.
-    origin: &'a mut BTreeMap<String, usize>,
-    file: usize,
-    task: &'a str,
-    annotator: &'a str,
-}
-
-impl Seen<'_> {
-    /// Records that the current file set `key` to `kept`, replacing `old` if there was one.
-    fn set<T: Serialize + PartialEq>(&mut self, key: String, kept: &T, old: Option<&T>) {
-        let overridden_from = self.origin.insert(key.clone(), self.file);
-        if let (Some(old), Some(overridden_from)) = (old, overridden_from)
-            && old != kept
-        {
-            self.conflicts.push(Conflict {
-                task: self.task.to_owned(),
-                annotator: self.annotator.to_owned(),
-                key,
-                kept: json(kept),
-                kept_from: self.file,
-                overridden: json(old),
-                overridden_from,
-            });
+    fn decide(&mut self, key: Key, value: Value) -> Option<Value> {
+        match (key, value) {
+            (Key::Criterion(c), Value::Decision(d)) => {
+                self.criteria.insert(c, d).map(Value::Decision)
+            }
+            (Key::Review { instance, criterion, slot }, value) => {
+                let review = self.reviews.entry((instance, criterion)).or_default();
+                match (slot, value) {
+                    (Slot::Part(part), Value::Decision(d)) => {
+                        review.parts.insert(part, d).map(Value::Decision)
+                    }
+                    (Slot::Score, Value::Score(x)) => review.score.replace(x).map(Value::Score),
+                    _ => None,
+                }
+            }
+            (Key::Time(instance), Value::Ms(ms)) => {
+                self.time_ms.insert(instance, ms).map(Value::Ms)
+            }
+            _ => None,
         }
     }
 }
 
-/// The conflict keys a state sets (the same spelling [`merge`] reports).
-fn keys(state: &Annotation) -> Vec<String> {
-    let mut out: Vec<String> = state.criteria.keys().map(|c| format!("criterion {c:?}")).collect();
-    for ((instance, criterion), review) in &state.reviews {
-        let at = format!("instance {instance:?} / criterion {criterion:?}");
-        out.extend(review.parts.keys().map(|p| format!("{at} / {}", json(p))));
-        if review.score.is_some() {
-            out.push(format!("{at} / score"));
-        }
-    }
-    out.extend(state.time_ms.keys().map(|i| format!("instance {i:?} / time")));
-    out
+/// Merges annotators' files ([`annotation::merge`], per annotator). Different annotators never
+/// conflict; the same annotator (same task and name) in several files is united key by key,
+/// and every key two files set differently becomes a [`Conflict`]. Files that fail to replay
+/// are reported as errors by index rather than skipped.
+pub fn merge(files: &[AnnotatorFile]) -> Result<Merge, (usize, ImportError)> {
+    let merged = annotation::merge(files, Together::PerPerson)
+        .map_err(|(f, e)| (f, ImportError::from(e)))?;
+    let conflicts = merged
+        .conflicts
+        .into_iter()
+        .map(|(slot, c)| {
+            let group = &merged.groups[slot];
+            Conflict {
+                task: group.scope.clone(),
+                annotator: group.person.clone(),
+                key: c.key.describe(),
+                kept: c.kept.as_ref().map(json).unwrap_or_default(),
+                kept_from: c.kept_from,
+                overridden: json(&c.overridden),
+                overridden_from: c.overridden_from,
+            }
+        })
+        .collect();
+    let annotators = merged
+        .groups
+        .into_iter()
+        .map(|g| Merged { task: g.scope, annotator: g.person, state: g.state, sources: g.sources })
+        .collect();
+    Ok(Merge { annotators, conflicts })
 }

@@ -1,8 +1,8 @@
 //! One annotator's CoEval session as an append-only log of events, replayed into a state.
 //!
-//! The browser persists each [`Event`] the moment it is made (one IndexedDB record per event)
-//! and rebuilds the [`Annotation`] by [`Log::replay`] after a reload. Undo is itself an event,
-//! so the log never shrinks: a crash between an action and its undo loses neither.
+//! The log is the one annotation log ([`crate::annotation::Log`]): the browser persists each
+//! [`Event`] the moment it is made (one IndexedDB record per event) and rebuilds the
+//! [`Annotation`] by [`Log::replay`](crate::annotation::Log::replay) after a reload.
 
 use std::collections::BTreeMap;
 
@@ -257,75 +257,39 @@ pub fn validate(event: &Event) -> Result<(), EventError> {
     }
 }
 
-/// An append-only event log. [`Log::push`] validates before appending, so a log built through
-/// it always replays; [`Log::replay`] also accepts logs read back from storage.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Log {
-    events: Vec<Event>,
+/// One annotator's append-only event log ([`crate::annotation::Log`]). Timer events are
+/// never undone: time was spent.
+pub type Log = crate::annotation::Log<Event>;
+
+impl crate::annotation::Entry for Event {
+    type State = Annotation;
+    type Error = EventError;
+    const UNDO: Event = Event::Undo;
+
+    fn kind(&self) -> crate::annotation::Kind {
+        match self {
+            Event::Undo => crate::annotation::Kind::Undo,
+            Event::Timer { .. } => crate::annotation::Kind::Timer,
+            _ => crate::annotation::Kind::Decision,
+        }
+    }
+
+    fn validate(&self) -> Result<(), EventError> {
+        validate(self)
+    }
+
+    fn nothing_to_undo() -> EventError {
+        EventError::NothingToUndo
+    }
+
+    fn apply(&self, state: &mut Annotation) {
+        apply(state, self);
+    }
 }
 
-impl Log {
-    pub fn new() -> Log {
-        Log::default()
-    }
-
-    /// Rebuilds a log from stored events, refusing the first invalid one (by index).
-    pub fn from_events(events: Vec<Event>) -> Result<Log, (usize, EventError)> {
-        let mut log = Log::new();
-        for (i, e) in events.into_iter().enumerate() {
-            log.push(e).map_err(|err| (i, err))?;
-        }
-        Ok(log)
-    }
-
-    pub fn events(&self) -> &[Event] {
-        &self.events
-    }
-
-    /// Appends `event` if it is valid (and, for undo, if something can be undone).
-    pub fn push(&mut self, event: Event) -> Result<(), EventError> {
-        validate(&event)?;
-        if event == Event::Undo && self.undoable().is_empty() {
-            return Err(EventError::NothingToUndo);
-        }
-        self.events.push(event);
-        Ok(())
-    }
-
-    /// Appends an undo of the latest undoable event.
-    pub fn undo(&mut self) -> Result<(), EventError> {
-        self.push(Event::Undo)
-    }
-
-    /// Indices of the events still in effect after undos, in order.
-    fn undoable(&self) -> Vec<usize> {
-        let mut live: Vec<usize> = Vec::new();
-        for (i, e) in self.events.iter().enumerate() {
-            match e {
-                Event::Undo => {
-                    live.pop();
-                }
-                // Time spent stays spent; keeping timers out of the undo stack also means undo
-                // after a timer tick still undoes the annotator's last decision.
-                Event::Timer { .. } => {}
-                _ => live.push(i),
-            }
-        }
-        live
-    }
-
-    /// The state after every event, honouring undos.
-    pub fn replay(&self) -> Annotation {
-        let mut state = Annotation::default();
-        let live = self.undoable();
-        for (i, e) in self.events.iter().enumerate() {
-            let in_effect = matches!(e, Event::Timer { .. }) || live.binary_search(&i).is_ok();
-            if in_effect {
-                apply(&mut state, e);
-            }
-        }
-        state
+impl From<crate::annotation::Stretch> for Event {
+    fn from(s: crate::annotation::Stretch) -> Event {
+        Event::Timer { instance: s.item, ms: s.ms }
     }
 }
 

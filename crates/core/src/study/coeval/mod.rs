@@ -10,7 +10,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`study`] | [`Study`]: task, criteria, instances, the LLM's evaluations (raw answer and parts); stage-2 criteria; the evaluations still to ask for |
-//! | [`scrutiny`] | stage 2 as state transitions: part rows, [`Cursor`], keys → [`Command`] → [`Step`] ([`Focus::command`]), the editor's event, [`InstanceTimer`] |
+//! | [`scrutiny`] | stage 2 as state transitions: part rows, [`Cursor`], keys → [`Command`] → [`Step`] ([`Focus::command`]), the editor's event, the timer's seconds (`seconds_on`, over [`crate::annotation::ItemTimer`]) |
 //! | [`tables`] | action rates, α matrix, score distributions as `report` tables and heatmaps |
 //! | [`results`] | stage 1 ([`Stage1`]), merging annotators, [`StudyResults`] and [`StudyResults::report`] (the Results panel) |
 //! | [`released`] | [`ReleasedView`] and [`ReleasedView::report`] (the Released panel, `concord coeval --format md`) |
@@ -35,9 +35,8 @@ pub use results::{
     recurrence_table, recurring_criteria,
 };
 pub use scrutiny::{
-    Command, Cursor, Editing, Focus, InstanceTimer, KEY_HELP, PartRow, Step, approve_rest,
-    describe, format_score, key_command, last_action, next_evidence_index, part_rows,
-    resume_cursor, seconds_on,
+    Command, Cursor, Editing, Focus, KEY_HELP, PartRow, Step, approve_rest, describe, format_score,
+    key_command, last_action, next_evidence_index, part_rows, resume_cursor, seconds_on,
 };
 pub use snapshot::{
     Answer, ImportedFile, Parts, Restored, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, Snapshot,

@@ -43,7 +43,7 @@ pub fn merge_annotators(
             sources.push(format!("this device ({name})"));
         }
     }
-    for (file, f) in imported.iter().filter(|(_, f)| f.task == study.task) {
+    for (file, f) in imported.iter().filter(|(_, f)| f.scope == study.task) {
         files.push(f.clone());
         sources.push(file.clone());
     }

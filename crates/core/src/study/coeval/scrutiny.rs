@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::study::{Evaluation, Instance, Stage2Criterion, Study};
+use crate::annotation::ItemTimer;
 use crate::coeval::{Action, Annotation, Decision, Event, Log, Part, Review};
 
 /// One part of an evaluation as the scrutiny screen lists it.
@@ -482,77 +483,8 @@ pub fn format_score(s: f64) -> String {
     if s.fract() == 0.0 { format!("{s:.0}") } else { format!("{s}") }
 }
 
-/// Stretches shorter than this are not written to the log (a glance at an instance while
-/// paging through is not time spent on it).
-pub const MIN_TIMED_MS: u64 = 500;
-
-/// Time spent on the instance under the cursor, counted while the page is visible. The
-/// screen passes a monotonic clock in milliseconds; the timer says when to write a
-/// [`Event::Timer`] to the log (on a switch of instance, when the page hides, and every few
-/// seconds so a crash loses little).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct InstanceTimer {
-    instance: Option<String>,
-    /// When the current stretch began; `None` while the page is hidden.
-    since: Option<f64>,
-}
-
-impl InstanceTimer {
-    pub fn new() -> InstanceTimer {
-        InstanceTimer::default()
-    }
-
-    /// The instance being timed.
-    pub fn instance(&self) -> Option<&str> {
-        self.instance.as_deref()
-    }
-
-    /// The stretch so far as an event, restarting it at `now`; `None` when it is shorter than
-    /// [`MIN_TIMED_MS`] (it keeps counting) or the page is hidden.
-    pub fn flush(&mut self, now: f64) -> Option<Event> {
-        let (Some(instance), Some(t0)) = (&self.instance, self.since) else { return None };
-        let ms = (now - t0).max(0.0) as u64;
-        if ms < MIN_TIMED_MS {
-            return None;
-        }
-        self.since = Some(now);
-        Some(Event::Timer { instance: instance.clone(), ms })
-    }
-
-    /// The cursor is on `instance` now (visible or not): the previous instance's stretch is
-    /// flushed; a new instance starts counting at `now` when the page is visible.
-    pub fn focus(&mut self, instance: Option<&str>, now: f64, visible: bool) -> Option<Event> {
-        if instance == self.instance.as_deref() {
-            return None;
-        }
-        let event = self.flush(now);
-        self.instance = instance.map(str::to_owned);
-        self.since = visible.then_some(now);
-        event
-    }
-
-    /// The page was hidden: the stretch so far is flushed and counting stops.
-    pub fn hide(&mut self, now: f64) -> Option<Event> {
-        let event = self.flush(now);
-        self.since = None;
-        event
-    }
-
-    /// The page is visible again: counting resumes from `now`.
-    pub fn show(&mut self, now: f64) {
-        if self.instance.is_some() && self.since.is_none() {
-            self.since = Some(now);
-        }
-    }
-
-    /// Milliseconds of the running stretch, not yet in the log.
-    pub fn running_ms(&self, now: f64) -> f64 {
-        self.since.map_or(0.0, |t0| (now - t0).max(0.0))
-    }
-}
-
 /// Seconds shown on the timer: what the log holds for `instance` plus the running stretch.
-pub fn seconds_on(state: &Annotation, instance: &str, timer: &InstanceTimer, now: f64) -> f64 {
+pub fn seconds_on(state: &Annotation, instance: &str, timer: &ItemTimer, now: f64) -> f64 {
     let saved = state.time_ms.get(instance).copied().unwrap_or(0) as f64;
     (saved + timer.running_ms(now)) / 1000.0
 }
@@ -745,26 +677,9 @@ mod tests {
     }
 
     #[test]
-    fn the_timer_counts_visible_time_per_instance() {
-        let mut t = InstanceTimer::new();
-        assert_eq!(t.focus(Some("i1"), 1_000.0, true), None);
-        // Short stretches keep counting instead of being written.
-        assert_eq!(t.flush(1_200.0), None);
-        assert_eq!(t.flush(6_000.0), Some(Event::Timer { instance: "i1".into(), ms: 5_000 }));
-        assert_eq!(t.running_ms(7_000.0), 1_000.0);
-        // Hidden: the stretch is written, nothing counts until visible again.
-        assert_eq!(t.hide(8_000.0), Some(Event::Timer { instance: "i1".into(), ms: 2_000 }));
-        assert_eq!(t.running_ms(20_000.0), 0.0);
-        assert_eq!(t.flush(20_000.0), None);
-        t.show(20_000.0);
-        assert_eq!(t.running_ms(21_000.0), 1_000.0);
-        // Another instance: the old one's stretch goes to the log under its name.
-        assert_eq!(
-            t.focus(Some("i2"), 23_000.0, true),
-            Some(Event::Timer { instance: "i1".into(), ms: 3_000 })
-        );
-        assert_eq!(t.instance(), Some("i2"));
-        assert_eq!(t.focus(Some("i2"), 24_000.0, true), None, "same instance: nothing changes");
+    fn the_timer_shows_the_logged_time_and_the_running_stretch() {
+        let mut t = ItemTimer::new();
+        t.focus(Some("i2"), 23_000.0, true);
         let mut state = Annotation::default();
         state.time_ms.insert("i2".into(), 4_000);
         assert_eq!(seconds_on(&state, "i2", &t, 25_000.0), 6.0);

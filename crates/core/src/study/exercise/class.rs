@@ -34,7 +34,8 @@ use crate::data::{Dataset, ScaleKind};
 use crate::report::figure::Histogram;
 use crate::report::{Cell, Column, Figure, Report, Row, Table};
 use crate::stats::{self, KrippendorffLevel};
-use crate::study::workbench::review::{self, Agreement, Correction, Resampling};
+use crate::study::workbench::agreement::{Agreement, Resampling};
+use crate::study::workbench::review::{self, Correction};
 use crate::study::workbench::score_run;
 use crate::study::workbench::settings::ExtraRater;
 

@@ -1,8 +1,12 @@
 //! Submissions merged: duplicates, conflicts where the later file wins, files of other
 //! exercises, and for a review the decisions compared (the class view and its CoEval part read
-//! the merge).
+//! the merge). A student's later file replaces the earlier whole; what it changes or drops is
+//! found by the annotation model's [`annotation::replaced`], CoEval's scrutiny merged by
+//! [`crate::coeval::merge`] over [`annotation::merge`].
 
-use crate::study::workbench::review;
+use std::collections::BTreeMap;
+
+use crate::annotation;
 
 use super::file::Exercise;
 use super::submission::Submission;
@@ -131,29 +135,33 @@ fn same_decisions(a: &Submission, b: &Submission) -> bool {
     decisions(a).unwrap_or_default() == decisions(b).unwrap_or_default()
 }
 
+/// A submission's decisions on the judge's ratings as they read (`changed to 4`), by the
+/// item's position in the exercise.
+fn verdicts(exercise: &Exercise, s: &Submission) -> BTreeMap<usize, String> {
+    let Some(review) = &s.review else { return BTreeMap::new() };
+    let items = exercise.dataset.embedded.items.iter().enumerate();
+    items.filter_map(|(i, item)| Some((i, review.verdict(&item.id)?.describe()))).collect()
+}
+
+/// A later file of a student replaces the earlier whole: the items whose decision it changes
+/// or drops ([`annotation::replaced`]).
 fn review_conflicts(
     exercise: &Exercise,
     (old_file, old): &(String, Submission),
     (new_file, new): &(String, Submission),
 ) -> Vec<ReviewConflict> {
-    let describe = |s: &Submission, item: &str| {
-        s.review.as_ref().and_then(|r| r.verdict(item)).map(review::Verdict::describe)
-    };
-    let mut out = Vec::new();
-    for item in &exercise.dataset.embedded.items {
-        let (a, b) = (describe(old, &item.id), describe(new, &item.id));
-        if a.is_some() && a != b {
-            out.push(ReviewConflict {
-                student: new.student.clone(),
-                item: item.id.clone(),
-                kept: b.unwrap_or_else(|| "not reviewed".to_owned()),
-                kept_from: new_file.clone(),
-                overridden: a.unwrap_or_default(),
-                overridden_from: old_file.clone(),
-            });
-        }
-    }
-    out
+    let items = &exercise.dataset.embedded.items;
+    annotation::replaced(&verdicts(exercise, old), 0, &verdicts(exercise, new), 1)
+        .into_iter()
+        .map(|c| ReviewConflict {
+            student: new.student.clone(),
+            item: items[c.key].id.clone(),
+            kept: c.kept.unwrap_or_else(|| "not reviewed".to_owned()),
+            kept_from: new_file.clone(),
+            overridden: c.overridden,
+            overridden_from: old_file.clone(),
+        })
+        .collect()
 }
 
 fn score_of(s: &Submission, attribute: &str, item: &str) -> Option<f64> {
@@ -161,27 +169,38 @@ fn score_of(s: &Submission, attribute: &str, item: &str) -> Option<f64> {
     r.scores.iter().find(|(id, _)| id == item).map(|(_, x)| *x)
 }
 
+/// A submission's ratings by the positions of the attribute and the item in the exercise.
+fn ratings(exercise: &Exercise, s: &Submission) -> BTreeMap<(usize, usize), f64> {
+    let mut out = BTreeMap::new();
+    for (a, attribute) in exercise.attributes().into_iter().enumerate() {
+        for (i, item) in exercise.dataset.embedded.items.iter().enumerate() {
+            if let Some(x) = score_of(s, attribute, &item.id) {
+                out.insert((a, i), x);
+            }
+        }
+    }
+    out
+}
+
+/// A later file of a student replaces the earlier whole: the ratings it changes or drops
+/// ([`annotation::replaced`]).
 fn conflicts(
     exercise: &Exercise,
     (old_file, old): &(String, Submission),
     (new_file, new): &(String, Submission),
 ) -> Vec<Conflict> {
-    let mut out = Vec::new();
-    for attribute in exercise.attributes() {
-        for item in &exercise.dataset.embedded.items {
-            let (a, b) = (score_of(old, attribute, &item.id), score_of(new, attribute, &item.id));
-            if a.is_some() && a != b {
-                out.push(Conflict {
-                    student: new.student.clone(),
-                    attribute: attribute.to_owned(),
-                    item: item.id.clone(),
-                    kept: b,
-                    kept_from: new_file.clone(),
-                    overridden: a,
-                    overridden_from: old_file.clone(),
-                });
-            }
-        }
-    }
-    out
+    let attributes = exercise.attributes();
+    let items = &exercise.dataset.embedded.items;
+    annotation::replaced(&ratings(exercise, old), 0, &ratings(exercise, new), 1)
+        .into_iter()
+        .map(|c| Conflict {
+            student: new.student.clone(),
+            attribute: attributes[c.key.0].to_owned(),
+            item: items[c.key.1].id.clone(),
+            kept: c.kept,
+            kept_from: new_file.clone(),
+            overridden: Some(c.overridden),
+            overridden_from: old_file.clone(),
+        })
+        .collect()
 }

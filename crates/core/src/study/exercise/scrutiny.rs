@@ -42,10 +42,10 @@ fn files_of(
             left_out.push(format!("{file} holds no scrutiny of the CoEval study"));
             continue;
         };
-        if f.task != study.task {
+        if f.scope != study.task {
             left_out.push(format!(
                 "{file} scrutinises the task “{}”, not this exercise's “{}”: left out",
-                f.task, study.task
+                f.scope, study.task
             ));
             continue;
         }
@@ -55,7 +55,7 @@ fn files_of(
         }
         // Filed under the student's name, whatever the file calls the annotator.
         let mut f = f.clone();
-        f.annotator = s.student.clone();
+        f.person = s.student.clone();
         kept.push(f);
         sources.push(file.clone());
     }

@@ -351,7 +351,7 @@ pub fn post_accuracy_table(files: &[&JdEvalFile], labels: &Labels) -> Table {
 
 /// One ranking comparison: a meta-evaluator's scores of the evaluators against a baseline.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Agreement {
+pub struct RankingComparison {
     pub meta_evaluator: String,
     /// What ranks the evaluators (`Elo (JDEval)`, `JDEval-i mean`…).
     pub ranking: String,
@@ -365,7 +365,7 @@ pub fn ranking_agreements(
     rows: &[EvaluatorRow],
     scores: &[MetaScore],
     elo: &[&EloResult],
-) -> Vec<Agreement> {
+) -> Vec<RankingComparison> {
     let baseline = |pick: fn(&EvaluatorRow) -> Option<f64>| -> BTreeMap<String, f64> {
         rows.iter().filter_map(|r| Some((r.name.clone(), pick(r)?))).collect()
     };
@@ -374,7 +374,7 @@ pub fn ranking_agreements(
     let mut out = Vec::new();
     if !accuracy.is_empty() {
         for e in elo {
-            out.push(Agreement {
+            out.push(RankingComparison {
                 meta_evaluator: e.meta_evaluator.clone(),
                 ranking: "Elo (JDEval)".to_owned(),
                 baseline: "accuracy".to_owned(),
@@ -394,7 +394,7 @@ pub fn ranking_agreements(
                 }
             }
             for (meta, ranking) in per_meta {
-                out.push(Agreement {
+                out.push(RankingComparison {
                     meta_evaluator: meta.to_owned(),
                     ranking: format!("{} mean", protocol.name()),
                     baseline: "Pearson".to_owned(),
@@ -407,7 +407,7 @@ pub fn ranking_agreements(
 }
 
 /// The ranking agreements as a table.
-pub fn agreement_table(agreements: &[Agreement], labels: &Labels) -> Table {
+pub fn agreement_table(agreements: &[RankingComparison], labels: &Labels) -> Table {
     let mut t = Table::new(
         "ranking-agreement",
         "Ranking agreement with the human baseline (Kendall τ-b)",

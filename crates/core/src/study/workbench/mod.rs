@@ -19,11 +19,13 @@
 //! | [`scores`] | a run's samples parsed and averaged per item; correlation rows (`concord table`) |
 //! | [`results`] | judge runs from stored samples, the table with Williams' marks, bootstrap CIs, rater agreement |
 //! | [`audit`] | judge against judge, juries, prediction-powered corrected means |
-//! | [`review`] | humans correct the judge: the review log, merging reviewers, agreement before and after |
+//! | [`agreement`] | a rating vector against a reference: r, τ-b and α with bootstrap intervals (the one `Agreement`) |
+//! | [`review`] | humans correct the judge: the review log ([`crate::annotation`]), merging reviewers, agreement before and after |
 //! | [`revise`] | the judge revised from the disagreements: the split, the meta-prompt, the held-out test |
 //! | [`report`] | the Results screen's tables and figures as one [`crate::report::Report`] |
 //! | [`crate::bundle`] | the versioned, key-free export that recomputes every table on import |
 
+pub mod agreement;
 pub mod audit;
 pub mod checks;
 pub mod import;
@@ -41,10 +43,10 @@ pub mod study;
 
 pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
 pub use results::{
-    Agreement, AgreementRow, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN, JURY_MEDIAN,
-    JudgedRun, RaterKind, ResultsTable, RunKind, Scored, Statistic, agreement, assemble,
-    bootstrap_interval, collect, compute, ensemble_name, run_kind, score, score_run, tabulate,
-    with_ensembles, with_juries,
+    AgreementRow, AttributeAgreement, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN,
+    JURY_MEDIAN, JudgedRun, RaterKind, ResultsTable, RunKind, Scored, Statistic, agreement,
+    assemble, bootstrap_interval, collect, compute, ensemble_name, run_kind, score, score_run,
+    tabulate, with_ensembles, with_juries,
 };
 pub use settings::{ExtraRater, Settings, combined};
 pub use steps::{StepsError, StepsSource, WrittenSteps};

@@ -792,9 +792,11 @@ pub struct AgreementRow {
     pub alpha_with_humans: Option<f64>,
 }
 
-/// Agreement for one attribute.
+/// Every rater's agreement on one attribute: the rows of the Results screen's agreement
+/// table. (A rating vector's agreement with a reference, with intervals, is
+/// [`super::agreement::Agreement`].)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Agreement {
+pub struct AttributeAgreement {
     pub attribute: String,
     /// α (interval) among the dataset's own human raters.
     pub alpha_humans: Option<f64>,
@@ -826,7 +828,7 @@ pub fn agreement(
     dataset: &Dataset,
     attribute: &str,
     others: &[(String, RaterKind, Vec<Option<f64>>)],
-) -> Option<Agreement> {
+) -> Option<AttributeAgreement> {
     let index = dataset.attribute_index(attribute)?;
     let aggregate = dataset.human_scores(index);
     let humans = human_raters(dataset, index);
@@ -859,7 +861,7 @@ pub fn agreement(
             alpha_with_humans,
         });
     }
-    Some(Agreement { attribute: attribute.to_owned(), alpha_humans, rows })
+    Some(AttributeAgreement { attribute: attribute.to_owned(), alpha_humans, rows })
 }
 
 /// Estimated tokens a run consumed, from its prompts and responses (`chars / 4`, the same

@@ -1,8 +1,9 @@
 //! Humans correct the judge: a reviewer walks through a judge run's items and accepts the
 //! judge's rating, changes it, or flags the item with a note. Every action is a
-//! [`ReviewEvent`] in an append-only [`ReviewLog`] (undo is itself an event, as in CoEval's
-//! [`crate::coeval::Log`]), so the browser stores each event the moment it is made and a reload
-//! replays the same state. Reviewers' work travels as [`ReviewerFile`]s; [`merge`] unites them
+//! [`ReviewEvent`] in an append-only [`ReviewLog`] (the one annotation log,
+//! [`crate::annotation::Log`], as CoEval's), so the browser stores each event the moment it is
+//! made and a reload replays the same state. Reviewers' work travels as [`ReviewerFile`]s
+//! ([`crate::annotation::PersonFile`]); [`merge`] unites them ([`crate::annotation::merge`])
 //! and reports every item two files decided differently as a [`ReviewConflict`].
 //!
 //! [`review_items`] lists what a reviewer sees (text, judge rating, spread of the samples,
@@ -17,10 +18,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::annotation::{
+    self, Decisions, Entry, FileError, Format, Kind, Log, PersonFile, Stretch, Together,
+};
 use crate::data::{Attribute, Dataset, Scale, ScaleKind, join};
 use crate::report::{Cell, Column, Row as TableRow, Table};
-use crate::stats::{self, KrippendorffLevel};
+use crate::stats;
 
+pub use super::agreement::{Agreement, Resampling, agreement};
 use super::results::JudgedRun;
 
 /// The `format` tag of one reviewer's file.
@@ -264,152 +269,93 @@ impl Reviews {
     }
 }
 
-/// An append-only event log. [`ReviewLog::push`] validates before appending, so a log built
-/// through it always replays.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ReviewLog {
-    events: Vec<ReviewEvent>,
-}
+/// A reviewer's append-only event log ([`crate::annotation::Log`]); timer events are never
+/// undone.
+pub type ReviewLog = Log<ReviewEvent>;
 
-impl ReviewLog {
-    pub fn new() -> ReviewLog {
-        ReviewLog::default()
-    }
+impl Entry for ReviewEvent {
+    type State = Reviews;
+    type Error = ReviewError;
+    const UNDO: ReviewEvent = ReviewEvent::Undo;
 
-    /// Rebuilds a log from stored events, refusing the first invalid one (by index).
-    pub fn from_events(events: Vec<ReviewEvent>) -> Result<ReviewLog, ReviewError> {
-        let mut log = ReviewLog::new();
-        for (index, e) in events.into_iter().enumerate() {
-            log.push(e).map_err(|error| ReviewError::BadEvent { index, error: Box::new(error) })?;
+    fn kind(&self) -> Kind {
+        match self {
+            ReviewEvent::Undo => Kind::Undo,
+            ReviewEvent::Timer { .. } => Kind::Timer,
+            _ => Kind::Decision,
         }
-        Ok(log)
     }
 
-    pub fn events(&self) -> &[ReviewEvent] {
-        &self.events
+    fn validate(&self) -> Result<(), ReviewError> {
+        validate(self)
     }
 
-    /// Appends `event` if it is valid (and, for undo, if a decision can be undone).
-    pub fn push(&mut self, event: ReviewEvent) -> Result<(), ReviewError> {
-        validate(&event)?;
-        if event == ReviewEvent::Undo && self.live().is_empty() {
-            return Err(ReviewError::NothingToUndo);
-        }
-        self.events.push(event);
-        Ok(())
+    fn nothing_to_undo() -> ReviewError {
+        ReviewError::NothingToUndo
     }
 
-    /// Indices of the decisions still in effect after undos, in order.
-    fn live(&self) -> Vec<usize> {
-        let mut live: Vec<usize> = Vec::new();
-        for (i, e) in self.events.iter().enumerate() {
-            match e {
-                ReviewEvent::Undo => {
-                    live.pop();
-                }
-                // Time spent stays spent, and undo after a timer tick still undoes the
-                // reviewer's last decision.
-                ReviewEvent::Timer { .. } => {}
-                _ => live.push(i),
+    fn apply(&self, state: &mut Reviews) {
+        let key = |run: &str, item: &str| (run.to_owned(), item.to_owned());
+        match self {
+            ReviewEvent::Accept { run, item } => {
+                state.verdicts.insert(key(run, item), Verdict::Accept);
             }
-        }
-        live
-    }
-
-    /// The latest decision in effect (what undo would take back).
-    pub fn last_decision(&self) -> Option<&ReviewEvent> {
-        self.live().last().and_then(|&i| self.events.get(i))
-    }
-
-    /// The state after every event, honouring undos.
-    pub fn replay(&self) -> Reviews {
-        let mut state = Reviews::default();
-        let live = self.live();
-        for (i, e) in self.events.iter().enumerate() {
-            let timer = matches!(e, ReviewEvent::Timer { .. });
-            if timer || live.binary_search(&i).is_ok() {
-                apply(&mut state, e);
+            ReviewEvent::Change { run, item, rating } => {
+                state.verdicts.insert(key(run, item), Verdict::Change { rating: *rating });
             }
+            ReviewEvent::Flag { run, item, note } => {
+                state.verdicts.insert(key(run, item), Verdict::Flag { note: note.clone() });
+            }
+            ReviewEvent::Timer { run, item, ms } => {
+                let t = state.time_ms.entry(key(run, item)).or_default();
+                *t = t.saturating_add(*ms);
+            }
+            ReviewEvent::Undo => {}
         }
-        state
     }
 }
 
-fn apply(state: &mut Reviews, event: &ReviewEvent) {
-    let key = |run: &str, item: &str| (run.to_owned(), item.to_owned());
-    match event {
-        ReviewEvent::Accept { run, item } => {
-            state.verdicts.insert(key(run, item), Verdict::Accept);
-        }
-        ReviewEvent::Change { run, item, rating } => {
-            state.verdicts.insert(key(run, item), Verdict::Change { rating: *rating });
-        }
-        ReviewEvent::Flag { run, item, note } => {
-            state.verdicts.insert(key(run, item), Verdict::Flag { note: note.clone() });
-        }
-        ReviewEvent::Timer { run, item, ms } => {
-            let t = state.time_ms.entry(key(run, item)).or_default();
-            *t = t.saturating_add(*ms);
-        }
-        ReviewEvent::Undo => {}
-    }
+/// The item timer's item for `item` of `run` (the timer counts per item, a review per run and
+/// item).
+pub fn timer_item(run: &str, item: &str) -> String {
+    format!("{run}\u{1f}{item}")
+}
+
+/// The review's timer event of a [`timer_item`]'s stretch; `None` for an item no
+/// [`timer_item`] made.
+pub fn timer_event(stretch: Stretch) -> Option<ReviewEvent> {
+    let (run, item) = stretch.item.split_once('\u{1f}')?;
+    Some(ReviewEvent::Timer { run: run.to_owned(), item: item.to_owned(), ms: stretch.ms })
 }
 
 /// One reviewer's work, as exported: the whole event log, so an import replays exactly what
-/// the reviewer did (undos included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReviewerFile {
-    pub format: String,
-    pub version: u32,
-    pub reviewer: String,
-    pub events: Vec<ReviewEvent>,
+/// the reviewer did (undos included). `person` is the file's `reviewer`.
+pub type ReviewerFile = PersonFile<ReviewEvent>;
+
+impl Format for ReviewEvent {
+    const FORMAT: &'static str = REVIEWER_FORMAT;
+    const VERSION: u32 = VERSION;
+    const PERSON: &'static str = "reviewer";
+    const SCOPE: Option<&'static str> = None;
 }
 
-impl ReviewerFile {
-    pub fn new(reviewer: &str, log: &ReviewLog) -> ReviewerFile {
-        ReviewerFile {
-            format: REVIEWER_FORMAT.to_owned(),
-            version: VERSION,
-            reviewer: reviewer.to_owned(),
-            events: log.events().to_vec(),
+impl From<FileError<ReviewError>> for ReviewError {
+    fn from(e: FileError<ReviewError>) -> ReviewError {
+        match e {
+            FileError::Truncated(m) | FileError::Json(m) => ReviewError::Json(m),
+            FileError::Foreign { found, .. } => ReviewError::WrongFormat { found },
+            FileError::Newer { found, .. } => ReviewError::UnsupportedVersion { found },
+            FileError::NoPerson { .. } => ReviewError::NoReviewer,
+            FileError::BadEvent { index, error } => {
+                ReviewError::BadEvent { index, error: Box::new(error) }
+            }
         }
     }
-
-    /// The events as a log; files from [`import`] always replay.
-    pub fn log(&self) -> Result<ReviewLog, ReviewError> {
-        ReviewLog::from_events(self.events.clone())
-    }
-
-    /// Pretty JSON, the file a reviewer exports.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
-    }
-}
-
-#[derive(Deserialize)]
-struct Header {
-    format: String,
-    version: u32,
 }
 
 /// Reads a reviewer's file and checks that it replays.
 pub fn import(bytes: &[u8]) -> Result<ReviewerFile, ReviewError> {
-    let header: Header =
-        serde_json::from_slice(bytes).map_err(|e| ReviewError::Json(e.to_string()))?;
-    if header.format != REVIEWER_FORMAT {
-        return Err(ReviewError::WrongFormat { found: header.format });
-    }
-    if header.version > VERSION {
-        return Err(ReviewError::UnsupportedVersion { found: header.version });
-    }
-    let file: ReviewerFile =
-        serde_json::from_slice(bytes).map_err(|e| ReviewError::Json(e.to_string()))?;
-    if file.reviewer.trim().is_empty() {
-        return Err(ReviewError::NoReviewer);
-    }
-    file.log()?;
-    Ok(file)
+    Ok(ReviewerFile::read(bytes)?)
 }
 
 /// Two files decided the same item of the same run differently. The later file (in the order
@@ -436,33 +382,54 @@ pub struct Merged {
     pub reviewers: Vec<String>,
 }
 
-/// Merges reviewers' files in order. Files that fail to replay are refused by index.
-pub fn merge(files: &[ReviewerFile]) -> Result<Merged, (usize, ReviewError)> {
-    let mut out = Merged::default();
-    for (f, file) in files.iter().enumerate() {
-        let state = file.log().map_err(|e| (f, e))?.replay();
-        if !out.reviewers.contains(&file.reviewer) {
-            out.reviewers.push(file.reviewer.clone());
-        }
-        for (key, verdict) in state.verdicts {
-            if let Some(old) = out.reviews.verdicts.get(&key)
-                && *old != verdict
-            {
-                let old_by = out.by.get(&key).cloned().unwrap_or_default();
-                out.conflicts.push(ReviewConflict {
-                    run: key.0.clone(),
-                    item: key.1.clone(),
-                    kept: (file.reviewer.clone(), verdict.clone()),
-                    overridden: (old_by, old.clone()),
-                });
-            }
-            out.by.insert(key.clone(), file.reviewer.clone());
-            out.reviews.verdicts.insert(key, verdict);
-        }
-        for (key, ms) in state.time_ms {
-            let t = out.reviews.time_ms.entry(key).or_default();
+impl Decisions for Reviews {
+    type Key = (String, String);
+    type Value = Verdict;
+
+    fn decisions(&self) -> Vec<((String, String), Verdict)> {
+        self.verdicts.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    fn decide(&mut self, key: (String, String), value: Verdict) -> Option<Verdict> {
+        self.verdicts.insert(key, value)
+    }
+
+    /// Time spent by every reviewer adds up.
+    fn absorb(&mut self, later: Reviews) {
+        for (key, ms) in later.time_ms {
+            let t = self.time_ms.entry(key).or_default();
             *t = t.saturating_add(ms);
         }
+    }
+}
+
+/// Merges reviewers' files in order ([`annotation::merge`], everyone together). Files that
+/// fail to replay are refused by index.
+pub fn merge(files: &[ReviewerFile]) -> Result<Merged, (usize, ReviewError)> {
+    let merged =
+        annotation::merge(files, Together::Everyone).map_err(|(f, e)| (f, ReviewError::from(e)))?;
+    let who = |f: usize| files.get(f).map(|file| file.person.clone()).unwrap_or_default();
+    let mut out = Merged::default();
+    for file in files {
+        if !out.reviewers.contains(&file.person) {
+            out.reviewers.push(file.person.clone());
+        }
+    }
+    out.conflicts = merged
+        .conflicts
+        .into_iter()
+        .filter_map(|(_, c)| {
+            Some(ReviewConflict {
+                run: c.key.0,
+                item: c.key.1,
+                kept: (who(c.kept_from), c.kept?),
+                overridden: (who(c.overridden_from), c.overridden),
+            })
+        })
+        .collect();
+    if let Some(group) = merged.groups.into_iter().next() {
+        out.by = group.origin.into_iter().map(|(k, f)| (k, who(f))).collect();
+        out.reviews = group.state;
     }
     Ok(out)
 }
@@ -587,83 +554,6 @@ pub fn order(items: &[ReviewItem], by: Order, seed: u64) -> Vec<usize> {
         Order::Gap => descending(&ReviewItem::gap),
         Order::Uncertainty => descending(&|i: &ReviewItem| i.spread),
         Order::Random => stats::shuffled_orders(items.len(), 1, seed).pop().unwrap_or_default(),
-    }
-}
-
-/// Agreement of one rating vector with the human aggregate, each with a percentile bootstrap
-/// interval over the items (`None` when undefined, or undefined on every resample).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Agreement {
-    /// Items with both a human rating and a rating.
-    pub n: usize,
-    pub pearson: Option<f64>,
-    pub pearson_ci: Option<[f64; 2]>,
-    pub kendall_b: Option<f64>,
-    pub kendall_ci: Option<[f64; 2]>,
-    /// Krippendorff's α (interval) between the human aggregate and the rating.
-    pub alpha: Option<f64>,
-    pub alpha_ci: Option<[f64; 2]>,
-}
-
-/// How the intervals are drawn.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Resampling {
-    pub resamples: usize,
-    pub seed: u64,
-    pub confidence: f64,
-}
-
-fn alpha_of(h: &[f64], s: &[f64]) -> Option<f64> {
-    let two = vec![
-        h.iter().map(|&x| Some(x)).collect::<Vec<_>>(),
-        s.iter().map(|&x| Some(x)).collect::<Vec<_>>(),
-    ];
-    stats::krippendorff_alpha(&two, KrippendorffLevel::Interval).value
-}
-
-/// Pearson r, Kendall τ-b and interval α of `scores` against `human`, with intervals.
-pub fn agreement(human: &[Option<f64>], scores: &[Option<f64>], r: Resampling) -> Agreement {
-    let (h, s): (Vec<f64>, Vec<f64>) =
-        human.iter().zip(scores).filter_map(|(h, s)| Some(((*h)?, (*s)?))).unzip();
-    let pearson = stats::pearson(&h, &s).value;
-    let kendall_b = stats::kendall(&h, &s).tau_b.value;
-    let alpha = alpha_of(&h, &s);
-    let mut draws: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    if h.len() >= 3 {
-        for idx in stats::BootIndices::new(h.len(), r.resamples, r.seed) {
-            let hb: Vec<f64> = idx.iter().map(|&i| h[i]).collect();
-            let sb: Vec<f64> = idx.iter().map(|&i| s[i]).collect();
-            let values = [
-                stats::pearson(&hb, &sb).value,
-                stats::kendall(&hb, &sb).tau_b.value,
-                alpha_of(&hb, &sb),
-            ];
-            for (d, v) in draws.iter_mut().zip(values) {
-                if let Some(v) = v {
-                    d.push(v);
-                }
-            }
-        }
-    }
-    let ci = |value: Option<f64>, d: &mut Vec<f64>| {
-        value?;
-        // An interval from fewer than half the resamples would hide how unstable it is.
-        if d.len() * 2 < r.resamples.max(1) {
-            return None;
-        }
-        d.sort_unstable_by(f64::total_cmp);
-        let tail = (1.0 - r.confidence) / 2.0;
-        Some([stats::quantile_sorted(d, tail), stats::quantile_sorted(d, 1.0 - tail)])
-    };
-    let [dp, dk, da] = &mut draws;
-    Agreement {
-        n: h.len(),
-        pearson_ci: ci(pearson, dp),
-        kendall_ci: ci(kendall_b, dk),
-        alpha_ci: ci(alpha, da),
-        pearson,
-        kendall_b,
-        alpha,
     }
 }
 
