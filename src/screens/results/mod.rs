@@ -144,6 +144,9 @@ pub fn ResultsScreen() -> impl IntoView {
             Some(view! { <p class="notice-line" data-testid="bundle-source">{line}</p> })
         }}
         {move || reading.get().map(|text| view! { <p class="notice-line" role="status" data-testid="results-reading">{text}</p> })}
+        // How the runs were made: parameters a provider refused, weighted methods that fell back
+        // to their plain twins, methods the model's check says it cannot serve.
+        {move || runs.notes.with(|n| n.iter().map(|note| view! { <p class="notice-line" data-testid="run-note">{note.clone()}</p> }).collect_view())}
         <Show
             when=move || !table.with(|(t, _)| t.methods.is_empty())
             fallback=move || reading.with(Option::is_none).then(|| view! {

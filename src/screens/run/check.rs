@@ -41,6 +41,14 @@ pub fn restore_checks(run: super::state::RunState) {
     }
 }
 
+/// The check kept in this browser for `provider`'s `model`: what every screen that calls it
+/// (meta-evaluation, CoEval, a revised judge) plans with, like the Run screen.
+pub fn saved_check(provider: &str, model: &str) -> Option<ModelCheck> {
+    let text = local_storage()?.get_item(CHECKS_STORAGE).ok().flatten()?;
+    let mut saved = serde_json::from_str::<BTreeMap<String, ModelCheck>>(&text).ok()?;
+    saved.remove(&ModelCheck::key(provider, model))
+}
+
 fn save_checks(checks: &BTreeMap<String, ModelCheck>) {
     if let (Some(storage), Ok(json)) = (local_storage(), serde_json::to_string(checks)) {
         let _ = storage.set_item(CHECKS_STORAGE, &json);
@@ -106,7 +114,9 @@ async fn probe(
     needs: &concord_core::run::check::Needs,
 ) -> ProbeResult {
     let endpoint = form.endpoint();
-    let caps = form.connection().caps;
+    // The table's capabilities, not the last check's: a capability refused before is asked
+    // about again.
+    let caps = form.caps();
     let Some((req, caps)) = probe_call(probe, needs, &endpoint, &caps) else {
         return judge_probe(probe, needs, &ProbeOutcome::NotOnThisApi);
     };
@@ -166,7 +176,7 @@ pub fn CheckModel(models: RwSignal<Vec<String>>) -> impl IntoView {
             models.try_set(listed);
             reached.try_set(Some((true, text)));
             let needs = check_needs(&study);
-            let caps = form.connection().caps;
+            let caps = form.caps();
             let mut results = Vec::new();
             for p in probes(&needs, &caps) {
                 checking.try_set(Some(format!("Checking {}…", p.label())));

@@ -366,6 +366,11 @@ pub enum Thinking {
     Always,
     /// Extended thinking is off unless the request asks for it (Anthropic): Concord does not.
     AnthropicOptIn,
+    /// A [`Thinking::GeminiBudgetOff`] model whose thinking the user turned on (the Run
+    /// screen's "Let Gemini 2.5 Flash think"): `thinkingConfig.thinkingBudget: -1`, dynamic
+    /// thinking ("the model decides how much to think", ai.google.dev/gemini-api/docs/thinking),
+    /// billed as output and within `maxOutputTokens`, so it is planned as a reasoning model.
+    GeminiOn,
 }
 
 /// One row of the capability table: a provider and a model family, what it accepts, and where
@@ -565,6 +570,25 @@ impl Capabilities {
             Param::Seed => self.seed,
             Param::MaxTokens | Param::Stop | Param::ResponseFormat => true,
         }
+    }
+
+    /// Whether the user may turn the model's thinking on or off (Gemini 2.5 Flash and
+    /// Flash-Lite: off unless asked for).
+    pub fn thinking_optional(&self) -> bool {
+        matches!(self.thinking, Thinking::GeminiBudgetOff | Thinking::GeminiOn)
+    }
+
+    /// These capabilities with the model's optional thinking turned on (`on`) or left as the
+    /// table has it: a model whose thinking is off unless asked for thinks, and is planned as a
+    /// reasoning model (the 4,096 Max tokens default, the short-budget warning, no
+    /// log-probabilities). Other models are unchanged.
+    pub fn with_thinking(mut self, on: bool) -> Capabilities {
+        if on && self.thinking == Thinking::GeminiBudgetOff {
+            self.thinking = Thinking::GeminiOn;
+            self.reasoning = true;
+            self.max_top_logprobs = None;
+        }
+        self
     }
 
     /// How many samples one call may draw.
