@@ -758,7 +758,14 @@ async fn pass(
                 // twin's stored answer is this call's too, not paid twice.
                 if !caps.allows(concord_core::run::Param::Logprobs)
                     && let Some(twin) = calls.twin(call)
-                    && reuse_twin(calls.keys(twin), calls.keys(call), store, memory, &mut storage_errors).await
+                    && reuse_twin(
+                        calls.keys(twin),
+                        calls.keys(call),
+                        store,
+                        memory,
+                        &mut storage_errors,
+                    )
+                    .await
                 {
                     let _ = scheduler.on_reused(id, now());
                     continue;

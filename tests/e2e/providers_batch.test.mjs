@@ -74,9 +74,10 @@ test('answers collected through a proxy marked for Anthropic serve interactive r
 });
 
 test('a batch refused because the model\'s queue is full (token_limit_exceeded) is said in OpenAI\'s words and submitted again once the queue has room', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
-  // Other jobs' batches of gpt-4o-mini fill its 2,000,000 enqueued tokens for the first 6 s
-  // (xtask/src/mock_llm/batch.rs, `enqueued_limit`: OpenAI's refusal as openai-python#2084 shows it).
-  await setScenario({ reply: echo, batch: { ms: 1500, enqueued_limit: 2_000_000, enqueued_elsewhere: 2_000_000, elsewhere_ms: 6000 } });
+  // Other jobs' batches of gpt-4o-mini fill its 2,000,000 enqueued tokens for 20 s after the
+  // first batch arrives (xtask/src/mock_llm/batch.rs, `enqueued_limit`: OpenAI's refusal as
+  // openai-python#2084 shows it).
+  await setScenario({ reply: echo, batch: { ms: 1500, enqueued_limit: 2_000_000, enqueued_elsewhere: 2_000_000, elsewhere_ms: 20_000 } });
   await withApp({ data: GRADED, problems: 'allowed' }, async (app) => {
     const batches = new BatchesPanel(app.page);
     const run = await setUp(app, { weighted: false });

@@ -2,12 +2,14 @@
 // (xtask/src/mock_llm/providers.rs): a "+weighted" method whose log-probabilities the model
 // refuses sends the same requests as its plain twin, so one answer serves both — paid once,
 // before the run (the model is known to give none) or midway (refused on the first call) — and
-// the run and Results say the weighted method fell back to the plain answers.
+// the run and Results say the weighted method fell back to the plain answers. A weighted method
+// with no twin is marked on Results as one the checked model cannot serve.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MOCK_URL, setScenario, mockRequests as requests, mockReset, mockSummary as summary } from './browser.mjs';
 import { withApp } from './harness.mjs';
 import { waitWorkspaceSaved, workspaceSaves } from './pages/workbench_pages.mjs';
+import { ModelCheckPage } from './pages/model_check_page.mjs';
 
 const ITEMS = 6;
 const N = 2;
@@ -43,9 +45,16 @@ test('gemini: a weighted method whose log-probabilities are refused reuses its p
     await judge.addMethods({ modes: ['score-only'], n: N });
     await judge.weighted.uncheck();
     await judge.addMethods({ modes: ['score-only'], n: N });
+    // rate-explain +weighted has no twin: it is paid, and its refusal is named on Results.
+    await judge.weighted.check();
+    await judge.addMethods({ modes: ['rate-explain'], n: 1 });
+    await judge.weighted.uncheck();
     await judge.method('score-only +weighted').waitFor();
     await run.open();
     await run.sendAnyway();
+    const check = new ModelCheckPage(app.page);
+    await check.check();
+    assert.equal((await check.row('logprobs')).verdict, 'refused');
 
     // gemini-2.5-flash gives no log-probabilities (the table, from google-genai's tests): the
     // weighted method is planned onto its twin's requests.
@@ -55,12 +64,16 @@ test('gemini: a weighted method whose log-probabilities are refused reuses its p
     assert.match(finished, /Run complete/);
     assert.match(finished, /score-only \+weighted fell back to the plain answers of score-only: gemini-2\.5-flash gives no log-probabilities/);
     let p = await paid();
-    assert.equal(p.samples, ITEMS * N, `only the plain method's samples are paid (${p.samples})`);
+    assert.equal(p.samples, ITEMS * N + ITEMS, `only the plain method's samples (and rate-explain +weighted's) are paid (${p.samples})`);
     assert.deepEqual(p.duplicates, []);
     assert.ok((await run.logLines()).some((l) => /fell back to the plain answers of score-only/.test(l)));
     await results.open();
     await results.rowHeader('score-only +weighted').waitFor();
-    assert.ok((await results.runNotes()).some((n) => /score-only \+weighted fell back to the plain answers of score-only/.test(n)));
+    const notes = await results.runNotes();
+    assert.ok(notes.some((n) => /score-only \+weighted fell back to the plain answers of score-only/.test(n)), notes.join('\n'));
+    // The checked model's refusal is named with the method it leaves unweighted (and only it).
+    assert.ok(notes.some((n) => /^rate-explain \+weighted: gemini-2\.5-flash cannot serve it — no log-probabilities \(Logprobs is not enabled for models\/gemini-2\.5-flash/.test(n)), notes.join('\n'));
+    assert.ok(!notes.some((n) => /^score-only \+weighted: .* cannot serve it/.test(n)), notes.join('\n'));
 
     // gemini-2.0-flash: the table expects log-probabilities; the first weighted calls are
     // refused, logprobs is dropped, and every weighted call then reuses its twin's answer.
@@ -75,7 +88,7 @@ test('gemini: a weighted method whose log-probabilities are refused reuses its p
     assert.equal((await run.counts()).failed, 0);
     p = await paid();
     assert.ok(p.log.some((r) => r.status === 400), 'log-probabilities were refused');
-    assert.equal(p.samples, ITEMS * N, `each request paid once (${p.samples} samples paid)`);
+    assert.equal(p.samples, ITEMS * N + ITEMS, `each request paid once (${p.samples} samples paid)`);
     assert.deepEqual(p.duplicates, []);
 
     // Run again: everything is stored, nothing is sent.
@@ -115,6 +128,7 @@ test('gemini-2.5: thinking off by default; the Run screen turns it on (thinkingB
     assert.equal(await judge.maxTokens.inputValue(), '4096');
     await judge.addMethods({ modes: ['score-only'], n: 1 });
     await run.open();
+    await run.sendAnyway();
     await mockReset();
     await run.run();
     assert.match(await run.waitFinished(120_000), /Run complete/);

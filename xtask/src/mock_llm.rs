@@ -393,9 +393,9 @@ struct State {
     file_seq: u64,
     batches: Vec<batch::MockBatch>,
     batch_seq: u64,
-    /// When the scenario was set: other jobs' batches (`batch.enqueued_elsewhere`) end
-    /// `batch.elsewhere_ms` after it.
-    scenario_at: Instant,
+    /// When the first batch since the scenario was set arrived: other jobs' batches
+    /// (`batch.enqueued_elsewhere`) are in progress then and end `batch.elsewhere_ms` later.
+    elsewhere_since: Option<Instant>,
 }
 
 struct Shared {
@@ -496,7 +496,7 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
             file_seq: 0,
             batches: Vec::new(),
             batch_seq: 0,
-            scenario_at: Instant::now(),
+            elsewhere_since: None,
         }),
         stop: AtomicBool::new(false),
         hold: AtomicBool::new(false),
@@ -832,7 +832,7 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
             Ok(scenario) => {
                 state.scenario = scenario;
                 state.script_pos = 0;
-                state.scenario_at = Instant::now();
+                state.elsewhere_since = None;
                 json_reply(200, json!({"ok": true}))
             }
             Err(e) => json_reply(400, json!({"error": {"message": format!("bad scenario: {e}")}})),

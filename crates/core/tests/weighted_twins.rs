@@ -53,7 +53,8 @@ fn without_log_probabilities_the_weighted_method_reads_its_twins_answers_paid_on
     let d = example();
     let s = twins_study(&d, 3);
     // Anthropic gives no log-probabilities.
-    let anthropic = endpoint(ProviderId::Anthropic, "https://api.anthropic.com/v1", "claude-haiku-4-5");
+    let anthropic =
+        endpoint(ProviderId::Anthropic, "https://api.anthropic.com/v1", "claude-haiku-4-5");
     let caps = Capabilities::for_model(ProviderId::Anthropic, &anthropic.model);
     assert!(!caps.allows(Param::Logprobs));
     let p = wb::plan(&d, &s, &anthropic, &caps, None);
@@ -66,7 +67,11 @@ fn without_log_probabilities_the_weighted_method_reads_its_twins_answers_paid_on
         assert!(p.shared.contains(&w));
     }
     assert!(p.calls.iter().all(|c| p.prompts[c.prompt].method == 1));
-    assert_eq!(p.calls.len(), per_method * 3, "one call a sample (no n), for the plain method only");
+    assert_eq!(
+        p.calls.len(),
+        per_method * 3,
+        "one call a sample (no n), for the plain method only"
+    );
     let keys: BTreeSet<String> = p.calls.iter().flat_map(|c| p.call_keys(c)).collect();
     assert_eq!(keys.len(), per_method * 3, "no key asked for twice");
     assert_eq!(p.fallbacks, [("score-only +weighted".to_owned(), "score-only".to_owned())]);
@@ -77,7 +82,10 @@ fn without_log_probabilities_the_weighted_method_reads_its_twins_answers_paid_on
         "gemini-2.0-flash",
     );
     let mut caps = Capabilities::for_model(ProviderId::Gemini, &gemini.model);
-    assert!(caps.allows(Param::Logprobs), "the table expects log-probabilities of gemini-2.0-flash");
+    assert!(
+        caps.allows(Param::Logprobs),
+        "the table expects log-probabilities of gemini-2.0-flash"
+    );
     let expected = wb::plan(&d, &s, &gemini, &caps, None);
     assert!(expected.fallbacks.is_empty() && expected.shared.is_empty());
     assert_eq!(expected.calls.len(), 2 * per_method, "both methods called, 3 samples a call");
@@ -87,8 +95,12 @@ fn without_log_probabilities_the_weighted_method_reads_its_twins_answers_paid_on
     assert_eq!(refused.fallbacks.len(), 1);
     // Collected, the weighted run has the plain run's answers but not its calls (its cost is
     // the twin's).
-    let store: BTreeMap<String, String> =
-        refused.prompts.iter().flat_map(|p| p.keys()).map(|k| (k, "Rating: 4".to_owned())).collect();
+    let store: BTreeMap<String, String> = refused
+        .prompts
+        .iter()
+        .flat_map(|p| p.keys())
+        .map(|k| (k, "Rating: 4".to_owned()))
+        .collect();
     let runs = wb::collect(&d, &s, &refused, |k| store.get(k).cloned());
     let weighted = runs.iter().find(|r| r.method == "score-only +weighted").unwrap();
     assert_eq!(weighted.run.records.len(), 15);

@@ -166,9 +166,7 @@ fn AddMethodsPanel() -> impl IntoView {
     let run = crate::screens::run::state::use_run();
     // New methods get room to think when the Run screen's model is a reasoning model; the
     // default follows the model until the field is edited.
-    let reasoning = Memo::new(move |_| {
-        run.connection.with(|f| f.caps().reasoning)
-    });
+    let reasoning = Memo::new(move |_| run.connection.with(|f| f.caps().reasoning));
     let default_max = move |reasoning: bool| {
         if reasoning { REASONING_DEFAULT_MAX_TOKENS.to_string() } else { "128".to_owned() }
     };

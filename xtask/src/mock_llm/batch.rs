@@ -42,7 +42,7 @@ pub struct BatchScenario {
     #[serde(default)]
     pub enqueued_limit: Option<u64>,
     /// Input tokens of other jobs' batches of the same model (another tool, another study)
-    /// in progress when the scenario is set; they end `elsewhere_ms` later.
+    /// in progress when the first batch arrives; they end `elsewhere_ms` later.
     #[serde(default)]
     pub enqueued_elsewhere: u64,
     #[serde(default)]
@@ -316,7 +316,8 @@ fn queue_limit(state: &mut State, id: &str) {
     let Some(limit) = state.scenario.batch.enqueued_limit else { return };
     let Some(at) = state.batches.iter().position(|b| b.id == id) else { return };
     let (model, tokens) = (state.batches[at].model.clone(), state.batches[at].tokens);
-    let elsewhere = if state.scenario_at.elapsed() < Duration::from_millis(state.scenario.batch.elsewhere_ms) {
+    let since = *state.elsewhere_since.get_or_insert_with(Instant::now);
+    let elsewhere = if since.elapsed() < Duration::from_millis(state.scenario.batch.elsewhere_ms) {
         state.scenario.batch.enqueued_elsewhere
     } else {
         0
@@ -346,7 +347,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

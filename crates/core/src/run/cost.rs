@@ -26,7 +26,7 @@ pub fn estimate_tokens(chars: u64) -> u64 {
 }
 
 /// USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Price {
     pub input_per_million: f64,
     pub output_per_million: f64,

@@ -649,11 +649,15 @@ pub fn sample_batches(n: u32, caps: &Capabilities) -> Vec<SampleBatch> {
 }
 
 /// Where the responses came from (no key, ever).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EndpointEntry {
     pub provider: String,
     pub base_url: String,
     pub model: String,
+    /// A price typed on the Run screen for the model (USD per million tokens): Results and
+    /// `concord report` price the runs with it before the shipped list, as the batch card does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::run::Price>,
 }
 
 impl EndpointEntry {
@@ -662,7 +666,14 @@ impl EndpointEntry {
             provider: endpoint.provider.slug().to_owned(),
             base_url: public_url(&endpoint.base_url),
             model: endpoint.model.clone(),
+            price: None,
         }
+    }
+
+    /// The entry with the price typed for its model (`None`: the shipped list's).
+    pub fn with_price(mut self, price: Option<crate::run::Price>) -> EndpointEntry {
+        self.price = price;
+        self
     }
 
     /// The endpoint the runs were made with (for pricing them); `None` for a provider this

@@ -611,17 +611,27 @@ impl<T> Scheduler<T> {
             RunState::Paused => return Action::Paused,
             RunState::Running => {}
         }
-        // Calls of a prompt known to be too long fail without being sent.
+        // Calls of a prompt known to be too long fail without being sent; a job whose twin's
+        // answer is still to come waits for it (the same request once log-probabilities are
+        // dropped: paid once).
         loop {
             let next = match self.retries_due.peek() {
                 Some(&Reverse((ready_at, id))) if ready_at <= now_ms => Some((true, id)),
                 _ => self.queue.front().map(|&id| (false, id)),
             };
-            let Some((retry, id)) = next.filter(|&(_, id)| self.overflows(id)) else { break };
+            let Some((retry, id)) = next else { break };
+            let (overflows, waits) = (self.overflows(id), self.waits_for_twin(id));
+            if !overflows && !waits {
+                break;
+            }
             if retry {
                 self.retries_due.pop();
             } else {
                 self.queue.pop_front();
+            }
+            if !overflows {
+                self.slots[id].status = Status::Parked;
+                continue;
             }
             self.slots[id].status = Status::Failed;
             self.failed += 1;
@@ -632,21 +642,6 @@ impl<T> Scheduler<T> {
                 format!("not sent: {prompt} is too long for the model (it overflowed before)"),
             );
             self.release_twin(id);
-        }
-        // A job whose twin's answer is still to come waits for it (the same request once
-        // log-probabilities are dropped: paid once).
-        loop {
-            let next = match self.retries_due.peek() {
-                Some(&Reverse((ready_at, id))) if ready_at <= now_ms => Some((true, id)),
-                _ => self.queue.front().map(|&id| (false, id)),
-            };
-            let Some((retry, id)) = next.filter(|&(_, id)| self.waits_for_twin(id)) else { break };
-            if retry {
-                self.retries_due.pop();
-            } else {
-                self.queue.pop_front();
-            }
-            self.slots[id].status = Status::Parked;
         }
         // The earliest retry that is due, else the next fresh job.
         let (due, earliest_wait) = match self.retries_due.peek() {

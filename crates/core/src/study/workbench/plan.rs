@@ -146,12 +146,7 @@ impl Plan {
 /// method that fell back to its plain twin's answers on `model`: before the run when the model
 /// was known to give no log-probabilities, or after it refused them midway (`reused` calls
 /// answered with the twin's answer instead of being paid again).
-pub fn fallback_note(
-    weighted: &Method,
-    plain: &str,
-    model: &str,
-    reused: Option<usize>,
-) -> String {
+pub fn fallback_note(weighted: &Method, plain: &str, model: &str, reused: Option<usize>) -> String {
     let name = &weighted.name;
     let how = match reused {
         None => format!(
