@@ -142,7 +142,7 @@ async fn apply_here(t: BundleTargets, bundle: Bundle, source: String) -> Result<
         {
             let key = crate::screens::run::state::price_key(e.provider, &e.model);
             t.run.connection.update(|f| {
-                f.prices.entry(key).or_insert(price);
+                f.prices.entry(key).or_insert(price.into());
             });
         }
         let endpoint = endpoint.as_ref().and_then(|e| e.to_endpoint());
@@ -380,7 +380,7 @@ async fn save_here(
         endpoint: endpoint.as_ref().map(|e| {
             let typed =
                 form.prices.get(&crate::screens::run::state::price_key(e.provider, &e.model));
-            EndpointEntry::from_endpoint(e).with_price(typed.copied())
+            EndpointEntry::from_endpoint(e).with_price(typed.map(|&p| p.into()))
         }),
         runs: t.runs.runs.with_untracked(|runs| {
             runs.iter()

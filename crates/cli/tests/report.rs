@@ -311,7 +311,7 @@ fn a_typed_price_in_the_bundle_prices_the_cli_report_as_results_does() {
             model: "gpt-4o-mini".into(),
             price: None,
         }
-        .with_price(Some(typed)),
+        .with_price(Some(typed.into())),
     );
     for run in &mut bundle.runs {
         report_usage(run, false);
@@ -320,7 +320,7 @@ fn a_typed_price_in_the_bundle_prices_the_cli_report_as_results_does() {
     std::fs::write(&path, bundle.to_json()).unwrap();
     // The bundle keeps the price through its own round trip.
     let back = Bundle::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(back.endpoint.as_ref().and_then(|e| e.price), Some(typed));
+    assert_eq!(back.endpoint.as_ref().and_then(|e| e.price).map(Price::from), Some(typed));
     let out = dir.join("md");
     ok(&["report", path.to_str().unwrap(), "--format", "md", "--out", out.to_str().unwrap()]);
     let printed = std::fs::read_to_string(out.join("cost-quality.md")).unwrap();

@@ -24,12 +24,7 @@ use crate::edge::time;
 use super::state::{ConnectionForm, check_of};
 use super::tasks::RunContext;
 
-/// Where checks are kept: `{"provider/model": ModelCheck}`.
-const CHECKS_STORAGE: &str = "concord.model-checks";
-
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
+use super::state::{CHECKS_STORAGE, local_storage};
 
 /// The checks kept in this browser (once, at start).
 pub fn restore_checks(run: super::state::RunState) {
@@ -39,14 +34,6 @@ pub fn restore_checks(run: super::state::RunState) {
     if let Ok(saved) = serde_json::from_str::<BTreeMap<String, ModelCheck>>(&text) {
         run.checks.set(saved);
     }
-}
-
-/// The check kept in this browser for `provider`'s `model`: what every screen that calls it
-/// (meta-evaluation, CoEval, a revised judge) plans with, like the Run screen.
-pub fn saved_check(provider: &str, model: &str) -> Option<ModelCheck> {
-    let text = local_storage()?.get_item(CHECKS_STORAGE).ok().flatten()?;
-    let mut saved = serde_json::from_str::<BTreeMap<String, ModelCheck>>(&text).ok()?;
-    saved.remove(&ModelCheck::key(provider, model))
 }
 
 fn save_checks(checks: &BTreeMap<String, ModelCheck>) {

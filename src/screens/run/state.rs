@@ -203,7 +203,7 @@ impl ConnectionForm {
     pub fn connection(&self) -> crate::runner::Connection {
         let endpoint = self.endpoint();
         let mut caps = self.caps();
-        if let Some(check) = super::check::saved_check(self.provider.slug(), &self.model) {
+        if let Some(check) = saved_check(self.provider.slug(), &self.model) {
             check.apply(&mut caps);
         }
         crate::runner::Connection {
@@ -255,6 +255,22 @@ pub struct RunView {
     /// How it ended, in words, and what to do.
     pub finished: Option<String>,
     pub error: Option<String>,
+}
+
+/// Where "Check this model" keeps its checks in this browser: `{"provider/model": ModelCheck}`.
+pub const CHECKS_STORAGE: &str = "concord.model-checks";
+
+pub fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The check kept in this browser for `provider`'s `model`: what every screen that calls it
+/// (meta-evaluation, CoEval, a revised judge) plans with, like the Run screen.
+pub fn saved_check(provider: &str, model: &str) -> Option<concord_core::run::check::ModelCheck> {
+    use concord_core::run::check::ModelCheck;
+    let text = local_storage()?.get_item(CHECKS_STORAGE).ok().flatten()?;
+    let mut saved = serde_json::from_str::<BTreeMap<String, ModelCheck>>(&text).ok()?;
+    saved.remove(&ModelCheck::key(provider, model))
 }
 
 /// The check of the form's provider and model, if there is one.

@@ -26,10 +26,25 @@ pub fn estimate_tokens(chars: u64) -> u64 {
 }
 
 /// USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Price {
     pub input_per_million: f64,
     pub output_per_million: f64,
+}
+
+impl From<crate::run::provider::EntryPrice> for Price {
+    fn from(p: crate::run::provider::EntryPrice) -> Price {
+        Price { input_per_million: p.input_per_million, output_per_million: p.output_per_million }
+    }
+}
+
+impl From<Price> for crate::run::provider::EntryPrice {
+    fn from(p: Price) -> crate::run::provider::EntryPrice {
+        crate::run::provider::EntryPrice {
+            input_per_million: p.input_per_million,
+            output_per_million: p.output_per_million,
+        }
+    }
 }
 
 impl Price {

@@ -46,8 +46,8 @@ pub use cost::{
 };
 pub use error::{ApiError, ErrorKind, classify_error};
 pub use provider::{
-    Api, Capabilities, Endpoint, EndpointEntry, PRESETS, Param, Preset, ProviderId, SampleBatch,
-    public_url, sample_batches,
+    Api, Capabilities, Endpoint, EndpointEntry, EntryPrice, PRESETS, Param, Preset, ProviderId,
+    SampleBatch, public_url, sample_batches,
 };
 pub use request::{
     BuildError, BuiltCall, CallOptions, HttpRequest, Method, build_chat, build_list_models,

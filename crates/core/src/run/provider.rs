@@ -657,7 +657,15 @@ pub struct EndpointEntry {
     /// A price typed on the Run screen for the model (USD per million tokens): Results and
     /// `concord report` price the runs with it before the shipped list, as the batch card does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub price: Option<crate::run::Price>,
+    pub price: Option<EntryPrice>,
+}
+
+/// A price as a bundle's endpoint carries it (USD per million tokens; `cost::Price` converts
+/// both ways).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EntryPrice {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
 }
 
 impl EndpointEntry {
@@ -671,7 +679,7 @@ impl EndpointEntry {
     }
 
     /// The entry with the price typed for its model (`None`: the shipped list's).
-    pub fn with_price(mut self, price: Option<crate::run::Price>) -> EndpointEntry {
+    pub fn with_price(mut self, price: Option<EntryPrice>) -> EndpointEntry {
         self.price = price;
         self
     }

@@ -808,7 +808,7 @@ pub fn bundle_report(bundle: &crate::bundle::Bundle) -> Report {
     let intervals =
         bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
     let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
-    let typed = bundle.endpoint.as_ref().and_then(|e| e.price);
+    let typed = bundle.endpoint.as_ref().and_then(|e| e.price).map(crate::run::Price::from);
     let pricing = pricing_typed(endpoint.as_ref(), endpoint.is_some(), typed);
     let mut out = report(ResultsView {
         dataset,

@@ -311,7 +311,11 @@ pub fn bundle_costs(bundle: &crate::bundle::Bundle) -> Vec<JudgeCost> {
     match bundle.endpoint.as_ref().and_then(|e| Some((e.to_endpoint()?, e.price))) {
         Some((e, typed)) => judge_costs(
             &bundle.runs,
-            &crate::study::workbench::report::pricing_typed(Some(&e), true, typed),
+            &crate::study::workbench::report::pricing_typed(
+                Some(&e),
+                true,
+                typed.map(crate::run::Price::from),
+            ),
         ),
         None => Vec::new(),
     }
