@@ -136,7 +136,15 @@ async fn apply_here(t: BundleTargets, bundle: Bundle, source: String) -> Result<
     t.ws.dataset.set(OpenDataset::new(loaded));
     if let Some(study) = study {
         t.judge.study.set(study.clone());
-        // The endpoint is kept to describe (and price) the runs, never to call it.
+        // The endpoint is kept to describe (and price) the runs, never to call it; a price the
+        // bundle carries for its model is used where none is typed here.
+        if let Some((e, price)) = endpoint.as_ref().and_then(|e| Some((e.to_endpoint()?, e.price?)))
+        {
+            let key = crate::screens::run::state::price_key(e.provider, &e.model);
+            t.run.connection.update(|f| {
+                f.prices.entry(key).or_insert(price.into());
+            });
+        }
         let endpoint = endpoint.as_ref().and_then(|e| e.to_endpoint());
         t.runs.ran_with.set_value(Some((Rc::new(study), endpoint)));
     } else {
@@ -319,7 +327,13 @@ async fn save_here(
         dataset: dataset.without_items(),
         format: open.loaded.format.name().to_owned(),
         study: Some(study),
-        endpoint: endpoint.as_ref().map(EndpointEntry::from_endpoint),
+        // A price typed on the Run screen for the runs' model goes with them: Results and
+        // `concord report` price them the same.
+        endpoint: endpoint.as_ref().map(|e| {
+            let typed =
+                form.prices.get(&crate::screens::run::state::price_key(e.provider, &e.model));
+            EndpointEntry::from_endpoint(e).with_price(typed.map(|&p| p.into()))
+        }),
         runs: t.runs.runs.with_untracked(|runs| {
             runs.iter()
                 .map(|r| JudgedRun {

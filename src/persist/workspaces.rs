@@ -83,6 +83,7 @@ pub fn saved_connection(form: &ConnectionForm) -> SavedConnection {
         spend_cap_usd: form.spend_cap_usd,
         timeout_s: form.timeout_s,
         item_limit: form.item_limit,
+        gemini_thinking: form.gemini_thinking,
     }
     .with_public_url()
 }
@@ -322,6 +323,7 @@ fn apply_extras(t: BundleTargets, extras: &Extras) {
             c.spend_cap_usd = saved.spend_cap_usd;
             c.timeout_s = saved.timeout_s;
             c.item_limit = saved.item_limit;
+            c.gemini_thinking = saved.gemini_thinking;
         });
     }
     if let Some(study) = &extras.judge_study {

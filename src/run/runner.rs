@@ -92,6 +92,11 @@ pub trait Calls {
     fn prompt_label(&self, _call: usize) -> Option<concord_core::run::PromptRef> {
         None
     }
+    /// The call whose request is the same as `call`'s once log-probabilities are dropped (a
+    /// "+weighted" call's plain twin, and back): once they are, one answer serves both.
+    fn twin(&self, _call: usize) -> Option<usize> {
+        None
+    }
 }
 
 /// The size of a built request for `samples` samples.
@@ -180,6 +185,10 @@ impl Calls for Subset<'_> {
     }
     fn prompt_label(&self, call: usize) -> Option<concord_core::run::PromptRef> {
         self.list.get(call).and_then(|&c| self.calls.prompt_label(c))
+    }
+    fn twin(&self, call: usize) -> Option<usize> {
+        let twin = self.calls.twin(*self.list.get(call)?)?;
+        self.list.binary_search(&twin).ok()
     }
 }
 
@@ -361,6 +370,9 @@ pub struct Outcome {
     pub overflowed_items: Vec<String>,
     /// Storage failures (the sample is kept in memory for this session).
     pub storage_errors: usize,
+    /// Calls answered with their twin's answer, not sent: a "+weighted" call and its plain
+    /// twin are the same request once log-probabilities are dropped ([`Calls::twin`]).
+    pub reused: usize,
 }
 
 /// The stored samples whose keys `wanted` accepts, with their texts. The store is read a page
@@ -440,6 +452,7 @@ pub async fn execute(
             overflowed: Vec::new(),
             overflowed_items: Vec::new(),
             storage_errors: 0,
+            reused: 0,
         };
     }
     let (todo, cached) = uncached_calls(calls, &store, &memory).await;
@@ -514,6 +527,7 @@ pub async fn execute(
             );
             outcome = Outcome {
                 storage_errors: outcome.storage_errors + second.storage_errors,
+                reused: outcome.reused + second.reused,
                 overflowed,
                 ..second
             };
@@ -642,6 +656,12 @@ async fn pass(
         ..SchedulerConfig::default()
     };
     let mut scheduler = Scheduler::new(jobs, config);
+    // Twins by job (positions in `todo`, which is in call order); a twin already stored is
+    // found when the call is sent.
+    scheduler.set_twins(todo.iter().enumerate().filter_map(|(job, &call)| {
+        let twin = calls.twin(call)?;
+        (twin > call).then(|| todo.binary_search(&twin).ok().map(|t| (job, t))).flatten()
+    }));
     let abort = AbortHandle::new();
     *control.inner.abort.borrow_mut() = Some(abort.clone());
     let (tx, mut rx) = mpsc::unbounded::<Completion>();
@@ -709,6 +729,22 @@ async fn pass(
                     continue;
                 };
                 caps.dropped = scheduler.dropped_params().clone();
+                // Without log-probabilities a call and its twin are the same request: the
+                // twin's stored answer is this call's too, not paid twice.
+                if !caps.allows(concord_core::run::Param::Logprobs)
+                    && let Some(twin) = calls.twin(call)
+                    && reuse_twin(
+                        calls.keys(twin),
+                        calls.keys(call),
+                        store,
+                        memory,
+                        &mut storage_errors,
+                    )
+                    .await
+                {
+                    let _ = scheduler.on_reused(id, now());
+                    continue;
+                }
                 let built = match calls.request(call) {
                     Some(request) => build_chat(
                         &connection.endpoint,
@@ -763,7 +799,55 @@ async fn pass(
         overflowed: scheduler.overflowed().to_vec(),
         overflowed_items: scheduler.overflowed_items().to_vec(),
         storage_errors,
+        reused: scheduler.reused(),
     }
+}
+
+/// Stores the answers of `from` (a twin's, already stored) under `to`, when every one of them
+/// is there: `true` when it did. Copied answers carry no call (nothing was paid for them).
+async fn reuse_twin(
+    from: Vec<String>,
+    to: Vec<String>,
+    store: &Store,
+    memory: &Rc<RefCell<HashMap<String, String>>>,
+    storage_errors: &mut usize,
+) -> bool {
+    if from.len() != to.len() || to.is_empty() {
+        return false;
+    }
+    let texts: Option<Vec<String>> = {
+        let mem = memory.borrow();
+        from.iter().map(|k| mem.get(k).cloned()).collect()
+    };
+    let Some(texts) = texts else { return false };
+    let at = time::now_ms();
+    let entries: Vec<(String, String)> = from
+        .iter()
+        .zip(&to)
+        .zip(&texts)
+        .map(|((f, t), text)| {
+            let info = sample_info(f);
+            let sample = StoredSample {
+                text: text.clone(),
+                model: String::new(),
+                at,
+                cut_off: info.cut_off,
+                tokens: info.tokens,
+                reasoning_tokens: info.reasoning_tokens,
+                call: None,
+            };
+            keep_info(t, &sample);
+            (t.clone(), serde_json::to_string(&sample).unwrap_or_default())
+        })
+        .collect();
+    if store.put_many(StoreName::Responses, &entries).await.is_err() {
+        *storage_errors += 1;
+    }
+    let mut mem = memory.borrow_mut();
+    for (t, text) in to.into_iter().zip(texts) {
+        mem.insert(t, text);
+    }
+    true
 }
 
 /// Stores a successful answer and tells the scheduler; classifies failures.

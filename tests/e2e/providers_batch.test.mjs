@@ -72,3 +72,26 @@ test('answers collected through a proxy marked for Anthropic serve interactive r
     assert.equal((await summary()).total, 60, 'no request sent again');
   });
 });
+
+test('a batch refused because the model\'s queue is full (token_limit_exceeded) is said in OpenAI\'s words and submitted again once the queue has room', { skip: !MOCK_URL, timeout: 300_000 }, async () => {
+  // Other jobs' batches of gpt-4o-mini fill its 2,000,000 enqueued tokens for 20 s after the
+  // first batch arrives (xtask/src/mock_llm/batch.rs, `enqueued_limit`: OpenAI's refusal as
+  // openai-python#2084 shows it).
+  await setScenario({ reply: echo, batch: { ms: 1500, enqueued_limit: 2_000_000, enqueued_elsewhere: 2_000_000, elsewhere_ms: 20_000 } });
+  await withApp({ data: GRADED, problems: 'allowed' }, async (app) => {
+    const batches = new BatchesPanel(app.page);
+    const run = await setUp(app, { weighted: false });
+    await run.connect({ provider: 'openai', baseUrl: `${MOCK_URL}/v1`, model: 'gpt-4o-mini', key: 'sk-b' });
+    await batches.setMode('batch');
+    await batches.submit();
+    await run.finishedWith('Submitted 1 batch (60 requests)').waitFor({ timeout: 60_000 });
+    const cards = await batches.checkUntilAny(/collected: 60 answers stored, 0 requests without an answer/, 180_000);
+    // Each refused batch says why and that its requests go again (once they did, its status
+    // says so in place of OpenAI's words, which the card showed until then).
+    const refused = cards.filter((t) => /The model's queue was full \(token_limit_exceeded\): its requests are submitted again when the batches ahead of it end/.test(t));
+    assert.ok(refused.length >= 1, cards.join('\n---\n'));
+    assert.ok(refused.every((t) => /collected: 0 answers stored, 60 requests without an answer/.test(t)), refused.join('\n---\n'));
+    assert.ok(cards.length >= 2, 'the refused requests went out again as a new batch');
+    assert.deepEqual((await summary()).duplicate_successes, []);
+  });
+});

@@ -393,6 +393,9 @@ struct State {
     file_seq: u64,
     batches: Vec<batch::MockBatch>,
     batch_seq: u64,
+    /// When the first batch since the scenario was set arrived: other jobs' batches
+    /// (`batch.enqueued_elsewhere`) are in progress then and end `batch.elsewhere_ms` later.
+    elsewhere_since: Option<Instant>,
 }
 
 struct Shared {
@@ -493,6 +496,7 @@ pub fn spawn(port: u16, scenario: Scenario) -> Result<MockHandle, String> {
             file_seq: 0,
             batches: Vec::new(),
             batch_seq: 0,
+            elsewhere_since: None,
         }),
         stop: AtomicBool::new(false),
         hold: AtomicBool::new(false),
@@ -828,6 +832,7 @@ fn handle(req: &Request, shared: &Shared) -> (Reply, Duration, Option<u64>) {
             Ok(scenario) => {
                 state.scenario = scenario;
                 state.script_pos = 0;
+                state.elsewhere_since = None;
                 json_reply(200, json!({"ok": true}))
             }
             Err(e) => json_reply(400, json!({"error": {"message": format!("bad scenario: {e}")}})),

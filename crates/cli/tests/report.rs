@@ -239,12 +239,29 @@ fn a_reviewed_bundle_prints_the_before_after_table() {
     assert!(md.contains(&format!("{} + review", bundle.runs[0].method)), "{md}");
 }
 
+/// Every record of `run` as one call that reported 1,000 prompt and 40 output tokens (through a
+/// batch when `batch`).
+fn report_usage(run: &mut concord_core::study::workbench::JudgedRun, batch: bool) {
+    use concord_core::data::{CallUsage, ReportedTokens};
+    for record in &mut run.run.records {
+        let samples = u32::try_from(record.responses.len()).unwrap();
+        record.calls = vec![CallUsage {
+            samples,
+            tokens: Some(ReportedTokens {
+                prompt_tokens: 1_000,
+                completion_tokens: 40,
+                reasoning_tokens: 0,
+            }),
+            batch,
+        }];
+    }
+}
+
 /// A bundle whose records keep the providers' usage (some calls through a batch): `concord
 /// report` prices them as Results does — reported tokens, batch calls at the batch discount —
 /// and writes the same Cost and quality table, byte for byte.
 #[test]
 fn a_bundle_with_reported_usage_prints_the_apps_cost_table() {
-    use concord_core::data::{CallUsage, ReportedTokens};
     let dir = scratch("report-cost");
     let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
     let mut bundle = Bundle::from_json(&text).unwrap();
@@ -252,21 +269,11 @@ fn a_bundle_with_reported_usage_prints_the_apps_cost_table() {
         provider: "openai".into(),
         base_url: "https://api.openai.com/v1".into(),
         model: "gpt-4o-mini".into(),
+        price: None,
     });
     let method = bundle.runs[0].method.clone();
     for (r, run) in bundle.runs.iter_mut().filter(|r| r.method == method).enumerate() {
-        for record in &mut run.run.records {
-            let samples = u32::try_from(record.responses.len()).unwrap();
-            record.calls = vec![CallUsage {
-                samples,
-                tokens: Some(ReportedTokens {
-                    prompt_tokens: 1_000,
-                    completion_tokens: 40,
-                    reasoning_tokens: 0,
-                }),
-                batch: r == 0,
-            }];
-        }
+        report_usage(run, r == 0);
     }
     let path = dir.join("usage.json");
     std::fs::write(&path, bundle.to_json()).unwrap();
@@ -285,4 +292,62 @@ fn a_bundle_with_reported_usage_prints_the_apps_cost_table() {
     assert!(printed.contains("Tokens are the usage the providers reported for "), "{printed}");
     assert!(printed.contains("answered through a provider's batch API at 50% of it"), "{printed}");
     assert!(printed.contains("; 15 of them at the batch price"), "{printed}");
+}
+
+/// A price typed on the Run screen for the runs' model travels with the bundle (its endpoint's
+/// `price`): `concord report` prices the runs with it, as Results does (the app reads the same
+/// core report with the same price), not with the shipped list's — the batch card's figure.
+#[test]
+fn a_typed_price_in_the_bundle_prices_the_cli_report_as_results_does() {
+    use concord_core::run::Price;
+    let dir = scratch("report-typed-price");
+    let text = std::fs::read_to_string(Path::new(ROOT).join("demo/example-bundle.json")).unwrap();
+    let mut bundle = Bundle::from_json(&text).unwrap();
+    let typed = Price { input_per_million: 100.0, output_per_million: 400.0 };
+    bundle.endpoint = Some(
+        concord_core::bundle::EndpointEntry {
+            provider: "openai".into(),
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4o-mini".into(),
+            price: None,
+        }
+        .with_price(Some(typed.into())),
+    );
+    for run in &mut bundle.runs {
+        report_usage(run, false);
+    }
+    let path = dir.join("typed.json");
+    std::fs::write(&path, bundle.to_json()).unwrap();
+    // The bundle keeps the price through its own round trip.
+    let back = Bundle::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(back.endpoint.as_ref().and_then(|e| e.price).map(Price::from), Some(typed));
+    let out = dir.join("md");
+    ok(&["report", path.to_str().unwrap(), "--format", "md", "--out", out.to_str().unwrap()]);
+    let printed = std::fs::read_to_string(out.join("cost-quality.md")).unwrap();
+    let report = bundle_report(&bundle);
+    let file =
+        report.files(Format::Markdown).into_iter().find(|f| f.name == "cost-quality.md").unwrap();
+    assert_eq!(printed, file.text);
+    // At the typed price: 1,000 prompt and 40 output tokens a record cost $0.1 + $0.016.
+    let mut shipped = bundle.clone();
+    if let Some(e) = shipped.endpoint.as_mut() {
+        e.price = None;
+    }
+    let list = bundle_report(&shipped);
+    let list =
+        list.files(Format::Markdown).into_iter().find(|f| f.name == "cost-quality.md").unwrap();
+    assert_ne!(printed, list.text, "the typed price, not the shipped list's");
+    let records = bundle
+        .runs
+        .iter()
+        .filter(|r| r.method == bundle.runs[0].method)
+        .map(|r| r.run.records.len())
+        .sum::<usize>();
+    let cost = records as f64 * (1_000.0 * 100.0 + 40.0 * 400.0) / 1e6;
+    assert!(
+        printed.contains(&format!("{cost:.2}"))
+            || printed.contains(&format!("{cost:.3}"))
+            || printed.contains(&format!("{cost:.4}")),
+        "{cost} not in\n{printed}"
+    );
 }

@@ -48,6 +48,9 @@ pub struct SavedConnection {
     pub spend_cap_usd: Option<f64>,
     pub timeout_s: u32,
     pub item_limit: Option<usize>,
+    /// Gemini 2.5 Flash / Flash-Lite's thinking turned on (absent in workspaces saved before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gemini_thinking: bool,
 }
 
 impl SavedConnection {
@@ -296,6 +299,7 @@ mod tests {
             spend_cap_usd: None,
             timeout_s: 60,
             item_limit: None,
+            gemini_thinking: false,
         }
         .with_public_url();
         assert_eq!(saved.base_url, "https://llm.example/v1");

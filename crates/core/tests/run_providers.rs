@@ -361,6 +361,48 @@ fn gemini_flash_gets_thinking_off_and_no_logprobs() {
     assert!(!Capabilities::for_model(ProviderId::Gemini, "gemini-2.5-flash-lite").reasoning);
 }
 
+/// The Run screen's "Let the model think": Gemini 2.5 Flash / Flash-Lite then get dynamic
+/// thinking (`thinkingBudget: -1`) and are planned as reasoning models, under keys of their own
+/// (an answer with thinking is not the answer without); other models are unchanged.
+#[test]
+fn gemini_flash_thinks_when_the_user_turns_thinking_on() {
+    let endpoint = Endpoint::preset(ProviderId::Gemini, "gemini-2.5-flash");
+    let off = Capabilities::for_model(ProviderId::Gemini, "gemini-2.5-flash");
+    assert!(off.thinking_optional());
+    let on = off.clone().with_thinking(true);
+    assert_eq!(on.thinking, Thinking::GeminiOn);
+    assert!(on.reasoning && on.thinking_optional());
+    let req = request(4096);
+    let built = build_chat(
+        &endpoint,
+        &on,
+        &req,
+        SampleBatch { first: 0, count: 1 },
+        "k",
+        CallOptions::default(),
+    )
+    .expect("builds");
+    let b: Value = serde_json::from_str(&built.http.body).expect("JSON");
+    assert_eq!(b["generationConfig"]["thinkingConfig"]["thinkingBudget"], -1, "{b}");
+    assert_eq!(b["generationConfig"]["maxOutputTokens"], 4096);
+    // Keys: thinking on is another answer; off keeps the keys it always had.
+    use concord_core::run::{prompt_digest, prompt_digest_for};
+    assert_eq!(prompt_digest_for(&endpoint, &off, &req), prompt_digest(&endpoint, &req));
+    assert_ne!(prompt_digest_for(&endpoint, &on, &req), prompt_digest(&endpoint, &req));
+    // Models whose thinking is not optional are not changed by the setting.
+    for (provider, model) in [
+        (ProviderId::Gemini, "gemini-2.5-pro"),
+        (ProviderId::Gemini, "gemini-2.0-flash"),
+        (ProviderId::OpenAi, "gpt-4o-mini"),
+    ] {
+        let caps = Capabilities::for_model(provider, model);
+        assert!(!caps.thinking_optional(), "{model}");
+        assert_eq!(caps.clone().with_thinking(true), caps, "{model}");
+    }
+    // Off (the default), the table's `thinkingBudget: 0` is sent.
+    assert_eq!(off.clone().with_thinking(false), off);
+}
+
 /// gemini-2.5-pro, Gemini 3, deepseek-reasoner and gpt-oss are reasoning models (the 4,096
 /// default and the short-budget warning apply), wherever they are served; only OpenAI's own
 /// take `max_completion_tokens` and refuse sampling parameters.

@@ -166,11 +166,7 @@ fn AddMethodsPanel() -> impl IntoView {
     let run = crate::screens::run::state::use_run();
     // New methods get room to think when the Run screen's model is a reasoning model; the
     // default follows the model until the field is edited.
-    let reasoning = Memo::new(move |_| {
-        run.connection.with(|f| {
-            concord_core::run::Capabilities::for_model(f.provider, f.model.trim()).reasoning
-        })
-    });
+    let reasoning = Memo::new(move |_| run.connection.with(|f| f.caps().reasoning));
     let default_max = move |reasoning: bool| {
         if reasoning { REASONING_DEFAULT_MAX_TOKENS.to_string() } else { "128".to_owned() }
     };
@@ -417,7 +413,7 @@ fn MethodsPanel() -> impl IntoView {
                         })
                     }}
                     {move || {
-                        let (model, caps) = run.connection.with(|f| (f.model.clone(), concord_core::run::Capabilities::for_model(f.provider, f.model.trim())));
+                        let (model, caps) = run.connection.with(|f| (f.model.clone(), f.caps()));
                         judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
                             .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
                     }}

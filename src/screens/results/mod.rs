@@ -144,6 +144,9 @@ pub fn ResultsScreen() -> impl IntoView {
             Some(view! { <p class="notice-line" data-testid="bundle-source">{line}</p> })
         }}
         {move || reading.get().map(|text| view! { <p class="notice-line" role="status" data-testid="results-reading">{text}</p> })}
+        // How the runs were made: parameters a provider refused, weighted methods that fell back
+        // to their plain twins, methods the model's check says it cannot serve.
+        {move || runs.notes.with(|n| n.iter().map(|note| view! { <p class="notice-line" data-testid="run-note">{note.clone()}</p> }).collect_view())}
         <Show
             when=move || !table.with(|(t, _)| t.methods.is_empty())
             fallback=move || reading.with(Option::is_none).then(|| view! {
@@ -169,10 +172,17 @@ pub fn ResultsScreen() -> impl IntoView {
 fn pricing(runs: JudgeRuns, run: RunState) -> Pricing {
     let made_with = runs.ran_with.with_value(|r| r.as_ref().and_then(|(_, e)| e.clone()));
     match made_with {
-        Some(e) => report::pricing(Some(&e), true),
+        // A price typed on the Run screen for the runs' model (or carried by their bundle)
+        // before the shipped list, as `concord report` prices the bundle.
+        Some(e) => {
+            let typed = run.connection.with(|f| {
+                f.prices.get(&crate::screens::run::state::price_key(e.provider, &e.model)).copied()
+            });
+            report::pricing_typed(Some(&e), true, typed)
+        }
         None => {
-            let endpoint = run.connection.with(|f| f.endpoint());
-            report::pricing(Some(&endpoint), false)
+            let (endpoint, typed) = run.connection.with(|f| (f.endpoint(), f.entered_price()));
+            report::pricing_typed(Some(&endpoint), false, typed)
         }
     }
 }

@@ -252,6 +252,12 @@ fn follow_up(ctx: RunContext) {
             .cloned()
     });
     let Some(mut record) = next else { return };
+    // While a run or a submission is under way the follow-up waits for the next check (it is
+    // not consumed: a queue-full batch checked while its own submission was finishing was
+    // otherwise left for the user to submit by hand).
+    if ctx.run.view.with_untracked(|v| v.running) {
+        return;
+    }
     record.follow_up = false;
     // A queue-full batch is followed once: its record no longer asks for it.
     if batch::queue_full(&record.state.phase) {

@@ -24,12 +24,7 @@ use crate::edge::time;
 use super::state::{ConnectionForm, check_of};
 use super::tasks::RunContext;
 
-/// Where checks are kept: `{"provider/model": ModelCheck}`.
-const CHECKS_STORAGE: &str = "concord.model-checks";
-
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
+use super::state::{CHECKS_STORAGE, local_storage};
 
 /// The checks kept in this browser (once, at start).
 pub fn restore_checks(run: super::state::RunState) {
@@ -106,7 +101,9 @@ async fn probe(
     needs: &concord_core::run::check::Needs,
 ) -> ProbeResult {
     let endpoint = form.endpoint();
-    let caps = form.connection().caps;
+    // The table's capabilities, not the last check's: a capability refused before is asked
+    // about again.
+    let caps = form.caps();
     let Some((req, caps)) = probe_call(probe, needs, &endpoint, &caps) else {
         return judge_probe(probe, needs, &ProbeOutcome::NotOnThisApi);
     };
@@ -166,7 +163,7 @@ pub fn CheckModel(models: RwSignal<Vec<String>>) -> impl IntoView {
             models.try_set(listed);
             reached.try_set(Some((true, text)));
             let needs = check_needs(&study);
-            let caps = form.connection().caps;
+            let caps = form.caps();
             let mut results = Vec::new();
             for p in probes(&needs, &caps) {
                 checking.try_set(Some(format!("Checking {}…", p.label())));

@@ -354,7 +354,7 @@ fn LaunchPanel() -> impl IntoView {
         EstimateSetup {
             groups,
             encoding: Encoding::for_model(&form.model),
-            caps: Capabilities::for_model(form.provider, form.model.trim()),
+            caps: form.caps(),
             price: form.price(),
             batch: ctx.run.mode.get() == RunMode::Batch,
         }
@@ -494,8 +494,7 @@ fn LaunchPanel() -> impl IntoView {
                 // Probability-weighted methods on a provider without log-probabilities: said
                 // before the run, not found out after it.
                 let weighted = ctx.judge.study.with(|s| s.methods.iter().filter(|m| m.weighting.is_some()).count());
-                let (provider, model) = ctx.run.connection.with(|f| (f.provider, f.model.clone()));
-                let caps = Capabilities::for_model(provider, model.trim());
+                let (provider, model, caps) = ctx.run.connection.with(|f| (f.provider, f.model.clone(), f.caps()));
                 (weighted > 0 && caps.max_top_logprobs.is_none()).then(|| view! {
                     <p class="warn-box" data-testid="no-logprobs">{crate::screens::judge::logprobs_warning(provider, &model)}</p>
                 })
@@ -504,9 +503,24 @@ fn LaunchPanel() -> impl IntoView {
                 // A reasoning model thinks within Max tokens: a budget too small is said before
                 // the run, not found out from its cut-off answers.
                 let model = ctx.run.connection.with(|f| f.model.clone());
-                let caps = ctx.run.connection.with(|f| Capabilities::for_model(f.provider, f.model.trim()));
+                let caps = ctx.run.connection.with(|f| f.caps());
                 ctx.judge.study.with(|s| short_budget_warning(&model, &short_budgets(s, &caps)))
                     .map(|w| view! { <p class="warn-box" data-testid="reasoning-budget">{w}</p> })
+            }}
+            {move || {
+                // Gemini 2.5 Flash / Flash-Lite: thinking off unless the user turns it on.
+                let optional = ctx.run.connection.with(|f| Capabilities::for_model(f.provider, f.model.trim()).thinking_optional());
+                optional.then(|| view! {
+                    <label class="check" data-testid="gemini-thinking-control">
+                        <input type="checkbox" data-testid="gemini-thinking"
+                            prop:checked=move || ctx.run.connection.with(|f| f.gemini_thinking)
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                ctx.run.connection.update(|f| f.gemini_thinking = on);
+                            }/>
+                        "Let the model think before it answers (Gemini sends thinkingConfig.thinkingBudget −1, dynamic; off, 0). Thinking is billed as output and counts against Max tokens: give methods 4,096 or more."
+                    </label>
+                })
             }}
             {move || {
                 let list = warnings.get();

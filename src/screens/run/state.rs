@@ -123,6 +123,9 @@ pub struct ConnectionForm {
     /// provider's own address, so answers collected through the proxy serve runs made directly
     /// (and the other way round).
     pub proxy: bool,
+    /// Gemini 2.5 Flash / Flash-Lite think before they answer (off by default:
+    /// `thinkingBudget: 0`; on: `-1`, dynamic). Saved with the other run settings.
+    pub gemini_thinking: bool,
 }
 
 /// The key of a model's entered price: `openai/gpt-4o-mini`.
@@ -156,6 +159,7 @@ impl Default for ConnectionForm {
             item_limit: None,
             prices: BTreeMap::new(),
             proxy: false,
+            gemini_thinking: false,
         }
     }
 }
@@ -185,11 +189,25 @@ impl ConnectionForm {
         table.lookup(self.provider, self.model.trim())
     }
 
-    /// The run engine's connection for this form.
+    /// The capability table's row for the form's model, with its optional thinking as chosen
+    /// on the Run screen.
+    pub fn caps(&self) -> concord_core::run::Capabilities {
+        concord_core::run::Capabilities::for_model(self.provider, self.model.trim())
+            .with_thinking(self.gemini_thinking)
+    }
+
+    /// The run engine's connection for this form. Its capabilities are the table's less what a
+    /// "Check this model" of the model found refused, so every screen that calls the model
+    /// (meta-evaluation, CoEval, a revised judge) plans around a refused capability as the Run
+    /// screen does: a refused parameter is never sent.
     pub fn connection(&self) -> crate::run::connection::Connection {
         let endpoint = self.endpoint();
+        let mut caps = self.caps();
+        if let Some(check) = saved_check(self.provider.slug(), &self.model) {
+            check.apply(&mut caps);
+        }
         crate::run::connection::Connection {
-            caps: concord_core::run::Capabilities::for_model(endpoint.provider, &endpoint.model),
+            caps,
             price: self.price(),
             endpoint,
             api_key: self.api_key.trim().to_owned(),
@@ -239,6 +257,22 @@ pub struct RunView {
     pub error: Option<String>,
 }
 
+/// Where "Check this model" keeps its checks in this browser: `{"provider/model": ModelCheck}`.
+pub const CHECKS_STORAGE: &str = "concord.model-checks";
+
+pub fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The check kept in this browser for `provider`'s `model`: what every screen that calls it
+/// (meta-evaluation, CoEval, a revised judge) plans with, like the Run screen.
+pub fn saved_check(provider: &str, model: &str) -> Option<concord_core::run::check::ModelCheck> {
+    use concord_core::run::check::ModelCheck;
+    let text = local_storage()?.get_item(CHECKS_STORAGE).ok().flatten()?;
+    let mut saved = serde_json::from_str::<BTreeMap<String, ModelCheck>>(&text).ok()?;
+    saved.remove(&ModelCheck::key(provider, model))
+}
+
 /// The check of the form's provider and model, if there is one.
 pub fn check_of(
     form: &ConnectionForm,
@@ -256,7 +290,9 @@ pub fn planned_caps(
     provider: concord_core::run::ProviderId,
     model: &str,
 ) -> concord_core::run::Capabilities {
-    let mut caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+    let thinking = run.connection.with_untracked(|f| f.gemini_thinking);
+    let mut caps =
+        concord_core::run::Capabilities::for_model(provider, model.trim()).with_thinking(thinking);
     if let Some(check) = run.checks.with_untracked(|c| {
         c.get(&concord_core::run::check::ModelCheck::key(provider.slug(), model)).cloned()
     }) {

@@ -265,6 +265,9 @@ impl runner::Calls for PlanCalls {
         let max_tokens = self.study.methods.get(prompt.method).and_then(|m| m.sampling.max_tokens);
         CallSize { prompt_chars: prompt.chars, samples: c.samples.count, max_tokens }
     }
+    fn twin(&self, call: usize) -> Option<usize> {
+        self.plan.twin_call(call)
+    }
 }
 
 /// Replaces the study's runs in the judge runs with what is stored now, keeping imported runs.
@@ -461,7 +464,20 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
                 return;
             }
         };
-        ctx.run.view.update(|v| v.planning = Some("Saving the run's manifest…".into()));
+        // Weighted methods that fall back to their plain twin's answers are said before the
+        // run, in its log.
+        let model = form.model.trim().to_owned();
+        let fallbacks: Vec<String> = plan
+            .fallbacks
+            .iter()
+            .filter_map(|(w, p)| {
+                Some(workbench::fallback_note(run_study.method(w)?, p, &model, None))
+            })
+            .collect();
+        ctx.run.view.update(|v| {
+            v.planning = Some("Saving the run's manifest…".into());
+            v.log.extend(fallbacks.iter().cloned());
+        });
         let manifest = Manifest {
             dataset: Cow::Borrowed(&loaded.dataset),
             format: loaded.format.name().to_owned(),
@@ -574,6 +590,37 @@ pub fn start_run(ctx: RunContext, dataset: OpenDataset, study: Study, probe: Opt
             ctx.runs.notes.update(|notes| {
                 if !notes.contains(&note) {
                     notes.push(note);
+                }
+            });
+        }
+        // A weighted method that fell back to its twin's answers, and methods the model's
+        // check says it cannot serve, are said with the runs (Results, the bundle).
+        let mut said_runs = fallbacks;
+        if outcome.reused > 0 {
+            said_runs.extend(plan.twin_methods.iter().filter_map(|(w, p)| {
+                Some(workbench::fallback_note(
+                    run_study.method(w)?,
+                    p,
+                    &model,
+                    Some(outcome.reused),
+                ))
+            }));
+        }
+        if let Some(check) = super::state::check_of(&form, &ctx.run.checks.get_untracked()) {
+            said_runs.extend(
+                workbench::study::unservable(&run_study, &check)
+                    .into_iter()
+                    .filter(|(method, _)| !plan.fallbacks.iter().any(|(w, _)| w == method))
+                    .map(|(method, why)| format!("{method}: {model} cannot serve it — {why}.")),
+            );
+        }
+        if !said_runs.is_empty() {
+            message.push_str(&format!(" {}", said_runs.join(" ")));
+            ctx.runs.notes.update(|notes| {
+                for note in said_runs {
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
                 }
             });
         }

@@ -32,4 +32,18 @@ export class BatchesPanel {
   get rejected() { return this.newest.getByTestId('batch-rejected'); }
   /** Presses "Check now" until the newest batch's status matches `pattern`; returns it. */
   checkUntil(pattern, timeout) { return checkUntil(this.page, pattern, timeout); }
+  /** Every batch card's text, newest first. */
+  async cards() { return this.page.getByTestId('batch').allInnerTexts(); }
+  /** Presses "Check now" (when it can be) until some batch card's text matches `pattern`; returns every card's text. */
+  async checkUntilAny(pattern, timeout = 90_000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const texts = await this.cards();
+      if (texts.some((t) => pattern.test(t))) return texts;
+      if (Date.now() > deadline) throw new Error(`no batch ever matched ${pattern}:\n${texts.join('\n---\n')}`);
+      const button = this.page.getByRole('button', { name: 'Check now' });
+      if (await button.count() && await button.isEnabled()) await button.click();
+      await this.page.waitForTimeout(400);
+    }
+  }
 }

@@ -80,6 +80,8 @@ export class JudgePage {
   get structured() { return this.page.getByTestId('structured'); }
   /** "+weighted": the next methods are scored by the ratings' probabilities. */
   get weighted() { return this.page.getByTestId('weighted'); }
+  /** What a weighted method does with a sample it cannot weigh (`drop` or `parsed`). */
+  async setWeightingFallback(value) { await this.page.getByTestId('weighting-fallback').selectOption(value); }
   /** The warning that a reasoning model's token budget is too small (also on the Run screen). */
   get reasoningBudget() { return this.page.getByTestId('reasoning-budget'); }
   /** The warning that the provider returns no log-probabilities (also on the Run screen). */
@@ -189,6 +191,8 @@ export class RunPage {
   get baseUrl() { return this.page.getByLabel('Base URL', { exact: true }); }
   get model() { return this.page.getByLabel('Model', { exact: true }); }
   get itemLimit() { return this.page.getByLabel('Rate only the first N items'); }
+  /** Gemini 2.5 Flash / Flash-Lite: "Let the model think before it answers" (off by default). */
+  get geminiThinking() { return this.page.getByTestId('gemini-thinking'); }
   /** What the screen says of the stored answers, once it matches `text`. */
   cacheInfo(text) { return this.page.getByTestId('cache-info').filter({ hasText: text }); }
   /** "Remember on this device" (the key). */
@@ -346,6 +350,8 @@ export class ResultsPage {
   }
   async open() { await new Tabs(this.page).open('Results'); }
   get audit() { return new AuditPanel(this.page); }
+  /** The notes on how the runs were made (refused parameters, weighted methods that fell back). */
+  async runNotes() { return this.page.getByTestId('run-note').allInnerTexts(); }
   /** The results table's row headings, in order. */
   async rowHeaders() { return this.table.getByRole('rowheader').allInnerTexts(); }
   /** The row of the results table headed `name` (a method, or a jury). */

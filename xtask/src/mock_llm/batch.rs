@@ -35,11 +35,30 @@ pub struct BatchScenario {
     pub expire: bool,
     /// Fraction of lines answered with a 500.
     pub line_error_rate: f64,
+    /// OpenAI's per-model enqueued-token limit (the "Batch queue limit" of the rate-limits
+    /// page): a batch whose input tokens (a token for every four characters of its prompts),
+    /// with those of the model's batches still in progress, would exceed it is created and
+    /// fails with `errors.data[0].code = "token_limit_exceeded"`.
+    #[serde(default)]
+    pub enqueued_limit: Option<u64>,
+    /// Input tokens of other jobs' batches of the same model (another tool, another study)
+    /// in progress when the first batch arrives; they end `elsewhere_ms` later.
+    #[serde(default)]
+    pub enqueued_elsewhere: u64,
+    #[serde(default)]
+    pub elsewhere_ms: u64,
 }
 
 impl Default for BatchScenario {
     fn default() -> BatchScenario {
-        BatchScenario { ms: 2000, expire: false, line_error_rate: 0.0 }
+        BatchScenario {
+            ms: 2000,
+            expire: false,
+            line_error_rate: 0.0,
+            enqueued_limit: None,
+            enqueued_elsewhere: 0,
+            elsewhere_ms: 0,
+        }
     }
 }
 
@@ -57,6 +76,11 @@ pub struct MockBatch {
     ended: Option<(String, Vec<String>, Vec<String>)>,
     succeeded: usize,
     failed: usize,
+    /// Its model and input tokens (for the enqueued-token limit).
+    model: String,
+    tokens: u64,
+    /// `errors` of a batch the queue refused (`token_limit_exceeded`).
+    refused: Option<Value>,
 }
 
 fn unix_now() -> u64 {
@@ -161,7 +185,9 @@ pub fn route(req: &Request, state: &mut State, path: &str) -> Option<Reply> {
                 lines.push((id, v.get("body").cloned().unwrap_or(Value::Null)));
             }
             let id = new_batch(state, false, lines, Some(file_id.to_owned()));
-            openai_object(state, &id)
+            let reply = openai_object(state, &id);
+            queue_limit(state, &id);
+            reply
         }
         ("GET", ["v1", "batches", id]) => {
             if let Some(denied) = super::check_key(req, &state.scenario, false) {
@@ -251,7 +277,20 @@ fn new_batch(
     } else {
         format!("batch_mock{:04}", state.batch_seq)
     };
+    let model = lines
+        .first()
+        .and_then(|(_, b)| b.get("model"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let tokens = lines
+        .iter()
+        .map(|(_, b)| (prompt_text(b, anthropic).chars().count() as u64).div_ceil(4))
+        .sum();
     state.batches.push(MockBatch {
+        model,
+        tokens,
+        refused: None,
         id: id.clone(),
         anthropic,
         created: Instant::now(),
@@ -264,6 +303,56 @@ fn new_batch(
         failed: 0,
     });
     id
+}
+
+/// Refuses the batch `id` (just created: answered as `validating`, as OpenAI answers a create)
+/// when the model's queue cannot take it: its tokens and those of the model's batches in
+/// progress, here and elsewhere, over the scenario's `enqueued_limit`. The batch then reads
+/// `failed` with the error openai/openai-python#2084 shows: `BatchError(code=
+/// 'token_limit_exceeded', line=None, message='Enqueued token limit reached for gpt-4o-mini in
+/// organization org-…. Limit: 2,000,000 enqueued tokens. Please try again once some
+/// in_progress batches have been completed.', param=None)`.
+fn queue_limit(state: &mut State, id: &str) {
+    let Some(limit) = state.scenario.batch.enqueued_limit else { return };
+    let Some(at) = state.batches.iter().position(|b| b.id == id) else { return };
+    let (model, tokens) = (state.batches[at].model.clone(), state.batches[at].tokens);
+    let since = *state.elsewhere_since.get_or_insert_with(Instant::now);
+    let elsewhere = if since.elapsed() < Duration::from_millis(state.scenario.batch.elsewhere_ms) {
+        state.scenario.batch.enqueued_elsewhere
+    } else {
+        0
+    };
+    let here: u64 = state
+        .batches
+        .iter()
+        .filter(|b| b.id != id && b.model == model && b.ended.is_none() && !b.cancelled)
+        .map(|b| b.tokens)
+        .sum();
+    if here + elsewhere + tokens <= limit {
+        return;
+    }
+    let limit_text = thousands(limit);
+    let batch = &mut state.batches[at];
+    batch.refused = Some(json!({"object": "list", "data": [{
+        "code": "token_limit_exceeded",
+        "message": format!("Enqueued token limit reached for {model} in organization org-mock. Limit: {limit_text} enqueued tokens. Please try again once some in_progress batches have been completed."),
+        "param": null,
+        "line": null,
+    }]}));
+    batch.ended = Some(("failed".to_owned(), Vec::new(), Vec::new()));
+}
+
+/// `2000000` as `2,000,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn cancel(state: &mut State, id: &str) {
@@ -427,7 +516,7 @@ fn openai_object(state: &mut State, id: &str) -> Reply {
     json_reply(
         200,
         json!({
-            "id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": null,
+            "id": b.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": b.refused,
             "input_file_id": b.input_file_id, "completion_window": "24h", "status": status,
             "output_file_id": output, "error_file_id": errors,
             "created_at": b.created_unix, "expires_at": b.created_unix + 86_400,

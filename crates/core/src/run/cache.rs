@@ -25,13 +25,16 @@
 //! configuration still hits the cache. The API key never enters the key. `n` does not either:
 //! a sample is identified by its index, whether it was drawn in a batch or alone.
 //!
+//! A Gemini 2.5 Flash request whose thinking the user turned on ([`prompt_digest_for`]) adds
+//! the line `thinking=on` at the end.
+//!
 //! Changing any of this changes every key; bump the version line when you do.
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::judge::ChatRequest;
-use crate::run::provider::Endpoint;
+use crate::run::provider::{Capabilities, Endpoint, Thinking};
 
 /// The canonical text of a prompt, hashed into its [`prompt_digest`] (see the module docs).
 pub fn canonical_text(endpoint: &Endpoint, req: &ChatRequest) -> String {
@@ -80,6 +83,18 @@ fn hex(bytes: &[u8]) -> String {
 /// The digest of a prompt sent to an endpoint: 64 lower-case hex digits.
 pub fn prompt_digest(endpoint: &Endpoint, req: &ChatRequest) -> String {
     hex_sha256(canonical_text(endpoint, req).as_bytes())
+}
+
+/// [`prompt_digest`] of a prompt sent with `caps`: a model's optional thinking turned on
+/// (`Thinking::GeminiOn`) changes the answer, so it adds the line `thinking=on` to the
+/// canonical text (the keys of every other request stay what they were).
+pub fn prompt_digest_for(endpoint: &Endpoint, caps: &Capabilities, req: &ChatRequest) -> String {
+    if caps.thinking == Thinking::GeminiOn {
+        let text = format!("{}\nthinking=on", canonical_text(endpoint, req));
+        hex_sha256(text.as_bytes())
+    } else {
+        prompt_digest(endpoint, req)
+    }
 }
 
 /// The cache key of sample `sample_index` of the prompt with this digest: the hex SHA-256 of

@@ -32,6 +32,21 @@ pub struct Price {
     pub output_per_million: f64,
 }
 
+impl From<crate::run::provider::EntryPrice> for Price {
+    fn from(p: crate::run::provider::EntryPrice) -> Price {
+        Price { input_per_million: p.input_per_million, output_per_million: p.output_per_million }
+    }
+}
+
+impl From<Price> for crate::run::provider::EntryPrice {
+    fn from(p: Price) -> crate::run::provider::EntryPrice {
+        crate::run::provider::EntryPrice {
+            input_per_million: p.input_per_million,
+            output_per_million: p.output_per_million,
+        }
+    }
+}
+
 impl Price {
     /// Free (local servers).
     pub const ZERO: Price = Price { input_per_million: 0.0, output_per_million: 0.0 };

@@ -36,7 +36,7 @@ pub mod scheduler;
 pub mod time;
 pub mod tokens;
 
-pub use cache::{cache_key, canonical_text, prompt_digest, sample_key};
+pub use cache::{cache_key, canonical_text, prompt_digest, prompt_digest_for, sample_key};
 pub use connection::{
     ConnectionReport, ConnectionStatus, NetworkCause, classify_connection, classify_unreachable,
 };
@@ -46,8 +46,8 @@ pub use cost::{
 };
 pub use error::{ApiError, ErrorKind, classify_error};
 pub use provider::{
-    Api, Capabilities, Endpoint, EndpointEntry, PRESETS, Param, Preset, ProviderId, SampleBatch,
-    public_url, sample_batches,
+    Api, Capabilities, Endpoint, EndpointEntry, EntryPrice, PRESETS, Param, Preset, ProviderId,
+    SampleBatch, public_url, sample_batches,
 };
 pub use request::{
     BuildError, BuiltCall, CallOptions, HttpRequest, Method, build_chat, build_list_models,

@@ -366,6 +366,11 @@ pub enum Thinking {
     Always,
     /// Extended thinking is off unless the request asks for it (Anthropic): Concord does not.
     AnthropicOptIn,
+    /// A [`Thinking::GeminiBudgetOff`] model whose thinking the user turned on (the Run
+    /// screen's "Let Gemini 2.5 Flash think"): `thinkingConfig.thinkingBudget: -1`, dynamic
+    /// thinking ("the model decides how much to think", ai.google.dev/gemini-api/docs/thinking),
+    /// billed as output and within `maxOutputTokens`, so it is planned as a reasoning model.
+    GeminiOn,
 }
 
 /// One row of the capability table: a provider and a model family, what it accepts, and where
@@ -567,6 +572,25 @@ impl Capabilities {
         }
     }
 
+    /// Whether the user may turn the model's thinking on or off (Gemini 2.5 Flash and
+    /// Flash-Lite: off unless asked for).
+    pub fn thinking_optional(&self) -> bool {
+        matches!(self.thinking, Thinking::GeminiBudgetOff | Thinking::GeminiOn)
+    }
+
+    /// These capabilities with the model's optional thinking turned on (`on`) or left as the
+    /// table has it: a model whose thinking is off unless asked for thinks, and is planned as a
+    /// reasoning model (the 4,096 Max tokens default, the short-budget warning, no
+    /// log-probabilities). Other models are unchanged.
+    pub fn with_thinking(mut self, on: bool) -> Capabilities {
+        if on && self.thinking == Thinking::GeminiBudgetOff {
+            self.thinking = Thinking::GeminiOn;
+            self.reasoning = true;
+            self.max_top_logprobs = None;
+        }
+        self
+    }
+
     /// How many samples one call may draw.
     pub fn samples_per_call(&self) -> u32 {
         if self.allows(Param::N) { self.max_n } else { 1 }
@@ -625,11 +649,23 @@ pub fn sample_batches(n: u32, caps: &Capabilities) -> Vec<SampleBatch> {
 }
 
 /// Where the responses came from (no key, ever).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EndpointEntry {
     pub provider: String,
     pub base_url: String,
     pub model: String,
+    /// A price typed on the Run screen for the model (USD per million tokens): Results and
+    /// `concord report` price the runs with it before the shipped list, as the batch card does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<EntryPrice>,
+}
+
+/// A price as a bundle's endpoint carries it (USD per million tokens; `cost::Price` converts
+/// both ways).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EntryPrice {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
 }
 
 impl EndpointEntry {
@@ -638,7 +674,14 @@ impl EndpointEntry {
             provider: endpoint.provider.slug().to_owned(),
             base_url: public_url(&endpoint.base_url),
             model: endpoint.model.clone(),
+            price: None,
         }
+    }
+
+    /// The entry with the price typed for its model (`None`: the shipped list's).
+    pub fn with_price(mut self, price: Option<EntryPrice>) -> EndpointEntry {
+        self.price = price;
+        self
     }
 
     /// The endpoint the runs were made with (for pricing them); `None` for a provider this

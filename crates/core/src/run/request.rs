@@ -436,6 +436,11 @@ fn gemini_body(
     if caps.thinking == Thinking::GeminiBudgetOff {
         config.insert("thinkingConfig".into(), json!({"thinkingBudget": 0}));
     }
+    // Turned on by the user: dynamic thinking (`-1`, "the model decides how much to think",
+    // ai.google.dev/gemini-api/docs/thinking), within maxOutputTokens and billed as output.
+    if caps.thinking == Thinking::GeminiOn {
+        config.insert("thinkingConfig".into(), json!({"thinkingBudget": -1}));
+    }
     let mut body = Map::new();
     if !system.is_empty() {
         body.insert("systemInstruction".into(), json!({"parts": system}));

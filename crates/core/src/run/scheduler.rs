@@ -298,6 +298,8 @@ enum Status {
     },
     Done,
     Failed,
+    /// Waiting for its twin's answer (see [`Scheduler::set_twins`]).
+    Parked,
 }
 
 #[derive(Debug, Clone)]
@@ -353,6 +355,10 @@ pub struct Scheduler<T> {
     committed_usd: f64,
     rng: ChaCha8Rng,
     log: Vec<LogEntry>,
+    /// Jobs whose requests are the same once log-probabilities are dropped, both ways.
+    twins: std::collections::HashMap<JobId, JobId>,
+    /// Jobs answered with their twin's answer instead of being sent.
+    reused: usize,
 }
 
 impl<T> Scheduler<T> {
@@ -394,7 +400,78 @@ impl<T> Scheduler<T> {
             committed_usd: 0.0,
             rng,
             log: Vec::new(),
+            twins: std::collections::HashMap::new(),
+            reused: 0,
         }
+    }
+
+    /// Pairs of jobs whose requests become the same once log-probabilities are dropped (a
+    /// "+weighted" call and its plain twin's). While `logprobs` is not dropped they are
+    /// different calls; once it is, a job whose twin is queued, waiting for a retry or in
+    /// flight waits for the twin's answer instead of being sent, and is then sent for the edge
+    /// to answer with the twin's stored answer ([`Scheduler::on_reused`]) — one request paid
+    /// once. A twin that fails releases the job to be sent itself.
+    pub fn set_twins(&mut self, pairs: impl IntoIterator<Item = (JobId, JobId)>) {
+        for (a, b) in pairs {
+            if a != b && a < self.slots.len() && b < self.slots.len() {
+                self.twins.insert(a, b);
+                self.twins.insert(b, a);
+            }
+        }
+    }
+
+    /// The job whose request is the same as `id`'s once log-probabilities are dropped.
+    pub fn twin(&self, id: JobId) -> Option<JobId> {
+        self.twins.get(&id).copied()
+    }
+
+    /// Jobs answered with their twin's answer (not sent).
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// Whether `id` waits for its twin: log-probabilities are dropped (the two are the same
+    /// request) and the twin's answer is still to come.
+    fn waits_for_twin(&self, id: JobId) -> bool {
+        self.dropped.contains(&Param::Logprobs)
+            && self.twins.get(&id).is_some_and(|&t| {
+                matches!(
+                    self.slots[t].status,
+                    Status::Queued | Status::Waiting | Status::InFlight { .. }
+                )
+            })
+    }
+
+    /// `id` finished (answered or failed): its parked twin goes next.
+    fn release_twin(&mut self, id: JobId) {
+        if let Some(&w) = self.twins.get(&id)
+            && self.slots[w].status == Status::Parked
+        {
+            self.slots[w].status = Status::Queued;
+            self.queue.push_front(w);
+        }
+    }
+
+    /// The edge answered an in-flight job with its twin's stored answer instead of sending it
+    /// (the same request once log-probabilities are dropped): done, nothing paid.
+    pub fn on_reused(&mut self, id: JobId, now_ms: u64) -> Result<(), SchedulerError> {
+        self.take_in_flight(id)?;
+        self.slots[id].status = Status::Done;
+        self.done += 1;
+        self.reused += 1;
+        if self.reused == 1 {
+            let prompt = self.prompt_of(id);
+            let twin = self.twins.get(&id).map_or_else(String::new, |&t| self.prompt_of(t));
+            self.note(
+                now_ms,
+                Some(id),
+                format!(
+                    "without log-probabilities {prompt} is the same request as {twin}: its answer is reused, not paid twice (and so for every such pair)"
+                ),
+            );
+        }
+        self.release_twin(id);
+        Ok(())
     }
 
     /// The job with this id.
@@ -534,17 +611,27 @@ impl<T> Scheduler<T> {
             RunState::Paused => return Action::Paused,
             RunState::Running => {}
         }
-        // Calls of a prompt known to be too long fail without being sent.
+        // Calls of a prompt known to be too long fail without being sent; a job whose twin's
+        // answer is still to come waits for it (the same request once log-probabilities are
+        // dropped: paid once).
         loop {
             let next = match self.retries_due.peek() {
                 Some(&Reverse((ready_at, id))) if ready_at <= now_ms => Some((true, id)),
                 _ => self.queue.front().map(|&id| (false, id)),
             };
-            let Some((retry, id)) = next.filter(|&(_, id)| self.overflows(id)) else { break };
+            let Some((retry, id)) = next else { break };
+            let (overflows, waits) = (self.overflows(id), self.waits_for_twin(id));
+            if !overflows && !waits {
+                break;
+            }
             if retry {
                 self.retries_due.pop();
             } else {
                 self.queue.pop_front();
+            }
+            if !overflows {
+                self.slots[id].status = Status::Parked;
+                continue;
             }
             self.slots[id].status = Status::Failed;
             self.failed += 1;
@@ -554,6 +641,7 @@ impl<T> Scheduler<T> {
                 Some(id),
                 format!("not sent: {prompt} is too long for the model (it overflowed before)"),
             );
+            self.release_twin(id);
         }
         // The earliest retry that is due, else the next fresh job.
         let (due, earliest_wait) = match self.retries_due.peek() {
@@ -650,6 +738,7 @@ impl<T> Scheduler<T> {
         self.meter.record_reported(usage, reported_usd, self.config.price, estimate);
         self.slots[id].status = Status::Done;
         self.done += 1;
+        self.release_twin(id);
         // Additive increase: about one more slot per window's worth of successes.
         let max = f64::from(self.config.max_concurrency.max(1));
         self.concurrency = (self.concurrency + 1.0 / self.concurrency).min(max);
@@ -714,6 +803,7 @@ impl<T> Scheduler<T> {
             // One prompt too long is that item's failure; several are the run's.
             self.slots[id].status = Status::Failed;
             self.failed += 1;
+            self.release_twin(id);
             let prompt = self.prompt_of(id);
             let item = self.item_of(id);
             let known = self.config.known_overflow.contains(&prompt);
@@ -797,6 +887,7 @@ impl<T> Scheduler<T> {
                     self.slots[id].status = Status::Failed;
                     self.failed += 1;
                     self.note(now_ms, Some(id), format!("{error} ({why}); job failed"));
+                    self.release_twin(id);
                     FailureOutcome::Failed
                 }
             }

@@ -41,7 +41,7 @@ pub mod settings;
 pub mod steps;
 pub mod study;
 
-pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, plan, prompt_request};
+pub use plan::{Call, Plan, PlanProblem, Planner, Prompt, fallback_note, plan, prompt_request};
 pub use results::{
     AgreementRow, AttributeAgreement, BootstrapSpec, Cell, Granularity, Interval, JURY_MEAN,
     JURY_MEDIAN, JudgedRun, RaterKind, ResultsTable, RunKind, Scored, Statistic, agreement,

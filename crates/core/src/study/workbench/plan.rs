@@ -10,6 +10,14 @@
 //! template on the same item gives the same text), and its sample keys are derived from the
 //! digest when needed ([`Prompt::keys`]). [`Planner`] builds a plan a bounded number of
 //! prompts at a time, so the page plans between yields to the browser.
+//!
+//! **A weighted method and its plain twin.** A "+weighted" method differs from its plain twin
+//! (the same method without weighting) only by asking for log-probabilities. On a model that
+//! gives none (the capability table, a "Check this model" refusal, a batch's refusal) the two
+//! send the same request, so the plan keys the weighted prompt with its twin's keys and gives
+//! it no calls of its own: one answer, paid once, read by both ([`Plan::fallbacks`] names
+//! them). Where log-probabilities are still expected, the pair is remembered
+//! ([`Plan::twin_call`]) so a run that has them refused midway reuses one answer for both.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +27,7 @@ use crate::judge::protocol::Sampling;
 use crate::judge::request::Message;
 use crate::run::{
     Capabilities, Endpoint, Estimate, EstimateInput, Price, SampleBatch, estimate_run,
-    prompt_digest, sample_batches, sample_key,
+    prompt_digest_for, sample_batches, sample_key,
 };
 
 use super::study::{Method, Study};
@@ -31,7 +39,7 @@ pub struct Prompt {
     pub attribute: String,
     /// Index into the dataset's items.
     pub item: usize,
-    /// [`prompt_digest`] of its request to the plan's endpoint.
+    /// [`crate::run::prompt_digest_for`] of its request to the plan's endpoint.
     pub digest: String,
     /// Samples asked for (the request's `n`).
     pub n: u32,
@@ -80,12 +88,29 @@ pub struct Plan {
     pub prompts: Vec<Prompt>,
     pub calls: Vec<Call>,
     pub problems: Vec<PlanProblem>,
+    /// Weighted methods that fell back to their plain twin's answers (the model gives no
+    /// log-probabilities, so their requests are the same), as `(weighted, plain)` method
+    /// names, once each.
+    pub fallbacks: Vec<(String, String)>,
+    /// Prompts keyed with another prompt's keys (a weighted prompt that fell back to its twin):
+    /// their samples are that prompt's, and the calls that paid for them are not theirs.
+    pub shared: std::collections::BTreeSet<usize>,
+    /// Calls whose request becomes the same as another call's once log-probabilities are
+    /// dropped (a weighted call and its plain twin's call for the same samples), both ways.
+    pub twins: std::collections::BTreeMap<usize, usize>,
+    /// The methods of those calls, as `(weighted, plain)` names, once each.
+    pub twin_methods: Vec<(String, String)>,
 }
 
 impl Plan {
     /// Total samples asked for.
     pub fn samples(&self) -> usize {
         self.prompts.iter().map(|p| p.n as usize).sum()
+    }
+
+    /// The call whose request is the same as `call`'s once log-probabilities are dropped.
+    pub fn twin_call(&self, call: usize) -> Option<usize> {
+        self.twins.get(&call).copied()
     }
 
     /// The cache keys a call fills, in sample order.
@@ -115,6 +140,31 @@ impl Plan {
             price,
         )
     }
+}
+
+/// What is said (the Run screen's log and message, Results' notes, the bundle) of a weighted
+/// method that fell back to its plain twin's answers on `model`: before the run when the model
+/// was known to give no log-probabilities, or after it refused them midway (`reused` calls
+/// answered with the twin's answer instead of being paid again).
+pub fn fallback_note(weighted: &Method, plain: &str, model: &str, reused: Option<usize>) -> String {
+    let name = &weighted.name;
+    let how = match reused {
+        None => format!(
+            "{} gives no log-probabilities, so its requests are the same as {plain}'s and each was sent once",
+            model.trim()
+        ),
+        Some(n) => format!(
+            "{} refused log-probabilities, so its requests became the same as {plain}'s: {n} of its calls reused {plain}'s answers instead of being paid again",
+            model.trim()
+        ),
+    };
+    let read = match weighted.weighting {
+        Some(crate::judge::aggregate::WeightFallback::Parsed) => {
+            "its scores are the parsed ratings (the same as the plain method's)".to_owned()
+        }
+        _ => "its samples cannot be weighted and are left out (choose \"use its parsed rating\" on the Judge screen to read them plainly)".to_owned(),
+    };
+    format!("{name} fell back to the plain answers of {plain}: {how}; {read}.")
 }
 
 /// The request tag of a prompt: method, attribute and item id (for the run log).
@@ -172,6 +222,12 @@ pub struct Planner<'a> {
     /// The next position in `items` within that cell.
     next: usize,
     plan: Plan,
+    /// The study has a weighted method: its plain twins are looked for.
+    twins: bool,
+    /// Digest → prompt, of the prompts that ask for no log-probabilities (when `twins`).
+    plain: std::collections::HashMap<String, usize>,
+    /// Weighted prompts and the digest of their request without log-probabilities.
+    weighted: Vec<(usize, String)>,
 }
 
 impl<'a> Planner<'a> {
@@ -183,7 +239,20 @@ impl<'a> Planner<'a> {
         items: Option<&[usize]>,
     ) -> Planner<'a> {
         let items = items.map_or_else(|| (0..dataset.items.len()).collect(), <[usize]>::to_vec);
-        Planner { dataset, study, endpoint, caps, items, cell: 0, next: 0, plan: Plan::default() }
+        let twins = study.methods.iter().any(|m| m.sampling.logprobs.is_some());
+        Planner {
+            dataset,
+            study,
+            endpoint,
+            caps,
+            items,
+            cell: 0,
+            next: 0,
+            plan: Plan::default(),
+            twins,
+            plain: std::collections::HashMap::new(),
+            weighted: Vec::new(),
+        }
     }
 
     /// Prompts the finished plan will hold.
@@ -255,11 +324,21 @@ impl<'a> Planner<'a> {
                 for samples in sample_batches(req.n, self.caps) {
                     self.plan.calls.push(Call { prompt, samples });
                 }
+                let digest = prompt_digest_for(self.endpoint, self.caps, &req);
+                if self.twins {
+                    if req.logprobs.is_some() {
+                        let plain = ChatRequest { logprobs: None, ..req.clone() };
+                        self.weighted
+                            .push((prompt, prompt_digest_for(self.endpoint, self.caps, &plain)));
+                    } else {
+                        self.plain.entry(digest.clone()).or_insert(prompt);
+                    }
+                }
                 self.plan.prompts.push(Prompt {
                     method: m,
                     attribute: attribute.clone(),
                     item: i,
-                    digest: prompt_digest(self.endpoint, &req),
+                    digest,
                     n: req.n,
                     chars,
                 });
@@ -272,9 +351,64 @@ impl<'a> Planner<'a> {
         self.cell >= self.study.methods.len() * attributes
     }
 
-    /// The plan so far (all of it once [`Planner::step`] returned `true`).
+    /// The plan so far (all of it once [`Planner::step`] returned `true`), its weighted
+    /// prompts paired with their plain twins (see the module docs).
     pub fn finish(self) -> Plan {
-        self.plan
+        let mut plan = self.plan;
+        let pairs: Vec<(usize, usize, String)> = self
+            .weighted
+            .into_iter()
+            .filter_map(|(w, digest)| self.plain.get(&digest).map(|&p| (w, p, digest)))
+            .collect();
+        if pairs.is_empty() {
+            return plan;
+        }
+        let study = self.study;
+        let name = |prompts: &[Prompt], prompt: usize| {
+            prompts
+                .get(prompt)
+                .and_then(|p| study.methods.get(p.method))
+                .map_or_else(String::new, |m| m.name.clone())
+        };
+        if !self.caps.allows(crate::run::Param::Logprobs) {
+            // The same request: the weighted prompt reads its twin's samples.
+            for (w, p, digest) in pairs {
+                let pair = (name(&plan.prompts, w), name(&plan.prompts, p));
+                if !plan.fallbacks.contains(&pair) {
+                    plan.fallbacks.push(pair);
+                }
+                plan.prompts[w].digest = digest;
+                plan.shared.insert(w);
+            }
+            let shared = &plan.shared;
+            plan.calls.retain(|c| !shared.contains(&c.prompt));
+        } else {
+            // Calls are planned in prompt order: each prompt's calls are one run of them.
+            let mut first = vec![usize::MAX; plan.prompts.len()];
+            for (at, c) in plan.calls.iter().enumerate().rev() {
+                first[c.prompt] = at;
+            }
+            for (w, p, _) in pairs {
+                let pair = (name(&plan.prompts, w), name(&plan.prompts, p));
+                if !plan.twin_methods.contains(&pair) {
+                    plan.twin_methods.push(pair);
+                }
+                let (Some(&fw), Some(&fp)) = (first.get(w), first.get(p)) else { continue };
+                if fw == usize::MAX || fp == usize::MAX {
+                    continue;
+                }
+                let mut k = 0;
+                while let (Some(a), Some(b)) = (plan.calls.get(fw + k), plan.calls.get(fp + k)) {
+                    if a.prompt != w || b.prompt != p || a.samples != b.samples {
+                        break;
+                    }
+                    plan.twins.insert(fw + k, fp + k);
+                    plan.twins.entry(fp + k).or_insert(fw + k);
+                    k += 1;
+                }
+            }
+        }
+        plan
     }
 }
 

@@ -779,13 +779,24 @@ pub fn run_table(rows: &[Row]) -> Table {
 /// How runs made with `endpoint` are priced: the shipped list price of its model, or "no
 /// model" (unknown price) when the runs do not say where they were made.
 pub fn pricing(endpoint: Option<&crate::run::Endpoint>, made_with: bool) -> Pricing {
+    pricing_typed(endpoint, made_with, None)
+}
+
+/// [`pricing`] with a price typed for the model (the Run screen's, or the one a bundle's
+/// endpoint carries), used before the shipped list's.
+pub fn pricing_typed(
+    endpoint: Option<&crate::run::Endpoint>,
+    made_with: bool,
+    typed: Option<crate::run::Price>,
+) -> Pricing {
     let (provider, model) = match endpoint {
         Some(e) => (e.provider, e.model.trim().to_owned()),
         None => (ProviderId::OpenAi, String::new()),
     };
     let caps = crate::run::Capabilities::for_model(provider, &model);
-    let price =
-        crate::run::PriceTable::shipped().ok().and_then(|(t, _)| t.lookup(provider, &model));
+    let price = typed.or_else(|| {
+        crate::run::PriceTable::shipped().ok().and_then(|(t, _)| t.lookup(provider, &model))
+    });
     Pricing { provider, model, price, samples_per_call: caps.samples_per_call(), made_with }
 }
 
@@ -797,7 +808,8 @@ pub fn bundle_report(bundle: &crate::bundle::Bundle) -> Report {
     let intervals =
         bundle.settings.intervals.then(|| all_intervals(dataset, &table, &bundle.settings));
     let endpoint = bundle.endpoint.as_ref().and_then(|e| e.to_endpoint());
-    let pricing = pricing(endpoint.as_ref(), endpoint.is_some());
+    let typed = bundle.endpoint.as_ref().and_then(|e| e.price).map(crate::run::Price::from);
+    let pricing = pricing_typed(endpoint.as_ref(), endpoint.is_some(), typed);
     let mut out = report(ResultsView {
         dataset,
         table: &table,

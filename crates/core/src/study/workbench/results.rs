@@ -173,7 +173,11 @@ pub fn collect_into(
             .position(|a| a == attribute)
             .map(|a| method * study.attributes.len() + a)
     };
-    for prompt in plan.prompts.get(prompts).unwrap_or_default() {
+    let first = prompts.start;
+    for (at, prompt) in plan.prompts.get(prompts).unwrap_or_default().iter().enumerate() {
+        // A weighted prompt that fell back to its plain twin reads its samples, not its calls
+        // (paid once, by the twin).
+        let shared = plan.shared.contains(&(first + at));
         let (Some(i), Some(item)) =
             (slot(prompt.method, &prompt.attribute), dataset.items.get(prompt.item))
         else {
@@ -190,7 +194,9 @@ pub fn collect_into(
                 if info.cut_off {
                     cut.push(responses.len());
                 }
-                calls.extend(info.call);
+                if !shared {
+                    calls.extend(info.call);
+                }
                 responses.push(text);
                 tokens.push(info.tokens);
                 reasoning.push(info.reasoning_tokens.unwrap_or(0));

@@ -304,13 +304,19 @@ pub fn stability_report(dataset: &Dataset, runs: &[JudgedRun], settings: &Settin
         .run(dataset, runs)
 }
 
-/// The cost of a bundle's judge runs at the list price of the model its endpoint names (the
-/// model the runs were made with); none without an endpoint.
+/// The cost of a bundle's judge runs at the price of the model its endpoint names (the model
+/// the runs were made with): the one typed for it when the bundle carries one, else the list
+/// price; none without an endpoint.
 pub fn bundle_costs(bundle: &crate::bundle::Bundle) -> Vec<JudgeCost> {
-    match bundle.endpoint.as_ref().and_then(|e| e.to_endpoint()) {
-        Some(e) => {
-            judge_costs(&bundle.runs, &crate::study::workbench::report::pricing(Some(&e), true))
-        }
+    match bundle.endpoint.as_ref().and_then(|e| Some((e.to_endpoint()?, e.price))) {
+        Some((e, typed)) => judge_costs(
+            &bundle.runs,
+            &crate::study::workbench::report::pricing_typed(
+                Some(&e),
+                true,
+                typed.map(crate::run::Price::from),
+            ),
+        ),
         None => Vec::new(),
     }
 }
