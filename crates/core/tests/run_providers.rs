@@ -386,9 +386,19 @@ fn gemini_flash_thinks_when_the_user_turns_thinking_on() {
     assert_eq!(b["generationConfig"]["thinkingConfig"]["thinkingBudget"], -1, "{b}");
     assert_eq!(b["generationConfig"]["maxOutputTokens"], 4096);
     // Keys: thinking on is another answer; off keeps the keys it always had.
-    use concord_core::run::{prompt_digest, prompt_digest_for};
+    use concord_core::run::{cache_key, cache_key_for, prompt_digest, prompt_digest_for};
     assert_eq!(prompt_digest_for(&endpoint, &off, &req), prompt_digest(&endpoint, &req));
     assert_ne!(prompt_digest_for(&endpoint, &on, &req), prompt_digest(&endpoint, &req));
+    // The sample keys every other screen (meta-evaluation, CoEval, a revised judge, the
+    // Judge screen's steps) stores answers under follow the same rule.
+    for i in [0, 3] {
+        assert_eq!(cache_key_for(&endpoint, &off, &req, i), cache_key(&endpoint, &req, i));
+        assert_ne!(cache_key_for(&endpoint, &on, &req, i), cache_key(&endpoint, &req, i));
+        assert_eq!(
+            cache_key_for(&endpoint, &on, &req, i),
+            concord_core::run::sample_key(&prompt_digest_for(&endpoint, &on, &req), i)
+        );
+    }
     // Models whose thinking is not optional are not changed by the setting.
     for (provider, model) in [
         (ProviderId::Gemini, "gemini-2.5-pro"),

@@ -11,7 +11,7 @@ use concord_core::coeval::{self, AnnotatorFile, Event, Log, Reproduction};
 use concord_core::judge::coeval::{ideation_prompt, recurrence};
 use concord_core::judge::protocol::Sampling;
 use concord_core::judge::{ChatRequest, Message};
-use concord_core::run::{Finish, cache_key, sample_batches};
+use concord_core::run::{Finish, cache_key_for, sample_batches};
 use concord_core::study::coeval::{Cursor, Evaluation, ReleasedView, Study, resume_cursor};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -345,7 +345,7 @@ pub async fn compute_released(ctx: Ctx) {
 }
 
 fn call(connection: &Connection, request: ChatRequest) -> CallSpec {
-    let key = cache_key(&connection.endpoint, &request, 0);
+    let key = cache_key_for(&connection.endpoint, &connection.caps, &request, 0);
     CallSpec::single(request, key)
 }
 
@@ -392,8 +392,9 @@ fn ideation_calls(
     let sampling = Sampling { n: samples, temperature, ..Sampling::single() };
     let request =
         sampling.request("coeval/ideation", vec![Message::user(ideation_prompt(&study.info))]);
-    let keys: Vec<String> =
-        (0..samples).map(|i| cache_key(&connection.endpoint, &request, i)).collect();
+    let keys: Vec<String> = (0..samples)
+        .map(|i| cache_key_for(&connection.endpoint, &connection.caps, &request, i))
+        .collect();
     let (request, prompt_keys) = (Arc::new(request), Arc::<[String]>::from(keys.clone()));
     let calls = sample_batches(samples, &connection.caps)
         .into_iter()

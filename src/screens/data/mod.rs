@@ -17,7 +17,8 @@ use leptos::prelude::*;
 
 use crate::components::drop_zone::DropZone;
 use crate::components::virtual_table::{RowCells, VColumn, VirtualTable};
-use crate::state::{DataSource, OpenDataset, example_source, use_workspace};
+use crate::persist::bundle::BundleTargets;
+use crate::state::{DataSource, OpenDataset, Workspace, example_source, use_workspace};
 use workspace_panel::WorkspacePanel;
 
 use model::{
@@ -41,77 +42,75 @@ pub fn DataScreen() -> impl IntoView {
     }
 }
 
+/// What "Load a dataset" does with the files picked or dropped: one dataset, an AltTest
+/// folder's two files, or the LLMs' file that completes the open annotators' file; what is left
+/// out is said in `notice` or as the load error.
+fn open_dataset_files(
+    ws: Workspace,
+    targets: BundleTargets,
+    notice: RwSignal<Option<String>>,
+    files: Vec<web_sys::File>,
+) {
+    let names: Vec<String> = files.iter().map(web_sys::File::name).collect();
+    let Some(choice) = choose_files(&names) else { return };
+    let left_out = |left: &[usize]| {
+        (!left.is_empty()).then(|| {
+            let list: Vec<&str> = left.iter().map(|&i| names[i].as_str()).collect();
+            format!("One dataset at a time: {} left out.", list.join(", "))
+        })
+    };
+    match choice {
+        FileChoice::Folder { human, llm, left } => {
+            let path = js_sys::Reflect::get(&files[human], &"webkitRelativePath".into())
+                .ok()
+                .and_then(|p| p.as_string())
+                .unwrap_or_default();
+            let name = folder_name(&path, &names[human]);
+            open_folder(
+                targets,
+                name,
+                files[human].clone(),
+                Some(files[llm].clone()),
+                false,
+                notice,
+            );
+            if let Some(l) = left_out(&left) {
+                ws.load_error.set(Some(l));
+            }
+        }
+        FileChoice::LlmOnly { llm, left } => {
+            // The annotators' file of the open dataset, when it is one: the folder completes.
+            let open = ws.dataset.with_untracked(|d| {
+                (d.loaded.format == concord_core::data::Format::Annotations)
+                    .then(|| d.loaded.dataset.name.clone())
+            });
+            let source = ws.source.get_value();
+            match (open, source) {
+                (Some(name), Some((_, DataSource::File(human)))) => {
+                    open_folder(targets, name, human, Some(files[llm].clone()), true, notice);
+                }
+                _ => open_file(ws, files[llm].clone()),
+            }
+            if let Some(l) = left_out(&left) {
+                notice.set(Some(l));
+            }
+        }
+        FileChoice::One { file, left } => {
+            notice.set(left_out(&left));
+            open_file(ws, files[file].clone());
+        }
+    }
+}
+
 #[component]
 fn LoadPanel() -> impl IntoView {
     let ws = use_workspace();
-    let targets = crate::persist::bundle::BundleTargets::from_context();
-    let url = RwSignal::new(String::new());
+    let targets = BundleTargets::from_context();
     let confirm_example = RwSignal::new(false);
-    let open_example_apart = move |_| {
-        confirm_example.set(false);
-        leptos::task::spawn_local(async move {
-            crate::persist::workspaces::fork(
-                targets,
-                targets.saved,
-                concord_core::example::EXAMPLE_NAME,
-            )
-            .await;
-            crate::persist::workspaces::reset_workbench(targets);
-        });
-    };
-    let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
     // What a folder load read (an AltTest folder's files), or which files were left out.
     let notice = RwSignal::new(None::<String>);
     let on_files = Callback::new(move |files: Vec<web_sys::File>| {
-        let names: Vec<String> = files.iter().map(web_sys::File::name).collect();
-        let Some(choice) = choose_files(&names) else { return };
-        let left_out = |left: &[usize]| {
-            (!left.is_empty()).then(|| {
-                let list: Vec<&str> = left.iter().map(|&i| names[i].as_str()).collect();
-                format!("One dataset at a time: {} left out.", list.join(", "))
-            })
-        };
-        match choice {
-            FileChoice::Folder { human, llm, left } => {
-                let path = js_sys::Reflect::get(&files[human], &"webkitRelativePath".into())
-                    .ok()
-                    .and_then(|p| p.as_string())
-                    .unwrap_or_default();
-                let name = folder_name(&path, &names[human]);
-                open_folder(
-                    targets,
-                    name,
-                    files[human].clone(),
-                    Some(files[llm].clone()),
-                    false,
-                    notice,
-                );
-                if let Some(l) = left_out(&left) {
-                    ws.load_error.set(Some(l));
-                }
-            }
-            FileChoice::LlmOnly { llm, left } => {
-                // The annotators' file of the open dataset, when it is one: the folder completes.
-                let open = ws.dataset.with_untracked(|d| {
-                    (d.loaded.format == concord_core::data::Format::Annotations)
-                        .then(|| d.loaded.dataset.name.clone())
-                });
-                let source = ws.source.get_value();
-                match (open, source) {
-                    (Some(name), Some((_, DataSource::File(human)))) => {
-                        open_folder(targets, name, human, Some(files[llm].clone()), true, notice);
-                    }
-                    _ => open_file(ws, files[llm].clone()),
-                }
-                if let Some(l) = left_out(&left) {
-                    notice.set(Some(l));
-                }
-            }
-            FileChoice::One { file, left } => {
-                notice.set(left_out(&left));
-                open_file(ws, files[file].clone());
-            }
-        }
+        open_dataset_files(ws, targets, notice, files)
     });
     view! {
         <section class="panel" aria-labelledby="load-heading">
@@ -147,78 +146,131 @@ fn LoadPanel() -> impl IntoView {
                         "Open a tiny model's recorded run"
                     </button>
             </DropZone>
-            <Show when=move || confirm_example.get()>
-                <div class="warn-box" role="group" aria-label="Open the built-in example?" data-testid="example-confirm">
-                    <p>{move || {
-                        let runs = targets.runs.runs.with(Vec::len);
-                        format!(
-                            "The open workspace “{}” has {} on {}. The example opens as a new workspace; “{}” is kept (Workspace, below).",
-                            targets.saved.name.get(),
-                            words::count(runs, "judge run", "judge runs"),
-                            ws.dataset.with(|d| d.loaded.dataset.name.clone()),
-                            targets.saved.name.get(),
-                        )
-                    }}</p>
-                    <div class="row">
-                        <button class="primary" type="button" data-testid="example-apart" on:click=open_example_apart>"Open the example as a new workspace"</button>
-                        <button class="secondary" type="button" on:click=move |_| confirm_example.set(false)>"Cancel"</button>
-                    </div>
-                </div>
-            </Show>
-            <div data-testid="paper-demo">
-                <p>
-                    <strong>"Reproduce a published table. "</strong>
-                    "Chiang & Lee's Table 4, recomputed here from their released GPT-3.5 answers: about 11 MB downloaded from GitHub, no key."
-                </p>
-                <div class="row">
-                    <label for="paper-attribute">"Table 4 column"</label>
-                    <select id="paper-attribute" on:change=move |ev| paper_attribute.set(event_target_value(&ev))>
-                        {paper::ATTRIBUTES.into_iter().map(|(_, name)| view! {
-                            <option value=name selected=move || paper_attribute.get() == name>{name}</option>
-                        }).collect_view()}
-                    </select>
-                    <button class="primary" type="button" disabled=move || ws.loading.with(Option::is_some)
-                        on:click=move |_| open_paper(targets, paper_attribute.get_untracked())>
-                        "Reproduce Table 4"
-                    </button>
-                </div>
-            </div>
-            <div class="row">
-                <label for="dataset-url">"Dataset URL"</label>
-                <input id="dataset-url" type="url" size="60" placeholder="https://…/data.json" prop:value=move || url.get()
-                    on:input=move |ev| url.set(event_target_value(&ev))/>
-                <button class="secondary" type="button" disabled=move || url.get().trim().is_empty()
-                    on:click=move |_| open_url(ws, url.get_untracked().trim().to_owned())>"Load from URL"</button>
-            </div>
-            <div class="row">
-                <span class="muted">"Presets (downloaded when online):"</span>
-                {presets().into_iter().map(|(label, file)| view! {
-                    <button class="secondary" type="button" title=format!("{} ({}), checked after download", file.url, file.source)
-                        on:click=move |_| open_preset(ws, file.clone())>{label}</button>
-                }).collect_view()}
-            </div>
-            <Show when=move || ws.loading.get().is_some()>
-                <p role="status" data-testid="loading">
-                    {move || ws.loading.get().unwrap_or_default()}
-                </p>
-            </Show>
-            {move || notice.get().map(|text| view! {
-                <div class="ok-box row" role="status" data-testid="folder-notice">
-                    <span>{text}</span>
-                    <Show when=move || ws.dataset.with(|d| !d.loaded.runs.is_empty())>
-                        <button type="button" class="secondary"
-                            on:click=move |_| ws.screen.set(crate::state::Screen::Results)>
-                            "Test the LLMs on Results"
-                        </button>
-                    </Show>
-                </div>
-            })}
-            <Show when=move || ws.load_error.get().is_some()>
-                <p class="error-box" role="alert" data-testid="load-error">
-                    {move || ws.load_error.get().unwrap_or_default()}
-                </p>
-            </Show>
+            <ExampleConfirm confirm_example/>
+            <PaperDemo/>
+            <UrlAndPresets/>
+            <LoadStatus notice/>
         </section>
+    }
+}
+
+/// "Open the built-in example?" when the open workspace has runs: the example opens as a new
+/// workspace and the open one is kept.
+#[component]
+fn ExampleConfirm(confirm_example: RwSignal<bool>) -> impl IntoView {
+    let ws = use_workspace();
+    let targets = BundleTargets::from_context();
+    let open_example_apart = move |_| {
+        confirm_example.set(false);
+        leptos::task::spawn_local(async move {
+            crate::persist::workspaces::fork(
+                targets,
+                targets.saved,
+                concord_core::example::EXAMPLE_NAME,
+            )
+            .await;
+            crate::persist::workspaces::reset_workbench(targets);
+        });
+    };
+    view! {
+        <Show when=move || confirm_example.get()>
+            <div class="warn-box" role="group" aria-label="Open the built-in example?" data-testid="example-confirm">
+                <p>{move || {
+                    let runs = targets.runs.runs.with(Vec::len);
+                    format!(
+                        "The open workspace “{}” has {} on {}. The example opens as a new workspace; “{}” is kept (Workspace, below).",
+                        targets.saved.name.get(),
+                        words::count(runs, "judge run", "judge runs"),
+                        ws.dataset.with(|d| d.loaded.dataset.name.clone()),
+                        targets.saved.name.get(),
+                    )
+                }}</p>
+                <div class="row">
+                    <button class="primary" type="button" data-testid="example-apart" on:click=open_example_apart>"Open the example as a new workspace"</button>
+                    <button class="secondary" type="button" on:click=move |_| confirm_example.set(false)>"Cancel"</button>
+                </div>
+            </div>
+        </Show>
+    }
+}
+
+/// "Reproduce a published table": Chiang & Lee's Table 4 from their released answers.
+#[component]
+fn PaperDemo() -> impl IntoView {
+    let ws = use_workspace();
+    let targets = BundleTargets::from_context();
+    let paper_attribute = RwSignal::new(paper::ATTRIBUTES[0].1.to_owned());
+    view! {
+        <div data-testid="paper-demo">
+            <p>
+                <strong>"Reproduce a published table. "</strong>
+                "Chiang & Lee's Table 4, recomputed here from their released GPT-3.5 answers: about 11 MB downloaded from GitHub, no key."
+            </p>
+            <div class="row">
+                <label for="paper-attribute">"Table 4 column"</label>
+                <select id="paper-attribute" on:change=move |ev| paper_attribute.set(event_target_value(&ev))>
+                    {paper::ATTRIBUTES.into_iter().map(|(_, name)| view! {
+                        <option value=name selected=move || paper_attribute.get() == name>{name}</option>
+                    }).collect_view()}
+                </select>
+                <button class="primary" type="button" disabled=move || ws.loading.with(Option::is_some)
+                    on:click=move |_| open_paper(targets, paper_attribute.get_untracked())>
+                    "Reproduce Table 4"
+                </button>
+            </div>
+        </div>
+    }
+}
+
+/// A dataset from a URL, or from one of the presets.
+#[component]
+fn UrlAndPresets() -> impl IntoView {
+    let ws = use_workspace();
+    let url = RwSignal::new(String::new());
+    view! {
+        <div class="row">
+            <label for="dataset-url">"Dataset URL"</label>
+            <input id="dataset-url" type="url" size="60" placeholder="https://…/data.json" prop:value=move || url.get()
+                on:input=move |ev| url.set(event_target_value(&ev))/>
+            <button class="secondary" type="button" disabled=move || url.get().trim().is_empty()
+                on:click=move |_| open_url(ws, url.get_untracked().trim().to_owned())>"Load from URL"</button>
+        </div>
+        <div class="row">
+            <span class="muted">"Presets (downloaded when online):"</span>
+            {presets().into_iter().map(|(label, file)| view! {
+                <button class="secondary" type="button" title=format!("{} ({}), checked after download", file.url, file.source)
+                    on:click=move |_| open_preset(ws, file.clone())>{label}</button>
+            }).collect_view()}
+        </div>
+    }
+}
+
+/// What a load is doing, what a folder load read, and why a load failed.
+#[component]
+fn LoadStatus(notice: RwSignal<Option<String>>) -> impl IntoView {
+    let ws = use_workspace();
+    view! {
+        <Show when=move || ws.loading.get().is_some()>
+            <p role="status" data-testid="loading">
+                {move || ws.loading.get().unwrap_or_default()}
+            </p>
+        </Show>
+        {move || notice.get().map(|text| view! {
+            <div class="ok-box row" role="status" data-testid="folder-notice">
+                <span>{text}</span>
+                <Show when=move || ws.dataset.with(|d| !d.loaded.runs.is_empty())>
+                    <button type="button" class="secondary"
+                        on:click=move |_| ws.screen.set(crate::state::Screen::Results)>
+                        "Test the LLMs on Results"
+                    </button>
+                </Show>
+            </div>
+        })}
+        <Show when=move || ws.load_error.get().is_some()>
+            <p class="error-box" role="alert" data-testid="load-error">
+                {move || ws.load_error.get().unwrap_or_default()}
+            </p>
+        </Show>
     }
 }
 

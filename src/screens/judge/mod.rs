@@ -18,9 +18,10 @@ use concord_core::study::workbench::study::{
 use concord_core::study::workbench::{GridSpec, default_study, grid, is_default_study};
 use leptos::prelude::*;
 
-use crate::state::{Screen, use_workspace};
+use crate::screens::run::state::RunState;
+use crate::state::{Screen, Workspace, use_workspace};
 
-use state::use_judge;
+use state::{JudgeState, use_judge};
 
 fn part_label(kind: PartKind) -> &'static str {
     match kind {
@@ -153,16 +154,96 @@ fn toggle<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, value: T
     })
 }
 
+/// "Add methods": every combination of the form's choices becomes a method of the study (the
+/// suggested study, untouched, makes way for them); what was added is said in `message`.
+fn add_methods(form: MethodForm, ws: Workspace, judge: JudgeState, run: RunState) {
+    let MethodForm {
+        modes,
+        cot,
+        personas,
+        temperatures,
+        n,
+        top_p,
+        max_tokens,
+        policy,
+        weighted,
+        fallback,
+        structured,
+        message,
+    } = form;
+    let dataset = ws.dataset.get_untracked();
+    let study = judge.study.get_untracked();
+    // Checked against the provider the Run screen names, never silently dropped.
+    let (provider, model) = run.connection.with_untracked(|f| (f.provider, f.model.clone()));
+    let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+    let fields = parse_sampling_fields(
+        &temperatures.get_untracked(),
+        &n.get_untracked(),
+        &top_p.get_untracked(),
+        &max_tokens.get_untracked(),
+        caps.temperature_range,
+        provider.preset().name,
+    );
+    let (temps, sampling) = match fields {
+        Ok(f) => f,
+        Err(e) => {
+            message.set(Some(e.to_string()));
+            return;
+        }
+    };
+    // The papers' order, whatever order the boxes were ticked in.
+    let mut m = modes.get_untracked();
+    m.sort_by_key(|x| OutputMode::ALL.iter().position(|y| y == x));
+    let mut c = cot.get_untracked();
+    c.sort();
+    let mut p = personas.get_untracked();
+    p.sort_by_key(|x| {
+        [Persona::None, Persona::Hhh, Persona::HumanAnnotator].iter().position(|y| y == x)
+    });
+    let spec = GridSpec {
+        modes: m,
+        auto_cot: c,
+        personas: p,
+        temperatures: temps,
+        sampling,
+        policy: policy.get_untracked(),
+        weighting: weighted.get_untracked().then(|| fallback.get_untracked()),
+        structured: structured.get_untracked(),
+    };
+    let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
+    // The suggested study, untouched, makes way for the first methods chosen.
+    let replaced = (!methods.is_empty() && is_default_study(&study, &dataset.loaded.dataset))
+        .then(|| study.methods.iter().map(|m| m.name.clone()).collect::<Vec<_>>().join(", "));
+    let before = if replaced.is_some() { 0 } else { study.methods.len() };
+    judge.study.update(|s| {
+        if replaced.is_some() {
+            s.methods.clear();
+        }
+        // From now on the study is the user's: a second "Add methods" adds.
+        s.suggested = false;
+        for m in methods {
+            if !s.methods.iter().any(|x| x.name == m.name) {
+                s.methods.push(m);
+            }
+        }
+        // New "+cot" methods take each attribute's chosen steps.
+        s.apply_steps(&dataset.loaded.dataset);
+    });
+    let added = judge.study.with_untracked(|s| s.methods.len()) - before;
+    message.set(Some(match (added, replaced) {
+        (0, _) => "Nothing added: pick at least one output mode, and methods with these names exist already.".into(),
+        (n, Some(suggested)) => format!(
+            "Added {}, in place of the suggested {suggested}.",
+            concord_core::words::count(n, "method", "methods")
+        ),
+        (n, None) => format!("Added {}.", concord_core::words::count(n, "method", "methods")),
+    }));
+}
+
 #[component]
 fn AddMethodsPanel() -> impl IntoView {
     let ws = use_workspace();
     let judge = use_judge();
-    let modes = RwSignal::new(vec![OutputMode::RateExplain]);
-    let cot = RwSignal::new(vec![false]);
-    let personas = RwSignal::new(vec![Persona::None]);
-    let temperatures = RwSignal::new("1".to_owned());
-    let n = RwSignal::new("1".to_owned());
-    let top_p = RwSignal::new(String::new());
     let run = crate::screens::run::state::use_run();
     // New methods get room to think when the Run screen's model is a reasoning model; the
     // default follows the model until the field is edited.
@@ -177,85 +258,63 @@ fn AddMethodsPanel() -> impl IntoView {
             max_tokens.set(default_max(now));
         }
     });
-    let policy = RwSignal::new(Policy::Concord);
-    // Probability-weighted score (G-Eval), and what to do with a sample it cannot weigh.
-    let weighted = RwSignal::new(false);
-    let fallback = RwSignal::new(WeightFallback::Drop);
-    // Structured output: the answer as JSON following the mode's schema, read by `json`.
-    let structured = RwSignal::new(false);
-    let message = RwSignal::new(None::<String>);
+    let form = MethodForm {
+        modes: RwSignal::new(vec![OutputMode::RateExplain]),
+        cot: RwSignal::new(vec![false]),
+        personas: RwSignal::new(vec![Persona::None]),
+        temperatures: RwSignal::new("1".to_owned()),
+        n: RwSignal::new("1".to_owned()),
+        top_p: RwSignal::new(String::new()),
+        max_tokens,
+        policy: RwSignal::new(Policy::Concord),
+        weighted: RwSignal::new(false),
+        fallback: RwSignal::new(WeightFallback::Drop),
+        structured: RwSignal::new(false),
+        message: RwSignal::new(None::<String>),
+    };
+    let MethodForm { message, .. } = form;
+    let add = move |_| add_methods(form, ws, judge, run);
+    view! {
+        <section class="panel" aria-labelledby="grid-heading">
+            <h2 id="grid-heading">"Add methods"</h2>
+            <p class="muted">"Every combination of the choices below becomes one method (a row of the results table)."</p>
+            <PromptChoices form/>
+            <ScoreChoices form/>
+            <SamplingRow form/>
+            <div class="row">
+                <button class="primary" type="button" on:click=add>"Add methods"</button>
+                <span role="status" class="muted" data-testid="add-methods-message">{move || message.get().unwrap_or_default()}</span>
+            </div>
+        </section>
+    }
+}
+
+/// The choices of "Add methods": each a signal the panel's parts share.
+#[derive(Clone, Copy)]
+struct MethodForm {
+    modes: RwSignal<Vec<OutputMode>>,
+    cot: RwSignal<Vec<bool>>,
+    personas: RwSignal<Vec<Persona>>,
+    temperatures: RwSignal<String>,
+    n: RwSignal<String>,
+    top_p: RwSignal<String>,
+    max_tokens: RwSignal<String>,
+    policy: RwSignal<Policy>,
+    /// Probability-weighted score (G-Eval), and what to do with a sample it cannot weigh.
+    weighted: RwSignal<bool>,
+    fallback: RwSignal<WeightFallback>,
+    /// Structured output: the answer as JSON following the mode's schema, read by `json`.
+    structured: RwSignal<bool>,
+    message: RwSignal<Option<String>>,
+}
+
+/// The prompt's choices: output modes, auto-CoT steps with and without, personas.
+#[component]
+fn PromptChoices(form: MethodForm) -> impl IntoView {
+    let MethodForm { modes, cot, personas, .. } = form;
     let set_mode = move |v, on| toggle(modes, v, on);
     let set_cot = move |v, on| toggle(cot, v, on);
     let set_persona = move |v, on| toggle(personas, v, on);
-    let add = move |_| {
-        let dataset = ws.dataset.get_untracked();
-        let study = judge.study.get_untracked();
-        // Checked against the provider the Run screen names, never silently dropped.
-        let (provider, model) = run.connection.with_untracked(|f| (f.provider, f.model.clone()));
-        let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
-        let fields = parse_sampling_fields(
-            &temperatures.get_untracked(),
-            &n.get_untracked(),
-            &top_p.get_untracked(),
-            &max_tokens.get_untracked(),
-            caps.temperature_range,
-            provider.preset().name,
-        );
-        let (temps, sampling) = match fields {
-            Ok(f) => f,
-            Err(e) => {
-                message.set(Some(e.to_string()));
-                return;
-            }
-        };
-        // The papers' order, whatever order the boxes were ticked in.
-        let mut m = modes.get_untracked();
-        m.sort_by_key(|x| OutputMode::ALL.iter().position(|y| y == x));
-        let mut c = cot.get_untracked();
-        c.sort();
-        let mut p = personas.get_untracked();
-        p.sort_by_key(|x| {
-            [Persona::None, Persona::Hhh, Persona::HumanAnnotator].iter().position(|y| y == x)
-        });
-        let spec = GridSpec {
-            modes: m,
-            auto_cot: c,
-            personas: p,
-            temperatures: temps,
-            sampling,
-            policy: policy.get_untracked(),
-            weighting: weighted.get_untracked().then(|| fallback.get_untracked()),
-            structured: structured.get_untracked(),
-        };
-        let methods = grid(&dataset.loaded.dataset, &study.attributes, &spec);
-        // The suggested study, untouched, makes way for the first methods chosen.
-        let replaced = (!methods.is_empty() && is_default_study(&study, &dataset.loaded.dataset))
-            .then(|| study.methods.iter().map(|m| m.name.clone()).collect::<Vec<_>>().join(", "));
-        let before = if replaced.is_some() { 0 } else { study.methods.len() };
-        judge.study.update(|s| {
-            if replaced.is_some() {
-                s.methods.clear();
-            }
-            // From now on the study is the user's: a second "Add methods" adds.
-            s.suggested = false;
-            for m in methods {
-                if !s.methods.iter().any(|x| x.name == m.name) {
-                    s.methods.push(m);
-                }
-            }
-            // New "+cot" methods take each attribute's chosen steps.
-            s.apply_steps(&dataset.loaded.dataset);
-        });
-        let added = judge.study.with_untracked(|s| s.methods.len()) - before;
-        message.set(Some(match (added, replaced) {
-            (0, _) => "Nothing added: pick at least one output mode, and methods with these names exist already.".into(),
-            (n, Some(suggested)) => format!(
-                "Added {}, in place of the suggested {suggested}.",
-                concord_core::words::count(n, "method", "methods")
-            ),
-            (n, None) => format!("Added {}.", concord_core::words::count(n, "method", "methods")),
-        }));
-    };
     let mode_box = move |mode: OutputMode| {
         view! {
             <label class="check">
@@ -266,77 +325,87 @@ fn AddMethodsPanel() -> impl IntoView {
         }
     };
     view! {
-        <section class="panel" aria-labelledby="grid-heading">
-            <h2 id="grid-heading">"Add methods"</h2>
-            <p class="muted">"Every combination of the choices below becomes one method (a row of the results table)."</p>
-            <fieldset class="row">
-                <legend>"Output mode"</legend>
-                {OutputMode::ALL.into_iter().map(mode_box).collect_view()}
-            </fieldset>
-            <fieldset class="row">
-                <legend>"Auto-CoT evaluation steps"</legend>
-                <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&false))
-                    on:change=move |ev| set_cot(false, event_target_checked(&ev))/>"without"</label>
-                <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&true))
-                    on:change=move |ev| set_cot(true, event_target_checked(&ev))/>"with"</label>
-            </fieldset>
-            <fieldset class="row">
-                <legend>"Persona"</legend>
-                {[Persona::None, Persona::Hhh, Persona::HumanAnnotator].into_iter().map(|p| view! {
-                    <label class="check"><input type="checkbox" prop:checked=move || personas.with(|l| l.contains(&p))
-                        on:change=move |ev| set_persona(p, event_target_checked(&ev))/>{persona_name(p)}</label>
-                }).collect_view()}
-            </fieldset>
-            <fieldset class="row">
-                <legend>"Score"</legend>
-                <label class="check"><input type="checkbox" data-testid="weighted" prop:checked=move || weighted.get()
-                    on:change=move |ev| weighted.set(event_target_checked(&ev))/>
-                    "probability-weighted (G-Eval: Σ p(s)·s over the scale at the rating's token)"</label>
-                <label>"A sample with no usable log-probabilities: "
-                    <select aria-label="Weighting fallback" data-testid="weighting-fallback" on:change=move |ev| {
-                        if let Some(f) = WeightFallback::from_name(&event_target_value(&ev)) { fallback.set(f) }
-                    }>
-                        <option value="drop" selected=move || fallback.get() == WeightFallback::Drop>"leave it out"</option>
-                        <option value="parsed" selected=move || fallback.get() == WeightFallback::Parsed>"use its parsed rating"</option>
-                    </select>
-                </label>
-                <label class="check"><input type="checkbox" data-testid="structured" prop:checked=move || structured.get()
-                    on:change=move |ev| structured.set(event_target_checked(&ev))/>
-                    "structured output (the answer as JSON following the mode's schema; read by the json parser)"</label>
-            </fieldset>
-            {move || {
-                let (provider, model) = run.connection.with(|f| (f.provider, f.model.clone()));
-                let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
-                (weighted.get() && caps.max_top_logprobs.is_none()).then(|| view! {
-                    <p class="warn-box" data-testid="no-logprobs">{logprobs_warning(provider, &model)}</p>
-                })
-            }}
-            <div class="row">
-                <label>"Temperatures " <input type="text" size="10" prop:value=move || temperatures.get()
-                    on:input=move |ev| temperatures.set(event_target_value(&ev))
-                    aria-describedby="temps-help"/></label>
-                <span id="temps-help" class="muted">"comma-separated, e.g. 0, 0.7, 1"</span>
-                <label>"Samples N " <input type="number" min="1" max="100" prop:value=move || n.get()
-                    on:input=move |ev| n.set(event_target_value(&ev))/></label>
-                <label>"top_p " <input type="text" size="5" placeholder="default" prop:value=move || top_p.get()
-                    on:input=move |ev| top_p.set(event_target_value(&ev))/></label>
-                <label>"Max tokens " <input type="text" size="6" prop:value=move || max_tokens.get()
-                    on:input=move |ev| max_tokens.set(event_target_value(&ev))/></label>
-                <label>"Parser "
-                    <select on:change=move |ev| {
-                        if let Some(p) = Policy::from_name(&event_target_value(&ev)) { policy.set(p) }
-                    }>
-                        {Policy::ALL.into_iter().map(|p| view! {
-                            <option value=p.name() selected=move || policy.get() == p>{p.name()}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-            </div>
-            <div class="row">
-                <button class="primary" type="button" on:click=add>"Add methods"</button>
-                <span role="status" class="muted" data-testid="add-methods-message">{move || message.get().unwrap_or_default()}</span>
-            </div>
-        </section>
+        <fieldset class="row">
+            <legend>"Output mode"</legend>
+            {OutputMode::ALL.into_iter().map(mode_box).collect_view()}
+        </fieldset>
+        <fieldset class="row">
+            <legend>"Auto-CoT evaluation steps"</legend>
+            <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&false))
+                on:change=move |ev| set_cot(false, event_target_checked(&ev))/>"without"</label>
+            <label class="check"><input type="checkbox" prop:checked=move || cot.with(|c| c.contains(&true))
+                on:change=move |ev| set_cot(true, event_target_checked(&ev))/>"with"</label>
+        </fieldset>
+        <fieldset class="row">
+            <legend>"Persona"</legend>
+            {[Persona::None, Persona::Hhh, Persona::HumanAnnotator].into_iter().map(|p| view! {
+                <label class="check"><input type="checkbox" prop:checked=move || personas.with(|l| l.contains(&p))
+                    on:change=move |ev| set_persona(p, event_target_checked(&ev))/>{persona_name(p)}</label>
+            }).collect_view()}
+        </fieldset>
+    }
+}
+
+/// How the score is read: probability-weighted (with its fallback), structured output; and a
+/// warning when the Run screen's model gives no log-probabilities.
+#[component]
+fn ScoreChoices(form: MethodForm) -> impl IntoView {
+    let MethodForm { weighted, fallback, structured, .. } = form;
+    let run = crate::screens::run::state::use_run();
+    view! {
+        <fieldset class="row">
+            <legend>"Score"</legend>
+            <label class="check"><input type="checkbox" data-testid="weighted" prop:checked=move || weighted.get()
+                on:change=move |ev| weighted.set(event_target_checked(&ev))/>
+                "probability-weighted (G-Eval: Σ p(s)·s over the scale at the rating's token)"</label>
+            <label>"A sample with no usable log-probabilities: "
+                <select aria-label="Weighting fallback" data-testid="weighting-fallback" on:change=move |ev| {
+                    if let Some(f) = WeightFallback::from_name(&event_target_value(&ev)) { fallback.set(f) }
+                }>
+                    <option value="drop" selected=move || fallback.get() == WeightFallback::Drop>"leave it out"</option>
+                    <option value="parsed" selected=move || fallback.get() == WeightFallback::Parsed>"use its parsed rating"</option>
+                </select>
+            </label>
+            <label class="check"><input type="checkbox" data-testid="structured" prop:checked=move || structured.get()
+                on:change=move |ev| structured.set(event_target_checked(&ev))/>
+                "structured output (the answer as JSON following the mode's schema; read by the json parser)"</label>
+        </fieldset>
+        {move || {
+            let (provider, model) = run.connection.with(|f| (f.provider, f.model.clone()));
+            let caps = concord_core::run::Capabilities::for_model(provider, model.trim());
+            (weighted.get() && caps.max_top_logprobs.is_none()).then(|| view! {
+                <p class="warn-box" data-testid="no-logprobs">{logprobs_warning(provider, &model)}</p>
+            })
+        }}
+    }
+}
+
+/// The sampling parameters (temperatures, N, top_p, max tokens) and the parser.
+#[component]
+fn SamplingRow(form: MethodForm) -> impl IntoView {
+    let MethodForm { temperatures, n, top_p, max_tokens, policy, .. } = form;
+    view! {
+        <div class="row">
+            <label>"Temperatures " <input type="text" size="10" prop:value=move || temperatures.get()
+                on:input=move |ev| temperatures.set(event_target_value(&ev))
+                aria-describedby="temps-help"/></label>
+            <span id="temps-help" class="muted">"comma-separated, e.g. 0, 0.7, 1"</span>
+            <label>"Samples N " <input type="number" min="1" max="100" prop:value=move || n.get()
+                on:input=move |ev| n.set(event_target_value(&ev))/></label>
+            <label>"top_p " <input type="text" size="5" placeholder="default" prop:value=move || top_p.get()
+                on:input=move |ev| top_p.set(event_target_value(&ev))/></label>
+            <label>"Max tokens " <input type="text" size="6" prop:value=move || max_tokens.get()
+                on:input=move |ev| max_tokens.set(event_target_value(&ev))/></label>
+            <label>"Parser "
+                <select on:change=move |ev| {
+                    if let Some(p) = Policy::from_name(&event_target_value(&ev)) { policy.set(p) }
+                }>
+                    {Policy::ALL.into_iter().map(|p| view! {
+                        <option value=p.name() selected=move || policy.get() == p>{p.name()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+        </div>
     }
 }
 

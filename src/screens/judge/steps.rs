@@ -5,7 +5,7 @@
 //! through the runner with the Run screen's connection, so the answer is cached like every
 //! call (asking again costs nothing). The core's `study::workbench::steps` decides the rest.
 
-use concord_core::run::{Finish, cache_key};
+use concord_core::run::{Finish, cache_key_for};
 use concord_core::study::workbench::StepsSource;
 use concord_core::study::workbench::steps::{
     current_steps, has_released_steps, is_current, released_steps, steps_request, written_steps,
@@ -114,7 +114,7 @@ fn AttributeSteps(attribute: String) -> impl IntoView {
         let connection = form.connection();
         let endpoint = connection.endpoint.clone();
         let provider = endpoint.provider;
-        let key = cache_key(&endpoint, &request, 0);
+        let key = cache_key_for(&endpoint, &connection.caps, &request, 0);
         let calls = vec![CallSpec::single(request.clone(), key.clone())];
         let memory = wb.memory.get_value();
         busy.set(true);

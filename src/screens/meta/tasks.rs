@@ -18,7 +18,7 @@ use concord_core::judge::meta_eval::IndividualTask;
 use concord_core::judge::protocol::{Protocol, ProtocolError};
 use concord_core::judge::template::RenderError;
 use concord_core::meta::{BradleyTerryIntervals, EloResult};
-use concord_core::run::{Finish, FinishMessage, ProviderId, cache_key};
+use concord_core::run::{Finish, FinishMessage, ProviderId, cache_key_for};
 use concord_core::study::meta::compute::{self, PairwiseResult, SeedSpread};
 use concord_core::study::meta::files::{
     FileHasher, IndividualInput, JdEvalFile, MetaFile, analyze_loaded,
@@ -479,7 +479,7 @@ async fn drive<P: Protocol>(
         let mut calls = Vec::new();
         for (i, p) in protocols.iter().enumerate() {
             for request in p.pending() {
-                let key = cache_key(&connection.endpoint, &request, 0);
+                let key = cache_key_for(&connection.endpoint, &connection.caps, &request, 0);
                 targets.push((i, request.tag.clone(), key.clone()));
                 calls.push(CallSpec::single(request, key));
             }

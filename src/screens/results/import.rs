@@ -15,8 +15,8 @@ use crate::components::download::save_buffer;
 use crate::edge::files::read_file;
 use crate::edge::time;
 use crate::persist::bundle::{BundleFailure, BundleTargets, open_bundle, save_bundle};
-use crate::screens::rate::state::use_rate;
-use crate::state::{use_runs, use_workspace};
+use crate::screens::rate::state::{RateState, use_rate};
+use crate::state::{JudgeRuns, Workspace, use_runs, use_workspace};
 
 /// Why a file's raters could not be added.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -52,6 +52,129 @@ async fn raters_of(
         .map_err(|error| RaterFileProblem::Bundle { file: file.to_owned(), error })
 }
 
+/// Reads judge outputs (released result files) with `policy` and adds their runs to the
+/// Results table; says what was imported and what was not in `message`.
+async fn import_outputs(
+    ws: Workspace,
+    runs: JudgeRuns,
+    message: RwSignal<Option<(bool, String)>>,
+    policy: Policy,
+    files: Vec<web_sys::File>,
+) {
+    let dataset = ws.dataset.get_untracked();
+    let mut added = 0;
+    let mut problems = Vec::new();
+    for file in files {
+        let name = file.name();
+        match read_file(&file).await {
+            Err(e) => problems.push(e),
+            Ok(bytes) => {
+                match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await {
+                    Err(e) => problems.push(format!("{name}: {e}")),
+                    Ok(loaded) => {
+                        let (new, p) =
+                            imported_runs(&dataset.loaded.dataset, &loaded, &name, policy);
+                        problems.extend(p.into_iter().map(|p| p.to_string()));
+                        added += new.len();
+                        runs.runs.update(|r| merge_runs(r, new));
+                    }
+                }
+            }
+        }
+        time::yield_now().await;
+    }
+    let ok = problems.is_empty();
+    let mut text = format!("Imported {}.", count(added, "judge run", "judge runs"));
+    for p in problems {
+        text.push(' ');
+        text.push_str(&p);
+    }
+    message.try_set(Some((ok, text)));
+}
+
+/// Adds the raters of bundles or students' submissions to the agreement table (raters already
+/// here are kept); says what was added and what was not in `message`.
+async fn add_rater_files(
+    ws: Workspace,
+    rate: RateState,
+    message: RwSignal<Option<(bool, String)>>,
+    files: Vec<web_sys::File>,
+) {
+    let (mut added, mut same) = (0, 0);
+    let mut problems = Vec::new();
+    for file in files {
+        let name = file.name();
+        let incoming = match read_file(&file).await {
+            Err(e) => Err(RaterFileProblem::Read(e)),
+            Ok(bytes) => raters_of(&name, bytes).await,
+        };
+        match incoming {
+            Err(e) => problems.push(e.to_string()),
+            Ok(incoming) => {
+                let dataset = ws.dataset.get_untracked();
+                let mut raters = rate.raters.get_untracked();
+                let done = add_raters(&dataset.loaded.dataset, &mut raters, incoming, &name);
+                added += done.added;
+                same += done.already_here;
+                problems.extend(done.conflicts.iter().map(ToString::to_string));
+                if !done.unmatched.is_empty() {
+                    problems.push(format!(
+                        "{name}: none of the items of {} are in the open dataset; left out",
+                        done.unmatched.join(", ")
+                    ));
+                }
+                rate.raters.try_set(raters);
+            }
+        }
+    }
+    let mut text = format!("Added {}", count(added, "rater", "raters"));
+    if same > 0 {
+        text.push_str(&format!(" ({same} already here)"));
+    }
+    text.push('.');
+    let ok = problems.is_empty();
+    for p in problems {
+        text.push(' ');
+        text.push_str(&p);
+    }
+    message.try_set(Some((ok, text)));
+}
+
+/// "Export bundle": writes the workspace's bundle in the background and downloads it; only a
+/// failure is said (a message would cover the table the user is looking at).
+fn export_bundle(
+    targets: BundleTargets,
+    message: RwSignal<Option<(bool, String)>>,
+    saving: RwSignal<bool>,
+) {
+    saving.set(true);
+    spawn_local(async move {
+        let outcome =
+            save_bundle(targets).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
+                save_buffer(&name, "application/json", &json)
+                    .map(|()| name)
+                    .map_err(|e| e.to_string())
+            });
+        saving.try_set(false);
+        match outcome {
+            // A message would cover the table the user is looking at; the download is the
+            // answer. An earlier failure's message is stale now.
+            Ok(_) => {
+                message.try_update(|m| {
+                    if m.as_ref()
+                        .is_some_and(|(ok, text)| !ok && text.starts_with("The bundle could not"))
+                    {
+                        *m = None;
+                    }
+                });
+            }
+            Err(e) => {
+                message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
+            }
+        }
+    });
+}
+
 #[component]
 pub fn ImportPanel() -> impl IntoView {
     let ws = use_workspace();
@@ -66,38 +189,7 @@ pub fn ImportPanel() -> impl IntoView {
         input.set_value("");
         // Read now: the screen may be left while the files are read.
         let policy = policy.get_untracked();
-        spawn_local(async move {
-            let dataset = ws.dataset.get_untracked();
-            let mut added = 0;
-            let mut problems = Vec::new();
-            for file in files {
-                let name = file.name();
-                match read_file(&file).await {
-                    Err(e) => problems.push(e),
-                    Ok(bytes) => {
-                        match crate::edge::worker::load_in_worker(name.clone(), bytes, |_| {}).await
-                        {
-                            Err(e) => problems.push(format!("{name}: {e}")),
-                            Ok(loaded) => {
-                                let (new, p) =
-                                    imported_runs(&dataset.loaded.dataset, &loaded, &name, policy);
-                                problems.extend(p.into_iter().map(|p| p.to_string()));
-                                added += new.len();
-                                runs.runs.update(|r| merge_runs(r, new));
-                            }
-                        }
-                    }
-                }
-                time::yield_now().await;
-            }
-            let ok = problems.is_empty();
-            let mut text = format!("Imported {}.", count(added, "judge run", "judge runs"));
-            for p in problems {
-                text.push(' ');
-                text.push_str(&p);
-            }
-            message.try_set(Some((ok, text)));
-        });
+        spawn_local(import_outputs(ws, runs, message, policy, files));
     };
     let rate = use_rate();
     let on_raters = move |ev: leptos::ev::Event| {
@@ -105,47 +197,7 @@ pub fn ImportPanel() -> impl IntoView {
         let Some(files) = input.files() else { return };
         let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
         input.set_value("");
-        spawn_local(async move {
-            let (mut added, mut same) = (0, 0);
-            let mut problems = Vec::new();
-            for file in files {
-                let name = file.name();
-                let incoming = match read_file(&file).await {
-                    Err(e) => Err(RaterFileProblem::Read(e)),
-                    Ok(bytes) => raters_of(&name, bytes).await,
-                };
-                match incoming {
-                    Err(e) => problems.push(e.to_string()),
-                    Ok(incoming) => {
-                        let dataset = ws.dataset.get_untracked();
-                        let mut raters = rate.raters.get_untracked();
-                        let done =
-                            add_raters(&dataset.loaded.dataset, &mut raters, incoming, &name);
-                        added += done.added;
-                        same += done.already_here;
-                        problems.extend(done.conflicts.iter().map(ToString::to_string));
-                        if !done.unmatched.is_empty() {
-                            problems.push(format!(
-                                "{name}: none of the items of {} are in the open dataset; left out",
-                                done.unmatched.join(", ")
-                            ));
-                        }
-                        rate.raters.try_set(raters);
-                    }
-                }
-            }
-            let mut text = format!("Added {}", count(added, "rater", "raters"));
-            if same > 0 {
-                text.push_str(&format!(" ({same} already here)"));
-            }
-            text.push('.');
-            let ok = problems.is_empty();
-            for p in problems {
-                text.push(' ');
-                text.push_str(&p);
-            }
-            message.try_set(Some((ok, text)));
-        });
+        spawn_local(add_rater_files(ws, rate, message, files));
     };
     let on_bundle = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
@@ -168,34 +220,7 @@ pub fn ImportPanel() -> impl IntoView {
         });
     };
     let saving = RwSignal::new(false);
-    let export_bundle = move |_| {
-        saving.set(true);
-        spawn_local(async move {
-            let outcome =
-                save_bundle(targets).await.map_err(|e| e.to_string()).and_then(|(name, json)| {
-                    save_buffer(&name, "application/json", &json)
-                        .map(|()| name)
-                        .map_err(|e| e.to_string())
-                });
-            saving.try_set(false);
-            match outcome {
-                // A message would cover the table the user is looking at; the download is the
-                // answer. An earlier failure's message is stale now.
-                Ok(_) => {
-                    message.try_update(|m| {
-                        if m.as_ref().is_some_and(|(ok, text)| {
-                            !ok && text.starts_with("The bundle could not")
-                        }) {
-                            *m = None;
-                        }
-                    });
-                }
-                Err(e) => {
-                    message.try_set(Some((false, format!("The bundle could not be written: {e}"))));
-                }
-            }
-        });
-    };
+    let export_bundle = move |_| export_bundle(targets, message, saving);
     view! {
         <section class="panel" aria-labelledby="import-heading">
             <h2 id="import-heading">"Import and export"</h2>

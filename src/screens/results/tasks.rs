@@ -550,7 +550,7 @@ pub async fn ask(
 ) -> Result<(Vec<Vec<String>>, Option<f64>), RevisionRunError> {
     use std::sync::Arc;
 
-    use concord_core::run::{Finish, cache_key, sample_batches};
+    use concord_core::run::{Finish, cache_key_for, sample_batches};
     use concord_core::study::workbench::plan::request;
 
     use crate::run::runner::{self, CallSpec, RunControl};
@@ -570,8 +570,9 @@ pub async fn ask(
     let mut keys: Vec<Vec<String>> = Vec::new();
     for (tag, prompt) in prompts {
         let req = request(tag, prompt, &sampling);
-        let prompt_keys: Vec<String> =
-            (0..n).map(|i| cache_key(&connection.endpoint, &req, i)).collect();
+        let prompt_keys: Vec<String> = (0..n)
+            .map(|i| cache_key_for(&connection.endpoint, &connection.caps, &req, i))
+            .collect();
         let (req, shared) = (Arc::new(req), Arc::<[String]>::from(prompt_keys.clone()));
         for b in sample_batches(n, &connection.caps) {
             calls.push(CallSpec { request: req.clone(), samples: b, prompt_keys: shared.clone() });

@@ -123,3 +123,15 @@ pub fn sample_key(digest: &str, sample_index: u32) -> String {
 pub fn cache_key(endpoint: &Endpoint, req: &ChatRequest, sample_index: u32) -> String {
     sample_key(&prompt_digest(endpoint, req), sample_index)
 }
+
+/// [`cache_key`] of a request sent with `caps` (through [`prompt_digest_for`]): what every
+/// screen that calls a model keys its samples with, so an answer given with a model's optional
+/// thinking on never serves a request with it off, or the other way round.
+pub fn cache_key_for(
+    endpoint: &Endpoint,
+    caps: &Capabilities,
+    req: &ChatRequest,
+    sample_index: u32,
+) -> String {
+    sample_key(&prompt_digest_for(endpoint, caps, req), sample_index)
+}

@@ -36,7 +36,9 @@ pub mod scheduler;
 pub mod time;
 pub mod tokens;
 
-pub use cache::{cache_key, canonical_text, prompt_digest, prompt_digest_for, sample_key};
+pub use cache::{
+    cache_key, cache_key_for, canonical_text, prompt_digest, prompt_digest_for, sample_key,
+};
 pub use connection::{
     ConnectionReport, ConnectionStatus, NetworkCause, classify_connection, classify_unreachable,
 };
