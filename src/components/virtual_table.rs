@@ -74,7 +74,11 @@ pub fn VirtualTable(
     };
     let above = Signal::derive(move || range.get().0 as f64 * ROW_HEIGHT);
     let below = Signal::derive(move || (rows - range.get().1) as f64 * ROW_HEIGHT);
-    let count = if rows == 1 { "1 row".to_owned() } else { format!("{} rows", group(rows)) };
+    let count = if rows == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{} rows", concord_core::words::int(rows))
+    };
     view! {
         <p class="muted vtable-count" id=count_id data-testid=count_testid>
             {count}
@@ -119,19 +123,6 @@ pub fn VirtualTable(
     }
 }
 
-/// 10000 → "10,000".
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,12 +141,5 @@ mod tests {
         assert_eq!(window(0.0, 480.0, 5), (0, 5));
         assert_eq!(window(1e9, 480.0, 5), (5, 5));
         assert_eq!(window(-10.0, 0.0, 5), (0, 5));
-    }
-
-    #[test]
-    fn counts_are_grouped() {
-        assert_eq!(group(10_000), "10,000");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1_234_567), "1,234,567");
     }
 }
