@@ -119,10 +119,13 @@ export async function recordJobsAndHeartbeat(page) {
 /**
  * Waits until every job posted to a worker since the heartbeat last started has its answer
  * (`done` or `error`): a workspace save the page started on its own may still be running when
- * the step a test waited for is done, the longer the more loaded the machine.
+ * the step a test waited for is done, the longer the more loaded the machine. Stops the
+ * heartbeat and returns the jobs recorded then, every one answered.
  */
 export async function waitJobsAnswered(page, timeout = 120_000) {
-  await page.waitForFunction(() => {
+  // The check and the snapshot in one step: a save the page starts right after a check that
+  // passed would otherwise be read without its answer.
+  const handle = await page.waitForFunction(() => {
     const jobs = window.__jobs;
     const since = jobs.slice(jobs.findLastIndex((j) => j.what === 'heartbeat') + 1);
     const open = new Map();
@@ -130,8 +133,11 @@ export async function waitJobsAnswered(page, timeout = 120_000) {
       if (j.what === 'post') open.set(j.worker, (open.get(j.worker) ?? 0) + 1);
       else if (j.what === 'done' || j.what === 'error') open.set(j.worker, (open.get(j.worker) ?? 0) - 1);
     }
-    return [...open.values()].every((n) => n <= 0);
+    if (![...open.values()].every((n) => n <= 0)) return false;
+    window.__heartbeatStop();
+    return jobs.slice();
   }, null, { timeout, polling: 100 });
+  return handle.jsonValue();
 }
 
 /**

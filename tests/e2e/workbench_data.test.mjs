@@ -173,8 +173,7 @@ test('1,600 SummEval items × 4 attributes × 4 methods: each switch changes the
     await results.importBundle(bundlePath);
     await results.source.waitFor({ timeout: 120_000 });
     await results.waitRead();
-    await waitJobsAnswered(page);
-    const jobs = await page.evaluate(() => { window.__heartbeatStop(); return window.__jobs; });
+    const jobs = await waitJobsAnswered(page);
     console.log(`bundle of 1,600 × 4 × 4 × 20: ${(bytes / 1e6).toFixed(1)} MB`);
     assert.ok(bytes > 20e6, `a big bundle (${bytes} bytes)`);
     // The export, and the workspace's own saves of the study, each a job of the worker.
